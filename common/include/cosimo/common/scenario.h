@@ -1,0 +1,96 @@
+// Reading and checking scenarios (cosimo.v1.Scenario).
+//
+// ParseScenarioJson turns the JSON a user wrote into the message, with errors that name the line
+// and column (syntax) or the field (mapping). ValidateScenario checks everything that can be
+// checked without loading the units: times, step sizes, names, connection syntax, inputs
+// connected twice, record syntax. Checks that need the units' variables (a connection naming a
+// variable that does not exist) are done by ValidateCoupling once the units are loaded.
+// All functions are stateless and thread safe.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cosimo/common/unit_api.h"
+#include "cosimo/v1/scenario.pb.h"
+
+namespace cosimo {
+
+[[nodiscard]] absl::StatusOr<v1::Scenario> ParseScenarioJson(std::string_view json);
+// Reads and parses a file; relative FMU and table paths are resolved against its folder.
+[[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenarioFile(const std::string& path);
+[[nodiscard]] std::string ScenarioToJson(const v1::Scenario& scenario);
+
+[[nodiscard]] absl::Status ValidateScenario(const v1::Scenario& scenario);
+
+// "<unit>.<variable>" split at the first dot. `field` names the scenario field for errors.
+struct VariableRef {
+  std::string unit;
+  std::string variable;
+  std::string ToString() const { return unit + "." + variable; }
+};
+[[nodiscard]] absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text,
+                                                           std::string_view field);
+
+// The coupling resolved against the loaded units: for every input of every unit, the output it
+// is connected to (or none). Indices refer to scenario.units() order and to each unit's
+// description inputs/outputs order.
+struct Coupling {
+  struct Source {
+    int unit = -1;    // -1: unconnected (the input keeps its start value, 0)
+    int output = -1;
+  };
+  std::vector<std::vector<Source>> inputs;  // [unit][input]
+};
+[[nodiscard]] absl::StatusOr<Coupling> ResolveCoupling(
+    const v1::Scenario& scenario, const std::vector<UnitDescription>& units);
+
+// A recorded column: unit index and either an output index or an index into the unit's extra
+// recorded variables (LoadUnit.record).
+struct RecordColumn {
+  std::string name;  // "<unit>.<variable>"
+  int unit = -1;
+  int output = -1;    // >= 0: an output
+  int recorded = -1;  // >= 0: an extra recorded variable
+};
+// Columns in the order of scenario.record (every output of every unit when empty), and per unit
+// the names of the extra (non-output) variables it must report.
+struct RecordPlan {
+  std::vector<RecordColumn> columns;
+  std::vector<std::vector<std::string>> extra;  // [unit] -> variable names
+};
+[[nodiscard]] absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
+                                                       const std::vector<UnitDescription>& units);
+
+// Effective input approximation of a unit (its own, else the algorithm's, else ZOH).
+v1::InputApproximation EffectiveApproximation(const v1::Scenario& scenario, int unit);
+
+// Parameters of a unit: unit.parameters merged with builtin.parameters (the latter win).
+using ParameterMap = google::protobuf::Map<std::string, google::protobuf::Value>;
+class Parameters {
+ public:
+  explicit Parameters(const v1::Unit& unit);
+
+  bool Has(const std::string& name) const;
+  // A number; `fallback` when absent. Errors name the unit and the parameter.
+  [[nodiscard]] absl::StatusOr<double> Number(const std::string& name, double fallback) const;
+  [[nodiscard]] absl::StatusOr<double> RequiredNumber(const std::string& name) const;
+  // A list of numbers (a single number is a list of one).
+  [[nodiscard]] absl::StatusOr<std::vector<double>> Vector(const std::string& name) const;
+  [[nodiscard]] absl::StatusOr<std::string> String(const std::string& name,
+                                                   const std::string& fallback) const;
+  // Names that were given but never read (so a typo can be reported).
+  std::vector<std::string> Names() const;
+  const std::string& unit_name() const { return unit_name_; }
+  const std::map<std::string, google::protobuf::Value>& values() const { return values_; }
+
+ private:
+  std::string unit_name_;
+  std::map<std::string, google::protobuf::Value> values_;
+};
+
+}  // namespace cosimo

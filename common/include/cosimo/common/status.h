@@ -1,0 +1,43 @@
+// Status helpers shared by every component.
+//
+// Errors that cross a component boundary or an RPC are absl::Status / absl::StatusOr<T>. This
+// header holds the one place where absl::Status and grpc::Status are converted (ToGrpcStatus,
+// FromGrpcStatus), and the macros used to propagate errors. Thread safety: stateless.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace cosimo {
+
+// Maps absl codes to gRPC codes one to one (the numbering is the same by design; this function
+// is the explicit map so that a change on either side is caught here).
+grpc::Status ToGrpcStatus(const absl::Status& status);
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// Prefixes the message of a non-OK status with `context` ("unit 'ctrl': ..."); OK passes.
+absl::Status Annotate(const absl::Status& status, std::string_view context);
+
+}  // namespace cosimo
+
+#define COSIMO_STATUS_CONCAT_INNER_(a, b) a##b
+#define COSIMO_STATUS_CONCAT_(a, b) COSIMO_STATUS_CONCAT_INNER_(a, b)
+
+// Returns from the enclosing function if `expr` (an absl::Status) is not OK.
+#define COSIMO_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    const absl::Status cosimo_status_ = (expr);      \
+    if (!cosimo_status_.ok()) return cosimo_status_; \
+  } while (false)
+
+// `lhs = value of expr` where expr is an absl::StatusOr<T>; returns its status if not OK.
+#define COSIMO_ASSIGN_OR_RETURN(lhs, expr) \
+  COSIMO_ASSIGN_OR_RETURN_IMPL_(COSIMO_STATUS_CONCAT_(cosimo_statusor_, __LINE__), lhs, expr)
+#define COSIMO_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return std::move(tmp).status();      \
+  lhs = std::move(tmp).value()

@@ -1,0 +1,104 @@
+// The language both sides of a unit speak: what a unit offers (UnitDescription), what it is asked
+// to do on a communication step (StepRequest) and what it answers (StepReply).
+//
+// The worker's UnitHost consumes these types; the orchestrator's UnitProxy produces them. A
+// remote unit converts them to and from the worker protocol (cosimo/v1/worker_service.proto) in
+// exactly one place (common/unit_api_proto.h); a local unit passes them directly. Plain values,
+// no thread safety of their own.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cosimo {
+
+enum class Causality { kInput, kOutput, kState, kParameter, kLocal };
+
+struct VariableInfo {
+  std::string name;
+  Causality causality = Causality::kOutput;
+  std::string unit;         // physical unit, e.g. "m/s"; may be empty
+  std::string description;  // may be empty
+};
+
+// What the unit implementation offers. These are contracts (tutorial, Table 3): the orchestrator
+// checks them against the chosen algorithm and derives the Gauss-Seidel order from them.
+struct Capabilities {
+  bool can_rollback = false;                // Save/Restore available
+  bool provides_jacobians = false;          // A, B, C, D (analytic or finite differences)
+  bool provides_state_derivatives = false;  // dx/dt readable at the current time
+  bool can_vary_step = true;                // accepts a different step size every step
+  bool input_reactive = false;              // needs the inputs at t[N+1] to step
+  bool output_reactive = false;             // outputs at t depend on the inputs at t
+  int max_output_derivative_order = 0;      // 1: StepReply carries dy/dt
+  int max_input_order = 3;                  // highest input polynomial degree it honours
+};
+
+struct UnitDescription {
+  std::vector<VariableInfo> inputs;   // order used by StepRequest and Evaluate
+  std::vector<VariableInfo> outputs;  // order used by StepReply
+  std::vector<VariableInfo> others;   // states, parameters, locals (recordable)
+  Capabilities capabilities;
+};
+
+// Inputs on a step [t, t + h] as polynomials in s = t' - t:
+//   u_i(t + s) = sum_k coefficients(i, k) s^k.
+// One column for zero-order hold, two for first-order, four for cubic Hermite.
+struct InputPolynomials {
+  Eigen::MatrixXd coefficients;  // inputs x order
+
+  int order() const { return static_cast<int>(coefficients.cols()); }
+  // u(t + s) and du/dt(t + s).
+  void Value(double s, Eigen::Ref<Eigen::VectorXd> out) const;
+  void Derivative(double s, Eigen::Ref<Eigen::VectorXd> out) const;
+};
+
+enum class StepMode {
+  kFinal,      // non-iterative: accepted unless the unit rejects it itself
+  kTentative,  // inside an iteration: must be redoable from t[N]
+};
+
+struct StepRequest {
+  double time = 0.0;  // s, t[N]
+  double step = 0.0;  // s, t[N+1] - t[N]
+  StepMode mode = StepMode::kFinal;
+  InputPolynomials inputs;
+};
+
+enum class StepStatus {
+  kOk,
+  kRejected,  // the unit's own error control refused the step: retry with a smaller step
+  kDiverged,  // the unit's solver diverged
+  kFailed,    // unrecoverable; message says why
+  kEnded,     // the unit ended its own simulation at end_time
+};
+
+const char* StepStatusName(StepStatus status);
+
+struct StepReply {
+  StepStatus status = StepStatus::kOk;
+  std::string message;             // why, when not kOk
+  double end_time = 0.0;           // s reached
+  Eigen::VectorXd outputs;         // at end_time
+  Eigen::VectorXd derivatives;     // dy/dt at end_time; empty when not offered
+  std::vector<double> recorded;    // extra recorded variables at end_time
+  bool estimated = false;          // answered by the COSTARICA estimate
+};
+
+// Outputs at the current time, without advancing it.
+struct OutputsReply {
+  Eigen::VectorXd outputs;
+  Eigen::VectorXd derivatives;
+  std::vector<double> recorded;
+};
+
+// How a unit took part in the job, reported when it terminates.
+struct UnitReport {
+  std::string mode = "direct";  // "rollback", "estimate", "estimate-degraded" or "direct"
+  uint64_t real_integrations = 0;
+  uint64_t estimates = 0;
+};
+
+}  // namespace cosimo

@@ -1,0 +1,76 @@
+// A simulation unit as the worker runs it: a model plus the way it is integrated (a solver for
+// built-in and Model Exchange units, the FMU itself for Co-Simulation FMUs).
+//
+// Call order (one thread at a time; a unit is not thread safe):
+//   SetRecorded?  Initialize  { Evaluate | Step | Save | Restore | Linearize }*  Terminate
+// Step integrates [request.time, request.time + request.step]; request.time must equal time().
+// Save returns a snapshot value kept by the caller (the worker); Restore(snapshot) brings the
+// unit back to the time and state it had when Save was called. A rejected step (StepStatus
+// kRejected/kDiverged) leaves the unit where it was before the step only if it can roll back;
+// callers restore a snapshot after a rejection.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cosimo/common/unit_api.h"
+
+namespace cosimo::worker {
+
+// An opaque snapshot of a unit's state (continuous states, solver history, FMU state handle).
+class UnitSnapshot {
+ public:
+  virtual ~UnitSnapshot() = default;
+};
+
+// The unit linearised at its current time, read without advancing time (COSTARICA, Newton).
+struct Linearization {
+  Eigen::VectorXd x;     // states x~(t[N])
+  Eigen::VectorXd xdot;  // dx/dt(t[N]); empty when the unit does not expose it
+  Eigen::VectorXd y;     // outputs y~(t[N]) for the given inputs
+  Eigen::MatrixXd A, B, C, D;  // dF/dx, dF/du, dG/dx, dG/du
+};
+
+class Unit {
+ public:
+  virtual ~Unit() = default;
+
+  virtual const UnitDescription& description() const = 0;
+  // Simulated time reached, s.
+  virtual double time() const = 0;
+
+  // Names of extra (non-output) variables reported in every reply's `recorded`, in this order.
+  // Errors name the variable that does not exist.
+  [[nodiscard]] virtual absl::Status SetRecorded(const std::vector<std::string>& names) = 0;
+
+  [[nodiscard]] virtual absl::Status Initialize(double start_time, double stop_time) = 0;
+
+  // Sets the inputs at the current time and computes the outputs, without advancing time.
+  [[nodiscard]] virtual absl::Status Evaluate(const Eigen::VectorXd& inputs,
+                                              OutputsReply* reply) = 0;
+
+  // Integrates one communication step. Fills every field of `reply` (its storage is reused).
+  virtual void Step(const StepRequest& request, StepReply* reply) = 0;
+
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() {
+    return absl::UnimplementedError("this unit cannot save its state");
+  }
+  [[nodiscard]] virtual absl::Status Restore(const UnitSnapshot& /*snapshot*/) {
+    return absl::UnimplementedError("this unit cannot restore its state");
+  }
+
+  // Linearises at the current time for the given inputs (analytic Jacobians where the model
+  // gives them, finite differences otherwise). Units that cannot return an error.
+  [[nodiscard]] virtual absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) {
+    (void)inputs;
+    return absl::UnimplementedError("this unit provides no Jacobians");
+  }
+
+  [[nodiscard]] virtual absl::Status Terminate() { return absl::OkStatus(); }
+};
+
+}  // namespace cosimo::worker

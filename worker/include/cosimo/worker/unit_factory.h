@@ -1,0 +1,23 @@
+// Builds the Unit a scenario's unit entry describes: a built-in model with its solver, an FMU,
+// or a table source. Stateless, thread safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/v1/scenario.pb.h"
+#include "cosimo/worker/unit.h"
+
+namespace cosimo::worker {
+
+// `artifact_path` is the local file of the unit's FMU or table (already fetched); empty for
+// built-in models. Errors name the unit and the field at fault.
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateUnit(const v1::Unit& spec,
+                                                               const std::string& artifact_path);
+
+// Names of the built-in models, for validation messages and the worker's Hello.
+std::vector<std::string> BuiltinModelNames();
+
+}  // namespace cosimo::worker
