@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cosimo/common/status.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/v1/scenario.pb.h"
 
@@ -49,19 +50,22 @@ struct Coupling {
 [[nodiscard]] absl::StatusOr<Coupling> ResolveCoupling(
     const v1::Scenario& scenario, const std::vector<UnitDescription>& units);
 
-// A recorded column: unit index and either an output index or an index into the unit's extra
-// recorded variables (LoadUnit.record).
+// Every variable of unit `unit` named in scenario.record, in record order without repeats: what
+// LoadUnit.record carries, so the unit reports their values with every step.
+std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit);
+
+// A recorded column: unit index and either an output index or an index into the unit's
+// recorded values (the order of RecordedNames).
 struct RecordColumn {
   std::string name;  // "<unit>.<variable>"
   int unit = -1;
   int output = -1;    // >= 0: an output
   int recorded = -1;  // >= 0: an extra recorded variable
 };
-// Columns in the order of scenario.record (every output of every unit when empty), and per unit
-// the names of the extra (non-output) variables it must report.
+// Columns in the order of scenario.record (every output of every unit when record is empty).
+// Outputs are read from the step's outputs; other variables from its recorded values.
 struct RecordPlan {
   std::vector<RecordColumn> columns;
-  std::vector<std::vector<std::string>> extra;  // [unit] -> variable names
 };
 [[nodiscard]] absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
                                                        const std::vector<UnitDescription>& units);
@@ -83,7 +87,7 @@ class Parameters {
   [[nodiscard]] absl::StatusOr<std::vector<double>> Vector(const std::string& name) const;
   [[nodiscard]] absl::StatusOr<std::string> String(const std::string& name,
                                                    const std::string& fallback) const;
-  // Names that were given but never read (so a typo can be reported).
+  // Every parameter name given.
   std::vector<std::string> Names() const;
   const std::string& unit_name() const { return unit_name_; }
   const std::map<std::string, google::protobuf::Value>& values() const { return values_; }

@@ -1,0 +1,451 @@
+#include "cosimo/common/scenario.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace cosimo {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(s[0])) return false;
+  for (char c : s) {
+    if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+  }
+  return true;
+}
+
+std::string Num(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+std::string UnitNames(const v1::Scenario& scenario) {
+  std::vector<std::string> names;
+  for (const v1::Unit& u : scenario.units()) names.push_back(u.name());
+  return absl::StrJoin(names, ", ");
+}
+
+int FindUnit(const v1::Scenario& scenario, const std::string& name) {
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    if (scenario.units(i).name() == name) return i;
+  }
+  return -1;
+}
+
+int FindVariable(const std::vector<VariableInfo>& vars, const std::string& name) {
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (vars[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string VariableNames(const std::vector<VariableInfo>& vars) {
+  std::vector<std::string> names;
+  for (const VariableInfo& v : vars) names.push_back(v.name);
+  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+}
+
+absl::Status CheckUnitRef(const v1::Scenario& scenario, std::string_view text,
+                          const std::string& field, VariableRef* ref) {
+  absl::StatusOr<VariableRef> parsed = ParseVariableRef(text, field);
+  if (!parsed.ok()) return parsed.status();
+  if (FindUnit(scenario, parsed->unit) < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": unknown unit '", parsed->unit,
+                                                   "' (units: ", UnitNames(scenario), ")"));
+  }
+  *ref = *std::move(parsed);
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSolver(const v1::Solver& solver, const std::string& field) {
+  if (solver.step() < 0 || std::isnan(solver.step())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".step must be > 0 (got ", Num(solver.step()), ")"));
+  }
+  if (solver.tolerance() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".tolerance must be > 0 (got ", Num(solver.tolerance()), ")"));
+  }
+  if (solver.max_iterations() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".max_iterations must be >= 1"));
+  }
+  if (!v1::Solver::Method_IsValid(solver.method())) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ".method is unknown"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAlgorithm(const v1::Scenario& scenario) {
+  const v1::Algorithm& a = scenario.algorithm();
+  if (!scenario.has_algorithm()) {
+    return absl::InvalidArgumentError("algorithm is required (at least algorithm.step_size)");
+  }
+  if (!(a.step_size() > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.step_size must be > 0 (got ", Num(a.step_size()), ")"));
+  }
+  if (a.tolerance() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.tolerance must be >= 0 (got ", Num(a.tolerance()), ")"));
+  }
+  if (a.max_iterations() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.max_iterations must be >= 1 (got ", a.max_iterations(), ")"));
+  }
+  if (a.relaxation() < 0 || a.relaxation() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.relaxation must be in (0, 1] (got ", Num(a.relaxation()), ")"));
+  }
+  if (a.extrapolation_degree() < 0 || a.extrapolation_degree() > 5) {
+    return absl::InvalidArgumentError("algorithm.extrapolation_degree must be in 0..5");
+  }
+  if (a.has_adaptive()) {
+    const v1::Adaptive& ad = a.adaptive();
+    if (!(ad.min_step() > 0)) {
+      return absl::InvalidArgumentError("algorithm.adaptive.min_step must be > 0");
+    }
+    if (!(ad.max_step() >= ad.min_step())) {
+      return absl::InvalidArgumentError(
+          "algorithm.adaptive.max_step must be >= algorithm.adaptive.min_step");
+    }
+    if (ad.tolerance() < 0) {
+      return absl::InvalidArgumentError("algorithm.adaptive.tolerance must be >= 0");
+    }
+    if (a.step_size() < ad.min_step() || a.step_size() > ad.max_step()) {
+      return absl::InvalidArgumentError(
+          "algorithm.step_size must lie within [adaptive.min_step, adaptive.max_step]");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Scenario> ParseScenarioJson(std::string_view json) {
+  // nlohmann reports syntax errors with line and column; protobuf then maps the fields.
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end());
+    (void)parsed;
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    if (what.rfind("[json.exception.", 0) == 0) {
+      const size_t close = what.find("] ");
+      if (close != std::string::npos) what = what.substr(close + 2);
+    }
+    return absl::InvalidArgumentError("scenario is not valid JSON: " + what);
+  }
+  v1::Scenario scenario;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &scenario, options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError("scenario: " + std::string(status.message()));
+  }
+  return scenario;
+}
+
+absl::StatusOr<v1::Scenario> LoadScenarioFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError("cannot read scenario file '" + path + "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  absl::StatusOr<v1::Scenario> scenario = ParseScenarioJson(buffer.str());
+  if (!scenario.ok()) {
+    return absl::Status(scenario.status().code(),
+                        path + ": " + std::string(scenario.status().message()));
+  }
+  const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+  auto resolve = [&](std::string* p) {
+    if (!p->empty() && fs::path(*p).is_relative()) *p = (dir / *p).lexically_normal().string();
+  };
+  for (v1::Unit& unit : *scenario->mutable_units()) {
+    if (unit.has_fmu()) resolve(unit.mutable_fmu()->mutable_path());
+    if (unit.has_table()) resolve(unit.mutable_table()->mutable_path());
+  }
+  return scenario;
+}
+
+std::string ScenarioToJson(const v1::Scenario& scenario) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.add_whitespace = true;
+  (void)google::protobuf::util::MessageToJsonString(scenario, &out, options);
+  return out;
+}
+
+absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text, std::string_view field) {
+  const size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == text.size()) {
+    return absl::InvalidArgumentError(std::string(field) + ": '" + std::string(text) +
+                                      "' is not of the form <unit>.<variable>");
+  }
+  return VariableRef{std::string(text.substr(0, dot)), std::string(text.substr(dot + 1))};
+}
+
+absl::Status ValidateScenario(const v1::Scenario& scenario) {
+  if (!std::isfinite(scenario.start_time()) || !std::isfinite(scenario.stop_time()) ||
+      !(scenario.stop_time() > scenario.start_time())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stop_time (", Num(scenario.stop_time()), ") must be greater than start_time (",
+        Num(scenario.start_time()), ")"));
+  }
+  if (scenario.units().empty()) {
+    return absl::InvalidArgumentError("units: a scenario needs at least one unit");
+  }
+  std::set<std::string> names;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    const v1::Unit& unit = scenario.units(i);
+    const std::string field = absl::StrCat("units[", i, "]");
+    if (!IsIdentifier(unit.name())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".name '", unit.name(), "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)"));
+    }
+    if (!names.insert(unit.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".name: unit '", unit.name(), "' is defined twice"));
+    }
+    switch (unit.model_case()) {
+      case v1::Unit::kBuiltin:
+        if (unit.builtin().model().empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(field, ".builtin.model is required (unit '", unit.name(), "')"));
+        }
+        break;
+      case v1::Unit::kFmu:
+        if (unit.fmu().path().empty() && unit.fmu().digest().empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(field, ".fmu.path is required (unit '", unit.name(), "')"));
+        }
+        break;
+      case v1::Unit::kTable:
+        if (unit.table().path().empty() && unit.table().digest().empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(field, ".table.path is required (unit '", unit.name(), "')"));
+        }
+        break;
+      case v1::Unit::MODEL_NOT_SET:
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ": unit '", unit.name(), "' needs one of builtin, fmu or table"));
+    }
+    if (absl::Status s = ValidateSolver(unit.solver(), field + ".solver"); !s.ok()) return s;
+    if (unit.extrapolation_degree() < 0 || unit.extrapolation_degree() > 5) {
+      return absl::InvalidArgumentError(field + ".extrapolation_degree must be in 0..5");
+    }
+  }
+  if (absl::Status s = ValidateAlgorithm(scenario); !s.ok()) return s;
+
+  std::map<std::string, int> connected;  // input -> connection index
+  for (int i = 0; i < scenario.connections_size(); ++i) {
+    const v1::Connection& c = scenario.connections(i);
+    VariableRef from, to;
+    const std::string field = absl::StrCat("connections[", i, "]");
+    if (absl::Status s = CheckUnitRef(scenario, c.from(), field + ".from", &from); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
+    auto [it, inserted] = connected.emplace(to.ToString(), i);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".to: input '", to.ToString(),
+                                                     "' is already connected by connections[",
+                                                     it->second, "]"));
+    }
+  }
+  for (int i = 0; i < scenario.record_size(); ++i) {
+    VariableRef ref;
+    if (absl::Status s =
+            CheckUnitRef(scenario, scenario.record(i), absl::StrCat("record[", i, "]"), &ref);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
+                                         const std::vector<UnitDescription>& units) {
+  if (static_cast<int>(units.size()) != scenario.units_size()) {
+    return absl::InternalError("ResolveCoupling: one description per unit is needed");
+  }
+  Coupling coupling;
+  coupling.inputs.resize(units.size());
+  for (size_t u = 0; u < units.size(); ++u) coupling.inputs[u].resize(units[u].inputs.size());
+  for (int i = 0; i < scenario.connections_size(); ++i) {
+    const v1::Connection& c = scenario.connections(i);
+    const std::string field = absl::StrCat("connections[", i, "]");
+    VariableRef from, to;
+    if (absl::Status s = CheckUnitRef(scenario, c.from(), field + ".from", &from); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
+    const int fu = FindUnit(scenario, from.unit);
+    const int tu = FindUnit(scenario, to.unit);
+    const int output = FindVariable(units[fu].outputs, from.variable);
+    if (output < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".from: unit '", from.unit, "' has no output '", from.variable,
+                       "' (outputs: ", VariableNames(units[fu].outputs), ")"));
+    }
+    const int input = FindVariable(units[tu].inputs, to.variable);
+    if (input < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".to: unit '", to.unit, "' has no input '", to.variable,
+                       "' (inputs: ", VariableNames(units[tu].inputs), ")"));
+    }
+    Coupling::Source& source = coupling.inputs[tu][input];
+    if (source.unit >= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".to: input '", to.ToString(), "' is connected twice"));
+    }
+    source = {fu, output};
+  }
+  return coupling;
+}
+
+std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit) {
+  std::vector<std::string> names;
+  const std::string prefix = scenario.units(unit).name() + ".";
+  for (const std::string& r : scenario.record()) {
+    if (r.rfind(prefix, 0) != 0) continue;
+    std::string variable = r.substr(prefix.size());
+    if (std::find(names.begin(), names.end(), variable) == names.end()) {
+      names.push_back(std::move(variable));
+    }
+  }
+  return names;
+}
+
+absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
+                                         const std::vector<UnitDescription>& units) {
+  RecordPlan plan;
+  plan.columns.push_back({"time", -1, -1, -1});
+  if (scenario.record().empty()) {
+    for (size_t u = 0; u < units.size(); ++u) {
+      for (size_t o = 0; o < units[u].outputs.size(); ++o) {
+        plan.columns.push_back({scenario.units(static_cast<int>(u)).name() + "." +
+                                    units[u].outputs[o].name,
+                                static_cast<int>(u), static_cast<int>(o), -1});
+      }
+    }
+    return plan;
+  }
+  for (int i = 0; i < scenario.record_size(); ++i) {
+    const std::string field = absl::StrCat("record[", i, "]");
+    VariableRef ref;
+    if (absl::Status s = CheckUnitRef(scenario, scenario.record(i), field, &ref); !s.ok()) {
+      return s;
+    }
+    const int u = FindUnit(scenario, ref.unit);
+    RecordColumn column{ref.ToString(), u, -1, -1};
+    column.output = FindVariable(units[u].outputs, ref.variable);
+    if (column.output < 0) {
+      const bool known = FindVariable(units[u].inputs, ref.variable) >= 0 ||
+                         FindVariable(units[u].others, ref.variable) >= 0;
+      if (!known) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ": unit '", ref.unit, "' has no variable '", ref.variable,
+            "' (outputs: ", VariableNames(units[u].outputs), ")"));
+      }
+      const std::vector<std::string> names = RecordedNames(scenario, u);
+      column.recorded = static_cast<int>(
+          std::find(names.begin(), names.end(), ref.variable) - names.begin());
+    }
+    plan.columns.push_back(std::move(column));
+  }
+  return plan;
+}
+
+v1::InputApproximation EffectiveApproximation(const v1::Scenario& scenario, int unit) {
+  const v1::InputApproximation own = scenario.units(unit).input_approximation();
+  if (own != v1::INPUT_APPROXIMATION_UNSPECIFIED) return own;
+  const v1::InputApproximation algo = scenario.algorithm().input_approximation();
+  return algo == v1::INPUT_APPROXIMATION_UNSPECIFIED ? v1::ZOH : algo;
+}
+
+Parameters::Parameters(const v1::Unit& unit) : unit_name_(unit.name()) {
+  for (const auto& [name, value] : unit.parameters()) values_[name] = value;
+  if (unit.has_builtin()) {
+    for (const auto& [name, value] : unit.builtin().parameters()) values_[name] = value;
+  }
+}
+
+bool Parameters::Has(const std::string& name) const { return values_.count(name) > 0; }
+
+absl::StatusOr<double> Parameters::Number(const std::string& name, double fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  if (it->second.kind_case() != google::protobuf::Value::kNumberValue) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", unit_name_, "': parameter '", name, "' must be a number"));
+  }
+  return it->second.number_value();
+}
+
+absl::StatusOr<double> Parameters::RequiredNumber(const std::string& name) const {
+  if (!Has(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", unit_name_, "': parameter '", name, "' is required"));
+  }
+  return Number(name, 0.0);
+}
+
+absl::StatusOr<std::vector<double>> Parameters::Vector(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", unit_name_, "': parameter '", name, "' is required"));
+  }
+  const google::protobuf::Value& v = it->second;
+  if (v.kind_case() == google::protobuf::Value::kNumberValue) {
+    return std::vector<double>{v.number_value()};
+  }
+  if (v.kind_case() != google::protobuf::Value::kListValue) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unit '", unit_name_, "': parameter '", name, "' must be a list of numbers"));
+  }
+  std::vector<double> out;
+  for (int i = 0; i < v.list_value().values_size(); ++i) {
+    const google::protobuf::Value& e = v.list_value().values(i);
+    if (e.kind_case() != google::protobuf::Value::kNumberValue) {
+      return absl::InvalidArgumentError(absl::StrCat("unit '", unit_name_, "': parameter '",
+                                                     name, "'[", i, "] must be a number"));
+    }
+    out.push_back(e.number_value());
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> Parameters::String(const std::string& name,
+                                               const std::string& fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  if (it->second.kind_case() != google::protobuf::Value::kStringValue) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", unit_name_, "': parameter '", name, "' must be a string"));
+  }
+  return it->second.string_value();
+}
+
+std::vector<std::string> Parameters::Names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : values_) names.push_back(name);
+  return names;
+}
+
+}  // namespace cosimo

@@ -1,0 +1,217 @@
+#include "cosimo/common/unit_api_proto.h"
+
+namespace cosimo {
+namespace {
+
+v1::Variable::Causality ToProto(Causality c) {
+  switch (c) {
+    case Causality::kInput:
+      return v1::Variable::INPUT;
+    case Causality::kOutput:
+      return v1::Variable::OUTPUT;
+    case Causality::kState:
+      return v1::Variable::STATE;
+    case Causality::kParameter:
+      return v1::Variable::PARAMETER;
+    case Causality::kLocal:
+      return v1::Variable::LOCAL;
+  }
+  return v1::Variable::LOCAL;
+}
+
+Causality FromProto(v1::Variable::Causality c) {
+  switch (c) {
+    case v1::Variable::INPUT:
+      return Causality::kInput;
+    case v1::Variable::OUTPUT:
+      return Causality::kOutput;
+    case v1::Variable::STATE:
+      return Causality::kState;
+    case v1::Variable::PARAMETER:
+      return Causality::kParameter;
+    default:
+      return Causality::kLocal;
+  }
+}
+
+void AddVariables(const std::vector<VariableInfo>& variables, v1::UnitLoaded* out) {
+  for (const VariableInfo& v : variables) {
+    v1::Variable* p = out->add_variables();
+    p->set_name(v.name);
+    p->set_causality(ToProto(v.causality));
+    p->set_unit(v.unit);
+    p->set_description(v.description);
+  }
+}
+
+template <typename Field>
+void CopyToVector(const Field& field, Eigen::VectorXd* out) {
+  out->resize(field.size());
+  for (int i = 0; i < field.size(); ++i) (*out)[i] = field.Get(i);
+}
+
+template <typename Field>
+void CopyFromVector(const Eigen::VectorXd& v, Field* field) {
+  field->Clear();
+  field->Reserve(static_cast<int>(v.size()));
+  for (Eigen::Index i = 0; i < v.size(); ++i) field->AddAlreadyReserved(v[i]);
+}
+
+template <typename Field>
+void CopyFromStd(const std::vector<double>& v, Field* field) {
+  field->Clear();
+  field->Reserve(static_cast<int>(v.size()));
+  for (double x : v) field->AddAlreadyReserved(x);
+}
+
+}  // namespace
+
+void ToProto(const UnitDescription& d, v1::UnitLoaded* out) {
+  // Inputs first, then outputs, then the others: the order FromProto restores.
+  AddVariables(d.inputs, out);
+  AddVariables(d.outputs, out);
+  AddVariables(d.others, out);
+  v1::Capabilities* c = out->mutable_capabilities();
+  c->set_can_rollback(d.capabilities.can_rollback);
+  c->set_provides_jacobians(d.capabilities.provides_jacobians);
+  c->set_provides_state_derivatives(d.capabilities.provides_state_derivatives);
+  c->set_can_vary_step(d.capabilities.can_vary_step);
+  c->set_input_reactive(d.capabilities.input_reactive);
+  c->set_output_reactive(d.capabilities.output_reactive);
+  c->set_max_output_derivative_order(d.capabilities.max_output_derivative_order);
+  c->set_max_input_order(d.capabilities.max_input_order);
+}
+
+UnitDescription FromProto(const v1::UnitLoaded& loaded) {
+  UnitDescription d;
+  for (const v1::Variable& p : loaded.variables()) {
+    VariableInfo v{p.name(), FromProto(p.causality()), p.unit(), p.description()};
+    if (v.causality == Causality::kInput) {
+      d.inputs.push_back(std::move(v));
+    } else if (v.causality == Causality::kOutput) {
+      d.outputs.push_back(std::move(v));
+    } else {
+      d.others.push_back(std::move(v));
+    }
+  }
+  const v1::Capabilities& c = loaded.capabilities();
+  d.capabilities.can_rollback = c.can_rollback();
+  d.capabilities.provides_jacobians = c.provides_jacobians();
+  d.capabilities.provides_state_derivatives = c.provides_state_derivatives();
+  d.capabilities.can_vary_step = c.can_vary_step();
+  d.capabilities.input_reactive = c.input_reactive();
+  d.capabilities.output_reactive = c.output_reactive();
+  d.capabilities.max_output_derivative_order = c.max_output_derivative_order();
+  d.capabilities.max_input_order = c.max_input_order();
+  return d;
+}
+
+void ToProto(const StepRequest& r, v1::Step* out) {
+  out->set_time(r.time);
+  out->set_step(r.step);
+  out->set_mode(r.mode == StepMode::kTentative ? v1::Step::TENTATIVE : v1::Step::FINAL);
+  const Eigen::MatrixXd& c = r.inputs.coefficients;
+  out->set_order(static_cast<int>(c.cols()));
+  auto* field = out->mutable_coefficients();
+  field->Clear();
+  field->Reserve(static_cast<int>(c.size()));
+  for (Eigen::Index i = 0; i < c.rows(); ++i) {
+    for (Eigen::Index k = 0; k < c.cols(); ++k) field->AddAlreadyReserved(c(i, k));
+  }
+}
+
+void FromProto(const v1::Step& step, StepRequest* out) {
+  out->time = step.time();
+  out->step = step.step();
+  out->mode = step.mode() == v1::Step::TENTATIVE ? StepMode::kTentative : StepMode::kFinal;
+  const int order = std::max(1, step.order());
+  const int rows = step.coefficients_size() / order;
+  Eigen::MatrixXd& c = out->inputs.coefficients;
+  if (c.rows() != rows || c.cols() != order) c.resize(rows, order);
+  for (int i = 0; i < rows; ++i) {
+    for (int k = 0; k < order; ++k) c(i, k) = step.coefficients(i * order + k);
+  }
+}
+
+void ToProto(const StepReply& r, v1::StepDone* out) {
+  v1::StepDone::Status s = v1::StepDone::OK;
+  switch (r.status) {
+    case StepStatus::kOk:
+      s = v1::StepDone::OK;
+      break;
+    case StepStatus::kRejected:
+      s = v1::StepDone::REJECTED;
+      break;
+    case StepStatus::kDiverged:
+      s = v1::StepDone::DIVERGED;
+      break;
+    case StepStatus::kFailed:
+      s = v1::StepDone::FAILED;
+      break;
+    case StepStatus::kEnded:
+      s = v1::StepDone::ENDED;
+      break;
+  }
+  out->set_status(s);
+  if (r.message.empty()) {
+    out->clear_error();
+  } else {
+    out->mutable_error()->set_message(r.message);
+  }
+  out->set_end_time(r.end_time);
+  CopyFromVector(r.outputs, out->mutable_values());
+  CopyFromVector(r.derivatives, out->mutable_derivatives());
+  CopyFromStd(r.recorded, out->mutable_recorded());
+  out->set_estimated(r.estimated);
+}
+
+void FromProto(const v1::StepDone& d, StepReply* out) {
+  switch (d.status()) {
+    case v1::StepDone::REJECTED:
+      out->status = StepStatus::kRejected;
+      break;
+    case v1::StepDone::DIVERGED:
+      out->status = StepStatus::kDiverged;
+      break;
+    case v1::StepDone::FAILED:
+      out->status = StepStatus::kFailed;
+      break;
+    case v1::StepDone::ENDED:
+      out->status = StepStatus::kEnded;
+      break;
+    default:
+      out->status = StepStatus::kOk;
+      break;
+  }
+  out->message = d.has_error() ? d.error().message() : std::string();
+  out->end_time = d.end_time();
+  CopyToVector(d.values(), &out->outputs);
+  CopyToVector(d.derivatives(), &out->derivatives);
+  out->recorded.assign(d.recorded().begin(), d.recorded().end());
+  out->estimated = d.estimated();
+}
+
+void ToProto(const OutputsReply& r, v1::Outputs* out) {
+  CopyFromVector(r.outputs, out->mutable_values());
+  CopyFromVector(r.derivatives, out->mutable_derivatives());
+  CopyFromStd(r.recorded, out->mutable_recorded());
+}
+
+void FromProto(const v1::Outputs& o, OutputsReply* out) {
+  CopyToVector(o.values(), &out->outputs);
+  CopyToVector(o.derivatives(), &out->derivatives);
+  out->recorded.assign(o.recorded().begin(), o.recorded().end());
+}
+
+void ToProto(const absl::Status& status, v1::CommandError* out) {
+  out->set_code(static_cast<int>(status.code()));
+  out->set_message(std::string(status.message()));
+}
+
+absl::Status FromProto(const v1::CommandError& error) {
+  if (error.code() == 0 && error.message().empty()) return absl::OkStatus();
+  const int code = error.code() == 0 ? static_cast<int>(absl::StatusCode::kUnknown) : error.code();
+  return absl::Status(static_cast<absl::StatusCode>(code), error.message());
+}
+
+}  // namespace cosimo

@@ -1,0 +1,59 @@
+// The master algorithms: Jacobi, Gauss-Seidel, fixed-point and Newton strong coupling, with
+// step rejection and adaptive communication steps, over abstract UnitProxy units.
+//
+// RunMaster checks the coupling against the loaded units (connections naming variables that do
+// not exist, reactivity against the algorithm, algebraic loops), runs the scenario from
+// start_time to stop_time, and terminates every unit. It records one row per accepted
+// communication point. Thread safety: one call per job; the observer is called on the calling
+// thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/orchestrator/unit_proxy.h"
+#include "cosimo/v1/scenario.pb.h"
+
+namespace cosimo::orchestrator {
+
+struct Progress {
+  double time = 0.0;  // s reached
+  uint64_t steps_accepted = 0;
+  uint64_t steps_rejected = 0;
+  uint64_t iterations = 0;  // total internal iterations
+};
+
+class MasterObserver {
+ public:
+  virtual ~MasterObserver() = default;
+  // Called after every accepted step (cheap; implementations throttle themselves).
+  virtual void OnProgress(const Progress& progress) = 0;
+  // Polled once per step; true stops the run with a kCancelled status.
+  virtual bool Canceled() = 0;
+};
+
+struct UnitSummary {
+  std::string name;
+  std::string location;  // worker id / host, "local"
+  UnitReport report;     // mode, real integrations, estimates
+};
+
+struct MasterResult {
+  std::vector<std::string> columns;  // "time", then recorded "<unit>.<variable>"
+  std::vector<double> values;        // row-major, columns.size() per row
+  uint64_t steps_accepted = 0;
+  uint64_t steps_rejected = 0;
+  double iterations_mean = 0.0;  // internal iterations per accepted step
+  uint64_t iterations_max = 0;
+  std::vector<UnitSummary> units;
+};
+
+// Errors name the time reached and the units involved. `observer` may be null.
+[[nodiscard]] absl::StatusOr<MasterResult> RunMaster(const v1::Scenario& scenario,
+                                                     const std::vector<UnitProxy*>& units,
+                                                     MasterObserver* observer);
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,64 @@
+// The unit as the orchestrator's master algorithms see it. RemoteUnit (a worker over its gRPC
+// Attach stream) and LocalUnit (a UnitHost in this process) implement it, so every algorithm is
+// tested in-process and runs unchanged over the network.
+//
+// Commands are split into Send and Await so that a master can fan a step out to every unit
+// before waiting for any reply (Jacobi: one round trip per macro step, not one per unit). At most
+// one command is in flight per unit: every Send is followed by exactly one Await before the next
+// Send. A proxy is used by one thread at a time (the job's master thread).
+//
+// Call order: (loaded on creation) Initialize, then any of Evaluate / Step / Save / Restore /
+// Commit / Reject, then Terminate. Step replies and Commit replies are StepReply; Initialize and
+// Evaluate replies are OutputsReply; the others only succeed or fail.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cosimo/common/unit_api.h"
+
+namespace cosimo::orchestrator {
+
+struct UnitCommand {
+  enum class Kind { kInitialize, kEvaluate, kStep, kSave, kRestore, kCommit, kReject, kTerminate };
+  Kind kind = Kind::kStep;
+  double time = 0.0;       // kInitialize: start time, s
+  Eigen::VectorXd inputs;  // kEvaluate: one value per input
+  StepRequest step;        // kStep
+};
+
+struct UnitResponse {
+  StepReply step;        // kStep, kCommit
+  OutputsReply outputs;  // kInitialize, kEvaluate
+  UnitReport report;     // kTerminate
+};
+
+class UnitProxy {
+ public:
+  virtual ~UnitProxy() = default;
+
+  // The scenario's unit name.
+  virtual const std::string& name() const = 0;
+  // Variables and capabilities, as reported when the unit was loaded.
+  virtual const UnitDescription& description() const = 0;
+  // What the unit does in iterative schemes: "rollback" or "estimate" (COSTARICA).
+  virtual const std::string& iterative_mode() const = 0;
+  // Where the unit runs, for reports: worker id and host ("local" in-process).
+  virtual std::string location() const = 0;
+
+  // Starts a command. Errors surface in the matching Await.
+  virtual void Send(const UnitCommand& command) = 0;
+  // Waits for the reply to the last Send. A worker lost while waiting is an error naming the
+  // unit and the worker.
+  [[nodiscard]] virtual absl::Status Await(UnitResponse* response) = 0;
+
+  // Send + Await.
+  [[nodiscard]] absl::Status Call(const UnitCommand& command, UnitResponse* response) {
+    Send(command);
+    return Await(response);
+  }
+};
+
+}  // namespace cosimo::orchestrator

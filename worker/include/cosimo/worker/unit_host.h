@@ -1,0 +1,60 @@
+// UnitHost runs one unit for one job with the command semantics of the worker protocol: the
+// three nested loops of the COSTARICA paper's Algorithm 1 (rollback-capable units) and
+// Algorithm 2 (units that cannot roll back, answered by the COSTARICA estimate).
+//
+// - Step(FINAL): integrate [t, t+h] for real (non-iterative schemes).
+// - Step(TENTATIVE): inside an iteration on [t[N], t[N+1]]. Rollback units save a snapshot at
+//   t[N] on the first tentative step and restore it before every further one; estimated units
+//   linearise once at t[N] and answer with the estimate (the Van Loan exponential is computed
+//   once per attempt, i.e. per step size), never moving time.
+// - Commit(): accept the last tentative step. Rollback units keep their state; estimated units
+//   integrate for real, once, with the last tentative inputs. Replies with the outputs.
+// - Reject(): rollback units restore t[N]; estimated units have nothing to undo.
+// - Save()/Restore(): explicit snapshot commands.
+//
+// The worker's gRPC adapter and the orchestrator's LocalUnit both drive a UnitHost. Not thread
+// safe: one command at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cosimo/common/unit_api.h"
+#include "cosimo/v1/worker_service.pb.h"
+#include "cosimo/worker/unit.h"
+
+namespace cosimo::worker {
+
+class UnitHost {
+ public:
+  // Builds the unit of `load` (CreateUnit with load.artifact_path()), applies load.record(), and
+  // decides the iterative mode from the unit's capabilities and its rollback policy.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<UnitHost>> Create(const v1::LoadUnit& load);
+  // For tests: host an already built unit.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<UnitHost>> Create(
+      std::unique_ptr<Unit> unit, const v1::LoadUnit& load);
+  ~UnitHost();
+
+  const UnitDescription& description() const;
+  // "rollback" or "estimate"; what the unit does under tentative steps.
+  const std::string& iterative_mode() const;
+
+  [[nodiscard]] absl::Status Initialize(double start_time, OutputsReply* reply);
+  [[nodiscard]] absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply);
+  // Fills every field of reply; failures are reply->status kFailed with a message.
+  void Step(const StepRequest& request, StepReply* reply);
+  void Commit(StepReply* reply);
+  [[nodiscard]] absl::Status Reject();
+  [[nodiscard]] absl::Status Save();
+  [[nodiscard]] absl::Status Restore();
+  // Ends the unit; the counters say how it took part.
+  [[nodiscard]] absl::StatusOr<UnitReport> Terminate();
+
+ private:
+  class Impl;
+  explicit UnitHost(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cosimo::worker

@@ -1,0 +1,26 @@
+#include "cosimo/worker/unit_factory.h"
+
+#include "worker/src/fmi/fmu_unit.h"
+#include "worker/src/models/builtin_models.h"
+
+namespace cosimo::worker {
+
+absl::StatusOr<std::unique_ptr<Unit>> CreateUnit(const v1::Unit& spec,
+                                                 const std::string& artifact_path) {
+  switch (spec.model_case()) {
+    case v1::Unit::kBuiltin:
+      return CreateBuiltinUnit(spec);
+    case v1::Unit::kFmu:
+      return CreateFmuUnit(spec, artifact_path.empty() ? spec.fmu().path() : artifact_path);
+    case v1::Unit::kTable:
+      return CreateTableUnit(spec, artifact_path.empty() ? spec.table().path() : artifact_path);
+    case v1::Unit::MODEL_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError("unit '" + spec.name() +
+                                    "': one of builtin, fmu or table is required");
+}
+
+std::vector<std::string> BuiltinModelNames() { return BuiltinModelNamesList(); }
+
+}  // namespace cosimo::worker
