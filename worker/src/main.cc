@@ -1,1 +1,52 @@
-int main() { return 0; }
+// cosimo-worker: one simulation unit at a time, for an orchestrator it dials.
+//   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <pthread.h>
+
+#include <csignal>
+#include <thread>
+
+#include "cosimo/worker/worker_client.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cosimo-worker: runs simulation units for a Cosimo orchestrator"};
+  cosimo::worker::WorkerOptions options;
+  const char* env = std::getenv("COSIMO_ORCHESTRATOR");
+  if (env != nullptr && *env != '\0') options.orchestrator = env;
+  app.add_option("--orchestrator", options.orchestrator,
+                 "orchestrator address HOST:PORT (default: $COSIMO_ORCHESTRATOR, else "
+                 "localhost:7700)");
+  app.add_option("--label", options.labels, "worker label units can be pinned to (repeatable)");
+  app.add_option("--host", options.host, "host name to report (default: this machine's)");
+  app.add_option("--cache-dir", options.cache_dir, "artifact cache directory");
+  app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
+  app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [worker %P] [%l] %v");
+
+  // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can
+  // take locks safely; every other thread inherits the blocked mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  cosimo::worker::WorkerClient client(options);
+  std::thread([&client, signals] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    spdlog::info("signal {}: shutting down", signal);
+    client.Shutdown();
+  }).detach();
+  const absl::Status status = client.Run();
+  if (!status.ok()) {
+    spdlog::error("{}", status.message());
+    return 1;
+  }
+  return 0;
+}

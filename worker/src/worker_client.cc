@@ -1,1 +1,360 @@
-// Filled in by the worker client commit.
+#include "cosimo/worker/worker_client.h"
+
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cosimo/common/digest.h"
+#include "cosimo/common/status.h"
+#include "cosimo/common/unit_api_proto.h"
+#include "cosimo/v1/artifact_service.grpc.pb.h"
+#include "cosimo/v1/worker_service.grpc.pb.h"
+#include "cosimo/worker/unit_factory.h"
+#include "cosimo/worker/unit_host.h"
+
+namespace cosimo::worker {
+namespace {
+
+namespace fs = std::filesystem;
+using Stream = grpc::ClientReaderWriter<v1::WorkerMessage, v1::OrchestratorMessage>;
+
+std::string DefaultHost() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string DefaultCacheDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    return std::string(xdg) + "/cosimo";
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return std::string(home) + "/.cache/cosimo";
+  }
+  return "/tmp/cosimo-cache";
+}
+
+// Fetches an artifact by digest into the cache (verified, written atomically); a cached copy is
+// used as it is.
+absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& channel,
+                                          const std::string& digest,
+                                          const std::string& cache_dir) {
+  if (!IsValidDigest(digest)) {
+    return absl::InvalidArgumentError("artifact digest '" + digest + "' is not sha256:<hex>");
+  }
+  const fs::path path = fs::path(cache_dir) / (digest.substr(7) + ".bin");
+  std::error_code ec;
+  if (fs::exists(path, ec)) return path.string();
+  fs::create_directories(cache_dir, ec);
+  const fs::path partial = path.string() + ".part." + std::to_string(getpid());
+  auto stub = v1::ArtifactService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(30));
+  v1::FetchRequest request;
+  request.set_digest(digest);
+  auto reader = stub->Fetch(&context, request);
+  std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError("cannot write to cache '" + partial.string() + "'");
+  Sha256 sha;
+  v1::FetchChunk chunk;
+  while (reader->Read(&chunk)) {
+    sha.Update(chunk.data().data(), chunk.data().size());
+    out.write(chunk.data().data(), static_cast<std::streamsize>(chunk.data().size()));
+  }
+  out.close();
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) {
+    fs::remove(partial, ec);
+    return Annotate(FromGrpcStatus(status), "fetching artifact " + digest);
+  }
+  if (const std::string got = sha.Finish(); got != digest) {
+    fs::remove(partial, ec);
+    return absl::DataLossError("fetched artifact has digest " + got + ", expected " + digest);
+  }
+  fs::rename(partial, path, ec);
+  if (ec) return absl::InternalError("cannot store artifact in cache: " + ec.message());
+  return path.string();
+}
+
+}  // namespace
+
+// One Attach stream: reads commands, runs them on the UnitHost, writes the replies.
+class WorkerClient::Session {
+ public:
+  Session(const WorkerOptions& options, std::shared_ptr<grpc::Channel> channel, Stream* stream)
+      : options_(options), channel_(std::move(channel)), stream_(stream) {}
+
+  bool Write(const v1::WorkerMessage& message) {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    return stream_->Write(message);
+  }
+
+  void StartHeartbeat(int interval_ms) {
+    heartbeat_ = std::thread([this, interval_ms] {
+      std::unique_lock<std::mutex> lock(heartbeat_mutex_);
+      v1::WorkerMessage beat;
+      while (!stop_heartbeat_) {
+        heartbeat_cv_.wait_for(lock, std::chrono::milliseconds(interval_ms));
+        if (stop_heartbeat_) break;
+        beat.mutable_heartbeat()->set_unix_ms(
+            std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count());
+        if (!Write(beat)) break;
+      }
+    });
+  }
+
+  void StopHeartbeat() {
+    {
+      std::lock_guard<std::mutex> lock(heartbeat_mutex_);
+      stop_heartbeat_ = true;
+    }
+    heartbeat_cv_.notify_all();
+    if (heartbeat_.joinable()) heartbeat_.join();
+  }
+
+  // Serves commands until the stream ends.
+  void Serve() {
+    v1::OrchestratorMessage command;
+    while (stream_->Read(&command)) {
+      reply_.Clear();
+      reply_.set_seq(command.seq());
+      Handle(command);
+      if (!Write(reply_)) break;
+    }
+    if (host_) {
+      spdlog::warn("stream ended while unit '{}' was loaded; dropping it", unit_name_);
+      (void)host_->Terminate();
+      host_.reset();
+    }
+  }
+
+ private:
+  void Handle(const v1::OrchestratorMessage& command) {
+    switch (command.body_case()) {
+      case v1::OrchestratorMessage::kLoadUnit:
+        return Load(command.load_unit());
+      case v1::OrchestratorMessage::kInitialize:
+        if (!RequireHost(reply_.mutable_outputs()->mutable_error())) return;
+        return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_));
+      case v1::OrchestratorMessage::kEvaluate: {
+        if (!RequireHost(reply_.mutable_outputs()->mutable_error())) return;
+        const auto& in = command.evaluate().inputs();
+        inputs_.resize(in.size());
+        for (int i = 0; i < in.size(); ++i) inputs_[i] = in.Get(i);
+        return ReplyOutputs(host_->Evaluate(inputs_, &outputs_));
+      }
+      case v1::OrchestratorMessage::kStep:
+        if (!RequireHost(reply_.mutable_step_done()->mutable_error())) return;
+        FromProto(command.step(), &step_request_);
+        host_->Step(step_request_, &step_reply_);
+        ToProto(step_reply_, reply_.mutable_step_done());
+        return;
+      case v1::OrchestratorMessage::kCommit:
+        if (!RequireHost(reply_.mutable_step_done()->mutable_error())) return;
+        host_->Commit(&step_reply_);
+        ToProto(step_reply_, reply_.mutable_step_done());
+        return;
+      case v1::OrchestratorMessage::kSave:
+        return Ack(host_ ? host_->Save() : NoUnit());
+      case v1::OrchestratorMessage::kRestore:
+        return Ack(host_ ? host_->Restore() : NoUnit());
+      case v1::OrchestratorMessage::kReject:
+        return Ack(host_ ? host_->Reject() : NoUnit());
+      case v1::OrchestratorMessage::kTerminate:
+        return Terminate();
+      case v1::OrchestratorMessage::kWelcome:
+      case v1::OrchestratorMessage::BODY_NOT_SET:
+        break;
+    }
+    Ack(absl::InvalidArgumentError("worker: unexpected command"));
+  }
+
+  static absl::Status NoUnit() { return absl::FailedPreconditionError("worker: no unit loaded"); }
+
+  bool RequireHost(v1::CommandError* error) {
+    if (host_) return true;
+    ToProto(NoUnit(), error);
+    return false;
+  }
+
+  void Load(const v1::LoadUnit& load_in) {
+    v1::UnitLoaded* loaded = reply_.mutable_unit_loaded();
+    if (host_) {
+      spdlog::warn("unit '{}' replaced by a new LoadUnit", unit_name_);
+      (void)host_->Terminate();
+      host_.reset();
+    }
+    v1::LoadUnit load = load_in;
+    const v1::Unit& unit = load.unit();
+    std::string digest;
+    if (unit.has_fmu()) digest = unit.fmu().digest();
+    if (unit.has_table()) digest = unit.table().digest();
+    if (!digest.empty() && load.artifact_path().empty()) {
+      absl::StatusOr<std::string> path = FetchArtifact(
+          channel_, digest,
+          options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir);
+      if (!path.ok()) {
+        ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
+        return;
+      }
+      load.set_artifact_path(*path);
+    }
+    absl::StatusOr<std::unique_ptr<UnitHost>> host = UnitHost::Create(load);
+    if (!host.ok()) {
+      spdlog::error("cannot load unit '{}': {}", unit.name(), host.status().message());
+      ToProto(host.status(), loaded->mutable_error());
+      return;
+    }
+    host_ = *std::move(host);
+    unit_name_ = unit.name();
+    ToProto(host_->description(), loaded);
+    loaded->set_mode(host_->iterative_mode());
+    spdlog::info("loaded unit '{}' of job {} ({} mode in iterative schemes)", unit_name_,
+                 load.job_id(), host_->iterative_mode());
+  }
+
+  void ReplyOutputs(const absl::Status& status) {
+    v1::Outputs* out = reply_.mutable_outputs();
+    if (!status.ok()) {
+      ToProto(status, out->mutable_error());
+      return;
+    }
+    ToProto(outputs_, out);
+  }
+
+  void Ack(const absl::Status& status) {
+    v1::Ack* ack = reply_.mutable_ack();
+    if (!status.ok()) ToProto(status, ack->mutable_error());
+  }
+
+  void Terminate() {
+    v1::Ack* ack = reply_.mutable_ack();
+    if (!host_) return;
+    absl::StatusOr<UnitReport> report = host_->Terminate();
+    host_.reset();
+    spdlog::info("unit '{}' terminated; back in the pool", unit_name_);
+    if (!report.ok()) {
+      ToProto(report.status(), ack->mutable_error());
+      return;
+    }
+    ack->set_real_integrations(report->real_integrations);
+    ack->set_estimates(report->estimates);
+    ack->set_mode(report->mode);
+  }
+
+  const WorkerOptions& options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  Stream* stream_;
+  std::mutex write_mutex_;
+  std::unique_ptr<UnitHost> host_;
+  std::string unit_name_;
+  // Reused per command: no allocation on the step path once sized.
+  v1::WorkerMessage reply_;
+  StepRequest step_request_;
+  StepReply step_reply_;
+  OutputsReply outputs_;
+  Eigen::VectorXd inputs_;
+
+  std::thread heartbeat_;
+  std::mutex heartbeat_mutex_;
+  std::condition_variable heartbeat_cv_;
+  bool stop_heartbeat_ = false;
+};
+
+WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options)) {
+  if (options_.host.empty()) options_.host = DefaultHost();
+}
+
+WorkerClient::~WorkerClient() = default;
+
+void WorkerClient::Shutdown() {
+  shutdown_ = true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (active_context_ != nullptr) active_context_->TryCancel();
+}
+
+absl::Status WorkerClient::Run() {
+  int failures = 0;
+  while (!shutdown_) {
+    bool connected = false;
+    absl::Status status = RunOnce(&connected);
+    if (status.code() == absl::StatusCode::kFailedPrecondition) return status;  // refused
+    if (options_.once || shutdown_) return status;
+    failures = connected ? 0 : failures + 1;
+    const int wait_ms = std::min(options_.reconnect_ms * (1 << std::min(failures, 4)), 15000);
+    if (failures <= 1 || failures % 10 == 0) {
+      spdlog::warn("orchestrator {}: {}; retrying in {} ms", options_.orchestrator,
+                   status.ok() ? "stream closed" : std::string(status.message()), wait_ms);
+    }
+    for (int waited = 0; waited < wait_ms && !shutdown_; waited += 50) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorkerClient::RunOnce(bool* connected) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);
+  auto channel =
+      grpc::CreateCustomChannel(options_.orchestrator, grpc::InsecureChannelCredentials(), args);
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
+    return absl::UnavailableError("cannot connect");
+  }
+  auto stub = v1::WorkerService::NewStub(channel);
+  grpc::ClientContext context;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shutdown_) return absl::OkStatus();
+    active_context_ = &context;
+  }
+  std::unique_ptr<Stream> stream = stub->Attach(&context);
+  v1::WorkerMessage hello;
+  v1::Hello* h = hello.mutable_hello();
+  h->set_protocol_version(static_cast<v1::ProtocolVersion>(options_.protocol_version));
+  h->set_host(options_.host);
+  for (const std::string& label : options_.labels) h->add_labels(label);
+  h->set_pid(getpid());
+  for (const std::string& model : BuiltinModelNames()) h->add_builtin_models(model);
+  h->set_fmi2(true);
+  h->set_fmi3(true);
+  absl::Status result;
+  v1::OrchestratorMessage welcome;
+  if (!stream->Write(hello) || !stream->Read(&welcome) || !welcome.has_welcome()) {
+    result = absl::UnavailableError("no welcome from the orchestrator");
+  } else if (!welcome.welcome().accepted()) {
+    result = absl::FailedPreconditionError("refused by the orchestrator: " +
+                                           welcome.welcome().reason());
+    spdlog::error("{}", result.message());
+  } else {
+    *connected = true;
+    spdlog::info("attached to {} as worker {} (host {})", options_.orchestrator,
+                 welcome.welcome().worker_id(), options_.host);
+    Session session(options_, channel, stream.get());
+    session.StartHeartbeat(std::max(50, welcome.welcome().heartbeat_ms()));
+    session.Serve();
+    session.StopHeartbeat();
+  }
+  stream->WritesDone();
+  const grpc::Status finish = stream->Finish();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    active_context_ = nullptr;
+  }
+  if (!result.ok()) return result;
+  return finish.ok() ? absl::OkStatus() : FromGrpcStatus(finish);
+}
+
+}  // namespace cosimo::worker

@@ -5,6 +5,7 @@
 // FromGrpcStatus), and the macros used to propagate errors. Thread safety: stateless.
 #pragma once
 
+#include <fmt/format.h>
 #include <grpcpp/support/status.h>
 
 #include <utility>
@@ -23,6 +24,16 @@ absl::Status FromGrpcStatus(const grpc::Status& status);
 absl::Status Annotate(const absl::Status& status, std::string_view context);
 
 }  // namespace cosimo
+
+// Debian's absl::string_view is its own type (not std::string_view); let fmt/spdlog print it
+// (e.g. status.message()).
+template <>
+struct fmt::formatter<absl::string_view> : fmt::formatter<fmt::string_view> {
+  template <typename Context>
+  auto format(absl::string_view s, Context& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(s.data(), s.size()), ctx);
+  }
+};
 
 #define COSIMO_STATUS_CONCAT_INNER_(a, b) a##b
 #define COSIMO_STATUS_CONCAT_(a, b) COSIMO_STATUS_CONCAT_INNER_(a, b)

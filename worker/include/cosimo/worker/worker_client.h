@@ -1,0 +1,54 @@
+// The worker process's connection to the orchestrator. It dials out (only the orchestrator
+// listens), opens one Attach stream, says Hello, and then serves one unit of one job at a time
+// through a UnitHost, returning to the pool after Terminate. It sends heartbeats from a second
+// thread so that a long step is not mistaken for a lost worker. When the stream breaks it
+// reconnects with backoff (unless `once`), so a worker outlives orchestrator restarts.
+//
+// Thread safety: Run() on one thread; Shutdown() from any thread (e.g. a signal watcher).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace grpc {
+class ClientContext;
+}
+
+namespace cosimo::worker {
+
+struct WorkerOptions {
+  std::string orchestrator = "localhost:7700";  // HOST:PORT
+  std::vector<std::string> labels;              // matched against Unit.worker_label
+  std::string host;                             // reported host name; default gethostname()
+  std::string cache_dir;  // artifact cache; default $XDG_CACHE_HOME/cosimo or ~/.cache/cosimo
+  int reconnect_ms = 1000;  // wait between connection attempts, ms
+  bool once = false;        // exit when the first stream ends instead of reconnecting
+  int protocol_version = 1; // only tests change this (to check the refusal)
+};
+
+class WorkerClient {
+ public:
+  explicit WorkerClient(WorkerOptions options);
+  ~WorkerClient();
+
+  // Serves until Shutdown(), or until the stream ends when options.once. A refusal by the
+  // orchestrator (incompatible protocol) is returned as an error and not retried.
+  [[nodiscard]] absl::Status Run();
+  void Shutdown();
+
+ private:
+  class Session;
+  [[nodiscard]] absl::Status RunOnce(bool* connected);
+
+  WorkerOptions options_;
+  std::atomic<bool> shutdown_{false};
+  std::mutex mutex_;
+  grpc::ClientContext* active_context_ = nullptr;  // guarded by mutex_
+};
+
+}  // namespace cosimo::worker
