@@ -1,1 +1,51 @@
-int main() { return 0; }
+// cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
+//   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <thread>
+
+#include "cosimo/orchestrator/server.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cosimo-orchestrator: the Cosimo co-simulation server"};
+  cosimo::orchestrator::ServerOptions options;
+  app.add_option("--listen", options.listen, "address to listen on, HOST:PORT")
+      ->capture_default_str();
+  app.add_option("--data-dir", options.data_dir,
+                 "folder for the job store and artifacts (default: in memory)");
+  int heartbeat_timeout_ms = static_cast<int>(options.heartbeat_timeout.count());
+  int heartbeat_interval_ms = static_cast<int>(options.heartbeat_interval.count());
+  app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
+                 "silence after which a worker is declared lost, ms")
+      ->capture_default_str();
+  app.add_option("--heartbeat-interval-ms", heartbeat_interval_ms,
+                 "heartbeat period asked of workers, ms")
+      ->capture_default_str();
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  CLI11_PARSE(app, argc, argv);
+  options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
+  options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [orchestrator] [%l] %v");
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto server = cosimo::orchestrator::OrchestratorServer::Start(options);
+  if (!server.ok()) {
+    spdlog::error("{}", server.status().message());
+    return 1;
+  }
+  int signal = 0;
+  sigwait(&signals, &signal);
+  spdlog::info("signal {}: shutting down", signal);
+  (*server)->Shutdown();
+  return 0;
+}

@@ -1,0 +1,44 @@
+// The orchestrator server: JobService (clients), WorkerService (workers attach), ArtifactService
+// (uploads and fetches), the standard gRPC health service and server reflection, on one port.
+// With a data directory, jobs, results and artifacts survive restarts; without one they live in
+// memory and a temporary folder (the embedded `cosimo run`).
+//
+// Thread safety: Start, then any thread may call port()/Shutdown().
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace cosimo::orchestrator {
+
+struct ServerOptions {
+  std::string listen = "0.0.0.0:7700";  // HOST:PORT; port 0 picks a free one (see port())
+  std::string data_dir;                 // empty: in memory, artifacts in a temporary folder
+  std::chrono::milliseconds heartbeat_interval{1000};  // what workers are asked to send
+  std::chrono::milliseconds heartbeat_timeout{10000};  // silence after which a worker is lost
+};
+
+class OrchestratorServer {
+ public:
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<OrchestratorServer>> Start(
+      const ServerOptions& options);
+  ~OrchestratorServer();
+
+  int port() const;
+  // "127.0.0.1:<port>"-style address clients on this machine can dial.
+  std::string local_address() const;
+  void Shutdown();
+  // Blocks until Shutdown() from another thread.
+  void Wait();
+
+  class Impl;
+
+ private:
+  explicit OrchestratorServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,419 @@
+#include "orchestrator/src/job_manager.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <random>
+
+#include "cosimo/common/digest.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/orchestrator/master.h"
+#include "orchestrator/src/remote_unit.h"
+
+namespace cosimo::orchestrator {
+namespace {
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string NewJobId() {
+  static std::mt19937_64 rng(std::random_device{}());
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id = "job-";
+  uint64_t bits = rng();
+  for (int i = 0; i < 10; ++i, bits >>= 4) id.push_back(kHex[bits & 15]);
+  return id;
+}
+
+std::string DeterministicDigest(const google::protobuf::Message& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return DigestOf(bytes);
+}
+
+bool IsFinished(v1::JobState state) {
+  return state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELED;
+}
+
+std::string ArtifactDigest(const v1::Unit& unit) {
+  if (unit.has_fmu()) return unit.fmu().digest();
+  if (unit.has_table()) return unit.table().digest();
+  return "";
+}
+
+}  // namespace
+
+struct JobManager::Job {
+  std::string id;
+  v1::Scenario scenario;
+  v1::JobStatus status;  // guarded by JobManager::mutex_
+  uint64_t version = 1;  // guarded by JobManager::mutex_
+  std::atomic<bool> cancel{false};
+  std::vector<std::string> labels;  // one per unit
+  std::chrono::steady_clock::time_point started;
+};
+
+JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts)
+    : pool_(pool), store_(store), artifacts_(artifacts) {
+  pool_->SetOnChange([this] { Schedule(); });
+}
+
+JobManager::~JobManager() { Shutdown(); }
+
+void JobManager::Shutdown() {
+  pool_->SetOnChange(nullptr);
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shutdown_ = true;
+    for (auto& [id, job] : jobs_) job->cancel = true;
+    threads.swap(threads_);
+  }
+  changed_.notify_all();
+  for (std::thread& t : threads) {
+    if (t.joinable()) t.join();
+  }
+}
+
+absl::Status JobManager::Recover() {
+  absl::StatusOr<std::vector<StoredJob>> stored = store_->LoadAll();
+  if (!stored.ok()) return stored.status();
+  int requeued = 0, failed = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (StoredJob& s : *stored) {
+      auto job = std::make_shared<Job>();
+      job->id = s.status.job_id();
+      job->scenario = std::move(s.scenario);
+      job->status = std::move(s.status);
+      for (const v1::Unit& unit : job->scenario.units()) job->labels.push_back(unit.worker_label());
+      if (job->status.state() == v1::RUNNING) {
+        job->status.set_state(v1::FAILED);
+        job->status.set_message(
+            "the orchestrator restarted while the job was running (at t=" +
+            std::to_string(job->status.time()) + "); its workers and unit states were lost");
+        (void)store_->UpdateStatus(job->status);
+        ++failed;
+      } else if (job->status.state() == v1::QUEUED) {
+        queue_.push_back(job);
+        ++requeued;
+      }
+      jobs_[job->id] = job;
+    }
+  }
+  spdlog::info("recovered {} jobs from the store ({} queued again, {} marked failed)",
+               stored->size(), requeued, failed);
+  Schedule();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
+  if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    const v1::Unit& unit = scenario.units(i);
+    if (!unit.has_fmu() && !unit.has_table()) continue;
+    const std::string digest = ArtifactDigest(unit);
+    const std::string field = "units[" + std::to_string(i) + "]." +
+                              (unit.has_fmu() ? "fmu" : "table") + ".digest";
+    if (digest.empty()) {
+      return absl::InvalidArgumentError(
+          field + " is missing for unit '" + unit.name() +
+          "': upload the file first (the cosimo client does this on submit)");
+    }
+    if (!artifacts_->Has(digest)) {
+      return absl::FailedPreconditionError(field + ": artifact " + digest + " of unit '" +
+                                           unit.name() +
+                                           "' was never uploaded to this orchestrator");
+    }
+  }
+  auto job = std::make_shared<Job>();
+  job->id = NewJobId();
+  job->scenario = scenario;
+  for (const v1::Unit& unit : scenario.units()) job->labels.push_back(unit.worker_label());
+  v1::JobStatus& st = job->status;
+  st.set_job_id(job->id);
+  st.set_name(scenario.name());
+  st.set_state(v1::QUEUED);
+  st.set_start_time(scenario.start_time());
+  st.set_stop_time(scenario.stop_time());
+  st.set_time(scenario.start_time());
+  st.set_workers_needed(scenario.units_size());
+  st.set_submitted_unix_ms(NowUnixMs());
+  st.set_message("waiting for workers");
+  if (absl::Status s = store_->Put(st, scenario); !s.ok()) return s;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shutdown_) return absl::UnavailableError("the orchestrator is shutting down");
+    jobs_[job->id] = job;
+    queue_.push_back(job);
+  }
+  spdlog::info("job {} ('{}') queued: {} units", job->id, scenario.name(), scenario.units_size());
+  Schedule();
+  return job->id;
+}
+
+void JobManager::Schedule() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (shutdown_) return;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    const std::shared_ptr<Job>& job = *it;
+    if (job->cancel) {
+      it = queue_.erase(it);
+      continue;
+    }
+    auto workers = pool_->TryAcquire(job->labels, job->id);
+    if (!workers) {
+      const int available = pool_->CountAvailable(job->labels);
+      if (job->status.workers_available() != available || job->status.message().empty()) {
+        job->status.set_workers_available(available);
+        job->status.set_message("waiting for workers: needs " +
+                                std::to_string(job->labels.size()) + ", " +
+                                std::to_string(available) + " idle and matching");
+        Touch(*job);
+      }
+      ++it;
+      continue;
+    }
+    job->status.set_state(v1::RUNNING);
+    job->status.set_message("");
+    job->status.set_workers_available(0);
+    job->started = std::chrono::steady_clock::now();
+    (void)store_->UpdateStatus(job->status);
+    Touch(*job);
+    threads_.emplace_back([this, job, w = std::move(*workers)]() mutable {
+      RunJob(job, std::move(w));
+    });
+    it = queue_.erase(it);
+  }
+}
+
+void JobManager::Touch(Job& job) {
+  ++job.version;
+  changed_.notify_all();
+}
+
+namespace {
+
+// Progress into the job's status, throttled, and cancellation.
+class JobObserver final : public MasterObserver {
+ public:
+  JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel)
+      : publish_(std::move(publish)), cancel_(cancel) {}
+  void OnProgress(const Progress& progress) override {
+    last_ = progress;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_publish_ < std::chrono::milliseconds(50)) return;
+    last_publish_ = now;
+    publish_(progress);
+  }
+  bool Canceled() override { return cancel_->load(std::memory_order_relaxed); }
+  const Progress& last() const { return last_; }
+
+ private:
+  std::function<void(const Progress&)> publish_;
+  std::atomic<bool>* cancel_;
+  Progress last_;
+  std::chrono::steady_clock::time_point last_publish_;
+};
+
+}  // namespace
+
+void JobManager::RunJob(const std::shared_ptr<Job>& job,
+                        std::vector<std::shared_ptr<WorkerConnection>> workers) {
+  const v1::Scenario& scenario = job->scenario;
+  spdlog::info("job {} running on {} workers", job->id, workers.size());
+  std::vector<std::unique_ptr<RemoteUnit>> units;
+  absl::Status status;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    v1::LoadUnit load;
+    load.set_job_id(job->id);
+    *load.mutable_unit() = scenario.units(i);
+    *load.mutable_algorithm() = scenario.algorithm();
+    for (const std::string& name : RecordedNames(scenario, i)) load.add_record(name);
+    load.set_start_time(scenario.start_time());
+    load.set_stop_time(scenario.stop_time());
+    units.push_back(RemoteUnit::StartLoad(workers[i], load));
+  }
+  for (auto& unit : units) {
+    absl::Status s = unit->FinishLoad();
+    if (status.ok() && !s.ok()) status = s;
+  }
+  auto publish = [this, job](const Progress& p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job->status.set_time(p.time);
+    job->status.set_steps_accepted(p.steps_accepted);
+    job->status.set_steps_rejected(p.steps_rejected);
+    job->status.set_iterations(p.iterations);
+    job->status.set_wall_seconds(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
+    Touch(*job);
+  };
+  JobObserver observer(publish, &job->cancel);
+  absl::StatusOr<MasterResult> result = status;
+  if (status.ok()) {
+    std::vector<UnitProxy*> proxies;
+    for (auto& unit : units) proxies.push_back(unit.get());
+    result = RunMaster(scenario, proxies, &observer);
+  }
+  if (!result.ok()) {
+    // Leave every surviving worker clean for the next job.
+    for (auto& unit : units) {
+      if (unit->worker().lost()) continue;
+      UnitCommand terminate;
+      terminate.kind = UnitCommand::Kind::kTerminate;
+      UnitResponse ignored;
+      (void)unit->Call(terminate, &ignored);
+    }
+  }
+  units.clear();
+  pool_->Release(workers);
+  publish(observer.last());
+
+  if (!result.ok()) {
+    const bool canceled = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
+    std::string message(result.status().message());
+    if (!canceled && message.find("t=") == std::string::npos) {
+      message += " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
+    }
+    Finish(job, canceled ? v1::CANCELED : v1::FAILED, canceled ? "canceled" : message);
+    return;
+  }
+  StoredResults stored;
+  stored.columns = std::move(result->columns);
+  stored.values = std::move(result->values);
+  v1::ResultsMetadata& meta = stored.metadata;
+  meta.set_scenario_digest(DeterministicDigest(scenario));
+  for (const v1::Unit& unit : scenario.units()) {
+    if (const std::string d = ArtifactDigest(unit); !d.empty()) {
+      (*meta.mutable_artifact_digests())[unit.name()] = d;
+    }
+  }
+  for (const UnitSummary& u : result->units) {
+    v1::UnitReport* r = meta.add_units();
+    r->set_name(u.name);
+    r->set_mode(u.report.mode);
+    r->set_real_integrations(u.report.real_integrations);
+    r->set_estimates(u.report.estimates);
+    const size_t at = u.location.find('@');
+    r->set_worker(at == std::string::npos ? u.location : u.location.substr(0, at));
+    r->set_host(at == std::string::npos ? "" : u.location.substr(at + 1));
+  }
+  meta.set_steps_accepted(result->steps_accepted);
+  meta.set_steps_rejected(result->steps_rejected);
+  meta.set_iterations_mean(result->iterations_mean);
+  meta.set_iterations_max(result->iterations_max);
+  meta.set_algorithm(v1::Algorithm::Kind_Name(scenario.algorithm().kind()));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job->status.set_steps_accepted(result->steps_accepted);
+    job->status.set_steps_rejected(result->steps_rejected);
+    job->status.set_time(scenario.stop_time());
+  }
+  if (absl::Status s = store_->PutResults(job->id, stored); !s.ok()) {
+    Finish(job, v1::FAILED, "results could not be stored: " + std::string(s.message()));
+    return;
+  }
+  Finish(job, v1::SUCCEEDED, "");
+}
+
+void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
+                        const std::string& message) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job->status.set_state(state);
+    job->status.set_message(message);
+    job->status.set_wall_seconds(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
+    (void)store_->UpdateStatus(job->status);
+    Touch(*job);
+  }
+  if (state == v1::SUCCEEDED) {
+    spdlog::info("job {} succeeded", job->id);
+  } else {
+    spdlog::warn("job {} {}: {}", job->id, v1::JobState_Name(state), message);
+  }
+}
+
+std::shared_ptr<JobManager::Job> JobManager::Find(const std::string& job_id) const {
+  auto it = jobs_.find(job_id);
+  return it == jobs_.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_ptr<Job> job = Find(job_id);
+  if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  return job->status;
+}
+
+absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
+  std::shared_ptr<Job> job;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job = Find(job_id);
+    if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+    if (IsFinished(job->status.state())) return job->status;
+    job->cancel = true;
+    if (job->status.state() == v1::QUEUED) {
+      queue_.erase(std::remove(queue_.begin(), queue_.end(), job), queue_.end());
+      job->status.set_state(v1::CANCELED);
+      job->status.set_message("canceled before it started");
+      (void)store_->UpdateStatus(job->status);
+      Touch(*job);
+    }
+    return job->status;
+  }
+}
+
+std::vector<v1::JobStatus> JobManager::List() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<v1::JobStatus> out;
+  for (const auto& [id, job] : jobs_) out.push_back(job->status);
+  std::sort(out.begin(), out.end(), [](const v1::JobStatus& a, const v1::JobStatus& b) {
+    return a.submitted_unix_ms() > b.submitted_unix_ms();
+  });
+  return out;
+}
+
+absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<Job> job = Find(job_id);
+    if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+    if (job->status.state() != v1::SUCCEEDED) {
+      return absl::FailedPreconditionError(
+          "job " + job_id + " has no results: it is " + v1::JobState_Name(job->status.state()) +
+          (job->status.message().empty() ? "" : " (" + job->status.message() + ")"));
+    }
+  }
+  return store_->LoadResults(job_id);
+}
+
+absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_id,
+                                                        uint64_t* version,
+                                                        std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  std::shared_ptr<Job> job = Find(job_id);
+  if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  if (*version != 0) {
+    changed_.wait_for(lock, timeout,
+                      [&] { return job->version != *version || shutdown_; });
+  }
+  *version = job->version;
+  return job->status;
+}
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,72 @@
+// Jobs: submission, queueing until enough idle workers match, running each job on its own
+// thread (load units on workers, RunMaster, store results), cancellation, watching, listing,
+// and durable records in the JobStore. A job that fails says why; other jobs go on.
+//
+// Thread safety: every public method may be called from any thread (gRPC handlers).
+#pragma once
+
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/v1/job_service.pb.h"
+#include "orchestrator/src/artifact_store.h"
+#include "orchestrator/src/job_store.h"
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::orchestrator {
+
+class JobManager {
+ public:
+  JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts);
+  ~JobManager();
+
+  // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
+  // ones failed (their workers and state are gone).
+  [[nodiscard]] absl::Status Recover();
+
+  // Validates and queues; returns the job id. Errors name the scenario field at fault.
+  [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario);
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
+  std::vector<v1::JobStatus> List() const;
+  [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
+
+  // Waits until the job's status changed after `*version` (or `timeout` passed), then returns
+  // it and updates `*version`. `*version` 0 returns at once.
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> WaitForChange(const std::string& job_id,
+                                                            uint64_t* version,
+                                                            std::chrono::milliseconds timeout);
+
+  // Stops scheduling, cancels running jobs and joins their threads.
+  void Shutdown();
+
+ private:
+  struct Job;
+  void Schedule();
+  void RunJob(const std::shared_ptr<Job>& job,
+              std::vector<std::shared_ptr<WorkerConnection>> workers);
+  void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message);
+  void Touch(Job& job);  // under mutex_: bump version, notify watchers
+  std::shared_ptr<Job> Find(const std::string& job_id) const;
+
+  WorkerPool* pool_;
+  JobStore* store_;
+  ArtifactStore* artifacts_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::string, std::shared_ptr<Job>> jobs_;
+  std::vector<std::shared_ptr<Job>> queue_;  // FIFO of queued jobs
+  uint64_t next_id_ = 1;
+  bool shutdown_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace cosimo::orchestrator

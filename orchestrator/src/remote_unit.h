@@ -1,0 +1,49 @@
+// A UnitProxy for a unit that runs in a worker process, over the worker's Attach stream. Send
+// writes one command message; Await waits for its reply, which the stream's handler thread
+// delivers. Messages are reused, so the step path does not allocate once warmed up.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cosimo/orchestrator/unit_proxy.h"
+#include "cosimo/v1/worker_service.pb.h"
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::orchestrator {
+
+class RemoteUnit final : public UnitProxy {
+ public:
+  // Sends LoadUnit without waiting; FinishLoad waits for UnitLoaded. Split so that a job loads
+  // all its units in parallel.
+  static std::unique_ptr<RemoteUnit> StartLoad(std::shared_ptr<WorkerConnection> worker,
+                                               const v1::LoadUnit& load);
+  [[nodiscard]] absl::Status FinishLoad();
+
+  const std::string& name() const override { return name_; }
+  const UnitDescription& description() const override { return description_; }
+  const std::string& iterative_mode() const override { return mode_; }
+  std::string location() const override;
+  void Send(const UnitCommand& command) override;
+  [[nodiscard]] absl::Status Await(UnitResponse* response) override;
+
+  WorkerConnection& worker() { return *worker_; }
+
+ private:
+  RemoteUnit(std::shared_ptr<WorkerConnection> worker, std::string name)
+      : worker_(std::move(worker)), name_(std::move(name)) {}
+  [[nodiscard]] absl::Status Context(const absl::Status& status) const;
+
+  std::shared_ptr<WorkerConnection> worker_;
+  std::string name_;
+  UnitDescription description_;
+  std::string mode_;
+  uint64_t seq_ = 0;
+  UnitCommand::Kind pending_kind_ = UnitCommand::Kind::kStep;
+  bool write_failed_ = false;
+  v1::OrchestratorMessage command_;
+  v1::WorkerMessage reply_;
+};
+
+}  // namespace cosimo::orchestrator

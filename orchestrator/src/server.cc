@@ -1,0 +1,118 @@
+#include "cosimo/orchestrator/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <spdlog/spdlog.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "orchestrator/src/services.h"
+
+namespace cosimo::orchestrator {
+
+namespace fs = std::filesystem;
+
+class OrchestratorServer::Impl {
+ public:
+  ServerOptions options;
+  std::string temp_dir;  // removed on shutdown when there is no data dir
+  std::unique_ptr<JobStore> store;
+  std::unique_ptr<ArtifactStore> artifacts;
+  std::unique_ptr<WorkerPool> pool;
+  std::unique_ptr<JobManager> jobs;
+  std::unique_ptr<JobServiceImpl> job_service;
+  std::unique_ptr<WorkerServiceImpl> worker_service;
+  std::unique_ptr<ArtifactServiceImpl> artifact_service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+  std::mutex mutex;
+  bool shut_down = false;
+};
+
+OrchestratorServer::OrchestratorServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+OrchestratorServer::~OrchestratorServer() { Shutdown(); }
+
+absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
+    const ServerOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  std::string db_path, artifact_dir;
+  std::error_code ec;
+  if (!options.data_dir.empty()) {
+    fs::create_directories(options.data_dir, ec);
+    if (ec) {
+      return absl::PermissionDeniedError("--data-dir '" + options.data_dir +
+                                         "' cannot be created: " + ec.message());
+    }
+    db_path = (fs::path(options.data_dir) / "jobs.sqlite").string();
+    artifact_dir = (fs::path(options.data_dir) / "artifacts").string();
+  } else {
+    std::string pattern = (fs::temp_directory_path() / "cosimo-orchestrator-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError("cannot create a temporary artifact folder");
+    }
+    impl->temp_dir = pattern;
+    artifact_dir = pattern;
+  }
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(db_path);
+  if (!store.ok()) return store.status();
+  impl->store = *std::move(store);
+  impl->artifacts = std::make_unique<ArtifactStore>(artifact_dir);
+  impl->pool = std::make_unique<WorkerPool>(options.heartbeat_timeout);
+  impl->jobs = std::make_unique<JobManager>(impl->pool.get(), impl->store.get(),
+                                            impl->artifacts.get());
+  if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
+  impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get());
+  impl->worker_service =
+      std::make_unique<WorkerServiceImpl>(impl->pool.get(), options.heartbeat_interval);
+  impl->artifact_service = std::make_unique<ArtifactServiceImpl>(impl->artifacts.get());
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
+  builder.RegisterService(impl->job_service.get());
+  builder.RegisterService(impl->worker_service.get());
+  builder.RegisterService(impl->artifact_service.get());
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || impl->port == 0) {
+    return absl::UnavailableError("cannot listen on '" + options.listen +
+                                  "' (address in use or invalid)");
+  }
+  spdlog::info("orchestrator listening on port {} (data: {})", impl->port,
+               options.data_dir.empty() ? "in memory" : options.data_dir);
+  return std::unique_ptr<OrchestratorServer>(new OrchestratorServer(std::move(impl)));
+}
+
+int OrchestratorServer::port() const { return impl_->port; }
+
+std::string OrchestratorServer::local_address() const {
+  return "127.0.0.1:" + std::to_string(impl_->port);
+}
+
+void OrchestratorServer::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->shut_down) return;
+    impl_->shut_down = true;
+  }
+  impl_->jobs->Shutdown();
+  impl_->pool->Shutdown();
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  impl_->server->Wait();
+  if (!impl_->temp_dir.empty()) {
+    std::error_code ec;
+    fs::remove_all(impl_->temp_dir, ec);
+  }
+}
+
+void OrchestratorServer::Wait() { impl_->server->Wait(); }
+
+}  // namespace cosimo::orchestrator

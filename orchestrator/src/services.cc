@@ -1,0 +1,194 @@
+#include "orchestrator/src/services.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cosimo/common/digest.h"
+#include "cosimo/common/status.h"
+
+namespace cosimo::orchestrator {
+
+// ----- JobService -----------------------------------------------------------------------------
+
+grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+                                       v1::SubmitJobResponse* response) {
+  absl::StatusOr<std::string> id = jobs_->Submit(request->scenario());
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  response->set_job_id(*id);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                    v1::GetJobResponse* response) {
+  absl::StatusOr<v1::JobStatus> status = jobs_->Get(request->job_id());
+  if (!status.ok()) return ToGrpcStatus(status.status());
+  *response->mutable_status() = *std::move(status);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
+                                      const v1::WatchJobRequest* request,
+                                      grpc::ServerWriter<v1::JobStatus>* writer) {
+  const auto interval = std::chrono::milliseconds(
+      request->min_interval_ms() > 0 ? request->min_interval_ms() : 200);
+  uint64_t version = 0;
+  while (!context->IsCancelled()) {
+    absl::StatusOr<v1::JobStatus> status =
+        jobs_->WaitForChange(request->job_id(), &version, std::chrono::milliseconds(1000));
+    if (!status.ok()) return ToGrpcStatus(status.status());
+    if (!writer->Write(*status)) return grpc::Status::OK;
+    const v1::JobState state = status->state();
+    if (state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELED) {
+      return grpc::Status::OK;
+    }
+    std::this_thread::sleep_for(interval);
+  }
+  return grpc::Status(grpc::StatusCode::CANCELLED, "watch canceled by the client");
+}
+
+grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+                                       v1::CancelJobResponse* response) {
+  absl::StatusOr<v1::JobStatus> status = jobs_->Cancel(request->job_id());
+  if (!status.ok()) return ToGrpcStatus(status.status());
+  *response->mutable_status() = *std::move(status);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
+                                      v1::ListJobsResponse* response) {
+  for (v1::JobStatus& status : jobs_->List()) *response->add_jobs() = std::move(status);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::GetResults(grpc::ServerContext*, const v1::GetResultsRequest* request,
+                                        grpc::ServerWriter<v1::ResultsChunk>* writer) {
+  absl::StatusOr<StoredResults> results = jobs_->Results(request->job_id());
+  if (!results.ok()) return ToGrpcStatus(results.status());
+  v1::ResultsChunk chunk;
+  v1::ResultsHeader* header = chunk.mutable_header();
+  for (const std::string& c : results->columns) header->add_columns(c);
+  *header->mutable_metadata() = results->metadata;
+  if (!writer->Write(chunk)) return grpc::Status::OK;
+  // About 512 KiB of doubles per message, whole rows only.
+  const size_t width = std::max<size_t>(1, results->columns.size());
+  const size_t rows_per_chunk = std::max<size_t>(1, (64 * 1024) / width);
+  for (size_t begin = 0; begin < results->values.size(); begin += rows_per_chunk * width) {
+    const size_t end = std::min(results->values.size(), begin + rows_per_chunk * width);
+    chunk.Clear();
+    auto* values = chunk.mutable_rows()->mutable_values();
+    values->Reserve(static_cast<int>(end - begin));
+    for (size_t i = begin; i < end; ++i) values->AddAlreadyReserved(results->values[i]);
+    if (!writer->Write(chunk)) break;
+  }
+  return grpc::Status::OK;
+}
+
+// ----- WorkerService --------------------------------------------------------------------------
+
+grpc::Status WorkerServiceImpl::Attach(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream) {
+  v1::WorkerMessage message;
+  if (!stream->Read(&message) || !message.has_hello()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the first message must be Hello");
+  }
+  const v1::Hello hello = message.hello();
+  v1::OrchestratorMessage welcome;
+  if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
+    const std::string reason = "incompatible protocol version " +
+                               std::to_string(hello.protocol_version()) +
+                               " from host " + hello.host() + " (this orchestrator speaks " +
+                               std::to_string(v1::PROTOCOL_VERSION_1) + ")";
+    spdlog::warn("refused a worker: {}", reason);
+    welcome.mutable_welcome()->set_accepted(false);
+    welcome.mutable_welcome()->set_reason(reason);
+    stream->Write(welcome);
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, reason);
+  }
+  std::shared_ptr<WorkerConnection> worker = pool_->Create(hello, stream, context);
+  welcome.mutable_welcome()->set_accepted(true);
+  welcome.mutable_welcome()->set_worker_id(worker->id());
+  welcome.mutable_welcome()->set_heartbeat_ms(static_cast<int>(heartbeat_interval_.count()));
+  // The welcome goes out before the worker becomes visible to jobs.
+  if (!worker->Write(welcome)) {
+    worker->MarkLost("could not send the welcome");
+  } else {
+    pool_->Register(worker);
+    while (stream->Read(&message)) worker->OnMessage(&message);
+    worker->MarkLost(context->IsCancelled() ? "stream canceled" : "the worker closed its stream");
+  }
+  worker->CloseStream();
+  pool_->Unregister(worker);
+  return grpc::Status::OK;
+}
+
+// ----- ArtifactService ------------------------------------------------------------------------
+
+grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext*,
+                                         grpc::ServerReader<v1::UploadChunk>* reader,
+                                         v1::UploadResponse* response) {
+  v1::UploadChunk chunk;
+  if (!reader->Read(&chunk)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty upload");
+  }
+  const std::string digest = chunk.digest();
+  if (!IsValidDigest(digest)) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "upload: digest '" + digest + "' is not sha256:<64 hex digits>");
+  }
+  response->set_digest(digest);
+  if (store_->Has(digest)) {
+    response->set_already_stored(true);
+    while (reader->Read(&chunk)) {
+    }
+    return grpc::Status::OK;
+  }
+  const std::string temp = store_->TemporaryPath();
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot write " + temp);
+    uint64_t written = 0;
+    do {
+      out.write(chunk.data().data(), static_cast<std::streamsize>(chunk.data().size()));
+      written += chunk.data().size();
+    } while (reader->Read(&chunk));
+    out.close();
+    if (!out) return grpc::Status(grpc::StatusCode::INTERNAL, "error writing " + temp);
+    spdlog::info("artifact {} uploaded ({} bytes)", digest, written);
+  }
+  return ToGrpcStatus(store_->Commit(temp, digest));
+}
+
+grpc::Status ArtifactServiceImpl::Stat(grpc::ServerContext*, const v1::StatRequest* request,
+                                       v1::StatResponse* response) {
+  absl::StatusOr<uint64_t> size = store_->Size(request->digest());
+  response->set_stored(size.ok());
+  if (size.ok()) response->set_size(*size);
+  return grpc::Status::OK;
+}
+
+grpc::Status ArtifactServiceImpl::Fetch(grpc::ServerContext*, const v1::FetchRequest* request,
+                                        grpc::ServerWriter<v1::FetchChunk>* writer) {
+  absl::StatusOr<uint64_t> size = store_->Size(request->digest());
+  if (!size.ok()) return ToGrpcStatus(size.status());
+  std::ifstream in(store_->PathOf(request->digest()), std::ios::binary);
+  if (!in) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot read artifact");
+  v1::FetchChunk chunk;
+  chunk.set_size(*size);
+  std::string buffer(1 << 20, '\0');
+  bool first = true;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const std::streamsize n = in.gcount();
+    if (n <= 0 && !first) break;
+    chunk.set_data(buffer.data(), static_cast<size_t>(std::max<std::streamsize>(n, 0)));
+    if (!writer->Write(chunk)) break;
+    chunk.clear_size();
+    first = false;
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace cosimo::orchestrator

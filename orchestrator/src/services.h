@@ -1,0 +1,64 @@
+// The gRPC service adapters: they translate messages and delegate to the JobManager,
+// WorkerPool and ArtifactStore; no domain logic lives here. Status conversion goes through
+// cosimo::ToGrpcStatus only.
+#pragma once
+
+#include <chrono>
+
+#include "cosimo/v1/artifact_service.grpc.pb.h"
+#include "cosimo/v1/job_service.grpc.pb.h"
+#include "cosimo/v1/worker_service.grpc.pb.h"
+#include "orchestrator/src/artifact_store.h"
+#include "orchestrator/src/job_manager.h"
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::orchestrator {
+
+class JobServiceImpl final : public v1::JobService::Service {
+ public:
+  explicit JobServiceImpl(JobManager* jobs) : jobs_(jobs) {}
+  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+                         v1::SubmitJobResponse* response) override;
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                      v1::GetJobResponse* response) override;
+  grpc::Status WatchJob(grpc::ServerContext* context, const v1::WatchJobRequest* request,
+                        grpc::ServerWriter<v1::JobStatus>* writer) override;
+  grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+                         v1::CancelJobResponse* response) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+                        v1::ListJobsResponse* response) override;
+  grpc::Status GetResults(grpc::ServerContext*, const v1::GetResultsRequest* request,
+                          grpc::ServerWriter<v1::ResultsChunk>* writer) override;
+
+ private:
+  JobManager* jobs_;
+};
+
+class WorkerServiceImpl final : public v1::WorkerService::Service {
+ public:
+  WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval)
+      : pool_(pool), heartbeat_interval_(heartbeat_interval) {}
+  grpc::Status Attach(grpc::ServerContext* context,
+                      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream)
+      override;
+
+ private:
+  WorkerPool* pool_;
+  std::chrono::milliseconds heartbeat_interval_;
+};
+
+class ArtifactServiceImpl final : public v1::ArtifactService::Service {
+ public:
+  explicit ArtifactServiceImpl(ArtifactStore* store) : store_(store) {}
+  grpc::Status Upload(grpc::ServerContext*, grpc::ServerReader<v1::UploadChunk>* reader,
+                      v1::UploadResponse* response) override;
+  grpc::Status Stat(grpc::ServerContext*, const v1::StatRequest* request,
+                    v1::StatResponse* response) override;
+  grpc::Status Fetch(grpc::ServerContext*, const v1::FetchRequest* request,
+                     grpc::ServerWriter<v1::FetchChunk>* writer) override;
+
+ private:
+  ArtifactStore* store_;
+};
+
+}  // namespace cosimo::orchestrator
