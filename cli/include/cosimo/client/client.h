@@ -1,0 +1,77 @@
+// The Cosimo client library: what the `cosimo` command line uses, and what any C++ program can
+// use to drive an orchestrator. It uploads the FMUs and tables a scenario names (chunked,
+// addressed by SHA-256, skipped when the orchestrator already has them), rewrites the scenario
+// to their digests, submits, watches, cancels, lists and fetches results.
+//
+// Every call has a deadline. Thread safety: a Client may be shared between threads.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/v1/artifact_service.grpc.pb.h"
+#include "cosimo/v1/job_service.grpc.pb.h"
+#include "cosimo/v1/scenario.pb.h"
+
+namespace cosimo::client {
+
+struct JobResults {
+  std::vector<std::string> columns;  // "time", then "<unit>.<variable>"
+  std::vector<double> values;        // row-major
+  v1::ResultsMetadata metadata;
+  size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+};
+
+// The orchestrator address a verb uses when --orchestrator is not given: $COSIMO_ORCHESTRATOR,
+// else localhost:7700.
+std::string DefaultOrchestrator();
+
+class Client {
+ public:
+  explicit Client(const std::string& target,
+                  std::chrono::milliseconds call_deadline = std::chrono::seconds(30));
+
+  // Uploads one file; returns its digest. Idempotent: a stored artifact is not sent again.
+  [[nodiscard]] absl::StatusOr<std::string> Upload(const std::string& path);
+  // Uploads the scenario's artifacts, sets their digests, and submits. Returns the job id.
+  [[nodiscard]] absl::StatusOr<std::string> Submit(v1::Scenario scenario);
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
+  // Streams the job's status to `on_update` until it ends; returns the final status.
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Watch(
+      const std::string& job_id, const std::function<void(const v1::JobStatus&)>& on_update,
+      int min_interval_ms = 200);
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
+  [[nodiscard]] absl::StatusOr<std::vector<v1::JobStatus>> List();
+  // Fails (naming the state and the reason) unless the job succeeded.
+  [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id);
+
+  const std::string& target() const { return target_; }
+
+ private:
+  void SetDeadline(grpc::ClientContext* context) const;
+
+  std::string target_;
+  std::chrono::milliseconds call_deadline_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::JobService::Stub> jobs_;
+  std::unique_ptr<v1::ArtifactService::Stub> artifacts_;
+};
+
+// `cosimo run`: an orchestrator in this process on loopback, one cosimo-worker child process per
+// unit, the job submitted through the same client path as production. Child processes are
+// stopped on every exit path (and die with this process, PR_SET_PDEATHSIG).
+struct EmbeddedOptions {
+  std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
+  std::string worker_log_level = "warn";
+  std::function<void(const v1::JobStatus&)> on_update;  // progress, may be empty
+  // Set to true (from another thread, e.g. on Ctrl-C) to cancel the job.
+  const std::atomic<bool>* cancel = nullptr;
+};
+[[nodiscard]] absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
+                                                     const EmbeddedOptions& options);
+
+}  // namespace cosimo::client

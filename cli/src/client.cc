@@ -1,0 +1,200 @@
+#include "cosimo/client/client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cosimo/common/digest.h"
+#include "cosimo/common/status.h"
+
+namespace cosimo::client {
+
+namespace fs = std::filesystem;
+
+std::string DefaultOrchestrator() {
+  const char* env = std::getenv("COSIMO_ORCHESTRATOR");
+  return (env != nullptr && *env != '\0') ? env : "localhost:7700";
+}
+
+Client::Client(const std::string& target, std::chrono::milliseconds call_deadline)
+    : target_(target), call_deadline_(call_deadline) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  jobs_ = v1::JobService::NewStub(channel_);
+  artifacts_ = v1::ArtifactService::NewStub(channel_);
+}
+
+void Client::SetDeadline(grpc::ClientContext* context) const {
+  context->set_deadline(std::chrono::system_clock::now() + call_deadline_);
+}
+
+namespace {
+
+absl::Status Rpc(const grpc::Status& status, const std::string& what, const std::string& target) {
+  if (status.ok()) return absl::OkStatus();
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return absl::UnavailableError(what + ": cannot reach the orchestrator at " + target + " (" +
+                                  status.error_message() + ")");
+  }
+  return FromGrpcStatus(status);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Client::Upload(const std::string& path) {
+  absl::StatusOr<std::string> digest = DigestOfFile(path);
+  if (!digest.ok()) return digest.status();
+  {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::StatRequest request;
+    request.set_digest(*digest);
+    v1::StatResponse response;
+    absl::Status s = Rpc(artifacts_->Stat(&context, request, &response), "upload", target_);
+    if (!s.ok()) return s;
+    if (response.stored()) return digest;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError("cannot read '" + path + "'");
+  std::error_code ec;
+  const uint64_t size = fs::file_size(path, ec);
+  grpc::ClientContext context;
+  // Uploads get time in proportion to their size (at least 10 MB/s).
+  context.set_deadline(std::chrono::system_clock::now() + call_deadline_ +
+                       std::chrono::seconds(size / (10 << 20)));
+  v1::UploadResponse response;
+  auto writer = artifacts_->Upload(&context, &response);
+  v1::UploadChunk chunk;
+  chunk.set_digest(*digest);
+  chunk.set_size(size);
+  chunk.set_file_name(fs::path(path).filename().string());
+  std::string buffer(1 << 20, '\0');
+  bool sent_any = false;
+  while (in || !sent_any) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const std::streamsize n = in.gcount();
+    if (n <= 0 && sent_any) break;
+    chunk.set_data(buffer.data(), static_cast<size_t>(std::max<std::streamsize>(0, n)));
+    if (!writer->Write(chunk)) break;
+    sent_any = true;
+    chunk.clear_digest();
+    chunk.clear_size();
+    chunk.clear_file_name();
+  }
+  writer->WritesDone();
+  absl::Status s = Rpc(writer->Finish(), "upload of " + path, target_);
+  if (!s.ok()) return Annotate(s, "upload of '" + path + "'");
+  return digest;
+}
+
+absl::StatusOr<std::string> Client::Submit(v1::Scenario scenario) {
+  for (v1::Unit& unit : *scenario.mutable_units()) {
+    std::string* path = nullptr;
+    std::string* digest = nullptr;
+    if (unit.has_fmu()) {
+      path = unit.mutable_fmu()->mutable_path();
+      digest = unit.mutable_fmu()->mutable_digest();
+    } else if (unit.has_table()) {
+      path = unit.mutable_table()->mutable_path();
+      digest = unit.mutable_table()->mutable_digest();
+    }
+    if (path == nullptr || path->empty() || !digest->empty()) continue;
+    absl::StatusOr<std::string> uploaded = Upload(*path);
+    if (!uploaded.ok()) return Annotate(uploaded.status(), "unit '" + unit.name() + "'");
+    *digest = *uploaded;
+  }
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = std::move(scenario);
+  v1::SubmitJobResponse response;
+  absl::Status s = Rpc(jobs_->SubmitJob(&context, request, &response), "submit", target_);
+  if (!s.ok()) return s;
+  return response.job_id();
+}
+
+absl::StatusOr<v1::JobStatus> Client::Get(const std::string& job_id) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  v1::GetJobResponse response;
+  absl::Status s = Rpc(jobs_->GetJob(&context, request, &response), "get job", target_);
+  if (!s.ok()) return s;
+  return response.status();
+}
+
+absl::StatusOr<v1::JobStatus> Client::Watch(
+    const std::string& job_id, const std::function<void(const v1::JobStatus&)>& on_update,
+    int min_interval_ms) {
+  grpc::ClientContext context;
+  // A watch lasts as long as the job: the deadline only guards against a lost orchestrator
+  // that never answers (the server sends a status at least every second while running).
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(24 * 30));
+  v1::WatchJobRequest request;
+  request.set_job_id(job_id);
+  request.set_min_interval_ms(min_interval_ms);
+  auto reader = jobs_->WatchJob(&context, request);
+  v1::JobStatus status;
+  v1::JobStatus last;
+  bool any = false;
+  while (reader->Read(&status)) {
+    any = true;
+    if (on_update) on_update(status);
+    last = status;
+  }
+  absl::Status s = Rpc(reader->Finish(), "watch", target_);
+  if (!s.ok()) return s;
+  if (!any) return absl::UnavailableError("watch: the orchestrator sent no status");
+  return last;
+}
+
+absl::StatusOr<v1::JobStatus> Client::Cancel(const std::string& job_id) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::CancelJobRequest request;
+  request.set_job_id(job_id);
+  v1::CancelJobResponse response;
+  absl::Status s = Rpc(jobs_->CancelJob(&context, request, &response), "cancel", target_);
+  if (!s.ok()) return s;
+  return response.status();
+}
+
+absl::StatusOr<std::vector<v1::JobStatus>> Client::List() {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListJobsResponse response;
+  absl::Status s = Rpc(jobs_->ListJobs(&context, v1::ListJobsRequest(), &response), "list",
+                       target_);
+  if (!s.ok()) return s;
+  return std::vector<v1::JobStatus>(response.jobs().begin(), response.jobs().end());
+}
+
+absl::StatusOr<JobResults> Client::Results(const std::string& job_id) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + call_deadline_ * 10);
+  v1::GetResultsRequest request;
+  request.set_job_id(job_id);
+  auto reader = jobs_->GetResults(&context, request);
+  JobResults results;
+  v1::ResultsChunk chunk;
+  while (reader->Read(&chunk)) {
+    if (chunk.has_header()) {
+      results.columns.assign(chunk.header().columns().begin(), chunk.header().columns().end());
+      results.metadata = chunk.header().metadata();
+    } else {
+      results.values.insert(results.values.end(), chunk.rows().values().begin(),
+                            chunk.rows().values().end());
+    }
+  }
+  absl::Status s = Rpc(reader->Finish(), "results", target_);
+  if (!s.ok()) return s;
+  return results;
+}
+
+}  // namespace cosimo::client

@@ -1,0 +1,167 @@
+#include <signal.h>
+#include <spawn.h>
+#include <spdlog/spdlog.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "cosimo/client/client.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/status.h"
+#include "cosimo/orchestrator/server.h"
+
+namespace cosimo::client {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string WorkerBinary(const EmbeddedOptions& options) {
+  if (!options.worker_binary.empty()) return options.worker_binary;
+  if (const char* env = std::getenv("COSIMO_WORKER_BINARY"); env && *env) return env;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return (self.parent_path() / "cosimo-worker").string();
+}
+
+// The worker processes of one embedded run; stopped (TERM, then KILL) on destruction.
+class WorkerProcesses {
+ public:
+  ~WorkerProcesses() { StopAll(); }
+
+  absl::Status Spawn(const std::string& binary, const std::string& address,
+                     const std::string& log_level) {
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) return absl::ResourceExhaustedError("fork failed: cannot start a worker");
+    if (pid == 0) {
+      // Die with the parent, whatever kills it.
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) _exit(1);
+      sigset_t none;
+      sigemptyset(&none);
+      pthread_sigmask(SIG_SETMASK, &none, nullptr);
+      execl(binary.c_str(), binary.c_str(), "--orchestrator", address.c_str(), "--once",
+            "--log-level", log_level.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    pids_.push_back(pid);
+    return absl::OkStatus();
+  }
+
+  // A child that already exited (e.g. exec failed): its pid and status.
+  std::string Exited() {
+    for (pid_t pid : pids_) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        reaped_.push_back(pid);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+          return "worker process " + std::to_string(pid) + " could not be started";
+        }
+        return "worker process " + std::to_string(pid) + " exited early";
+      }
+    }
+    return "";
+  }
+
+  void StopAll() {
+    for (pid_t pid : pids_) {
+      if (std::find(reaped_.begin(), reaped_.end(), pid) == reaped_.end()) kill(pid, SIGTERM);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    for (pid_t pid : pids_) {
+      if (std::find(reaped_.begin(), reaped_.end(), pid) != reaped_.end()) continue;
+      int status = 0;
+      while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          kill(pid, SIGKILL);
+          waitpid(pid, &status, 0);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    pids_.clear();
+    reaped_.clear();
+  }
+
+ private:
+  std::vector<pid_t> pids_;
+  std::vector<pid_t> reaped_;
+};
+
+}  // namespace
+
+absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
+                                       const EmbeddedOptions& options) {
+  if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
+  const std::string binary = WorkerBinary(options);
+  if (access(binary.c_str(), X_OK) != 0) {
+    return absl::NotFoundError("cannot find the worker program '" + binary +
+                               "' (set COSIMO_WORKER_BINARY)");
+  }
+  orchestrator::ServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.heartbeat_interval = std::chrono::milliseconds(500);
+  server_options.heartbeat_timeout = std::chrono::milliseconds(10000);
+  absl::StatusOr<std::unique_ptr<orchestrator::OrchestratorServer>> server =
+      orchestrator::OrchestratorServer::Start(server_options);
+  if (!server.ok()) return server.status();
+  const std::string address = (*server)->local_address();
+
+  absl::StatusOr<JobResults> results = absl::UnknownError("not run");
+  {
+    WorkerProcesses workers;
+    for (int i = 0; i < scenario.units_size(); ++i) {
+      if (absl::Status s = workers.Spawn(binary, address, options.worker_log_level); !s.ok()) {
+        return s;
+      }
+    }
+    Client client(address);
+    absl::StatusOr<std::string> job = client.Submit(scenario);
+    if (!job.ok()) return job.status();
+    // Watch; cancel on request; notice workers that die before attaching.
+    std::atomic<bool> done{false};
+    std::thread canceler([&] {
+      while (!done) {
+        if (options.cancel != nullptr && options.cancel->load()) {
+          (void)client.Cancel(*job);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+    absl::StatusOr<v1::JobStatus> final_status = client.Watch(
+        *job,
+        [&](const v1::JobStatus& status) {
+          if (options.on_update) options.on_update(status);
+          if (status.state() == v1::QUEUED) {
+            if (std::string exited = workers.Exited(); !exited.empty()) {
+              spdlog::error("{}", exited);
+              (void)client.Cancel(*job);
+            }
+          }
+        },
+        100);
+    done = true;
+    canceler.join();
+    if (!final_status.ok()) {
+      results = final_status.status();
+    } else if (final_status->state() == v1::SUCCEEDED) {
+      results = client.Results(*job);
+    } else if (final_status->state() == v1::CANCELED) {
+      results = absl::CancelledError("job " + *job + " canceled");
+    } else {
+      results = absl::AbortedError("job " + *job + " failed: " + final_status->message());
+    }
+    workers.StopAll();
+  }
+  (*server)->Shutdown();
+  return results;
+}
+
+}  // namespace cosimo::client

@@ -1,0 +1,185 @@
+// cosimo: the Cosimo command line.
+//   cosimo run SCENARIO.json [--out results.csv]
+//   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
+//   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
+// Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
+// bad scenario; 130 interrupted.
+#include <google/protobuf/util/json_util.h>
+#include <pthread.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cosimo/client/client.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/status.h"
+#include "progress.h"
+
+namespace {
+
+using cosimo::client::Client;
+using cosimo::client::JobResults;
+
+std::atomic<bool> g_interrupted{false};
+
+int Fail(const absl::Status& status, int code = 1) {
+  std::cerr << "cosimo: " << status.message() << "\n";
+  return code;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  if (status.code() == absl::StatusCode::kInvalidArgument) return 2;
+  if (status.code() == absl::StatusCode::kCancelled && g_interrupted) return 130;
+  return 1;
+}
+
+absl::Status WriteResults(const JobResults& results, const std::string& out) {
+  if (absl::Status s = cosimo::WriteCsvFile(out, results.columns, results.values); !s.ok()) {
+    return s;
+  }
+  std::string json;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  (void)google::protobuf::util::MessageToJsonString(results.metadata, &json, options);
+  std::ofstream meta(out + ".meta.json", std::ios::trunc);
+  meta << json;
+  if (!meta) return absl::PermissionDeniedError("cannot write '" + out + ".meta.json'");
+  return absl::OkStatus();
+}
+
+// Watches until the job ends with a progress display; 0 only if it succeeded.
+int WatchToEnd(Client& client, const std::string& job) {
+  cosimo::client::ProgressPrinter printer;
+  absl::StatusOr<cosimo::v1::JobStatus> status =
+      client.Watch(job, [&](const cosimo::v1::JobStatus& s) { printer.Update(s); });
+  printer.Finish();
+  if (!status.ok()) return Fail(status.status());
+  return status->state() == cosimo::v1::SUCCEEDED ? 0 : 1;
+}
+
+std::string FormatTime(int64_t unix_ms) {
+  const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
+  app.require_subcommand(1);
+  std::string orchestrator = cosimo::client::DefaultOrchestrator();
+  std::string scenario_path, job_id, out = "results.csv";
+  bool wait = false;
+
+  CLI::App* run = app.add_subcommand(
+      "run", "run a scenario here: an embedded orchestrator and one worker process per unit");
+  run->add_option("scenario", scenario_path, "scenario JSON file")->required();
+  run->add_option("--out", out, "results CSV (metadata beside it, .meta.json)")
+      ->capture_default_str();
+
+  auto add_orchestrator = [&](CLI::App* cmd) {
+    cmd->add_option("--orchestrator", orchestrator,
+                    "orchestrator HOST:PORT (default: $COSIMO_ORCHESTRATOR, else localhost:7700)");
+  };
+  CLI::App* submit = app.add_subcommand("submit", "submit a scenario; prints the job id");
+  submit->add_option("scenario", scenario_path, "scenario JSON file")->required();
+  submit->add_flag("--wait", wait, "follow the job until it ends; exit 0 only if it succeeded");
+  add_orchestrator(submit);
+  CLI::App* watch = app.add_subcommand("watch", "follow a job until it ends");
+  watch->add_option("job", job_id, "job id")->required();
+  add_orchestrator(watch);
+  CLI::App* results = app.add_subcommand("results", "write a succeeded job's results as CSV");
+  results->add_option("job", job_id, "job id")->required();
+  results->add_option("--out", out, "results CSV")->capture_default_str();
+  add_orchestrator(results);
+  CLI::App* cancel = app.add_subcommand("cancel", "cancel a queued or running job");
+  cancel->add_option("job", job_id, "job id")->required();
+  add_orchestrator(cancel);
+  CLI::App* list = app.add_subcommand("list", "list the orchestrator's jobs");
+  add_orchestrator(list);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(log_level));
+
+  // Ctrl-C / TERM: handled on a thread (sigwait) that asks the run to cancel.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([signals] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    g_interrupted = true;
+    std::cerr << "\ncosimo: interrupted, stopping\n";
+  }).detach();
+
+  if (run->parsed() || submit->parsed()) {
+    absl::StatusOr<cosimo::v1::Scenario> scenario = cosimo::LoadScenarioFile(scenario_path);
+    if (!scenario.ok()) return Fail(scenario.status(), 2);
+    if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
+    if (run->parsed()) {
+      cosimo::client::ProgressPrinter printer;
+      cosimo::client::EmbeddedOptions options;
+      options.on_update = [&](const cosimo::v1::JobStatus& s) { printer.Update(s); };
+      options.cancel = &g_interrupted;
+      absl::StatusOr<JobResults> results = cosimo::client::RunEmbedded(*scenario, options);
+      printer.Finish();
+      if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
+      if (absl::Status s = WriteResults(*results, out); !s.ok()) return Fail(s);
+      std::cerr << "results written to " << out << " (" << results->rows() << " rows, "
+                << results->columns.size() << " columns; metadata in " << out
+                << ".meta.json)\n";
+      return 0;
+    }
+    Client client(orchestrator);
+    absl::StatusOr<std::string> job = client.Submit(*scenario);
+    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
+    std::cout << *job << std::endl;
+    return wait ? WatchToEnd(client, *job) : 0;
+  }
+  Client client(orchestrator);
+  if (watch->parsed()) return WatchToEnd(client, job_id);
+  if (results->parsed()) {
+    absl::StatusOr<JobResults> r = client.Results(job_id);
+    if (!r.ok()) return Fail(r.status());
+    if (absl::Status s = WriteResults(*r, out); !s.ok()) return Fail(s);
+    std::cerr << "results written to " << out << " (" << r->rows() << " rows)\n";
+    return 0;
+  }
+  if (cancel->parsed()) {
+    absl::StatusOr<cosimo::v1::JobStatus> s = client.Cancel(job_id);
+    if (!s.ok()) return Fail(s.status());
+    std::cout << s->job_id() << " " << cosimo::v1::JobState_Name(s->state()) << "\n";
+    return 0;
+  }
+  if (list->parsed()) {
+    absl::StatusOr<std::vector<cosimo::v1::JobStatus>> jobs = client.List();
+    if (!jobs.ok()) return Fail(jobs.status());
+    std::printf("%-16s %-10s %-20s %-19s %12s  %s\n", "JOB", "STATE", "NAME", "SUBMITTED",
+                "TIME/STOP", "MESSAGE");
+    for (const cosimo::v1::JobStatus& j : *jobs) {
+      char progress[40];
+      std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
+      std::printf("%-16s %-10s %-20s %-19s %12s  %s\n", j.job_id().c_str(),
+                  cosimo::v1::JobState_Name(j.state()).c_str(), j.name().c_str(),
+                  FormatTime(j.submitted_unix_ms()).c_str(), progress, j.message().c_str());
+    }
+    return 0;
+  }
+  return 2;
+}

@@ -1,0 +1,74 @@
+#include "progress.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosimo::client {
+
+ProgressPrinter::ProgressPrinter(FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
+
+std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
+  const double span = s.stop_time() - s.start_time();
+  const double fraction =
+      span > 0 ? std::clamp((s.time() - s.start_time()) / span, 0.0, 1.0) : 0.0;
+  const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
+  const double iterations_per_step =
+      s.steps_accepted() > 0 ? static_cast<double>(s.iterations()) / s.steps_accepted() : 0.0;
+  std::string eta = "--";
+  if (fraction > 0 && fraction < 1 && s.wall_seconds() > 0) {
+    const double remaining = s.wall_seconds() * (1 - fraction) / fraction;
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.0fs", std::ceil(remaining));
+    eta = buffer;
+  } else if (fraction >= 1) {
+    eta = "0s";
+  }
+  const int bar = std::max(10, width);
+  const int filled = static_cast<int>(std::lround(fraction * bar));
+  std::string line = "[" + std::string(filled, '#') + std::string(bar - filled, ' ') + "] ";
+  char buffer[256];
+  std::snprintf(buffer, sizeof(buffer),
+                "%3.0f%%  t=%.6g/%.6g s  %.0f steps/s  %.2f it/step  %llu rejected  ETA %s",
+                fraction * 100, s.time(), s.stop_time(), steps_per_s, iterations_per_step,
+                static_cast<unsigned long long>(s.steps_rejected()), eta.c_str());
+  return line + buffer;
+}
+
+void ProgressPrinter::Update(const v1::JobStatus& s) {
+  const auto now = std::chrono::steady_clock::now();
+  const bool changed = s.state() != last_state_ || s.message() != last_message_;
+  if (s.state() == v1::QUEUED) {
+    if (changed) {
+      if (drawn_) std::fputc('\n', out_);
+      drawn_ = false;
+      std::fprintf(out_, "job %s queued: %s\n", s.job_id().c_str(), s.message().c_str());
+    }
+  } else if (s.state() == v1::RUNNING) {
+    if (tty_) {
+      std::fprintf(out_, "\r%s\x1b[K", FormatLine(s, 30).c_str());
+      drawn_ = true;
+    } else if (changed || now - last_line_ > std::chrono::seconds(2)) {
+      std::fprintf(out_, "job %s running: %s\n", s.job_id().c_str(), FormatLine(s, 20).c_str());
+      last_line_ = now;
+    }
+  } else if (changed) {
+    if (tty_ && drawn_) std::fprintf(out_, "\r%s\x1b[K\n", FormatLine(s, 30).c_str());
+    drawn_ = false;
+    std::fprintf(out_, "job %s %s%s%s\n", s.job_id().c_str(),
+                 v1::JobState_Name(s.state()).c_str(), s.message().empty() ? "" : ": ",
+                 s.message().c_str());
+  }
+  std::fflush(out_);
+  last_state_ = s.state();
+  last_message_ = s.message();
+}
+
+void ProgressPrinter::Finish() {
+  if (drawn_) std::fputc('\n', out_);
+  drawn_ = false;
+  std::fflush(out_);
+}
+
+}  // namespace cosimo::client
