@@ -1,0 +1,45 @@
+// Reading a built-in model's parameters from a scenario unit: defaults, sign checks, and an
+// error for every parameter the model does not know (a typo must not pass silently). Errors
+// name the unit, the model and the parameter. Not thread safe; one per model construction.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/v1/scenario.pb.h"
+
+namespace cosimo::worker {
+
+enum class Sign { kAny, kPositive, kNonNegative };
+
+class ModelParameters {
+ public:
+  ModelParameters(const v1::Unit& spec, std::string model);
+
+  const std::string& unit_name() const { return params_.unit_name(); }
+  const std::string& model() const { return model_; }
+  bool Has(const std::string& name) const { return params_.Has(name); }
+
+  [[nodiscard]] absl::StatusOr<double> Number(const std::string& name, double fallback,
+                                              Sign sign = Sign::kAny);
+  // A list of numbers; empty when absent.
+  [[nodiscard]] absl::StatusOr<std::vector<double>> Vector(const std::string& name);
+  // Marks a parameter as known without reading it.
+  void Known(const std::string& name) { read_.insert(name); }
+
+  // Error naming the first given parameter the model never asked for.
+  [[nodiscard]] absl::Status CheckAllKnown() const;
+  // "unit 'u': model 'm': <message>".
+  absl::Status Error(const std::string& message) const;
+
+ private:
+  Parameters params_;
+  std::string model_;
+  std::set<std::string> read_;
+};
+
+}  // namespace cosimo::worker
