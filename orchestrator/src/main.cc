@@ -5,8 +5,10 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <fstream>
 #include <thread>
 
+#include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +26,9 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat-interval-ms", heartbeat_interval_ms,
                  "heartbeat period asked of workers, ms")
       ->capture_default_str();
+  std::string port_file;
+  app.add_option("--port-file", port_file,
+                 "write the bound port to this file once listening (useful with port 0)");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   CLI11_PARSE(app, argc, argv);
@@ -42,6 +47,9 @@ int main(int argc, char** argv) {
   if (!server.ok()) {
     spdlog::error("{}", server.status().message());
     return 1;
+  }
+  if (!port_file.empty()) {
+    std::ofstream(port_file) << (*server)->port() << "\n";
   }
   int signal = 0;
   sigwait(&signals, &signal);

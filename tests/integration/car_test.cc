@@ -1,0 +1,180 @@
+// End to end: a real cosimo-orchestrator and real cosimo-worker processes on loopback, jobs
+// submitted with the client library, results checked against the analytic solution.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cosimo/client/client.h"
+#include "cosimo/common/scenario.h"
+#include "tests/integration/process.h"
+
+namespace cosimo {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::BinDir;
+using testing::OrchestratorProcess;
+using testing::Process;
+
+// The tutorial's car: m v' = k (v_d - v) - c_f v with m = 1576, k = 1e3, v_d = 40, c_f = 0.5,
+// v(0) = 0, so v(t) = v_inf (1 - exp(-(k + c_f) t / m)) with v_inf = k v_d / (k + c_f).
+double CarAnalytic(double t) {
+  const double m = 1576, k = 1e3, vd = 40, cf = 0.5;
+  return k * vd / (k + cf) * (1 - std::exp(-(k + cf) / m * t));
+}
+
+v1::Scenario CarScenario(double h) {
+  absl::StatusOr<v1::Scenario> s = LoadScenarioFile(std::string(COSIMO_SOURCE_DIR) +
+                                                    "/examples/car.json");
+  EXPECT_TRUE(s.ok()) << s.status();
+  s->mutable_algorithm()->set_step_size(h);
+  // A fine solver inside the vehicle, so that the error measured is the coupling's.
+  s->mutable_units(1)->mutable_solver()->set_step(1e-4);
+  return *s;
+}
+
+class DistributedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir("cosimo-it");
+    orchestrator_ = std::make_unique<OrchestratorProcess>(
+        dir_, std::vector<std::string>{"--heartbeat-interval-ms", "200",
+                                       "--heartbeat-timeout-ms", "3000"});
+    ASSERT_GT(orchestrator_->port(), 0) << orchestrator_->process().log();
+  }
+
+  void StartWorkers(int n, std::vector<std::string> extra = {}) {
+    for (int i = 0; i < n; ++i) {
+      std::vector<std::string> argv = {BinDir() + "/cosimo-worker", "--orchestrator",
+                                       orchestrator_->address(), "--cache-dir", dir_ + "/cache"};
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      workers_.push_back(std::make_unique<Process>(
+          argv, dir_ + "/worker" + std::to_string(workers_.size()) + ".log"));
+    }
+  }
+
+  // Submits and waits; returns the final status.
+  v1::JobStatus RunJob(client::Client& client, const v1::Scenario& scenario, std::string* id) {
+    absl::StatusOr<std::string> job = client.Submit(scenario);
+    EXPECT_TRUE(job.ok()) << job.status();
+    if (!job.ok()) return {};
+    *id = *job;
+    absl::StatusOr<v1::JobStatus> status = client.Watch(*job, nullptr, 50);
+    EXPECT_TRUE(status.ok()) << status.status();
+    return status.ok() ? *status : v1::JobStatus();
+  }
+
+  std::string dir_;
+  std::unique_ptr<OrchestratorProcess> orchestrator_;
+  std::vector<std::unique_ptr<Process>> workers_;
+};
+
+// Jacobi with zero-order hold is first order in H: halving H halves the error.
+TEST_F(DistributedTest, CarConvergesAtFirstOrderInTheCommunicationStep) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::vector<double> errors;
+  for (double h : {0.2, 0.1, 0.05, 0.025}) {
+    std::string id;
+    const v1::JobStatus status = RunJob(client, CarScenario(h), &id);
+    ASSERT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+    absl::StatusOr<client::JobResults> results = client.Results(id);
+    ASSERT_TRUE(results.ok()) << results.status();
+    ASSERT_EQ(results->columns[0], "time");
+    ASSERT_EQ(results->columns[1], "vehicle.v");
+    // One row per communication point from 0 to 10 inclusive.
+    ASSERT_EQ(results->rows(), static_cast<size_t>(std::lround(10.0 / h)) + 1);
+    double max_error = 0;
+    for (size_t r = 0; r < results->rows(); ++r) {
+      const double t = results->values[r * results->columns.size()];
+      const double v = results->values[r * results->columns.size() + 1];
+      max_error = std::max(max_error, std::abs(v - CarAnalytic(t)));
+    }
+    EXPECT_DOUBLE_EQ(results->values[(results->rows() - 1) * results->columns.size()], 10.0);
+    EXPECT_EQ(results->metadata.steps_accepted(), results->rows() - 1);
+    ASSERT_EQ(results->metadata.units_size(), 2);
+    errors.push_back(max_error);
+  }
+  for (size_t i = 1; i < errors.size(); ++i) {
+    const double order = std::log2(errors[i - 1] / errors[i]);
+    EXPECT_NEAR(order, 1.0, 0.15) << "H=" << 0.2 / (1 << (i - 1)) << " errors " << errors[i - 1]
+                                  << " -> " << errors[i];
+  }
+}
+
+// A bad unit fails its job with a message naming it; the workers go back to the pool and the
+// next job runs.
+TEST_F(DistributedTest, BadUnitFailsTheJobAndTheWorkersServeTheNextOne) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  v1::Scenario bad = CarScenario(0.1);
+  bad.mutable_units(0)->mutable_builtin()->set_model("warp_drive");
+  std::string id;
+  v1::JobStatus status = RunJob(client, bad, &id);
+  EXPECT_EQ(status.state(), v1::FAILED);
+  EXPECT_THAT(status.message(), HasSubstr("warp_drive"));
+  EXPECT_THAT(status.message(), HasSubstr("controller"));
+  absl::StatusOr<client::JobResults> results = client.Results(id);
+  EXPECT_FALSE(results.ok());
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("FAILED"));
+
+  status = RunJob(client, CarScenario(0.1), &id);
+  EXPECT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+}
+
+// A job waits, and says so, until enough workers attach.
+TEST_F(DistributedTest, JobWaitsForWorkersAndSaysHowManyItNeeds) {
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.Submit(CarScenario(0.1));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::JobStatus> status = client.Get(*job);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ(status->state(), v1::QUEUED);
+  EXPECT_THAT(status->message(), HasSubstr("needs 2"));
+  StartWorkers(2);
+  status = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+}
+
+TEST_F(DistributedTest, WorkerWithAnotherProtocolVersionIsRefused) {
+  StartWorkers(1, {"--protocol-version", "7", "--once"});
+  ASSERT_EQ(workers_[0]->Wait(std::chrono::seconds(20)), 1) << workers_[0]->log();
+  EXPECT_THAT(workers_[0]->log(), HasSubstr("incompatible protocol version 7"));
+}
+
+TEST_F(DistributedTest, UnknownJobIdIsAClearError) {
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<v1::JobStatus> status = client.Get("job-nope");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(status.status().message()), HasSubstr("unknown job id 'job-nope'"));
+}
+
+// The embedded default, through the real command line.
+TEST(CosimoRunTest, RunsTheCarExampleAndWritesTheCsv) {
+  const std::string dir = testing::TempDir("cosimo-run");
+  const std::string out = dir + "/car.csv";
+  Process run({BinDir() + "/cosimo", "run", std::string(COSIMO_SOURCE_DIR) + "/examples/car.json",
+               "--out", out},
+              dir + "/run.log");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+  const std::string csv = testing::ReadFile(out);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "time,vehicle.v,controller.F");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 101);
+  EXPECT_THAT(run.log(), HasSubstr("results written to " + out));
+  EXPECT_THAT(testing::ReadFile(out + ".meta.json"), HasSubstr("scenario_digest"));
+}
+
+TEST(CosimoRunTest, BadScenarioExitsWithUsageErrorNamingTheField) {
+  const std::string dir = testing::TempDir("cosimo-run");
+  std::ofstream(dir + "/bad.json") << R"({"stop_time": 1, "units": [{"name": "a",
+      "builtin": {"model": "car"}}], "algorithm": {"step_size": -0.5}})";
+  Process run({BinDir() + "/cosimo", "run", dir + "/bad.json"}, dir + "/run.log");
+  EXPECT_EQ(run.Wait(std::chrono::seconds(30)), 2);
+  EXPECT_THAT(run.log(), HasSubstr("algorithm.step_size must be > 0"));
+}
+
+}  // namespace
+}  // namespace cosimo
