@@ -35,6 +35,7 @@ std::string Count(size_t n) { return std::to_string(n) + (n == 1 ? " value" : " 
 }  // namespace
 
 ModelResult MakeLinearStateSpace(ModelParameters& p) {
+  if (!p.Has("A")) return p.Error("parameter 'A' is required (n x n values, row-major; [] for none)");
   COSIMO_ASSIGN_OR_RETURN(const std::vector<double> a, p.Vector("A"));
   COSIMO_ASSIGN_OR_RETURN(const std::vector<double> b, p.Vector("B"));
   COSIMO_ASSIGN_OR_RETURN(const std::vector<double> c, p.Vector("C"));

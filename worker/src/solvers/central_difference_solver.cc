@@ -3,8 +3,8 @@
 // (the second half of F),
 //   q(t+h) = 2 q(t) - q(t-h) + h^2 a(t)                       (uniform steps)
 //   q(t+h) = q(t) + (h/h_p) (q(t) - q(t-h_p)) + h (h+h_p)/2 a(t)   (previous step h_p != h)
-// The second form is exact for quadratics, so the scheme stays second order when the last
-// substep of a communication step is shortened. Velocities are the derivative at t+h of the
+// The second form is exact for quadratics, so the scheme stays second order when the step
+// changes. A communication step is cut into equal substeps no longer than `step`. Velocities are the derivative at t+h of the
 // quadratic through the last three positions (second order; for uniform steps
 // v(t+h) = (3 q(t+h) - 4 q(t) + q(t-h)) / (2h)). The first substep (no history yet) is one RK4
 // substep. The history (q(t-h_p), h_p) is saved with snapshots.
@@ -38,10 +38,13 @@ class CentralDifferenceSolver final : public Solver {
     EnsureSize(q_next_, nq);
     EnsureSize(history_.previous_positions, nq);
     SolverOutcome outcome;
+    // Equal substeps no longer than `step`, so the scheme stays uniform inside a communication
+    // step (and across steps of the same size).
     const int n = CountSubsteps(h, step_);
+    const double uniform = h / n;
     for (int i = 0; i < n; ++i) {
-      const double s = SubstepStart(i, step_);
-      const double hs = SubstepEnd(i, n, h, step_) - s;
+      const double s = i * uniform;
+      const double hs = (i + 1 == n ? h : (i + 1) * uniform) - s;
       if (!history_.valid) {
         // Start: one RK4 substep, remembering q(t).
         history_.previous_positions = x.head(nq);
