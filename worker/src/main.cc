@@ -8,6 +8,7 @@
 #include <csignal>
 #include <thread>
 
+#include "cosimo/common/status.h"
 #include "cosimo/worker/worker_client.h"
 
 int main(int argc, char** argv) {
