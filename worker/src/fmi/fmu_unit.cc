@@ -1,11 +1,46 @@
+// CreateFmuUnit: unpack, read the model description, choose the interface kind, load the
+// binary and build the Co-Simulation or Model Exchange unit.
 #include "worker/src/fmi/fmu_unit.h"
+
+#include "absl/strings/str_cat.h"
+#include "worker/src/fmi/fmu_archive.h"
+#include "worker/src/fmi/fmu_instance.h"
+#include "worker/src/fmi/fmu_units.h"
+#include "worker/src/fmi/model_description.h"
 
 namespace cosimo::worker {
 
 absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
                                                     const std::string& fmu_path) {
-  return absl::UnimplementedError("unit '" + spec.name() + "': FMU units (" + fmu_path +
-                                  ") are not supported by this worker yet");
+  const std::string prefix = "unit '" + spec.name() + "': ";
+  auto annotate = [&](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
+  };
+  auto unpacked = fmi::UnpackFmu(fmu_path);
+  if (!unpacked.ok()) return annotate(unpacked.status());
+  std::shared_ptr<fmi::UnpackedFmu> folder = std::move(*unpacked);
+  auto md = fmi::ParseModelDescriptionFile(folder->dir() + "/modelDescription.xml");
+  if (!md.ok()) {
+    return annotate(absl::Status(md.status().code(),
+                                 absl::StrCat(fmu_path, ": ", md.status().message())));
+  }
+  // Model Exchange when it is the only kind offered, or when both are and the unit names a
+  // solver; Co-Simulation otherwise.
+  const bool model_exchange =
+      md->model_exchange.offered && (!md->co_simulation.offered || spec.has_solver());
+  if (spec.has_solver() && !md->model_exchange.offered) {
+    return absl::InvalidArgumentError(
+        prefix + "solver is set but the FMU offers only Co-Simulation (it steps itself)");
+  }
+  absl::StatusOr<std::shared_ptr<fmi::FmuInstance>> instance =
+      md->version == fmi::FmiVersion::kFmi2
+          ? fmi::LoadFmi2(*md, model_exchange, folder, spec.name())
+          : fmi::LoadFmi3(*md, model_exchange, folder, spec.name());
+  if (!instance.ok()) return instance.status();
+  if (model_exchange) {
+    return fmi::CreateModelExchangeUnit(spec, std::move(*md), std::move(*instance));
+  }
+  return fmi::CreateCoSimulationUnit(spec, std::move(*md), std::move(*instance));
 }
 
 }  // namespace cosimo::worker

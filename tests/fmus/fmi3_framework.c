@@ -1,0 +1,513 @@
+/* The FMI 3.0 functions of the test FMUs (Model Exchange and Co-Simulation in one binary), on
+ * top of model_core.h. Value references: Float64 k (999: time), Int32 100 + k, Boolean 200 + k,
+ * String 300. Like the FMI 2 framework it checks the calling sequence and fails with fmi3Error
+ * when called out of order. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_core.h"
+#include "worker/src/fmi/fmi3_api.h"
+
+typedef enum {
+  kInstantiated = 1 << 0,
+  kInitMode = 1 << 1,
+  kStepMode = 1 << 2,
+  kEventMode = 1 << 3,
+  kContinuousMode = 1 << 4,
+  kTerminated = 1 << 5,
+  kFailed = 1 << 6,
+} Phase;
+
+#define ANY_LIVE (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode | kTerminated)
+#define SETTABLE (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode)
+#define READABLE (kInitMode | kEventMode | kContinuousMode | kTerminated)
+
+typedef struct {
+  ModelData m;
+  Phase phase;
+  bool terminated_by_model;
+} SavedState;
+
+typedef struct {
+  ModelData m;
+  Phase phase;
+  bool terminated_by_model;
+  bool model_exchange;
+  bool logging_on;
+  fmi3InstanceEnvironment env;
+  fmi3LogMessageCallback log;
+} Instance;
+
+static void Log(Instance* c, fmi3Status status, const char* category, const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  if (c->log == NULL || (status == fmi3OK && !c->logging_on)) return;
+  va_start(args, format);
+  vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  c->log(c->env, status, category, buffer);
+}
+
+static bool Allowed(Instance* c, int phases, const char* function) {
+  if ((c->phase & phases) != 0) return true;
+  Log(c, fmi3Error, "logStatusError", "%s called in the wrong state (phase %d)", function,
+      (int)c->phase);
+  c->phase = kFailed;
+  return false;
+}
+
+static Instance* NewInstance(fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
+                             bool model_exchange, bool logging_on) {
+  Instance* c = (Instance*)calloc(1, sizeof(Instance));
+  if (c == NULL) return NULL;
+  c->env = env;
+  c->log = log;
+  c->model_exchange = model_exchange;
+  c->logging_on = logging_on;
+  c->phase = kInstantiated;
+  ModelStart(&c->m);
+  return c;
+}
+
+FMI3_EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
+
+FMI3_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance inst, fmi3Boolean logging_on, size_t n,
+                                           const fmi3String categories[]) {
+  (void)n, (void)categories;
+  ((Instance*)inst)->logging_on = logging_on;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String name, fmi3String token,
+                                                      fmi3String resources, fmi3Boolean visible,
+                                                      fmi3Boolean logging_on,
+                                                      fmi3InstanceEnvironment env,
+                                                      fmi3LogMessageCallback log) {
+  (void)name, (void)token, (void)resources, (void)visible;
+  return NewInstance(env, log, true, logging_on);
+}
+
+FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
+    fmi3String name, fmi3String token, fmi3String resources, fmi3Boolean visible,
+    fmi3Boolean logging_on, fmi3Boolean event_mode_used, fmi3Boolean early_return_allowed,
+    const fmi3ValueReference required[], size_t n_required, fmi3InstanceEnvironment env,
+    fmi3LogMessageCallback log, fmi3IntermediateUpdateCallback intermediate_update) {
+  (void)name, (void)token, (void)resources, (void)visible, (void)early_return_allowed;
+  (void)required, (void)n_required, (void)intermediate_update;
+  if (event_mode_used) return NULL; /* hasEventMode="false" */
+  return NewInstance(env, log, false, logging_on);
+}
+
+FMI3_EXPORT void fmi3FreeInstance(fmi3Instance inst) { free(inst); }
+
+FMI3_EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance inst, fmi3Boolean tol_defined,
+                                                   fmi3Float64 tolerance, fmi3Float64 start,
+                                                   fmi3Boolean stop_defined, fmi3Float64 stop) {
+  Instance* c = (Instance*)inst;
+  (void)tol_defined, (void)tolerance, (void)stop_defined, (void)stop;
+  if (!Allowed(c, kInstantiated, "fmi3EnterInitializationMode")) return fmi3Error;
+  c->m.time = start;
+  c->phase = kInitMode;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance inst) {
+  Instance* c = (Instance*)inst;
+  bool changed;
+  if (!Allowed(c, kInitMode, "fmi3ExitInitializationMode")) return fmi3Error;
+  ModelCalculate(&c->m);
+  if (c->model_exchange) {
+    c->phase = kEventMode;
+  } else {
+    ModelEventUpdate(&c->m, &changed);
+    c->phase = kStepMode;
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance inst) {
+  Instance* c = (Instance*)inst;
+  if (!c->model_exchange) {
+    Log(c, fmi3Error, "logStatusError", "fmi3EnterEventMode without event mode");
+    return fmi3Error;
+  }
+  if (!Allowed(c, kContinuousMode | kEventMode, "fmi3EnterEventMode")) return fmi3Error;
+  c->phase = kEventMode;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3Terminate(fmi3Instance inst) {
+  Instance* c = (Instance*)inst;
+  if (!Allowed(c, kStepMode | kEventMode | kContinuousMode, "fmi3Terminate")) return fmi3Error;
+  c->phase = kTerminated;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3Reset(fmi3Instance inst) {
+  Instance* c = (Instance*)inst;
+  memset(&c->m, 0, sizeof(c->m));
+  ModelStart(&c->m);
+  c->phase = kInstantiated;
+  return fmi3OK;
+}
+
+/* Float64: reals and time. */
+FMI3_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                      size_t n, fmi3Float64 values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetFloat64") || n_values != n) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] == 999) {
+      values[k] = c->m.time;
+    } else if ((int)vrs[k] < kNumReals) {
+      values[k] = c->m.r[vrs[k]];
+    } else {
+      Log(c, fmi3Error, "logStatusError", "fmi3GetFloat64: unknown value reference %u", vrs[k]);
+      return fmi3Error;
+    }
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                      size_t n, const fmi3Float64 values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, SETTABLE, "fmi3SetFloat64") || n_values != n) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    if ((int)vrs[k] >= kNumReals) {
+      Log(c, fmi3Error, "logStatusError", "fmi3SetFloat64: unknown value reference %u", vrs[k]);
+      return fmi3Error;
+    }
+    c->m.r[vrs[k]] = values[k];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetInt32(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                    fmi3Int32 values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetInt32") || n_values != n) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] < 100 || (int)vrs[k] >= 100 + kNumInts) return fmi3Error;
+    values[k] = c->m.i[vrs[k] - 100];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetInt32(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                    const fmi3Int32 values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, SETTABLE, "fmi3SetInt32") || n_values != n) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] < 100 || (int)vrs[k] >= 100 + kNumInts) return fmi3Error;
+    c->m.i[vrs[k] - 100] = values[k];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                      size_t n, fmi3Boolean values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetBoolean") || n_values != n) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] < 200 || (int)vrs[k] >= 200 + kNumBools) return fmi3Error;
+    values[k] = c->m.b[vrs[k] - 200];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                      size_t n, const fmi3Boolean values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, SETTABLE, "fmi3SetBoolean") || n_values != n) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] < 200 || (int)vrs[k] >= 200 + kNumBools) return fmi3Error;
+    c->m.b[vrs[k] - 200] = values[k];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetString(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                     size_t n, fmi3String values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetString") || n_values != n) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] != 300) return fmi3Error;
+    values[k] = c->m.s;
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetString(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                     size_t n, const fmi3String values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  if (!Allowed(c, kInstantiated | kInitMode, "fmi3SetString") || n_values != n) return fmi3Error;
+  if (n > 0 && vrs[0] == 300) snprintf(c->m.s, sizeof(c->m.s), "%s", values[n - 1]);
+  return fmi3OK;
+}
+
+/* The test models have no variables of the other types. */
+#define NO_VARIABLES_(Name, Type)                                                               \
+  FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance inst, const fmi3ValueReference vrs[],      \
+                                       size_t n, Type values[], size_t n_values) {             \
+    (void)vrs, (void)values, (void)n_values;                                                   \
+    if (n == 0) return fmi3OK;                                                                  \
+    Log((Instance*)inst, fmi3Error, "logStatusError", "fmi3Get" #Name ": no such variables");  \
+    return fmi3Error;                                                                           \
+  }                                                                                             \
+  FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance inst, const fmi3ValueReference vrs[],      \
+                                       size_t n, const Type values[], size_t n_values) {       \
+    (void)vrs, (void)values, (void)n_values;                                                   \
+    if (n == 0) return fmi3OK;                                                                  \
+    Log((Instance*)inst, fmi3Error, "logStatusError", "fmi3Set" #Name ": no such variables");  \
+    return fmi3Error;                                                                           \
+  }
+NO_VARIABLES_(Float32, fmi3Float32)
+NO_VARIABLES_(Int8, fmi3Int8)
+NO_VARIABLES_(UInt8, fmi3UInt8)
+NO_VARIABLES_(Int16, fmi3Int16)
+NO_VARIABLES_(UInt16, fmi3UInt16)
+NO_VARIABLES_(UInt32, fmi3UInt32)
+NO_VARIABLES_(Int64, fmi3Int64)
+NO_VARIABLES_(UInt64, fmi3UInt64)
+
+FMI3_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance inst, fmi3FMUState* state) {
+  Instance* c = (Instance*)inst;
+  SavedState* saved;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetFMUState")) return fmi3Error;
+  saved = (SavedState*)(*state != NULL ? *state : malloc(sizeof(SavedState)));
+  if (saved == NULL) return fmi3Error;
+  saved->m = c->m;
+  saved->phase = c->phase;
+  saved->terminated_by_model = c->terminated_by_model;
+  *state = saved;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance inst, fmi3FMUState state) {
+  Instance* c = (Instance*)inst;
+  const SavedState* saved = (const SavedState*)state;
+  if (!Allowed(c, ANY_LIVE, "fmi3SetFMUState")) return fmi3Error;
+  c->m = saved->m;
+  c->phase = saved->phase;
+  c->terminated_by_model = saved->terminated_by_model;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance inst, fmi3FMUState* state) {
+  (void)inst;
+  if (state != NULL) {
+    free(*state);
+    *state = NULL;
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance inst,
+                                                    const fmi3ValueReference unknowns[],
+                                                    size_t n_unknowns,
+                                                    const fmi3ValueReference knowns[],
+                                                    size_t n_knowns, const fmi3Float64 seed[],
+                                                    size_t n_seed, fmi3Float64 sensitivity[],
+                                                    size_t n_sensitivity) {
+  Instance* c = (Instance*)inst;
+  size_t i, j;
+  if (!Allowed(c, kInitMode | kStepMode | kEventMode | kContinuousMode,
+               "fmi3GetDirectionalDerivative")) {
+    return fmi3Error;
+  }
+  if (n_seed != n_knowns || n_sensitivity != n_unknowns) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (i = 0; i < n_unknowns; ++i) {
+    sensitivity[i] = 0.0;
+    for (j = 0; j < n_knowns; ++j) {
+      double partial;
+      if (!ModelPartial(&c->m, unknowns[i], knowns[j], &partial)) {
+        Log(c, fmi3Error, "logStatusError", "no partial derivative d[%u]/d[%u]", unknowns[i],
+            knowns[j]);
+        return fmi3Error;
+      }
+      sensitivity[i] += partial * seed[j];
+    }
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3UpdateDiscreteStates(fmi3Instance inst, fmi3Boolean* need_update,
+                                                fmi3Boolean* terminate,
+                                                fmi3Boolean* nominals_changed,
+                                                fmi3Boolean* values_changed,
+                                                fmi3Boolean* next_defined,
+                                                fmi3Float64* next_time) {
+  Instance* c = (Instance*)inst;
+  bool changed = false;
+  if (!Allowed(c, kEventMode, "fmi3UpdateDiscreteStates")) return fmi3Error;
+  ModelCalculate(&c->m);
+  ModelEventUpdate(&c->m, &changed);
+  *need_update = false;
+  *terminate = c->m.terminate;
+  *nominals_changed = false;
+  *values_changed = changed;
+  *next_defined = c->m.next_event_defined;
+  *next_time = c->m.next_event_time;
+  return fmi3OK;
+}
+
+/* Model Exchange. */
+
+FMI3_EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance inst) {
+  Instance* c = (Instance*)inst;
+  if (!Allowed(c, kEventMode, "fmi3EnterContinuousTimeMode")) return fmi3Error;
+  c->phase = kContinuousMode;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3CompletedIntegratorStep(fmi3Instance inst, fmi3Boolean no_set_prior,
+                                                   fmi3Boolean* enter_event_mode,
+                                                   fmi3Boolean* terminate) {
+  Instance* c = (Instance*)inst;
+  (void)no_set_prior;
+  if (!Allowed(c, kContinuousMode, "fmi3CompletedIntegratorStep")) return fmi3Error;
+  *enter_event_mode = false;
+  *terminate = false;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetTime(fmi3Instance inst, fmi3Float64 time) {
+  Instance* c = (Instance*)inst;
+  if (!Allowed(c, kEventMode | kContinuousMode, "fmi3SetTime")) return fmi3Error;
+  c->m.time = time;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance inst, const fmi3Float64 x[],
+                                               size_t n) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kContinuousMode, "fmi3SetContinuousStates") || (int)n != kNumStates) {
+    return fmi3Error;
+  }
+  for (k = 0; k < n; ++k) c->m.r[kStateVr[k]] = x[k];
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance inst, fmi3Float64 dx[],
+                                                         size_t n) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, READABLE, "fmi3GetContinuousStateDerivatives") || (int)n != kNumStates) {
+    return fmi3Error;
+  }
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) dx[k] = c->m.r[kDerivativeVr[k]];
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetEventIndicators(fmi3Instance inst, fmi3Float64 z[], size_t n) {
+  Instance* c = (Instance*)inst;
+  if (!Allowed(c, READABLE, "fmi3GetEventIndicators") || (int)n != kNumEventIndicators) {
+    return fmi3Error;
+  }
+  ModelCalculate(&c->m);
+  ModelEventIndicators(&c->m, z);
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetContinuousStates(fmi3Instance inst, fmi3Float64 x[], size_t n) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, READABLE, "fmi3GetContinuousStates") || (int)n != kNumStates) return fmi3Error;
+  for (k = 0; k < n; ++k) x[k] = c->m.r[kStateVr[k]];
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance inst, fmi3Float64 x[],
+                                                         size_t n) {
+  size_t k;
+  (void)inst;
+  for (k = 0; k < n; ++k) x[k] = 1.0;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance inst, size_t* n) {
+  (void)inst;
+  *n = (size_t)kNumEventIndicators;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance inst, size_t* n) {
+  (void)inst;
+  *n = (size_t)kNumStates;
+  return fmi3OK;
+}
+
+/* Co-Simulation. */
+
+FMI3_EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance inst) {
+  Instance* c = (Instance*)inst;
+  if (!Allowed(c, kEventMode, "fmi3EnterStepMode")) return fmi3Error;
+  c->phase = kStepMode;
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetOutputDerivatives(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                                size_t n, const fmi3Int32 orders[],
+                                                fmi3Float64 values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  int s;
+  if (!Allowed(c, kStepMode | kTerminated, "fmi3GetOutputDerivatives") || n_values != n) {
+    return fmi3Error;
+  }
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    if (orders[k] != 1) return fmi3Error;
+    values[k] = 0.0;
+    for (s = 0; s < kNumStates; ++s) {
+      if (kStateVr[s] == vrs[k]) values[k] = c->m.r[kDerivativeVr[s]];
+    }
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 h,
+                                  fmi3Boolean no_set_prior, fmi3Boolean* event_handling_needed,
+                                  fmi3Boolean* terminate, fmi3Boolean* early_return,
+                                  fmi3Float64* last_successful_time) {
+  Instance* c = (Instance*)inst;
+  (void)no_set_prior;
+  *event_handling_needed = false;
+  *terminate = false;
+  *early_return = false;
+  *last_successful_time = t;
+  if (!Allowed(c, kStepMode, "fmi3DoStep")) return fmi3Error;
+  if (t < c->m.time - 1e-9 || t > c->m.time + 1e-9 || h <= 0.0) {
+    Log(c, fmi3Error, "logStatusError", "fmi3DoStep(t=%.17g, h=%g) but the FMU is at t=%.17g",
+        t, h, c->m.time);
+    c->phase = kFailed;
+    return fmi3Error;
+  }
+  if (!ModelBeforeStep(&c->m, t, h)) {
+    Log(c, fmi3Error, "logStatusError", "%s", c->m.message);
+    c->phase = kFailed;
+    return fmi3Error;
+  }
+  if (c->m.terminate) {
+    c->terminated_by_model = true;
+    *terminate = true;
+    return fmi3OK;
+  }
+  ModelIntegrate(&c->m, h);
+  *last_successful_time = t + h;
+  return fmi3OK;
+}

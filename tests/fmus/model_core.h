@@ -1,0 +1,62 @@
+/* The part of a test FMU that does not depend on the FMI version: the model's variables and
+ * equations. fmi2_framework.c and fmi3_framework.c implement the FMI functions on top of it
+ * (like the Modelica Association's Reference FMUs); each model (msd.c, bouncing_ball.c) fills
+ * in the functions below.
+ *
+ * Variables live in per-type arrays indexed by "local" value reference: reals r[k] (FMI 2 Real
+ * vr k, FMI 3 Float64 vr k), integers i[k] (FMI 2 Integer vr k, FMI 3 Int32 vr 100 + k),
+ * Booleans b[k] (vr k / 200 + k) and one string (vr 0 / 300). FMI 3 vr 999 is the independent
+ * variable time. */
+#ifndef COSIMO_TESTS_FMUS_MODEL_CORE_H_
+#define COSIMO_TESTS_FMUS_MODEL_CORE_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MODEL_MAX_REALS 32
+#define MODEL_MAX_INTS 8
+#define MODEL_MAX_BOOLS 8
+#define MODEL_MAX_STRING 128
+#define MODEL_INTERNAL_STEP 1e-4 /* s, RK4 substep of DoStep */
+
+typedef struct {
+  double time;
+  double r[MODEL_MAX_REALS];
+  int32_t i[MODEL_MAX_INTS];
+  bool b[MODEL_MAX_BOOLS];
+  char s[MODEL_MAX_STRING];
+  double r_slope[MODEL_MAX_REALS]; /* du/dt of real inputs on a CS step (canInterpolateInputs) */
+  bool next_event_defined;
+  double next_event_time;
+  bool terminate;
+  char message[256]; /* set by a model function that fails */
+} ModelData;
+
+/* Provided by each model. */
+extern const char* const kModelName;
+extern const int kNumReals, kNumInts, kNumBools;
+extern const int kNumStates;
+extern const unsigned kStateVr[];      /* reals holding the continuous states */
+extern const unsigned kDerivativeVr[]; /* reals holding their derivatives */
+extern const int kNumInputs;
+extern const unsigned kInputVr[]; /* real inputs */
+extern const int kNumEventIndicators;
+
+void ModelStart(ModelData* m);     /* start values */
+void ModelCalculate(ModelData* m); /* derivatives and outputs from time, states, inputs */
+void ModelEventIndicators(const ModelData* m, double* z);
+/* At an event (after initialisation, at a time event or a state event): discrete changes,
+ * next time event. Sets *states_changed when continuous states were re-initialised. */
+void ModelEventUpdate(ModelData* m, bool* states_changed);
+/* d(unknown)/d(known) for real variables; false when unknown/known are not a pair it knows. */
+bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* value);
+/* Called by DoStep before stepping from t over h: false fails the step (message set). */
+bool ModelBeforeStep(ModelData* m, double t, double h);
+
+/* Shared by the frameworks. */
+void ModelDerivatives(ModelData* m, double t, const double* x, const double* u0, double t0,
+                      double* dx);
+/* Integrates [t, t + h] with RK4 substeps, handling state and time events at substep ends. */
+void ModelIntegrate(ModelData* m, double h);
+
+#endif /* COSIMO_TESTS_FMUS_MODEL_CORE_H_ */

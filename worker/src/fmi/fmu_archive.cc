@@ -1,0 +1,165 @@
+#include "worker/src/fmi/fmu_archive.h"
+
+#include <sys/stat.h>
+#include <zip.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace cosimo::worker::fmi {
+namespace {
+
+std::string ZipErrorText(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string text = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return text;
+}
+
+// Closes the archive without writing anything back.
+struct ZipCloser {
+  void operator()(zip_t* archive) const { zip_discard(archive); }
+};
+struct ZipFileCloser {
+  void operator()(zip_file_t* file) const { zip_fclose(file); }
+};
+
+absl::StatusOr<std::string> MakeTempDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+                                     "/cosimo-fmu-XXXXXX");
+  std::vector<char> buffer(pattern.begin(), pattern.end());
+  buffer.push_back('\0');
+  if (mkdtemp(buffer.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("cannot create a folder like ", pattern));
+  }
+  return std::string(buffer.data());
+}
+
+}  // namespace
+
+UnpackedFmu::~UnpackedFmu() {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+bool IsSafeEntryName(const std::string& name) {
+  if (name.empty() || name.front() == '/' || name.find('\\') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    return false;
+  }
+  if (name.size() >= 2 && name[1] == ':') return false;  // "C:..."
+  for (absl::string_view part : absl::StrSplit(name, '/')) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_path,
+                                                        const UnpackLimits& limits) {
+  const std::string where = absl::StrCat("FMU archive '", fmu_path, "'");
+  int error_code = 0;
+  std::unique_ptr<zip_t, ZipCloser> archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
+  if (archive == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cannot open as a zip archive: ", ZipErrorText(error_code)));
+  }
+  const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+  if (count < 0 || static_cast<uint64_t>(count) > limits.max_entries) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", count, " entries (limit ",
+                                                   limits.max_entries, ")"));
+  }
+
+  // Check every entry before writing anything.
+  uint64_t declared_total = 0;
+  for (zip_int64_t i = 0; i < count; ++i) {
+    zip_stat_t stat;
+    if (zip_stat_index(archive.get(), i, 0, &stat) != 0 || (stat.valid & ZIP_STAT_NAME) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot read entry ", i, ": ",
+                                                     zip_strerror(archive.get())));
+    }
+    const std::string name = stat.name;
+    if (!IsSafeEntryName(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": entry '", name, "' would be written outside the extraction folder"));
+    }
+    zip_uint8_t opsys = 0;
+    zip_uint32_t attributes = 0;
+    if (zip_file_get_external_attributes(archive.get(), i, 0, &opsys, &attributes) == 0 &&
+        opsys == ZIP_OPSYS_UNIX) {
+      const mode_t mode = static_cast<mode_t>(attributes >> 16);
+      const mode_t type = mode & S_IFMT;
+      if (type != 0 && type != S_IFREG && type != S_IFDIR) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": entry '", name, "' is ", S_ISLNK(mode) ? "a symbolic link" : "not a regular file",
+            " (refused)"));
+      }
+    }
+    if ((stat.valid & ZIP_STAT_SIZE) != 0) declared_total += stat.size;
+    if (declared_total > limits.max_total_bytes) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": unpacked size exceeds the limit of ",
+                                                     limits.max_total_bytes, " bytes"));
+    }
+  }
+
+  auto dir_or = MakeTempDir();
+  if (!dir_or.ok()) return dir_or.status();
+  auto unpacked = std::make_unique<UnpackedFmu>(*dir_or);
+  const std::filesystem::path root(unpacked->dir());
+
+  uint64_t written_total = 0;
+  std::vector<char> buffer(1 << 16);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    const std::string name = zip_get_name(archive.get(), i, 0);
+    const std::filesystem::path target = root / name;
+    std::error_code ec;
+    if (name.back() == '/') {
+      std::filesystem::create_directories(target, ec);
+      if (ec) {
+        return absl::InternalError(
+            absl::StrCat(where, ": cannot create folder '", name, "': ", ec.message()));
+      }
+      continue;
+    }
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat(where, ": cannot create the folder of '", name, "': ", ec.message()));
+    }
+    std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen_index(archive.get(), i, 0));
+    if (file == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot read entry '", name,
+                                                     "': ", zip_strerror(archive.get())));
+    }
+    std::ofstream out(target, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      return absl::InternalError(absl::StrCat(where, ": cannot write '", target.string(), "'"));
+    }
+    while (true) {
+      const zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
+      if (n < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": corrupt entry '", name,
+                                                       "': ", zip_file_strerror(file.get())));
+      }
+      if (n == 0) break;
+      written_total += static_cast<uint64_t>(n);
+      if (written_total > limits.max_total_bytes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": unpacked size exceeds the limit of ", limits.max_total_bytes, " bytes"));
+      }
+      out.write(buffer.data(), n);
+    }
+    if (!out) {
+      return absl::InternalError(absl::StrCat(where, ": cannot write '", target.string(), "'"));
+    }
+  }
+  return unpacked;
+}
+
+}  // namespace cosimo::worker::fmi

@@ -1,0 +1,45 @@
+// Unpacking an .fmu (a zip archive) into a private temporary folder.
+//
+// Every entry is checked before anything is written: names that are absolute, contain a ".."
+// component or a backslash, symbolic links and other non-regular entries are refused, and so
+// are archives whose total unpacked size or entry count exceeds the limits (checked against the
+// bytes actually inflated, not only the sizes the archive declares). The folder is removed when
+// the UnpackedFmu is destroyed. Thread safety: none needed (values).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace cosimo::worker::fmi {
+
+struct UnpackLimits {
+  uint64_t max_total_bytes = uint64_t{4} << 30;  // 4 GiB unpacked, all entries together
+  uint64_t max_entries = 100000;
+};
+
+// A folder holding the unpacked archive; removes it on destruction. Not copyable.
+class UnpackedFmu {
+ public:
+  explicit UnpackedFmu(std::string dir) : dir_(std::move(dir)) {}
+  ~UnpackedFmu();
+  UnpackedFmu(const UnpackedFmu&) = delete;
+  UnpackedFmu& operator=(const UnpackedFmu&) = delete;
+
+  // Absolute path of the extraction folder (no trailing slash).
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+// Unpacks `fmu_path` under $TMPDIR (or /tmp). Errors name the file and the offending entry.
+[[nodiscard]] absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(
+    const std::string& fmu_path, const UnpackLimits& limits = UnpackLimits());
+
+// True when `name` (a zip entry name) stays inside the extraction folder.
+bool IsSafeEntryName(const std::string& name);
+
+}  // namespace cosimo::worker::fmi

@@ -1,0 +1,150 @@
+// One instance of an FMU, FMI 2.0 or 3.0, behind a version-neutral interface that the FMU units
+// (fmu_cs_unit.cc, fmu_me_unit.cc) are written against.
+//
+// Every method maps to one FMI function (or one per variable type). A call that returns anything
+// but OK gives a Status naming the unit, the FMI function, the status and the time, followed by
+// what the FMU logged during the call; warnings are only logged. The FMU's logger goes to spdlog
+// under the unit's name. After fmiXError the instance is only freed (not terminated); after
+// fmiXFatal it is not called again at all. The destructor frees the instance and unloads the
+// library; snapshots hold a shared_ptr so that FMU states are freed before the instance.
+//
+// Call order is the FMI state machine's (Instantiate, set start values, EnterInitializationMode,
+// ExitInitializationMode, then DoStep (CS) or the Model Exchange event / continuous-time modes,
+// Terminate); the units enforce it. Not thread safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "spdlog/logger.h"
+#include "worker/src/fmi/fmu_archive.h"
+#include "worker/src/fmi/model_description.h"
+
+namespace cosimo::worker::fmi {
+
+// Variables of one list (inputs, outputs, recorded...) grouped by type, one FMI call per type.
+class VariableGroup {
+ public:
+  struct Batch {
+    VarType type;
+    std::vector<uint32_t> vrs;
+    std::vector<int> positions;  // where each value goes in the caller's array
+  };
+  VariableGroup() = default;
+  // `indices` are positions in md.variables; all must be numeric or Boolean scalars.
+  VariableGroup(const ModelDescription& md, const std::vector<int>& indices);
+
+  size_t size() const { return size_; }
+  const std::vector<Batch>& batches() const { return batches_; }
+
+ private:
+  std::vector<Batch> batches_;
+  size_t size_ = 0;
+};
+
+struct EventUpdate {
+  bool discrete_states_need_update = false;
+  bool terminate_simulation = false;
+  bool nominals_changed = false;
+  bool values_changed = false;
+  bool next_event_time_defined = false;
+  double next_event_time = 0.0;
+};
+
+struct DoStepOutcome {
+  bool discarded = false;   // fmiXDiscard: the step was not (fully) done
+  bool terminated = false;  // the FMU ended its simulation
+  double last_successful_time = 0.0;
+};
+
+class FmuInstance {
+ public:
+  FmuInstance(std::string unit_name, FmiVersion version);
+  virtual ~FmuInstance();
+  FmuInstance(const FmuInstance&) = delete;
+  FmuInstance& operator=(const FmuInstance&) = delete;
+
+  const std::string& unit_name() const { return unit_name_; }
+  // Time shown in error messages.
+  void set_time(double t) { time_ = t; }
+  bool failed() const { return failed_; }
+
+  virtual absl::Status Instantiate() = 0;
+  virtual absl::Status EnterInitializationMode(std::optional<double> tolerance, double start,
+                                               std::optional<double> stop) = 0;
+  virtual absl::Status ExitInitializationMode() = 0;
+  virtual absl::Status Terminate() = 0;
+
+  // Numeric and Boolean values as doubles (Booleans 0/1, integers converted exactly up to 2^53).
+  virtual absl::Status Get(const VariableGroup& group, double* values) = 0;
+  virtual absl::Status Set(const VariableGroup& group, const double* values) = 0;
+  virtual absl::Status SetString(uint32_t vr, const std::string& value) = 0;
+
+  // Co-Simulation.
+  virtual absl::Status DoStep(double t, double h, bool no_set_state_prior,
+                              DoStepOutcome* outcome) = 0;
+  // FMI 2 only (canInterpolateInputs): d^order u / dt^order for Real inputs.
+  virtual absl::Status SetInputDerivatives(const std::vector<uint32_t>& vrs, int order,
+                                           const double* values) = 0;
+  virtual absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
+                                            double* values) = 0;
+
+  // Model Exchange.
+  virtual absl::Status EnterEventMode() = 0;
+  virtual absl::Status UpdateDiscreteStates(EventUpdate* update) = 0;
+  virtual absl::Status EnterContinuousTimeMode() = 0;
+  virtual absl::Status SetTime(double t) = 0;
+  virtual absl::Status SetContinuousStates(const double* x, size_t n) = 0;
+  virtual absl::Status GetContinuousStates(double* x, size_t n) = 0;
+  virtual absl::Status GetDerivatives(double* dx, size_t n) = 0;
+  virtual absl::Status GetEventIndicators(double* z, size_t n) = 0;
+  virtual absl::Status CompletedIntegratorStep(bool no_set_state_prior, bool* enter_event_mode,
+                                               bool* terminate_simulation) = 0;
+
+  // FMU state (canGetAndSetFMUstate) and directional derivatives (Float64 / Real variables).
+  virtual absl::Status GetState(void** state) = 0;
+  virtual absl::Status SetState(void* state) = 0;
+  virtual void FreeState(void** state) = 0;
+  virtual absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
+                                             const std::vector<uint32_t>& knowns,
+                                             const double* seed, double* sensitivity) = 0;
+
+  // Called by the logger callbacks.
+  void Log(int status, const char* category, const char* message);
+
+ protected:
+  // Clears what was logged; call before each FMI function.
+  void BeginCall() { call_log_.clear(); }
+  // Turns the FMI status code (same numbering in FMI 2 and 3) of `function` into a Status.
+  absl::Status Check(int status, const char* function);
+  // Whether functions other than freeing may still be called.
+  bool usable() const { return !fatal_; }
+  bool fatal() const { return fatal_; }
+
+  std::string unit_name_;
+  FmiVersion version_;
+  std::shared_ptr<spdlog::logger> logger_;
+
+ private:
+  double time_ = 0.0;
+  bool failed_ = false;
+  bool fatal_ = false;
+  std::string call_log_;
+};
+
+// Loads the binary for the kind chosen (`model_exchange`) and resolves the functions. The
+// instance keeps `unpacked` alive (its resources folder). Errors name the library, the symbol or
+// the shared library the binary needs and the machine lacks (from dlerror).
+[[nodiscard]] absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(
+    const ModelDescription& md, bool model_exchange, std::shared_ptr<UnpackedFmu> unpacked,
+    const std::string& unit_name);
+[[nodiscard]] absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(
+    const ModelDescription& md, bool model_exchange, std::shared_ptr<UnpackedFmu> unpacked,
+    const std::string& unit_name);
+
+}  // namespace cosimo::worker::fmi

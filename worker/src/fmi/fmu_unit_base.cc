@@ -1,0 +1,256 @@
+#include "worker/src/fmi/fmu_unit_base.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace cosimo::worker::fmi {
+namespace {
+
+Causality ToCausality(const ModelDescription& md, int index, bool is_state) {
+  if (is_state) return Causality::kState;
+  switch (md.variables[index].causality) {
+    case FmiCausality::kInput:
+      return Causality::kInput;
+    case FmiCausality::kOutput:
+      return Causality::kOutput;
+    case FmiCausality::kParameter:
+    case FmiCausality::kCalculatedParameter:
+    case FmiCausality::kStructuralParameter:
+      return Causality::kParameter;
+    case FmiCausality::kLocal:
+    case FmiCausality::kIndependent:
+      return Causality::kLocal;
+  }
+  return Causality::kLocal;
+}
+
+VariableInfo Info(const ModelDescription& md, int index, bool is_state) {
+  const ScalarVariable& v = md.variables[index];
+  return VariableInfo{v.name, ToCausality(md, index, is_state), v.unit, v.description};
+}
+
+}  // namespace
+
+FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
+                         std::shared_ptr<FmuInstance> instance, bool model_exchange)
+    : spec_(spec), md_(std::move(md)), instance_(std::move(instance)),
+      model_exchange_(model_exchange) {
+  std::vector<bool> is_state(md_.variables.size(), false);
+  for (const Unknown& d : md_.derivatives) {
+    derivative_indices_.push_back(d.index);
+    state_indices_.push_back(md_.variables[d.index].derivative_of);
+    is_state[md_.variables[d.index].derivative_of] = true;
+  }
+  for (int i = 0; i < static_cast<int>(md_.variables.size()); ++i) {
+    const ScalarVariable& v = md_.variables[i];
+    if (!IsNumeric(v.type) || v.is_array) continue;
+    if (v.causality == FmiCausality::kInput) {
+      input_indices_.push_back(i);
+      description_.inputs.push_back(Info(md_, i, false));
+    } else if (v.causality == FmiCausality::kOutput) {
+      if (v.type == VarType::kFloat64) {
+        real_output_vrs_.push_back(v.value_reference);
+        real_output_positions_.push_back(static_cast<int>(output_indices_.size()));
+      }
+      output_indices_.push_back(i);
+      description_.outputs.push_back(Info(md_, i, false));
+    } else if (v.causality != FmiCausality::kIndependent) {
+      description_.others.push_back(Info(md_, i, is_state[i]));
+    }
+  }
+  inputs_ = VariableGroup(md_, input_indices_);
+  outputs_ = VariableGroup(md_, output_indices_);
+  states_ = VariableGroup(md_, state_indices_);
+  derivatives_ = VariableGroup(md_, derivative_indices_);
+
+  Capabilities& caps = description_.capabilities;
+  const KindInfo& k = kind();
+  std::vector<bool> is_input(md_.variables.size(), false);
+  for (int i : input_indices_) is_input[i] = true;
+  for (const Unknown& out : md_.outputs) {
+    if (!out.dependencies_given) {
+      caps.output_reactive = caps.output_reactive || !input_indices_.empty();
+      continue;
+    }
+    for (int dep : out.dependencies) caps.output_reactive = caps.output_reactive || is_input[dep];
+  }
+  caps.input_reactive = false;
+  if (model_exchange_) {
+    caps.can_vary_step = true;
+    caps.max_input_order = 3;
+    caps.max_output_derivative_order = 0;
+    caps.provides_state_derivatives = true;
+    caps.provides_jacobians = true;  // directional derivatives or finite differences
+  } else {
+    caps.can_vary_step = k.can_handle_variable_communication_step_size;
+    caps.max_input_order = k.can_interpolate_inputs ? 1 : 0;
+    caps.max_output_derivative_order = k.max_output_derivative_order > 0 ? 1 : 0;
+    caps.provides_state_derivatives = !derivative_indices_.empty();
+    caps.provides_jacobians = k.provides_directional_derivative;
+  }
+}
+
+absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
+  std::vector<int> indices;
+  for (const std::string& name : names) {
+    const int index = md_.Find(name);
+    if (index < 0) {
+      return absl::NotFoundError(absl::StrCat(Prefix(), "no variable '", name, "' in model '",
+                                              md_.model_name, "'"));
+    }
+    const ScalarVariable& v = md_.variables[index];
+    if (!IsNumeric(v.type) || v.is_array) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Prefix(), "variable '", name, "' is a ", VarTypeName(v.type),
+                       v.is_array ? " array" : "",
+                       ": only numeric and Boolean scalars can be recorded"));
+    }
+    indices.push_back(index);
+  }
+  recorded_ = VariableGroup(md_, indices);
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::ApplyParameters() {
+  for (const auto& [name, value] : spec_.parameters()) {
+    const int index = md_.Find(name);
+    const std::string where = absl::StrCat(Prefix(), "parameter '", name, "'");
+    if (index < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": no such variable in model '", md_.model_name, "'"));
+    }
+    const ScalarVariable& v = md_.variables[index];
+    const bool settable = v.variability != Variability::kConstant &&
+                          v.causality != FmiCausality::kIndependent &&
+                          v.causality != FmiCausality::kCalculatedParameter &&
+                          (v.causality == FmiCausality::kInput || v.initial == Initial::kExact ||
+                           v.initial == Initial::kApprox);
+    if (!settable) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": the variable cannot be set before initialisation (it is "
+                              "constant, calculated or has no start value)"));
+    }
+    if (v.is_array) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": array variables are not supported"));
+    }
+    if (v.type == VarType::kString) {
+      if (value.kind_case() != google::protobuf::Value::kStringValue) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": a string is expected"));
+      }
+      if (absl::Status s = instance_->SetString(v.value_reference, value.string_value()); !s.ok()) {
+        return s;
+      }
+      continue;
+    }
+    if (!IsNumeric(v.type)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", VarTypeName(v.type), " variables cannot be set"));
+    }
+    double number = 0.0;
+    if (value.kind_case() == google::protobuf::Value::kNumberValue) {
+      number = value.number_value();
+      if (v.type != VarType::kFloat64 && v.type != VarType::kFloat32 &&
+          number != std::floor(number)) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": ", VarTypeName(v.type),
+                                                       " expects an integer, got ", number));
+      }
+    } else if (value.kind_case() == google::protobuf::Value::kBoolValue) {
+      number = value.bool_value() ? 1.0 : 0.0;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": a number or Boolean is expected"));
+    }
+    if (absl::Status s = instance_->Set(VariableGroup(md_, {index}), &number); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
+  if (static_cast<size_t>(u.size()) != inputs_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(Prefix(), u.size(), " input values for ",
+                                                   inputs_.size(), " inputs"));
+  }
+  if (inputs_.size() == 0) return absl::OkStatus();
+  return instance_->Set(inputs_, u.data());
+}
+
+absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
+                                      std::vector<double>* recorded) {
+  outputs->resize(static_cast<Eigen::Index>(outputs_.size()));
+  if (outputs_.size() > 0) {
+    if (absl::Status s = instance_->Get(outputs_, outputs->data()); !s.ok()) return s;
+  }
+  if (derivatives != nullptr) {
+    if (description_.capabilities.max_output_derivative_order > 0) {
+      derivatives->setZero(static_cast<Eigen::Index>(outputs_.size()));
+      std::vector<double> values(real_output_vrs_.size());
+      if (!values.empty()) {
+        if (absl::Status s = instance_->GetOutputDerivatives(real_output_vrs_, 1, values.data());
+            !s.ok()) {
+          return s;
+        }
+      }
+      for (size_t i = 0; i < values.size(); ++i) (*derivatives)[real_output_positions_[i]] = values[i];
+    } else {
+      derivatives->resize(0);
+    }
+  }
+  recorded->assign(recorded_.size(), 0.0);
+  if (recorded_.size() > 0) return instance_->Get(recorded_, recorded->data());
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot) {
+  x->resize(static_cast<Eigen::Index>(states_.size()));
+  xdot->resize(static_cast<Eigen::Index>(derivatives_.size()));
+  if (states_.size() == 0) return absl::OkStatus();
+  if (absl::Status s = instance_->Get(states_, x->data()); !s.ok()) return s;
+  return instance_->Get(derivatives_, xdot->data());
+}
+
+absl::Status FmuUnitBase::LinearizeDirectional(Linearization* lin) {
+  // Unknowns: derivatives then outputs; knowns: states then inputs (Float64 only; the rows and
+  // columns of other types stay zero).
+  const int n = static_cast<int>(state_indices_.size());
+  const int m = static_cast<int>(input_indices_.size());
+  const int p = static_cast<int>(output_indices_.size());
+  std::vector<uint32_t> unknowns, knowns;
+  std::vector<int> unknown_rows, known_cols;
+  for (int i = 0; i < n; ++i) {
+    unknowns.push_back(md_.variables[derivative_indices_[i]].value_reference);
+    unknown_rows.push_back(i);
+  }
+  for (int i = 0; i < p; ++i) {
+    if (md_.variables[output_indices_[i]].type != VarType::kFloat64) continue;
+    unknowns.push_back(md_.variables[output_indices_[i]].value_reference);
+    unknown_rows.push_back(n + i);
+  }
+  for (int j = 0; j < n; ++j) {
+    knowns.push_back(md_.variables[state_indices_[j]].value_reference);
+    known_cols.push_back(j);
+  }
+  for (int j = 0; j < m; ++j) {
+    if (md_.variables[input_indices_[j]].type != VarType::kFloat64) continue;
+    knowns.push_back(md_.variables[input_indices_[j]].value_reference);
+    known_cols.push_back(n + j);
+  }
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n + p, n + m);
+  std::vector<double> sensitivity(unknowns.size());
+  for (size_t k = 0; k < knowns.size() && !unknowns.empty(); ++k) {
+    const std::vector<uint32_t> known = {knowns[k]};
+    const double seed = 1.0;
+    if (absl::Status s = instance_->DirectionalDerivative(unknowns, known, &seed,
+                                                          sensitivity.data());
+        !s.ok()) {
+      return s;
+    }
+    for (size_t r = 0; r < unknowns.size(); ++r) J(unknown_rows[r], known_cols[k]) = sensitivity[r];
+  }
+  lin->A = J.topLeftCorner(n, n);
+  lin->B = J.topRightCorner(n, m);
+  lin->C = J.bottomLeftCorner(p, n);
+  lin->D = J.bottomRightCorner(p, m);
+  return absl::OkStatus();
+}
+
+}  // namespace cosimo::worker::fmi

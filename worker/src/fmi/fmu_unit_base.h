@@ -1,0 +1,58 @@
+// What the Co-Simulation and Model Exchange FMU units share: the unit description built from
+// the model description, start values and parameters from the scenario, recording of any
+// variable, outputs and linearisation through directional derivatives. Private to worker/src/fmi.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cosimo/v1/scenario.pb.h"
+#include "cosimo/worker/unit.h"
+#include "worker/src/fmi/fmu_instance.h"
+#include "worker/src/fmi/model_description.h"
+
+namespace cosimo::worker::fmi {
+
+class FmuUnitBase : public Unit {
+ public:
+  FmuUnitBase(const v1::Unit& spec, ModelDescription md, std::shared_ptr<FmuInstance> instance,
+              bool model_exchange);
+
+  const UnitDescription& description() const override { return description_; }
+  double time() const override { return time_; }
+  absl::Status SetRecorded(const std::vector<std::string>& names) override;
+
+ protected:
+  const KindInfo& kind() const { return model_exchange_ ? md_.model_exchange : md_.co_simulation; }
+  std::string Prefix() const { return "unit '" + spec_.name() + "': "; }
+
+  // Sets the scenario's parameters and start values (call between Instantiate and
+  // EnterInitializationMode). Errors name the parameter.
+  absl::Status ApplyParameters();
+  // Sets the inputs from a vector in description().inputs order.
+  absl::Status SetInputs(const Eigen::VectorXd& u);
+  // Reads outputs (and dy/dt when `derivatives` is not null and offered) and recorded values.
+  absl::Status ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
+                           std::vector<double>* recorded);
+  // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
+  absl::Status LinearizeDirectional(Linearization* lin);
+  absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
+
+  v1::Unit spec_;
+  ModelDescription md_;
+  std::shared_ptr<FmuInstance> instance_;
+  bool model_exchange_;
+  UnitDescription description_;
+  double time_ = 0.0;
+  double stop_time_ = 0.0;
+
+  std::vector<int> input_indices_, output_indices_, state_indices_, derivative_indices_;
+  VariableGroup inputs_, outputs_, states_, derivatives_, recorded_;
+  std::vector<uint32_t> real_output_vrs_;  // Float64 outputs, for output derivatives
+  std::vector<int> real_output_positions_;
+};
+
+}  // namespace cosimo::worker::fmi
