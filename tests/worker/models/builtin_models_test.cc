@@ -131,9 +131,8 @@ TEST(BuiltinModelsTest, SolverErrors) {
   // The two-step scheme needs [positions; velocities].
   EXPECT_CONTAINS(ErrorOf(BuiltinSpec("car", "car", v1::Solver::CENTRAL_DIFFERENCE, 0.1)),
                   "CENTRAL_DIFFERENCE needs a second-order model");
-  EXPECT_TRUE(CreateBuiltinUnit(
-                  BuiltinSpec("p", "passenger", v1::Solver::CENTRAL_DIFFERENCE, 1e-3))
-                  .ok());
+  EXPECT_TRUE(
+      CreateBuiltinUnit(BuiltinSpec("p", "passenger", v1::Solver::CENTRAL_DIFFERENCE, 1e-3)).ok());
   // EXACT needs a linear time-invariant model.
   testing::PendulumModel pendulum;
   v1::Solver exact;

@@ -27,24 +27,27 @@ std::vector<std::vector<Eigen::VectorXd>> Jacobi(const std::vector<std::string>&
                                                  double end, bool first_order_hold) {
   std::vector<std::unique_ptr<Unit>> units;
   for (const std::string& model : models) {
-    absl::StatusOr<std::unique_ptr<Unit>> unit = CreateBuiltinUnit(testing::BuiltinSpec(model, model));
+    absl::StatusOr<std::unique_ptr<Unit>> unit =
+        CreateBuiltinUnit(testing::BuiltinSpec(model, model));
     EXPECT_TRUE(unit.ok()) << unit.status();
     EXPECT_TRUE((*unit)->Initialize(0.0, end).ok());
     units.push_back(std::move(*unit));
   }
   const size_t n = units.size();
   auto inputs_from = [&](const std::vector<Eigen::VectorXd>& outputs, size_t unit) {
-    Eigen::VectorXd u = Eigen::VectorXd::Zero(
-        static_cast<Eigen::Index>(units[unit]->description().inputs.size()));
+    Eigen::VectorXd u =
+        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(units[unit]->description().inputs.size()));
     for (const Link& link : links) {
-      if (link.to_unit == static_cast<int>(unit)) u[link.to_input] = outputs[link.from_unit][link.from_output];
+      if (link.to_unit == static_cast<int>(unit))
+        u[link.to_input] = outputs[link.from_unit][link.from_output];
     }
     return u;
   };
   // Initial outputs: evaluate twice so that output-reactive units see their inputs.
   std::vector<Eigen::VectorXd> outputs(n);
   for (size_t i = 0; i < n; ++i) {
-    outputs[i] = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(units[i]->description().outputs.size()));
+    outputs[i] =
+        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(units[i]->description().outputs.size()));
   }
   for (int round = 0; round < 2; ++round) {
     for (size_t i = 0; i < n; ++i) {
@@ -103,8 +106,8 @@ const std::map<std::pair<int, int>, int> kDualMassPairs = {
 
 double DualMassError(double H, bool foh) {
   constexpr double kEnd = 2.0;
-  const auto cosim = Jacobi({"dual_mass_oscillator_1", "dual_mass_oscillator_2"},
-                            kDualMassLinks, H, kEnd, foh);
+  const auto cosim =
+      Jacobi({"dual_mass_oscillator_1", "dual_mass_oscillator_2"}, kDualMassLinks, H, kEnd, foh);
   return MaxError(cosim, "dual_mass_oscillator", kDualMassPairs, H, kEnd);
 }
 
@@ -112,6 +115,8 @@ TEST(CosimulationTest, DualMassOscillatorJacobiConvergesAtTheOrderOfTheHold) {
   const double zoh_order = std::log2(DualMassError(0.004, false) / DualMassError(0.002, false));
   EXPECT_NEAR(zoh_order, 1.0, 0.15);
   const double foh_order = std::log2(DualMassError(0.004, true) / DualMassError(0.002, true));
+  RecordProperty("zoh_order", std::to_string(zoh_order));
+  RecordProperty("foh_order", std::to_string(foh_order));
   EXPECT_NEAR(foh_order, 2.0, 0.2);
   // Velocities of amplitude ~10 m/s are within 1e-2 at H = 2 ms.
   EXPECT_LT(DualMassError(0.002, true), 1e-2);
@@ -122,19 +127,21 @@ TEST(CosimulationTest, DualMassOscillatorJacobiConvergesAtTheOrderOfTheHold) {
 // v_t, v_m, F_h].
 double PassengerError(double H, bool foh) {
   constexpr double kEnd = 0.5;
-  const std::vector<Link> links = {{0, 0, 1, 0}, {0, 1, 1, 1}, {2, 2, 1, 2},
-                                   {1, 0, 2, 0}, {1, 1, 2, 1}};
+  const std::vector<Link> links = {
+      {0, 0, 1, 0}, {0, 1, 1, 1}, {2, 2, 1, 2}, {1, 0, 2, 0}, {1, 1, 2, 1}};
   const auto cosim =
       Jacobi({"passenger_motor", "passenger_torso", "passenger_head"}, links, H, kEnd, foh);
   return MaxError(cosim, "passenger",
-                  {{{2, 0}, 0}, {{1, 0}, 1}, {{0, 0}, 2}, {{2, 1}, 3}, {{1, 1}, 4}, {{0, 1}, 5}},
-                  H, kEnd);
+                  {{{2, 0}, 0}, {{1, 0}, 1}, {{0, 0}, 2}, {{2, 1}, 3}, {{1, 1}, 4}, {{0, 1}, 5}}, H,
+                  kEnd);
 }
 
 TEST(CosimulationTest, PassengerJacobiConvergesAtTheOrderOfTheHold) {
   const double zoh_order = std::log2(PassengerError(1e-3, false) / PassengerError(5e-4, false));
   EXPECT_NEAR(zoh_order, 1.0, 0.15);
   const double foh_order = std::log2(PassengerError(1e-3, true) / PassengerError(5e-4, true));
+  RecordProperty("zoh_order", std::to_string(zoh_order));
+  RecordProperty("foh_order", std::to_string(foh_order));
   EXPECT_NEAR(foh_order, 2.0, 0.25);
 }
 

@@ -152,14 +152,14 @@ TEST_P(RollbackTest, SaveStepRestoreStepIsBitIdentical) {
   EXPECT_EQ(first_b.end_time, second_b.end_time);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllSolvers, RollbackTest,
-    ::testing::Values(v1::Solver::EXPLICIT_EULER, v1::Solver::IMPLICIT_EULER, v1::Solver::RK4,
-                      v1::Solver::RK45, v1::Solver::CENTRAL_DIFFERENCE, v1::Solver::CVODE,
-                      v1::Solver::EXACT),
-    [](const ::testing::TestParamInfo<v1::Solver::Method>& info) {
-      return v1::Solver::Method_Name(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(AllSolvers, RollbackTest,
+                         ::testing::Values(v1::Solver::EXPLICIT_EULER, v1::Solver::IMPLICIT_EULER,
+                                           v1::Solver::RK4, v1::Solver::RK45,
+                                           v1::Solver::CENTRAL_DIFFERENCE, v1::Solver::CVODE,
+                                           v1::Solver::EXACT),
+                         [](const ::testing::TestParamInfo<v1::Solver::Method>& info) {
+                           return v1::Solver::Method_Name(info.param);
+                         });
 
 TEST(ModelUnitTest, LinearizeWithFiniteDifferences) {
   auto model = std::make_unique<testing::PendulumModel>();

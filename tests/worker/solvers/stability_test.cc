@@ -25,9 +25,9 @@ double Energy(const Eigen::VectorXd& x, double omega) {
 
 // Car (tutorial Example 1) over one step of 0.2 s from v0 = 0. Expected values from the
 // tutorial: explicit Euler 5.076142 (= 0.2 k v_d / m), implicit Euler 4.504251
-// (= 5.076142 / (1 + 0.2 (k + c_f) / m)), exact 4.767107 (= k v_d / (k + c_f) (1 - e^{-0.2 (k + c_f) / m})).
-double CarSpeedAfterOneStep(v1::Solver::Method method, v1::Solver::Iteration iteration,
-                            double h) {
+// (= 5.076142 / (1 + 0.2 (k + c_f) / m)), exact 4.767107 (= k v_d / (k + c_f) (1 - e^{-0.2 (k +
+// c_f) / m})).
+double CarSpeedAfterOneStep(v1::Solver::Method method, v1::Solver::Iteration iteration, double h) {
   v1::Unit spec = BuiltinSpec("car", "car", method, h);
   spec.mutable_solver()->set_iteration(iteration);
   absl::StatusOr<std::unique_ptr<Unit>> unit = CreateBuiltinUnit(spec);
@@ -44,12 +44,12 @@ double CarSpeedAfterOneStep(v1::Solver::Method method, v1::Solver::Iteration ite
 }
 
 TEST(CarTest, TutorialValuesAtStepPointTwo) {
-  EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::EXPLICIT_EULER, v1::Solver::NEWTON, 0.2),
-              5.076142, 5e-7);
-  EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::IMPLICIT_EULER, v1::Solver::DIRECT, 0.2),
-              4.504251, 5e-7);
-  EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::IMPLICIT_EULER, v1::Solver::NEWTON, 0.2),
-              4.504251, 5e-7);
+  EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::EXPLICIT_EULER, v1::Solver::NEWTON, 0.2), 5.076142,
+              5e-7);
+  EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::IMPLICIT_EULER, v1::Solver::DIRECT, 0.2), 4.504251,
+              5e-7);
+  EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::IMPLICIT_EULER, v1::Solver::NEWTON, 0.2), 4.504251,
+              5e-7);
   EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::METHOD_UNSPECIFIED, v1::Solver::NEWTON, 0.2),
               4.767107, 5e-7);  // the default for the car (linear) is EXACT
   EXPECT_NEAR(CarSpeedAfterOneStep(v1::Solver::EXACT, v1::Solver::NEWTON, 0.2), 4.767107, 5e-7);

@@ -43,7 +43,8 @@ inline v1::Unit BuiltinSpec(const std::string& name, const std::string& model,
 inline InputPolynomials Polynomials(std::initializer_list<std::initializer_list<double>> rows) {
   InputPolynomials p;
   Eigen::Index cols = 0;
-  for (const auto& row : rows) cols = std::max<Eigen::Index>(cols, static_cast<Eigen::Index>(row.size()));
+  for (const auto& row : rows)
+    cols = std::max<Eigen::Index>(cols, static_cast<Eigen::Index>(row.size()));
   p.coefficients = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), cols);
   Eigen::Index i = 0;
   for (const auto& row : rows) {

@@ -38,7 +38,8 @@ constexpr ModelEntry kModels[] = {
 
 std::string KnownNames() {
   std::string out;
-  for (const ModelEntry& entry : kModels) out += (out.empty() ? "" : ", ") + std::string(entry.name);
+  for (const ModelEntry& entry : kModels)
+    out += (out.empty() ? "" : ", ") + std::string(entry.name);
   return out;
 }
 

@@ -12,8 +12,7 @@ namespace cosimo::worker {
 namespace {
 
 // Row-major list of rows x cols numbers into a matrix.
-Eigen::MatrixXd RowMajor(const std::vector<double>& values, Eigen::Index rows,
-                         Eigen::Index cols) {
+Eigen::MatrixXd RowMajor(const std::vector<double>& values, Eigen::Index rows, Eigen::Index cols) {
   Eigen::MatrixXd out(rows, cols);
   for (Eigen::Index i = 0; i < rows; ++i) {
     for (Eigen::Index j = 0; j < cols; ++j) out(i, j) = values[i * cols + j];
@@ -35,7 +34,8 @@ std::string Count(size_t n) { return std::to_string(n) + (n == 1 ? " value" : " 
 }  // namespace
 
 ModelResult MakeLinearStateSpace(ModelParameters& p) {
-  if (!p.Has("A")) return p.Error("parameter 'A' is required (n x n values, row-major; [] for none)");
+  if (!p.Has("A"))
+    return p.Error("parameter 'A' is required (n x n values, row-major; [] for none)");
   COSIMO_ASSIGN_OR_RETURN(const std::vector<double> a, p.Vector("A"));
   COSIMO_ASSIGN_OR_RETURN(const std::vector<double> b, p.Vector("B"));
   COSIMO_ASSIGN_OR_RETURN(const std::vector<double> c, p.Vector("C"));

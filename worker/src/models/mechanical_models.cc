@@ -243,15 +243,17 @@ ModelResult MakePassenger(ModelParameters& p) {
   spec.states = {Position("x_h", Causality::kState), Position("x_t", Causality::kState),
                  Position("x_m", Causality::kState), Speed("v_h", Causality::kState),
                  Speed("v_t", Causality::kState),    Speed("v_m", Causality::kState)};
-  for (const VariableInfo& s : spec.states) spec.outputs.push_back(Variable(s.name, Causality::kOutput, s.unit));
+  for (const VariableInfo& s : spec.states) {
+    spec.outputs.push_back(Variable(s.name, Causality::kOutput, s.unit));
+  }
   spec.outputs.push_back(Force("F_h", Causality::kOutput));
   Eigen::Vector3d masses(q.m_h, q.m_t, q.m_m);
   Eigen::Matrix3d stiffness, damping;
   // The motor is not loaded by the passenger (one-way drive, as in the tutorial).
-  stiffness << q.c_h, -q.c_h, 0.0,  //
+  stiffness << q.c_h, -q.c_h, 0.0,    //
       -q.c_h, q.c_h + q.c_t, -q.c_t,  //
       0.0, 0.0, q.c_m;
-  damping << q.d_h, -q.d_h, 0.0,  //
+  damping << q.d_h, -q.d_h, 0.0,      //
       -q.d_h, q.d_h + q.d_t, -q.d_t,  //
       0.0, 0.0, 0.0;
   SecondOrderSystem(masses, stiffness, damping, &spec);

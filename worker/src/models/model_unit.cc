@@ -23,8 +23,7 @@ std::string Num(double value) {
 
 }  // namespace
 
-ModelUnit::ModelUnit(std::string name, std::unique_ptr<Model> model,
-                     std::unique_ptr<Solver> solver)
+ModelUnit::ModelUnit(std::string name, std::unique_ptr<Model> model, std::unique_ptr<Solver> solver)
     : name_(std::move(name)),
       model_(std::move(model)),
       solver_(std::move(solver)),

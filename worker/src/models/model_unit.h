@@ -32,8 +32,7 @@ class ModelUnit final : public Unit {
   double time() const override { return time_; }
   [[nodiscard]] absl::Status SetRecorded(const std::vector<std::string>& names) override;
   [[nodiscard]] absl::Status Initialize(double start_time, double stop_time) override;
-  [[nodiscard]] absl::Status Evaluate(const Eigen::VectorXd& inputs,
-                                      OutputsReply* reply) override;
+  [[nodiscard]] absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override;
   void Step(const StepRequest& request, StepReply* reply) override;
   [[nodiscard]] absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() override;
   [[nodiscard]] absl::Status Restore(const UnitSnapshot& snapshot) override;
@@ -56,7 +55,7 @@ class ModelUnit final : public Unit {
                     std::vector<double>* recorded);
 
   std::string name_;
-  std::unique_ptr<Model> model_;    // declared before solver_: the solver refers to it
+  std::unique_ptr<Model> model_;  // declared before solver_: the solver refers to it
   std::unique_ptr<Solver> solver_;
   UnitDescription description_;
   Linearizer linearizer_;

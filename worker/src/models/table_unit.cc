@@ -79,8 +79,7 @@ class TableUnit final : public Unit {
         if (description_.outputs[i].name == name) index = static_cast<int>(i);
       }
       if (index < 0) {
-        return absl::NotFoundError("unit '" + name_ + "': the table has no column '" + name +
-                                   "'");
+        return absl::NotFoundError("unit '" + name_ + "': the table has no column '" + name + "'");
       }
       recorded.push_back(index);
     }
@@ -108,9 +107,9 @@ class TableUnit final : public Unit {
     if (std::abs(request.time - time_) > 1e-9 * std::max(1.0, std::abs(time_)) ||
         !(request.step > 0.0)) {
       reply->status = StepStatus::kFailed;
-      reply->message = "unit '" + name_ + "': bad step request (from t=" +
-                       std::to_string(request.time) + ", h=" + std::to_string(request.step) +
-                       ") for a unit at t=" + std::to_string(time_);
+      reply->message =
+          "unit '" + name_ + "': bad step request (from t=" + std::to_string(request.time) +
+          ", h=" + std::to_string(request.step) + ") for a unit at t=" + std::to_string(time_);
     } else {
       time_ = request.time + request.step;
     }
@@ -127,7 +126,8 @@ class TableUnit final : public Unit {
   absl::Status Restore(const UnitSnapshot& snapshot) override {
     const auto* saved = dynamic_cast<const Snapshot*>(&snapshot);
     if (saved == nullptr) {
-      return absl::InvalidArgumentError("unit '" + name_ + "': the snapshot is not one of this unit");
+      return absl::InvalidArgumentError("unit '" + name_ +
+                                        "': the snapshot is not one of this unit");
     }
     time_ = saved->time;
     return absl::OkStatus();
@@ -218,8 +218,7 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateTableUnitFromText(const std::string&
       for (size_t j = 0; j < fields.size(); ++j) {
         if (fields[j].empty()) {
           return absl::InvalidArgumentError(where + " line " + std::to_string(line_number) +
-                                            ": column " + std::to_string(j + 1) +
-                                            " has no name");
+                                            ": column " + std::to_string(j + 1) + " has no name");
         }
         for (size_t k = 0; k < j; ++k) {
           if (fields[k] == fields[j]) {
@@ -245,15 +244,14 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateTableUnitFromText(const std::string&
       if (fields[j].empty() || end != begin + fields[j].size() || errno == ERANGE ||
           !std::isfinite(value)) {
         return absl::InvalidArgumentError(where + " line " + std::to_string(line_number) +
-                                          " column " + std::to_string(j + 1) + " ('" +
-                                          header[j] + "'): '" + fields[j] +
-                                          "' is not a finite number");
+                                          " column " + std::to_string(j + 1) + " ('" + header[j] +
+                                          "'): '" + fields[j] + "' is not a finite number");
       }
       row[j] = value;
     }
     if (!times.empty() && row[0] < times.back()) {
-      return absl::InvalidArgumentError(where + " line " + std::to_string(line_number) +
-                                        ": time " + fields[0] + " is before the previous row's");
+      return absl::InvalidArgumentError(where + " line " + std::to_string(line_number) + ": time " +
+                                        fields[0] + " is before the previous row's");
     }
     times.push_back(row[0]);
     rows.push_back(std::move(row));
@@ -296,8 +294,7 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateTableUnit(const v1::Unit& spec,
   COSIMO_RETURN_IF_ERROR(parameters.CheckAllKnown());
   std::ifstream file(csv_path, std::ios::binary);
   if (!file) {
-    return absl::NotFoundError("unit '" + spec.name() + "': cannot open table '" + csv_path +
-                               "'");
+    return absl::NotFoundError("unit '" + spec.name() + "': cannot open table '" + csv_path + "'");
   }
   std::ostringstream text;
   text << file.rdbuf();

@@ -4,10 +4,10 @@
 //   q(t+h) = 2 q(t) - q(t-h) + h^2 a(t)                       (uniform steps)
 //   q(t+h) = q(t) + (h/h_p) (q(t) - q(t-h_p)) + h (h+h_p)/2 a(t)   (previous step h_p != h)
 // The second form is exact for quadratics, so the scheme stays second order when the step
-// changes. A communication step is cut into equal substeps no longer than `step`. Velocities are the derivative at t+h of the
-// quadratic through the last three positions (second order; for uniform steps
-// v(t+h) = (3 q(t+h) - 4 q(t) + q(t-h)) / (2h)). The first substep (no history yet) is one RK4
-// substep. The history (q(t-h_p), h_p) is saved with snapshots.
+// changes. A communication step is cut into equal substeps no longer than `step`. Velocities are
+// the derivative at t+h of the quadratic through the last three positions (second order; for
+// uniform steps v(t+h) = (3 q(t+h) - 4 q(t) + q(t-h)) / (2h)). The first substep (no history yet)
+// is one RK4 substep. The history (q(t-h_p), h_p) is saved with snapshots.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -69,8 +69,8 @@ class CentralDifferenceSolver final : public Solver {
       history_.previous_step = hs;
       if (!AllFinite(x)) {
         outcome.status = StepStatus::kDiverged;
-        outcome.message = "CENTRAL_DIFFERENCE: the state is no longer finite at t=" +
-                          FormatNumber(t0 + s);
+        outcome.message =
+            "CENTRAL_DIFFERENCE: the state is no longer finite at t=" + FormatNumber(t0 + s);
         return outcome;
       }
     }

@@ -110,8 +110,8 @@ class CvodeSolver final : public Solver {
     if (flag < 0) {
       outcome.status = flag == CV_TOO_MUCH_WORK ? StepStatus::kRejected : StepStatus::kFailed;
       outcome.message = "unit '" + unit_name_ + "': CVODE failed at t=" + FormatNumber(reached) +
-                        " on the step from t=" + FormatNumber(t0) + " to t=" +
-                        FormatNumber(t0 + h) + ": " + FlagName(flag);
+                        " on the step from t=" + FormatNumber(t0) +
+                        " to t=" + FormatNumber(t0 + h) + ": " + FlagName(flag);
       if (!error_.empty()) outcome.message += ": " + error_;
       return outcome;
     }
@@ -175,8 +175,7 @@ class CvodeSolver final : public Solver {
 
 absl::StatusOr<std::unique_ptr<Solver>> NewCvodeSolver(const Model& model, double initial_step,
                                                        double tolerance, std::string unit_name) {
-  auto solver =
-      std::make_unique<CvodeSolver>(model, initial_step, tolerance, std::move(unit_name));
+  auto solver = std::make_unique<CvodeSolver>(model, initial_step, tolerance, std::move(unit_name));
   const absl::Status status = solver->Setup();
   if (!status.ok()) return status;
   return std::unique_ptr<Solver>(std::move(solver));

@@ -155,8 +155,8 @@ class ImplicitEulerSolver final : public Solver {
       const double change = (next_ - x).lpNorm<Eigen::Infinity>();
       x = next_;
       if (!AllFinite(x)) {
-        outcome->message = "diverged (the iterate is not finite after " +
-                           std::to_string(k + 1) + " iterations)";
+        outcome->message =
+            "diverged (the iterate is not finite after " + std::to_string(k + 1) + " iterations)";
         return false;
       }
       if (change <= tolerance_ * (1.0 + x.lpNorm<Eigen::Infinity>())) return true;

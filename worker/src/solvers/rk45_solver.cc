@@ -80,15 +80,13 @@ class Rk45Solver final : public Solver {
         k_[0] = k_[6];  // FSAL: k7 is F at the new point
         s = last ? h : s + hs;
         ++substeps;
-        const double factor =
-            err == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0);
+        const double factor = err == 0.0 ? 5.0 : std::clamp(0.9 * std::pow(err, -0.2), 0.2, 5.0);
         const double proposal = hs * factor;
         // A substep shortened to land on t0 + h says little about the natural step size.
         next_step_ = (last && hs < h_try) ? std::max(h_try, proposal) : proposal;
         h_try = next_step_;
       } else {
-        const double factor =
-            std::isfinite(err) ? std::max(0.2, 0.9 * std::pow(err, -0.2)) : 0.2;
+        const double factor = std::isfinite(err) ? std::max(0.2, 0.9 * std::pow(err, -0.2)) : 0.2;
         h_try = hs * factor;
         const double min_step = MinStep(t0 + s);
         if (h_try < min_step) {
@@ -134,8 +132,8 @@ class Rk45Solver final : public Solver {
 
   // One Dormand-Prince step of size hs from offset s; leaves the 5th-order result in x5_ and
   // F there in k_[6]; returns the scaled RMS error (infinity if not finite).
-  double Attempt(const Model& model, const InputPolynomials& inputs, double t0, double s,
-                 double hs, const Eigen::VectorXd& x) {
+  double Attempt(const Model& model, const InputPolynomials& inputs, double t0, double s, double hs,
+                 const Eigen::VectorXd& x) {
     const double t = t0 + s;
     std::array<Eigen::VectorXd, 7>& k = k_;
     stage_ = x + hs * kA21 * k[0];
@@ -156,11 +154,10 @@ class Rk45Solver final : public Solver {
     x5_ = x + hs * (kA71 * k[0] + kA73 * k[2] + kA74 * k[3] + kA75 * k[4] + kA76 * k[5]);
     model.Derivatives(t + hs, x5_, u_, k[6]);
     error_ = hs * (kE1 * k[0] + kE3 * k[2] + kE4 * k[3] + kE5 * k[4] + kE6 * k[5] + kE7 * k[6]);
-    const double err =
-        std::sqrt((error_.array() /
-                   (tolerance_ + tolerance_ * x.array().abs().max(x5_.array().abs())))
-                      .square()
-                      .mean());
+    const double err = std::sqrt(
+        (error_.array() / (tolerance_ + tolerance_ * x.array().abs().max(x5_.array().abs())))
+            .square()
+            .mean());
     return std::isfinite(err) ? err : std::numeric_limits<double>::infinity();
   }
 

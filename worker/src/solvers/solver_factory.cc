@@ -84,8 +84,8 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(const v1::Solver& spec, con
     default:
       break;
   }
-  return Invalid(unit_name, "solver.method " + method_name + " is not supported (known: " +
-                                kKnownMethods + ")");
+  return Invalid(unit_name, "solver.method " + method_name +
+                                " is not supported (known: " + kKnownMethods + ")");
 }
 
 }  // namespace cosimo::worker

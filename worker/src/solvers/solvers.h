@@ -13,9 +13,9 @@
 namespace cosimo::worker {
 
 // Defaults used when a scenario leaves a field at 0.
-inline constexpr int kDefaultMaxIterations = 50;       // implicit Euler, per substep
+inline constexpr int kDefaultMaxIterations = 50;             // implicit Euler, per substep
 inline constexpr double kDefaultIterationTolerance = 1e-10;  // implicit Euler, relative
-inline constexpr double kDefaultTolerance = 1e-6;      // RK45 and CVODE, relative and absolute
+inline constexpr double kDefaultTolerance = 1e-6;  // RK45 and CVODE, relative and absolute
 
 // x(t+h) = x(t) + h F(x(t), u(t), t), fixed substep `step` (the last one shortened).
 std::unique_ptr<Solver> NewExplicitEulerSolver(double step);
@@ -30,8 +30,7 @@ std::unique_ptr<Solver> NewRk4Solver(double step);
 
 // Dormand-Prince 5(4) with error control; `initial_step` 0 picks one; the accepted step size
 // carries over from one communication step to the next (and is part of the saved history).
-std::unique_ptr<Solver> NewRk45Solver(double initial_step, double tolerance,
-                                      std::string unit_name);
+std::unique_ptr<Solver> NewRk45Solver(double initial_step, double tolerance, std::string unit_name);
 
 // The two-step scheme for second-order systems (the tutorial's Godunov scheme), states
 // [positions; velocities]; started by one RK4 substep; history = previous positions.
