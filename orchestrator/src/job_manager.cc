@@ -152,7 +152,6 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   st.set_time(scenario.start_time());
   st.set_workers_needed(scenario.units_size());
   st.set_submitted_unix_ms(NowUnixMs());
-  st.set_message("waiting for workers");
   if (absl::Status s = store_->Put(st, scenario); !s.ok()) return s;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -177,11 +176,12 @@ void JobManager::Schedule() {
     auto workers = pool_->TryAcquire(job->labels, job->id);
     if (!workers) {
       const int available = pool_->CountAvailable(job->labels);
-      if (job->status.workers_available() != available || job->status.message().empty()) {
+      const std::string message = "waiting for workers: needs " +
+                                  std::to_string(job->labels.size()) + ", " +
+                                  std::to_string(available) + " idle and matching";
+      if (job->status.message() != message) {
         job->status.set_workers_available(available);
-        job->status.set_message("waiting for workers: needs " +
-                                std::to_string(job->labels.size()) + ", " +
-                                std::to_string(available) + " idle and matching");
+        job->status.set_message(message);
         Touch(*job);
       }
       ++it;
@@ -262,12 +262,12 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     Touch(*job);
   };
   JobObserver observer(publish, &job->cancel);
-  absl::StatusOr<MasterResult> result = status;
-  if (status.ok()) {
+  absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
+    if (!status.ok()) return status;
     std::vector<UnitProxy*> proxies;
     for (auto& unit : units) proxies.push_back(unit.get());
-    result = RunMaster(scenario, proxies, &observer);
-  }
+    return RunMaster(scenario, proxies, &observer);
+  }();
   if (!result.ok()) {
     // Leave every surviving worker clean for the next job.
     for (auto& unit : units) {

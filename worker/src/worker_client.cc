@@ -143,23 +143,23 @@ class WorkerClient::Session {
       case v1::OrchestratorMessage::kLoadUnit:
         return Load(command.load_unit());
       case v1::OrchestratorMessage::kInitialize:
-        if (!RequireHost(reply_.mutable_outputs()->mutable_error())) return;
+        if (!RequireHost([&] { return reply_.mutable_outputs()->mutable_error(); })) return;
         return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_));
       case v1::OrchestratorMessage::kEvaluate: {
-        if (!RequireHost(reply_.mutable_outputs()->mutable_error())) return;
+        if (!RequireHost([&] { return reply_.mutable_outputs()->mutable_error(); })) return;
         const auto& in = command.evaluate().inputs();
         inputs_.resize(in.size());
         for (int i = 0; i < in.size(); ++i) inputs_[i] = in.Get(i);
         return ReplyOutputs(host_->Evaluate(inputs_, &outputs_));
       }
       case v1::OrchestratorMessage::kStep:
-        if (!RequireHost(reply_.mutable_step_done()->mutable_error())) return;
+        if (!RequireHost([&] { return reply_.mutable_step_done()->mutable_error(); })) return;
         FromProto(command.step(), &step_request_);
         host_->Step(step_request_, &step_reply_);
         ToProto(step_reply_, reply_.mutable_step_done());
         return;
       case v1::OrchestratorMessage::kCommit:
-        if (!RequireHost(reply_.mutable_step_done()->mutable_error())) return;
+        if (!RequireHost([&] { return reply_.mutable_step_done()->mutable_error(); })) return;
         host_->Commit(&step_reply_);
         ToProto(step_reply_, reply_.mutable_step_done());
         return;
@@ -180,9 +180,11 @@ class WorkerClient::Session {
 
   static absl::Status NoUnit() { return absl::FailedPreconditionError("worker: no unit loaded"); }
 
-  bool RequireHost(v1::CommandError* error) {
+  // Only touches the reply (creating its error field) when no unit is loaded.
+  template <typename MutableError>
+  bool RequireHost(MutableError mutable_error) {
     if (host_) return true;
-    ToProto(NoUnit(), error);
+    ToProto(NoUnit(), mutable_error());
     return false;
   }
 
@@ -354,6 +356,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
     active_context_ = nullptr;
   }
   if (!result.ok()) return result;
+  if (shutdown_) return absl::OkStatus();
   return finish.ok() ? absl::OkStatus() : FromGrpcStatus(finish);
 }
 
