@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cosimo/common/scenario.h"
 #include "tests/worker/solvers/test_systems.h"
 #include "worker/src/solvers/solver.h"
 
@@ -171,6 +172,26 @@ TEST(BuiltinModelsTest, DualMassSplitAssemblesToTheMonolithicModel) {
   perm.indices() << 0, 2, 1, 3;  // part index -> whole index
   const Eigen::MatrixXd whole_in_part_order = perm.transpose() * whole.A * perm;
   EXPECT_LT((a - whole_in_part_order).norm(), 1e-12) << a << "\n\n" << whole_in_part_order;
+}
+
+}  // namespace
+}  // namespace cosimo::worker
+
+namespace cosimo::worker {
+namespace {
+
+// The built-in units of the shipped examples load (names and parameters as the examples use).
+TEST(BuiltinModelsTest, ExampleScenariosLoad) {
+  for (const char* name : {"car.json", "oscillator.json"}) {
+    const std::string path = std::string(COSIMO_SOURCE_DIR) + "/examples/" + name;
+    absl::StatusOr<v1::Scenario> scenario = LoadScenarioFile(path);
+    ASSERT_TRUE(scenario.ok()) << scenario.status();
+    for (const v1::Unit& unit : scenario->units()) {
+      if (!unit.has_builtin()) continue;
+      absl::StatusOr<std::unique_ptr<Unit>> built = CreateBuiltinUnit(unit);
+      EXPECT_TRUE(built.ok()) << name << ": " << built.status();
+    }
+  }
 }
 
 }  // namespace
