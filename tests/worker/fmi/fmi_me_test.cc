@@ -231,3 +231,41 @@ TEST(Fmi2ModelExchangeTest, SolverOnACoSimulationOnlyFmuIsAnError) {
 
 }  // namespace
 }  // namespace cosimo::worker::fmi
+
+namespace cosimo::worker::fmi {
+namespace {
+
+// Every solver of the worker integrates a Model Exchange FMU; the error shrinks with the
+// method's order (tolerances: explicit / implicit Euler first order at h = 1e-4, the others
+// high order or adaptive).
+class FmiModelExchangeSolverTest
+    : public ::testing::TestWithParam<std::pair<v1::Solver::Method, double>> {};
+
+TEST_P(FmiModelExchangeSolverTest, MassSpringDamper) {
+  const auto [method, tolerance] = GetParam();
+  v1::Unit spec = testing::Spec("msd", "fmi3_msd");
+  testing::UseSolver(&spec, method, 1e-4);
+  auto unit = testing::Load(spec);
+  ASSERT_NE(unit, nullptr);
+  ASSERT_TRUE(unit->Initialize(0.0, 10.0).ok());
+  StepReply reply;
+  for (int n = 0; n < 10; ++n) {
+    reply = testing::StepOnce(*unit, 0.1, Eigen::MatrixXd::Constant(1, 1, 1.0));
+    ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  }
+  double x, v;
+  testing::Oscillator().Solve(1.0, 0.0, 1.0, 0.0, 1.0, &x, &v);
+  EXPECT_NEAR(reply.outputs[0], x, tolerance) << v1::Solver::Method_Name(method);
+  EXPECT_NEAR(reply.outputs[1], v, tolerance) << v1::Solver::Method_Name(method);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FmiSolvers, FmiModelExchangeSolverTest,
+    ::testing::Values(std::make_pair(v1::Solver::EXPLICIT_EULER, 1e-4),
+                      std::make_pair(v1::Solver::IMPLICIT_EULER, 1e-4),
+                      std::make_pair(v1::Solver::RK4, 1e-10),
+                      std::make_pair(v1::Solver::RK45, 1e-5),
+                      std::make_pair(v1::Solver::CVODE, 1e-4)));
+
+}  // namespace
+}  // namespace cosimo::worker::fmi
