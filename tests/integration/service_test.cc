@@ -1,0 +1,316 @@
+// The service around the jobs: lost workers, queueing, cancel, durable records, artifacts,
+// reflection. Real processes on loopback.
+#include <grpcpp/grpcpp.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "cosimo/common/digest.h"
+#include "cosimo/v1/artifact_service.grpc.pb.h"
+#include <google/protobuf/unknown_field_set.h>
+#include <grpcpp/generic/generic_stub.h>
+#include "tests/integration/fixture.h"
+
+namespace cosimo {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CarScenario;
+using testing::DistributedTest;
+using testing::OrchestratorProcess;
+
+// A car run that takes a few seconds of wall time (many small steps).
+v1::Scenario LongCar() {
+  v1::Scenario s = CarScenario(1e-3);
+  s.set_stop_time(400.0);
+  s.mutable_units(1)->mutable_solver()->set_step(1e-3);
+  return s;
+}
+
+bool WaitForState(client::Client& client, const std::string& job, v1::JobState state,
+                  std::chrono::seconds timeout, v1::JobStatus* out = nullptr) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    absl::StatusOr<v1::JobStatus> s = client.Get(job);
+    if (s.ok() && s->state() == state) {
+      if (out) *out = *s;
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// A worker killed mid-job: the job fails at once naming the unit, the worker and the time; the
+// other job goes on, and a new worker is used by the next job.
+TEST_F(DistributedTest, KilledWorkerFailsItsJobOnlyAndIsReplaced) {
+  StartWorkers(4);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> doomed = client.Submit(LongCar());
+  absl::StatusOr<std::string> other = client.Submit(CarScenario(0.01));
+  ASSERT_TRUE(doomed.ok() && other.ok());
+  ASSERT_TRUE(WaitForState(client, *doomed, v1::RUNNING, std::chrono::seconds(20)));
+  // Find a worker of the doomed job: the job of every worker is in the orchestrator's log, so
+  // kill the workers one by one until the doomed job fails (the other job is short).
+  ASSERT_TRUE(WaitForState(client, *other, v1::SUCCEEDED, std::chrono::seconds(60)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto killed_at = std::chrono::steady_clock::now();
+  for (auto& w : workers_) w->Signal(SIGKILL);  // only the doomed job's two are busy
+  v1::JobStatus status;
+  ASSERT_TRUE(WaitForState(client, *doomed, v1::FAILED, std::chrono::seconds(10), &status));
+  EXPECT_LT(std::chrono::steady_clock::now() - killed_at, std::chrono::seconds(5));
+  EXPECT_THAT(status.message(), HasSubstr("unit '"));
+  EXPECT_THAT(status.message(), HasSubstr("worker w"));
+  EXPECT_THAT(status.message(), HasSubstr("t="));
+  EXPECT_GT(status.time(), 0.0);
+
+  // New workers register and run the next job.
+  StartWorkers(2);
+  std::string id;
+  EXPECT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
+}
+
+// More jobs than workers: they queue and all run as workers free up; list shows them all.
+TEST_F(DistributedTest, JobsQueueWhileWorkersAreBusy) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 4; ++i) {
+    absl::StatusOr<std::string> id = client.Submit(CarScenario(0.02));
+    ASSERT_TRUE(id.ok()) << id.status();
+    jobs.push_back(*id);
+  }
+  for (const std::string& job : jobs) {
+    absl::StatusOr<v1::JobStatus> s = client.Watch(job, nullptr, 50);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->state(), v1::SUCCEEDED) << s->message();
+  }
+  absl::StatusOr<std::vector<v1::JobStatus>> list = client.List();
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 4u);
+}
+
+TEST_F(DistributedTest, CancelStopsARunningJobAndFreesItsWorkers) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.Submit(LongCar());
+  ASSERT_TRUE(job.ok());
+  ASSERT_TRUE(WaitForState(client, *job, v1::RUNNING, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(client.Cancel(*job).ok());
+  v1::JobStatus status;
+  ASSERT_TRUE(WaitForState(client, *job, v1::CANCELED, std::chrono::seconds(10), &status));
+  EXPECT_LT(status.time(), 400.0);
+  std::string id;
+  EXPECT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
+}
+
+class DurableTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    data_dir_ = testing::TempDir("cosimo-data");
+    return {"--data-dir", data_dir_};
+  }
+  std::string data_dir_;
+};
+
+// Finished jobs and their results survive an orchestrator restart.
+TEST_F(DurableTest, FinishedJobsSurviveARestart) {
+  StartWorkers(2);
+  std::string done_id, failed_id;
+  {
+    client::Client client(orchestrator_->address());
+    ASSERT_EQ(RunJob(client, CarScenario(0.1), &done_id).state(), v1::SUCCEEDED);
+    v1::Scenario bad = CarScenario(0.1);
+    bad.mutable_units(1)->mutable_builtin()->set_model("nope");
+    ASSERT_EQ(RunJob(client, bad, &failed_id).state(), v1::FAILED);
+  }
+  orchestrator_->process().Stop();
+  OrchestratorProcess restarted(dir_, {"--data-dir", data_dir_});
+  ASSERT_GT(restarted.port(), 0);
+  client::Client client(restarted.address());
+  absl::StatusOr<v1::JobStatus> done = client.Get(done_id);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), v1::SUCCEEDED);
+  absl::StatusOr<client::JobResults> results = client.Results(done_id);
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ(results->rows(), 101u);
+  absl::StatusOr<v1::JobStatus> failed = client.Get(failed_id);
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->state(), v1::FAILED);
+  EXPECT_THAT(failed->message(), HasSubstr("nope"));
+}
+
+// A job running when the orchestrator dies is marked failed, with the reason, on restart.
+TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
+  StartWorkers(2);
+  std::string id;
+  {
+    client::Client client(orchestrator_->address());
+    absl::StatusOr<std::string> job = client.Submit(LongCar());
+    ASSERT_TRUE(job.ok());
+    id = *job;
+    ASSERT_TRUE(WaitForState(client, id, v1::RUNNING, std::chrono::seconds(20)));
+  }
+  orchestrator_->process().Signal(SIGKILL);
+  orchestrator_->process().Wait(std::chrono::seconds(5));
+  OrchestratorProcess restarted(dir_, {"--data-dir", data_dir_});
+  client::Client client(restarted.address());
+  absl::StatusOr<v1::JobStatus> status = client.Get(id);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED);
+  EXPECT_THAT(status->message(), HasSubstr("orchestrator restarted"));
+}
+
+std::string WriteRandomFile(const std::string& path, size_t bytes) {
+  std::mt19937_64 rng(42);
+  std::ofstream out(path, std::ios::binary);
+  std::vector<uint64_t> block(1 << 16);
+  for (size_t written = 0; written < bytes; written += block.size() * 8) {
+    for (uint64_t& v : block) v = rng();
+    out.write(reinterpret_cast<const char*>(block.data()),
+              static_cast<std::streamsize>(std::min(bytes - written, block.size() * 8)));
+  }
+  return path;
+}
+
+// Uploads are chunked and idempotent; a 100 MB artifact crosses without any message-size limit
+// and comes back bit-identical.
+TEST_F(DistributedTest, LargeArtifactUploadIsChunkedIdempotentAndFetchable) {
+  const std::string path = WriteRandomFile(dir_ + "/big.bin", 100u << 20);
+  absl::StatusOr<std::string> digest = DigestOfFile(path);
+  ASSERT_TRUE(digest.ok());
+  client::Client client(orchestrator_->address(), std::chrono::seconds(120));
+  absl::StatusOr<std::string> uploaded = client.Upload(path);
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  EXPECT_EQ(*uploaded, *digest);
+  EXPECT_THAT(orchestrator_->process().log(), HasSubstr("artifact " + *digest + " uploaded"));
+  // The second upload is skipped (Stat says it is stored): the log has one upload line.
+  ASSERT_TRUE(client.Upload(path).ok());
+  const std::string log = orchestrator_->process().log();
+  EXPECT_EQ(log.find("uploaded", log.find("uploaded") + 1), std::string::npos);
+
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::ArtifactService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(120));
+  v1::FetchRequest request;
+  request.set_digest(*digest);
+  auto reader = stub->Fetch(&context, request);
+  Sha256 sha;
+  v1::FetchChunk chunk;
+  size_t chunks = 0, bytes = 0;
+  while (reader->Read(&chunk)) {
+    sha.Update(chunk.data().data(), chunk.data().size());
+    bytes += chunk.data().size();
+    ++chunks;
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(bytes, 100u << 20);
+  EXPECT_GE(chunks, 100u);
+  EXPECT_EQ(sha.Finish(), *digest);
+}
+
+TEST_F(DistributedTest, UploadWithAWrongDigestIsRefusedAndNothingIsStored) {
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::ArtifactService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::UploadResponse response;
+  auto writer = stub->Upload(&context, &response);
+  v1::UploadChunk chunk;
+  const std::string claimed = DigestOf("something else");
+  chunk.set_digest(claimed);
+  chunk.set_data("the real bytes");
+  writer->Write(chunk);
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("digest mismatch"));
+  grpc::ClientContext stat_context;
+  v1::StatRequest stat;
+  stat.set_digest(claimed);
+  v1::StatResponse stored;
+  ASSERT_TRUE(stub->Stat(&stat_context, stat, &stored).ok());
+  EXPECT_FALSE(stored.stored());
+}
+
+// A scenario whose FMU digest was never uploaded is refused at submission, naming the field.
+TEST_F(DistributedTest, ScenarioNamingAnArtifactNeverUploadedIsRefused) {
+  v1::Scenario s = CarScenario(0.1);
+  v1::Unit* unit = s.add_units();
+  unit->set_name("ghost");
+  unit->mutable_fmu()->set_digest(DigestOf("never uploaded"));
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::JobService::NewStub(channel);
+  grpc::ClientContext context;
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = s;
+  v1::SubmitJobResponse response;
+  const grpc::Status status = stub->SubmitJob(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("units[2].fmu.digest"));
+  EXPECT_THAT(status.error_message(), HasSubstr("never uploaded"));
+}
+
+// Server reflection lists the services, as grpcurl would see them. The reflection protos are
+// not installed by Debian, so the call is made with a generic stub on raw bytes and the reply is
+// decoded from the wire format (ServerReflectionResponse.list_services_response = 6, its
+// repeated ServiceResponse service = 1, whose name = 1).
+TEST_F(DistributedTest, ReflectionListsTheServices) {
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  auto call = stub.PrepareCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
+  void* tag = nullptr;
+  bool ok = false;
+  auto next = [&](intptr_t expected) {
+    EXPECT_TRUE(cq.Next(&tag, &ok));
+    EXPECT_EQ(reinterpret_cast<intptr_t>(tag), expected);
+    return ok;
+  };
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(next(1));
+  const std::string request("\x3a\x00", 2);  // field 7 (list_services), empty string
+  grpc::Slice slice(request);
+  grpc::ByteBuffer out(&slice, 1);
+  call->Write(out, reinterpret_cast<void*>(2));
+  ASSERT_TRUE(next(2));
+  grpc::ByteBuffer in;
+  call->Read(&in, reinterpret_cast<void*>(3));
+  ASSERT_TRUE(next(3));
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(in.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  call->WritesDone(reinterpret_cast<void*>(4));
+  next(4);
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  next(5);
+
+  std::vector<std::string> names;
+  google::protobuf::UnknownFieldSet response;
+  ASSERT_TRUE(response.ParseFromString(bytes));
+  for (int i = 0; i < response.field_count(); ++i) {
+    if (response.field(i).number() != 6) continue;
+    google::protobuf::UnknownFieldSet list;
+    ASSERT_TRUE(list.ParseFromString(response.field(i).length_delimited()));
+    for (int j = 0; j < list.field_count(); ++j) {
+      google::protobuf::UnknownFieldSet service;
+      ASSERT_TRUE(service.ParseFromString(list.field(j).length_delimited()));
+      names.push_back(service.field(0).length_delimited());
+    }
+  }
+  EXPECT_THAT(names, ::testing::IsSupersetOf({"cosimo.v1.JobService", "cosimo.v1.WorkerService",
+                                              "cosimo.v1.ArtifactService",
+                                              "grpc.health.v1.Health"}));
+}
+
+}  // namespace
+}  // namespace cosimo
