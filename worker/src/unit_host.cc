@@ -1,0 +1,311 @@
+// UnitHost: the worker's Algorithm 1 (rollback) and Algorithm 2 (COSTARICA) state machine over
+// one Unit. See cosimo/worker/unit_host.h for the command contract.
+#include "cosimo/worker/unit_host.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cosimo/worker/unit_factory.h"
+#include "worker/src/costarica/costarica.h"
+
+namespace cosimo::worker {
+
+class UnitHost::Impl {
+ public:
+  Impl(std::unique_ptr<Unit> unit, const v1::LoadUnit& load)
+      : unit_(std::move(unit)), name_(load.unit().name()), stop_time_(load.stop_time()) {
+    const Capabilities& caps = unit_->description().capabilities;
+    const bool forbid = load.unit().rollback() == v1::Unit::FORBID;
+    rollback_ = caps.can_rollback && !forbid;
+    mode_ = rollback_ ? "rollback" : "estimate";
+    report_mode_ = mode_;
+  }
+
+  std::unique_ptr<Unit> unit_;
+  std::string name_;
+  double stop_time_ = 0.0;
+  bool rollback_ = false;
+  std::string mode_;
+  std::string report_mode_;
+  bool tentative_seen_ = false;
+  uint64_t real_integrations_ = 0;
+  uint64_t estimates_ = 0;
+
+  // Rollback (Algorithm 1): snapshot at t[N], taken on the first tentative step from t[N].
+  std::unique_ptr<UnitSnapshot> snapshot_;
+  double snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
+  bool dirty_ = false;  // the unit moved past the snapshot
+  StepReply last_reply_;
+  bool have_tentative_ = false;
+
+  // Estimate (Algorithm 2): linearisation at t[N], estimator, last tentative inputs.
+  costarica::Estimator estimator_;
+  double lin_time_ = std::numeric_limits<double>::quiet_NaN();
+  bool degraded_logged_ = false;
+  StepRequest last_request_;
+  Eigen::VectorXd u_lin_;
+  std::vector<double> last_recorded_;
+
+  void Fail(StepReply* reply, std::string message) {
+    reply->status = StepStatus::kFailed;
+    reply->message = std::move(message);
+    reply->estimated = false;
+  }
+
+  bool CheckRequest(const StepRequest& request, StepReply* reply) {
+    const auto inputs = static_cast<Eigen::Index>(unit_->description().inputs.size());
+    if (request.inputs.coefficients.rows() != inputs || request.inputs.order() < 1) {
+      Fail(reply, absl::StrCat("unit '", name_, "': step inputs have ",
+                               request.inputs.coefficients.rows(), " rows and ",
+                               request.inputs.order(), " coefficients; the unit has ", inputs,
+                               " inputs"));
+      return false;
+    }
+    if (!(request.step > 0.0)) {
+      Fail(reply, absl::StrCat("unit '", name_, "': step size must be > 0, got ", request.step));
+      return false;
+    }
+    return true;
+  }
+
+  void RealStep(const StepRequest& request, StepReply* reply) {
+    unit_->Step(request, reply);
+    ++real_integrations_;
+    if (reply->status == StepStatus::kOk || reply->status == StepStatus::kEnded) {
+      last_recorded_ = reply->recorded;
+    }
+  }
+
+  void FinalStep(const StepRequest& request, StepReply* reply) {
+    if (rollback_ && dirty_ && snapshot_ && snapshot_time_ == request.time) {
+      if (absl::Status s = unit_->Restore(*snapshot_); !s.ok()) {
+        Fail(reply, absl::StrCat("unit '", name_, "': restore before final step: ", s.message()));
+        return;
+      }
+    }
+    dirty_ = false;
+    have_tentative_ = false;
+    snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
+    RealStep(request, reply);
+    reply->estimated = false;
+    lin_time_ = std::numeric_limits<double>::quiet_NaN();
+  }
+
+  void RollbackTentative(const StepRequest& request, StepReply* reply) {
+    if (!snapshot_ || snapshot_time_ != request.time) {
+      if (unit_->time() != request.time) {
+        Fail(reply, absl::StrCat("unit '", name_, "': tentative step from t=", request.time,
+                                 " but the unit is at t=", unit_->time()));
+        return;
+      }
+      absl::StatusOr<std::unique_ptr<UnitSnapshot>> saved = unit_->Save();
+      if (!saved.ok()) {
+        Fail(reply, absl::StrCat("unit '", name_, "': save at t=", request.time, ": ",
+                                 saved.status().message()));
+        return;
+      }
+      snapshot_ = *std::move(saved);
+      snapshot_time_ = request.time;
+      dirty_ = false;
+    } else if (dirty_) {
+      if (absl::Status s = unit_->Restore(*snapshot_); !s.ok()) {
+        Fail(reply, absl::StrCat("unit '", name_, "': restore to t=", request.time, ": ",
+                                 s.message()));
+        return;
+      }
+      dirty_ = false;
+    }
+    RealStep(request, reply);
+    reply->estimated = false;
+    dirty_ = true;
+    have_tentative_ = true;
+    last_reply_ = *reply;
+  }
+
+  bool Linearize(const StepRequest& request, StepReply* reply) {
+    if (unit_->time() != request.time) {
+      Fail(reply, absl::StrCat("unit '", name_, "' (estimated, cannot roll back): tentative step "
+                               "from t=", request.time, " but the unit is at t=", unit_->time()));
+      return false;
+    }
+    u_lin_ = request.inputs.coefficients.col(0);
+    absl::StatusOr<Linearization> lin = unit_->Linearize(u_lin_);
+    if (!lin.ok()) {
+      Fail(reply, absl::StrCat("unit '", name_, "' cannot roll back and COSTARICA needs its "
+                               "Jacobians at t=", request.time, ": ", lin.status().message()));
+      return false;
+    }
+    const UnitDescription& d = unit_->description();
+    const Eigen::Index n = lin->x.size();
+    const auto m = static_cast<Eigen::Index>(d.inputs.size());
+    const auto p = static_cast<Eigen::Index>(d.outputs.size());
+    const bool sizes_ok = lin->A.rows() == n && lin->A.cols() == n && lin->B.rows() == n &&
+                          lin->B.cols() == m && lin->C.rows() == p && lin->C.cols() == n &&
+                          lin->D.rows() == p && lin->D.cols() == m && lin->y.size() == p &&
+                          (lin->xdot.size() == 0 || lin->xdot.size() == n);
+    if (!sizes_ok) {
+      Fail(reply, absl::StrCat("unit '", name_, "': linearisation has inconsistent sizes (n=", n,
+                               ", m=", m, ", p=", p, ")"));
+      return false;
+    }
+    estimator_.Prepare(*lin, u_lin_);
+    if (estimator_.degraded()) {
+      report_mode_ = "estimate-degraded";
+      if (!degraded_logged_) {
+        spdlog::warn("unit '{}': state derivatives not exposed; COSTARICA runs degraded "
+                     "(state control part f_C = 0)",
+                     name_);
+        degraded_logged_ = true;
+      }
+    }
+    lin_time_ = request.time;
+    return true;
+  }
+
+  void EstimateTentative(const StepRequest& request, StepReply* reply) {
+    if (lin_time_ != request.time && !Linearize(request, reply)) return;
+    estimator_.Estimate(request.inputs, request.step);
+    reply->status = StepStatus::kOk;
+    reply->message.clear();
+    reply->end_time = request.time + request.step;
+    reply->outputs = estimator_.outputs();
+    reply->derivatives = estimator_.output_derivatives();
+    reply->recorded = last_recorded_;
+    reply->estimated = true;
+    ++estimates_;
+    last_request_.time = request.time;
+    last_request_.step = request.step;
+    last_request_.mode = StepMode::kFinal;
+    last_request_.inputs.coefficients = request.inputs.coefficients;
+    have_tentative_ = true;
+  }
+};
+
+UnitHost::UnitHost(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+UnitHost::~UnitHost() = default;
+
+absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(const v1::LoadUnit& load) {
+  absl::StatusOr<std::unique_ptr<Unit>> unit = CreateUnit(load.unit(), load.artifact_path());
+  if (!unit.ok()) return unit.status();
+  return Create(*std::move(unit), load);
+}
+
+absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit> unit,
+                                                           const v1::LoadUnit& load) {
+  if (unit == nullptr) return absl::InvalidArgumentError("UnitHost::Create: no unit");
+  std::vector<std::string> record(load.record().begin(), load.record().end());
+  if (absl::Status s = unit->SetRecorded(record); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", load.unit().name(), "': record: ", s.message()));
+  }
+  auto impl = std::make_unique<Impl>(std::move(unit), load);
+  return std::unique_ptr<UnitHost>(new UnitHost(std::move(impl)));
+}
+
+const UnitDescription& UnitHost::description() const { return impl_->unit_->description(); }
+const std::string& UnitHost::iterative_mode() const { return impl_->mode_; }
+
+absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
+  const double stop = impl_->stop_time_ > start_time ? impl_->stop_time_
+                                                     : std::numeric_limits<double>::infinity();
+  if (absl::Status s = impl_->unit_->Initialize(start_time, stop); !s.ok()) return s;
+  const Eigen::VectorXd zero =
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(description().inputs.size()));
+  if (absl::Status s = impl_->unit_->Evaluate(zero, reply); !s.ok()) return s;
+  impl_->last_recorded_ = reply->recorded;
+  return absl::OkStatus();
+}
+
+absl::Status UnitHost::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) {
+  if (absl::Status s = impl_->unit_->Evaluate(inputs, reply); !s.ok()) return s;
+  impl_->last_recorded_ = reply->recorded;
+  // The inputs at t[N] changed: a linearisation there must be redone.
+  impl_->lin_time_ = std::numeric_limits<double>::quiet_NaN();
+  return absl::OkStatus();
+}
+
+void UnitHost::Step(const StepRequest& request, StepReply* reply) {
+  Impl& h = *impl_;
+  if (!h.CheckRequest(request, reply)) return;
+  if (request.mode == StepMode::kFinal) {
+    h.FinalStep(request, reply);
+    return;
+  }
+  h.tentative_seen_ = true;
+  if (h.rollback_) {
+    h.RollbackTentative(request, reply);
+  } else {
+    h.EstimateTentative(request, reply);
+  }
+}
+
+void UnitHost::Commit(StepReply* reply) {
+  Impl& h = *impl_;
+  if (!h.have_tentative_) {
+    h.Fail(reply, absl::StrCat("unit '", h.name_, "': commit without a tentative step"));
+    return;
+  }
+  h.have_tentative_ = false;
+  if (h.rollback_) {
+    *reply = h.last_reply_;
+    h.dirty_ = false;
+    h.snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  // Algorithm 2: the single real integration, with the converged inputs.
+  h.RealStep(h.last_request_, reply);
+  reply->estimated = false;
+  h.lin_time_ = std::numeric_limits<double>::quiet_NaN();
+}
+
+absl::Status UnitHost::Reject() {
+  Impl& h = *impl_;
+  h.have_tentative_ = false;
+  if (!h.rollback_) return absl::OkStatus();  // time never moved
+  if (h.dirty_ && h.snapshot_) {
+    if (absl::Status s = h.unit_->Restore(*h.snapshot_); !s.ok()) {
+      return absl::InternalError(
+          absl::StrCat("unit '", h.name_, "': restore on reject: ", s.message()));
+    }
+  }
+  h.dirty_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status UnitHost::Save() {
+  Impl& h = *impl_;
+  absl::StatusOr<std::unique_ptr<UnitSnapshot>> saved = h.unit_->Save();
+  if (!saved.ok()) return saved.status();
+  h.snapshot_ = *std::move(saved);
+  h.snapshot_time_ = h.unit_->time();
+  h.dirty_ = false;
+  return absl::OkStatus();
+}
+
+absl::Status UnitHost::Restore() {
+  Impl& h = *impl_;
+  if (!h.snapshot_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("unit '", h.name_, "': restore without a saved snapshot"));
+  }
+  if (absl::Status s = h.unit_->Restore(*h.snapshot_); !s.ok()) return s;
+  h.dirty_ = false;
+  h.lin_time_ = std::numeric_limits<double>::quiet_NaN();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<UnitReport> UnitHost::Terminate() {
+  Impl& h = *impl_;
+  if (absl::Status s = h.unit_->Terminate(); !s.ok()) return s;
+  UnitReport report;
+  report.mode = h.tentative_seen_ ? h.report_mode_ : "direct";
+  report.real_integrations = h.real_integrations_;
+  report.estimates = h.estimates_;
+  return report;
+}
+
+}  // namespace cosimo::worker
