@@ -63,10 +63,10 @@ double MeasuredOrder(v1::Solver::Method method, const Model& model, double step,
   const double coarse = ErrorAt(method, model, step, iteration);
   const double fine = ErrorAt(method, model, step / 2, iteration);
   const double order = std::log2(coarse / fine);
-  ::testing::Test::RecordProperty(
-      v1::Solver::Method_Name(method) + "_" + v1::Solver::Iteration_Name(iteration) + "_step_" +
-          std::to_string(step),
-      std::to_string(order));
+  ::testing::Test::RecordProperty(v1::Solver::Method_Name(method) + "_" +
+                                      v1::Solver::Iteration_Name(iteration) + "_step_" +
+                                      std::to_string(step),
+                                  std::to_string(order));
   return order;
 }
 

@@ -212,6 +212,7 @@ TEST(CvodeTest, FailureIsReportedWithUnitAndTime) {
   EXPECT_NE(outcome.status, StepStatus::kOk);
   EXPECT_NE(outcome.message.find("unit 'rocket'"), std::string::npos) << outcome.message;
   EXPECT_NE(outcome.message.find("CVODE failed at t="), std::string::npos) << outcome.message;
+  RecordProperty("message", outcome.message);
 }
 
 }  // namespace

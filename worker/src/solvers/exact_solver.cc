@@ -5,9 +5,11 @@
 //   M = [[A, Bf, 0, ..., 0], [0, 0, I, 0, ...], ..., [0, ..., 0]]   (Bf = [B f], I of size m+1),
 // exp(M h) = [[e^{Ah}, Gamma_0 Bf, Gamma_1 Bf, ...], ...], which needs no inverse of A.
 // The blocks are cached per (h, K); a step with a cached size is two matrix-vector products.
+// Not thread safe (the cache).
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,6 +22,7 @@ namespace cosimo::worker {
 namespace {
 
 constexpr size_t kCacheSize = 8;
+constexpr double kSameStep = 1e-14;  // relative
 
 class ExactSolver final : public Solver {
  public:
@@ -72,8 +75,10 @@ class ExactSolver final : public Solver {
   };
 
   const Entry& Lookup(double h, int order) {
+    // Step sizes computed as t[N+1] - t[N] differ in their last bits from step to step; those
+    // share an entry (the error of reusing it is a few ulps of h).
     for (const Entry& entry : cache_) {
-      if (entry.h == h && entry.order == order) return entry;
+      if (entry.order == order && std::abs(entry.h - h) <= kSameStep * std::abs(h)) return entry;
     }
     const Eigen::Index n = a_.rows();
     const Eigen::Index w = bf_.cols();
