@@ -33,8 +33,10 @@ class WorkerProcesses {
  public:
   ~WorkerProcesses() { StopAll(); }
 
+  // `label`: the worker label the unit is pinned to (empty: none), so pinned scenarios run
+  // unchanged on one machine.
   absl::Status Spawn(const std::string& binary, const std::string& address,
-                     const std::string& log_level) {
+                     const std::string& log_level, const std::string& label) {
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) return absl::ResourceExhaustedError("fork failed: cannot start a worker");
@@ -45,8 +47,14 @@ class WorkerProcesses {
       sigset_t none;
       sigemptyset(&none);
       pthread_sigmask(SIG_SETMASK, &none, nullptr);
-      execl(binary.c_str(), binary.c_str(), "--orchestrator", address.c_str(), "--once",
-            "--log-level", log_level.c_str(), static_cast<char*>(nullptr));
+      if (label.empty()) {
+        execl(binary.c_str(), binary.c_str(), "--orchestrator", address.c_str(), "--once",
+              "--log-level", log_level.c_str(), static_cast<char*>(nullptr));
+      } else {
+        execl(binary.c_str(), binary.c_str(), "--orchestrator", address.c_str(), "--once",
+              "--log-level", log_level.c_str(), "--label", label.c_str(),
+              static_cast<char*>(nullptr));
+      }
       _exit(127);
     }
     pids_.push_back(pid);
@@ -117,7 +125,9 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   {
     WorkerProcesses workers;
     for (int i = 0; i < scenario.units_size(); ++i) {
-      if (absl::Status s = workers.Spawn(binary, address, options.worker_log_level); !s.ok()) {
+      if (absl::Status s = workers.Spawn(binary, address, options.worker_log_level,
+                                         scenario.units(i).worker_label());
+          !s.ok()) {
         return s;
       }
     }
