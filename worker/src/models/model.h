@@ -45,8 +45,8 @@ class Model {
     return false;
   }
 
-  // True for x' = A x + B u, y = C x + D u with constant matrices (Jacobians give them); such
-  // models can be integrated exactly.
+  // True for x' = A x + B u + f, y = C x + D u + g with constant matrices and offsets
+  // (Jacobians give A..D; f = F(0, 0, t)); such models can be integrated exactly (EXACT).
   virtual bool linear_time_invariant() const { return false; }
 };
 
