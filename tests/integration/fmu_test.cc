@@ -1,0 +1,130 @@
+// FMUs through the whole service: uploaded by the client, fetched by real worker processes,
+// coupled with built-in units. And the failures real FMUs bring: an FMI error, a crash (only its
+// worker dies), a malicious archive; the orchestrator and the other workers keep serving.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/integration/fixture.h"
+
+namespace cosimo {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::BinDir;
+using testing::DistributedTest;
+using testing::Process;
+
+std::string Fmu(const std::string& name) {
+  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
+}
+
+// The FMI 2 mass-spring-damper (m x'' = -c x - cf x' + F) with its force from a built-in gain
+// F = -k x: together m x'' = -(c + k) x - cf x'.
+v1::Scenario MsdWithSpring(const std::string& fmu, double h) {
+  absl::StatusOr<v1::Scenario> s = ParseScenarioJson(R"({
+    "name": "fmu-with-builtin", "start_time": 0, "stop_time": 10,
+    "units": [
+      { "name": "msd", "fmu": { "path": "" },
+        "parameters": { "m": 1.0, "c": 1.0, "cf": 0.5, "x": 1.0 } },
+      { "name": "spring", "builtin": { "model": "linear_state_space",
+          "parameters": { "A": [], "B": [], "C": [], "D": [-1, 0], "num_inputs": 2, "x0": [] } } } ],
+    "connections": [ { "from": "msd.x", "to": "spring.u0" }, { "from": "msd.v", "to": "spring.u1" },
+                     { "from": "spring.y0", "to": "msd.F" } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.01 },
+    "record": [ "msd.x", "msd.v", "msd.energy", "msd.steps" ] })");
+  EXPECT_TRUE(s.ok()) << s.status();
+  s->mutable_units(0)->mutable_fmu()->set_path(fmu);
+  s->mutable_algorithm()->set_step_size(h);
+  return *s;
+}
+
+// x(t) of m x'' = -2 x - 0.5 x', x(0) = 1, v(0) = 0 (m = 1): an underdamped oscillator.
+double Analytic(double t) {
+  const double w0 = std::sqrt(2.0), zeta = 0.25 / w0, wd = w0 * std::sqrt(1 - zeta * zeta);
+  return std::exp(-zeta * w0 * t) * (std::cos(wd * t) + zeta * w0 / wd * std::sin(wd * t));
+}
+
+TEST_F(DistributedTest, FmuCoupledWithABuiltinUnitMatchesTheAnalyticSolution) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::vector<double> errors;
+  for (double h : {0.02, 0.01}) {
+    std::string id;
+    const v1::JobStatus status = RunJob(client, MsdWithSpring(Fmu("fmi2_msd"), h), &id);
+    ASSERT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+    absl::StatusOr<client::JobResults> r = client.Results(id);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->columns, (std::vector<std::string>{"time", "msd.x", "msd.v", "msd.energy",
+                                                    "msd.steps"}));
+    double max_error = 0;
+    const size_t w = r->columns.size();
+    for (size_t row = 0; row < r->rows(); ++row) {
+      max_error = std::max(max_error, std::abs(r->values[row * w + 1] -
+                                               Analytic(r->values[row * w])));
+    }
+    // The recorded local (energy) and the integer output (DoStep calls) come along.
+    EXPECT_EQ(r->values[(r->rows() - 1) * w + 4], static_cast<double>(r->rows() - 1));
+    EXPECT_DOUBLE_EQ(r->values[3], 0.5);  // energy at t = 0: c x^2 / 2 with c = 1, x = 1
+    EXPECT_EQ(r->metadata.artifact_digests().at("msd").substr(0, 7), "sha256:");
+    errors.push_back(max_error);
+  }
+  EXPECT_LT(errors[1], 2e-2);
+  EXPECT_NEAR(std::log2(errors[0] / errors[1]), 1.0, 0.25);  // Jacobi + ZOH: first order
+}
+
+TEST_F(DistributedTest, FmiErrorFailsTheJobNamingTheCallAndStatus) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  const v1::JobStatus status = RunJob(client, MsdWithSpring(Fmu("fmi2_error"), 0.01), &id);
+  EXPECT_EQ(status.state(), v1::FAILED);
+  EXPECT_THAT(status.message(), HasSubstr("unit 'msd'"));
+  EXPECT_THAT(status.message(), HasSubstr("fmi2DoStep"));
+  EXPECT_THAT(status.message(), HasSubstr("fmi2Error"));
+  // The same workers serve the next job.
+  EXPECT_EQ(RunJob(client, MsdWithSpring(Fmu("fmi2_msd"), 0.05), &id).state(), v1::SUCCEEDED);
+}
+
+// A segmentation fault inside an FMU kills its worker process only: the job fails naming the
+// unit, the orchestrator and the other workers keep serving.
+TEST_F(DistributedTest, CrashingFmuKillsOnlyItsWorker) {
+  StartWorkers(3);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  const v1::JobStatus status = RunJob(client, MsdWithSpring(Fmu("fmi2_crash"), 0.01), &id);
+  EXPECT_EQ(status.state(), v1::FAILED);
+  EXPECT_THAT(status.message(), HasSubstr("unit 'msd'"));
+  EXPECT_THAT(status.message(), HasSubstr("was lost"));
+  EXPECT_NEAR(status.time(), 0.5, 0.05);
+  int dead = 0;
+  for (auto& w : workers_) dead += w->Wait(std::chrono::milliseconds(200)) >= 0 ? 1 : 0;
+  EXPECT_EQ(dead, 1);
+  EXPECT_EQ(RunJob(client, MsdWithSpring(Fmu("fmi2_msd"), 0.05), &id).state(), v1::SUCCEEDED);
+}
+
+TEST_F(DistributedTest, MaliciousArchiveIsRefusedWithTheEntryNamed) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  const v1::JobStatus status = RunJob(client, MsdWithSpring(Fmu("fmi2_evil"), 0.01), &id);
+  EXPECT_EQ(status.state(), v1::FAILED);
+  EXPECT_THAT(status.message(), HasSubstr("../evil"));
+  EXPECT_THAT(status.message(), HasSubstr("unit 'msd'"));
+}
+
+// `cosimo run` with an FMU: the embedded path uploads and fetches it like production.
+TEST(CosimoRunFmuTest, RunsAnFmuScenario) {
+  const std::string dir = testing::TempDir("cosimo-run-fmu");
+  std::ofstream(dir + "/fmu.json") << ScenarioToJson(MsdWithSpring(Fmu("fmi2_msd"), 0.01));
+  Process run({BinDir() + "/cosimo", "run", dir + "/fmu.json", "--out", dir + "/out.csv"},
+              dir + "/run.log");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(60)), 0) << run.log();
+  const std::string csv = testing::ReadFile(dir + "/out.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "time,msd.x,msd.v,msd.energy,msd.steps");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 1001);
+}
+
+}  // namespace
+}  // namespace cosimo
