@@ -349,7 +349,7 @@ FMI2_EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp, fmi2Boole
   Instance* c = (Instance*)comp;
   (void)no_set_prior;
   if (!Allowed(c, kContinuousMode, "fmi2CompletedIntegratorStep")) return fmi2Error;
-  *enter_event_mode = fmi2False;
+  *enter_event_mode = ModelStepEvent(&c->m) ? fmi2True : fmi2False;
   *terminate_simulation = fmi2False;
   return fmi2OK;
 }

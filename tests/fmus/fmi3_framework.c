@@ -378,7 +378,7 @@ FMI3_EXPORT fmi3Status fmi3CompletedIntegratorStep(fmi3Instance inst, fmi3Boolea
   Instance* c = (Instance*)inst;
   (void)no_set_prior;
   if (!Allowed(c, kContinuousMode, "fmi3CompletedIntegratorStep")) return fmi3Error;
-  *enter_event_mode = false;
+  *enter_event_mode = ModelStepEvent(&c->m);
   *terminate = false;
   return fmi3OK;
 }

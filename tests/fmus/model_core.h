@@ -50,6 +50,8 @@ void ModelEventIndicators(const ModelData* m, double* z);
 void ModelEventUpdate(ModelData* m, bool* states_changed);
 /* d(unknown)/d(known) for real variables; false when unknown/known are not a pair it knows. */
 bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* value);
+/* Called by fmiXCompletedIntegratorStep: true asks for event mode (a step event). */
+bool ModelStepEvent(ModelData* m);
 /* Called by DoStep before stepping from t over h: false fails the step (message set). */
 bool ModelBeforeStep(ModelData* m, double t, double h);
 

@@ -84,6 +84,11 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
   return known == kX || known == kV || known == kF;
 }
 
+bool ModelStepEvent(ModelData* m) {
+  (void)m;
+  return false;
+}
+
 bool ModelBeforeStep(ModelData* m, double t, double h) {
   if (t + h > m->r[kCrashTime]) {
     volatile int* volatile nowhere = 0;

@@ -176,6 +176,25 @@ TEST_P(FmiModelExchangeTest, TimeEventKicksTheBall) {
   EXPECT_NEAR(bounce, 0.3 + (v + std::sqrt(v * v + 2.0 * kG * h)) / kG, 1e-8);
 }
 
+TEST_P(FmiModelExchangeTest, StepEventFromCompletedIntegratorStep) {
+  // fmiXCompletedIntegratorStep asks for event mode at the first integrator step completed at or
+  // after t_step_event = 0.2005 s: with solver steps of 1 ms that is t = 0.201 s, where the unit
+  // must run an event iteration (the FMU notes its time) without disturbing the trajectory.
+  v1::Unit spec = Spec("ball", Fmu("bouncing_ball"));
+  UseSolver(&spec, v1::Solver::RK4, 1e-3);
+  SetNumber(&spec, "t_step_event", 0.2005);
+  auto unit = Load(spec);
+  ASSERT_NE(unit, nullptr);
+  ASSERT_TRUE(unit->SetRecorded({"t_step_seen", "step_event_done"}).ok());
+  ASSERT_TRUE(unit->Initialize(0.0, 3.0).ok());
+  StepReply reply;
+  for (int n = 0; n < 30; ++n) reply = StepOnce(*unit, 0.01, Eigen::MatrixXd::Zero(0, 1));
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  EXPECT_EQ(reply.recorded[1], 1.0);
+  EXPECT_NEAR(reply.recorded[0], 0.201, 1e-9);
+  EXPECT_NEAR(reply.outputs[0], 1.0 - 0.5 * kG * 0.09, 1e-9);
+}
+
 TEST_P(FmiModelExchangeTest, BallRollbackAcrossABounce) {
   v1::Unit spec = Spec("ball", Fmu("bouncing_ball"));
   UseSolver(&spec, v1::Solver::RK4, 1e-3);
