@@ -1,0 +1,255 @@
+// Helpers for the master algorithm tests: run a scenario in-process (one LocalUnit per unit,
+// loaded as a worker would load it), read result columns, and a configurable fake unit hosted
+// by a real UnitHost behind the UnitProxy interface.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/orchestrator/local_unit.h"
+#include "cosimo/orchestrator/master.h"
+#include "cosimo/worker/unit_host.h"
+
+namespace cosimo::orchestrator::testing {
+
+inline v1::LoadUnit LoadFor(const v1::Scenario& scenario, int u) {
+  v1::LoadUnit load;
+  load.set_job_id("test");
+  *load.mutable_unit() = scenario.units(u);
+  *load.mutable_algorithm() = scenario.algorithm();
+  for (const std::string& name : RecordedNames(scenario, u)) load.add_record(name);
+  load.set_start_time(scenario.start_time());
+  load.set_stop_time(scenario.stop_time());
+  return load;
+}
+
+struct LocalJob {
+  std::vector<std::unique_ptr<UnitProxy>> owned;
+  std::vector<UnitProxy*> units;
+  void Add(std::unique_ptr<UnitProxy> unit) {
+    units.push_back(unit.get());
+    owned.push_back(std::move(unit));
+  }
+};
+
+inline absl::StatusOr<MasterResult> RunScenario(const v1::Scenario& scenario) {
+  LocalJob job;
+  for (int u = 0; u < scenario.units_size(); ++u) {
+    absl::StatusOr<std::unique_ptr<LocalUnit>> unit = LocalUnit::Create(LoadFor(scenario, u));
+    if (!unit.ok()) return unit.status();
+    job.Add(*std::move(unit));
+  }
+  return RunMaster(scenario, job.units, nullptr);
+}
+
+inline absl::StatusOr<MasterResult> RunJson(const std::string& json) {
+  absl::StatusOr<v1::Scenario> scenario = ParseScenarioJson(json);
+  if (!scenario.ok()) return scenario.status();
+  return RunScenario(*scenario);
+}
+
+inline v1::Scenario Parse(const std::string& json) {
+  absl::StatusOr<v1::Scenario> scenario = ParseScenarioJson(json);
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  return scenario.ok() ? *scenario : v1::Scenario();
+}
+
+inline size_t Rows(const MasterResult& r) { return r.values.size() / r.columns.size(); }
+
+inline int ColumnIndex(const MasterResult& r, const std::string& name) {
+  for (size_t c = 0; c < r.columns.size(); ++c) {
+    if (r.columns[c] == name) return static_cast<int>(c);
+  }
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+inline double At(const MasterResult& r, size_t row, const std::string& name) {
+  return r.values[row * r.columns.size() + ColumnIndex(r, name)];
+}
+
+inline const UnitSummary* Summary(const MasterResult& r, const std::string& unit) {
+  for (const UnitSummary& s : r.units) {
+    if (s.name == unit) return &s;
+  }
+  ADD_FAILURE() << "no unit summary " << unit;
+  return nullptr;
+}
+
+// A UnitProxy over a UnitHost (what LocalUnit does), for hosts built around a fake unit.
+class HostProxy final : public UnitProxy {
+ public:
+  HostProxy(std::string name, std::unique_ptr<worker::UnitHost> host)
+      : name_(std::move(name)), host_(std::move(host)) {}
+  const std::string& name() const override { return name_; }
+  const UnitDescription& description() const override { return host_->description(); }
+  const std::string& iterative_mode() const override { return host_->iterative_mode(); }
+  std::string location() const override { return "test"; }
+  void Send(const UnitCommand& c) override {
+    status_ = absl::OkStatus();
+    switch (c.kind) {
+      case UnitCommand::Kind::kInitialize:
+        status_ = host_->Initialize(c.time, &pending_.outputs);
+        break;
+      case UnitCommand::Kind::kEvaluate:
+        status_ = host_->Evaluate(c.inputs, &pending_.outputs);
+        break;
+      case UnitCommand::Kind::kStep:
+        host_->Step(c.step, &pending_.step);
+        break;
+      case UnitCommand::Kind::kSave:
+        status_ = host_->Save();
+        break;
+      case UnitCommand::Kind::kRestore:
+        status_ = host_->Restore();
+        break;
+      case UnitCommand::Kind::kCommit:
+        host_->Commit(&pending_.step);
+        break;
+      case UnitCommand::Kind::kReject:
+        status_ = host_->Reject();
+        break;
+      case UnitCommand::Kind::kTerminate: {
+        absl::StatusOr<UnitReport> r = host_->Terminate();
+        if (r.ok()) pending_.report = *r;
+        status_ = r.status();
+        break;
+      }
+    }
+  }
+  absl::Status Await(UnitResponse* response) override {
+    std::swap(*response, pending_);
+    return status_;
+  }
+
+ private:
+  std::string name_;
+  std::unique_ptr<worker::UnitHost> host_;
+  UnitResponse pending_;
+  absl::Status status_;
+};
+
+// A scalar unit x' = a x + b u, y = c x + d u, integrated with fine RK4 on each step, with
+// configurable capabilities. Counts its steps.
+class FakeUnit final : public worker::Unit {
+ public:
+  struct Config {
+    double a = -1.0, b = 1.0, c = 1.0, d = 0.0, x0 = 0.0;
+    bool has_input = true;
+    Capabilities capabilities;
+  };
+  explicit FakeUnit(const Config& config) : config_(config) {
+    if (config.has_input) description_.inputs = {{"u", Causality::kInput, "", ""}};
+    description_.outputs = {{"y", Causality::kOutput, "", ""}};
+    description_.others = {{"x", Causality::kState, "", ""}};
+    description_.capabilities = config.capabilities;
+    description_.capabilities.output_reactive = config.d != 0.0;
+  }
+  const UnitDescription& description() const override { return description_; }
+  double time() const override { return t_; }
+  absl::Status SetRecorded(const std::vector<std::string>& names) override {
+    recorded_ = names.size();
+    return absl::OkStatus();
+  }
+  absl::Status Initialize(double start, double) override {
+    t_ = start;
+    x_ = config_.x0;
+    return absl::OkStatus();
+  }
+  absl::Status Evaluate(const Eigen::VectorXd& u, OutputsReply* reply) override {
+    const double uu = u.size() > 0 ? u[0] : 0.0;
+    reply->outputs = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * uu);
+    reply->derivatives = Eigen::VectorXd::Constant(1, config_.c * (config_.a * x_ + config_.b * uu));
+    reply->recorded.assign(recorded_, x_);
+    return absl::OkStatus();
+  }
+  void Step(const StepRequest& r, StepReply* reply) override {
+    ++steps;
+    auto input = [&](double s) {
+      if (!config_.has_input) return 0.0;
+      double v = 0.0, p = 1.0;
+      for (int k = 0; k < r.inputs.order(); ++k, p *= s) v += r.inputs.coefficients(0, k) * p;
+      return v;
+    };
+    auto f = [&](double s, double x) { return config_.a * x + config_.b * input(s); };
+    const int n = 200;
+    const double h = r.step / n;
+    double x = x_;
+    for (int i = 0; i < n; ++i) {
+      const double s = i * h;
+      const double k1 = f(s, x), k2 = f(s + h / 2, x + h / 2 * k1);
+      const double k3 = f(s + h / 2, x + h / 2 * k2), k4 = f(s + h, x + h * k3);
+      x += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    }
+    x_ = x;
+    t_ = r.time + r.step;
+    const double u_end = input(r.step);
+    reply->status = StepStatus::kOk;
+    reply->end_time = t_;
+    reply->outputs = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * u_end);
+    reply->derivatives =
+        Eigen::VectorXd::Constant(1, config_.c * (config_.a * x_ + config_.b * u_end));
+    reply->recorded.assign(recorded_, x_);
+  }
+  struct Snapshot : worker::UnitSnapshot {
+    double t, x;
+  };
+  absl::StatusOr<std::unique_ptr<worker::UnitSnapshot>> Save() override {
+    if (!description_.capabilities.can_rollback) return absl::UnimplementedError("no rollback");
+    auto s = std::make_unique<Snapshot>();
+    s->t = t_;
+    s->x = x_;
+    return std::unique_ptr<worker::UnitSnapshot>(std::move(s));
+  }
+  absl::Status Restore(const worker::UnitSnapshot& snapshot) override {
+    const auto& s = static_cast<const Snapshot&>(snapshot);
+    t_ = s.t;
+    x_ = s.x;
+    return absl::OkStatus();
+  }
+  absl::StatusOr<worker::Linearization> Linearize(const Eigen::VectorXd& u) override {
+    if (!description_.capabilities.provides_jacobians) {
+      return absl::UnimplementedError("this unit provides no Jacobians");
+    }
+    worker::Linearization lin;
+    const double uu = u.size() > 0 ? u[0] : 0.0;
+    const int m = config_.has_input ? 1 : 0;
+    lin.x = Eigen::VectorXd::Constant(1, x_);
+    if (description_.capabilities.provides_state_derivatives) {
+      lin.xdot = Eigen::VectorXd::Constant(1, config_.a * x_ + config_.b * uu);
+    }
+    lin.y = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * uu);
+    lin.A = Eigen::MatrixXd::Constant(1, 1, config_.a);
+    lin.B = Eigen::MatrixXd::Constant(1, m, config_.b);
+    lin.C = Eigen::MatrixXd::Constant(1, 1, config_.c);
+    lin.D = Eigen::MatrixXd::Constant(1, m, config_.d);
+    return lin;
+  }
+
+  int steps = 0;
+
+ private:
+  Config config_;
+  UnitDescription description_;
+  double t_ = 0.0, x_ = 0.0;
+  size_t recorded_ = 0;
+};
+
+inline std::unique_ptr<UnitProxy> FakeProxy(const v1::Scenario& scenario, int u,
+                                            const FakeUnit::Config& config,
+                                            FakeUnit** raw = nullptr) {
+  auto unit = std::make_unique<FakeUnit>(config);
+  if (raw != nullptr) *raw = unit.get();
+  absl::StatusOr<std::unique_ptr<worker::UnitHost>> host =
+      worker::UnitHost::Create(std::move(unit), LoadFor(scenario, u));
+  EXPECT_TRUE(host.ok()) << host.status();
+  return std::make_unique<HostProxy>(scenario.units(u).name(), *std::move(host));
+}
+
+}  // namespace cosimo::orchestrator::testing
