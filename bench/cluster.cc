@@ -1,0 +1,118 @@
+#include "bench/cluster.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/harness.h"
+#include "cosimo/common/scenario.h"
+#include "orchestrator/src/remote_unit.h"
+#include "orchestrator/src/services.h"
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::bench {
+
+class WorkerCluster::Impl {
+ public:
+  std::unique_ptr<orchestrator::WorkerPool> pool;
+  std::unique_ptr<orchestrator::WorkerServiceImpl> service;
+  std::unique_ptr<grpc::Server> server;
+  std::vector<std::unique_ptr<ChildProcess>> workers;
+  int jobs = 0;
+};
+
+WorkerCluster::WorkerCluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+WorkerCluster::~WorkerCluster() {
+  // The workers run with --once: they exit when their streams end.
+  impl_->pool->Shutdown();
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  impl_->server->Wait();
+  impl_->workers.clear();
+}
+
+absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
+    int workers, const std::string& worker_binary, const std::string& log_path) {
+  auto impl = std::make_unique<Impl>();
+  impl->pool = std::make_unique<orchestrator::WorkerPool>(std::chrono::seconds(30));
+  impl->service = std::make_unique<orchestrator::WorkerServiceImpl>(impl->pool.get(),
+                                                                    std::chrono::seconds(1));
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(impl->service.get());
+  // The orchestrator server's settings (orchestrator/src/server.cc).
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || port == 0) return absl::UnavailableError("cluster: cannot listen");
+  const std::string address = absl::StrCat("127.0.0.1:", port);
+  for (int i = 0; i < workers; ++i) {
+    impl->workers.push_back(std::make_unique<ChildProcess>(
+        std::vector<std::string>{worker_binary, "--orchestrator", address, "--once",
+                                 "--log-level", "warn", "--host", "bench"},
+        log_path));
+  }
+  const int64_t deadline = NowNs() + 60'000'000'000;
+  while (static_cast<int>(impl->pool->List().size()) < workers) {
+    if (NowNs() > deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("cluster: only ", impl->pool->List().size(), " of ", workers,
+                       " workers attached within 60 s (see ", log_path, ")"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return std::unique_ptr<WorkerCluster>(new WorkerCluster(std::move(impl)));
+}
+
+absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
+    const v1::Scenario& scenario, orchestrator::MasterObserver* observer) {
+  const std::string job_id = absl::StrCat("bench-", ++impl_->jobs);
+  const std::vector<std::string> labels(static_cast<size_t>(scenario.units_size()));
+  auto workers = impl_->pool->TryAcquire(labels, job_id);
+  if (!workers) {
+    return absl::ResourceExhaustedError(absl::StrCat("cluster: not enough idle workers for ",
+                                                     scenario.units_size(), " units"));
+  }
+  // As JobManager::RunJob: load every unit in parallel, then run the master.
+  std::vector<std::unique_ptr<orchestrator::RemoteUnit>> units;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    v1::LoadUnit load;
+    load.set_job_id(job_id);
+    *load.mutable_unit() = scenario.units(i);
+    *load.mutable_algorithm() = scenario.algorithm();
+    for (const std::string& name : RecordedNames(scenario, i)) load.add_record(name);
+    load.set_start_time(scenario.start_time());
+    load.set_stop_time(scenario.stop_time());
+    units.push_back(orchestrator::RemoteUnit::StartLoad((*workers)[static_cast<size_t>(i)], load));
+  }
+  absl::Status status;
+  for (auto& unit : units) {
+    absl::Status s = unit->FinishLoad();
+    if (status.ok() && !s.ok()) status = s;
+  }
+  absl::StatusOr<orchestrator::MasterResult> result = [&]() -> absl::StatusOr<orchestrator::MasterResult> {
+    if (!status.ok()) return status;
+    std::vector<orchestrator::UnitProxy*> proxies;
+    for (auto& unit : units) proxies.push_back(unit.get());
+    return orchestrator::RunMaster(scenario, proxies, observer);
+  }();
+  if (!result.ok()) {
+    for (auto& unit : units) {
+      if (unit->worker().lost()) continue;
+      orchestrator::UnitCommand terminate;
+      terminate.kind = orchestrator::UnitCommand::Kind::kTerminate;
+      orchestrator::UnitResponse ignored;
+      (void)unit->Call(terminate, &ignored);
+    }
+  }
+  units.clear();
+  impl_->pool->Release(*workers);
+  return result;
+}
+
+}  // namespace cosimo::bench

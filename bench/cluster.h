@@ -1,0 +1,38 @@
+// Real cosimo-worker processes attached over loopback to this process, which serves the real
+// WorkerService (orchestrator/src/services.h) over the real WorkerPool, and runs a scenario on
+// them with RunMaster over RemoteUnits: the production step path of a job (JobManager::RunJob
+// without the job store and the status publication), with a per-step observer.
+//
+// Thread safety: one thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cosimo/orchestrator/master.h"
+#include "cosimo/v1/scenario.pb.h"
+
+namespace cosimo::bench {
+
+class WorkerCluster {
+ public:
+  // Starts the server on 127.0.0.1 (a free port) and `workers` cosimo-worker processes
+  // (`worker_binary`, logs appended to `log_path`), and waits until all have attached.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<WorkerCluster>> Start(
+      int workers, const std::string& worker_binary, const std::string& log_path);
+  ~WorkerCluster();
+
+  // Loads every unit of `scenario` on its own idle worker, runs it, terminates the units and
+  // returns the workers to the pool.
+  [[nodiscard]] absl::StatusOr<orchestrator::MasterResult> Run(
+      const v1::Scenario& scenario, orchestrator::MasterObserver* observer);
+
+  class Impl;
+
+ private:
+  explicit WorkerCluster(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cosimo::bench

@@ -1,0 +1,38 @@
+// The six figures of issue 7, each a ratio to a baseline measured in the same run (see
+// docs/benchmarks.md for the definitions). Each function appends its rows to the report; an
+// error means the figure could not be measured at all (a worker did not start, a unit did not
+// load), not that it missed its target.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "bench/harness.h"
+
+namespace cosimo::bench {
+
+struct Options {
+  bool smoke = false;                 // tiny counts: checks that every benchmark runs
+  int jacobi_steps = 100000;          // figure 1: macro steps (split over interleaved rounds)
+  std::vector<int> scaling_units = {2, 4, 8, 16, 32};  // figure 2
+  std::string worker_binary;          // cosimo-worker
+  std::string fmu_path;               // figure 5: the test FMU archive (fmi2_msd.fmu)
+  std::string fmu_library;            // figure 5: its shared library, for the bare loop
+  std::string log_path;               // child process output
+  std::string only;                   // comma-separated figure ids to run ("fig1,fig5"); empty: all
+
+  // Whether figure `id` ("fig1" ... "fig6") is to be measured.
+  bool Wants(const std::string& id) const;
+};
+
+// Figures 1 (Jacobi step against the raw round trip), 2 (scaling with units) and 3 (fixed-point
+// iterations with rollback), over real cosimo-worker processes.
+[[nodiscard]] absl::Status RunDistributedFigures(const Options& options, Report* report);
+// Figures 4 (LocalUnit Jacobi against the unit's own step) and 6 (COSTARICA estimate against a
+// real step; real integrations per accepted step).
+[[nodiscard]] absl::Status RunInProcessFigures(const Options& options, Report* report);
+// Figure 5 (FMU unit step against a bare fmi2DoStep loop).
+[[nodiscard]] absl::Status RunFmuFigure(const Options& options, Report* report);
+
+}  // namespace cosimo::bench

@@ -1,0 +1,180 @@
+#include "bench/harness.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace cosimo::bench {
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string JsonNumber(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+// Three significant digits, no exponent for the usual ranges.
+std::string Pretty(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[32];
+  const double a = std::abs(v);
+  if (a >= 100.0 || a == 0.0) {
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  } else if (a >= 10.0) {
+    std::snprintf(buf, sizeof(buf), "%.1f", v);
+  } else if (a >= 0.01) {
+    std::snprintf(buf, sizeof(buf), "%.3g", v);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2e", v);
+  }
+  return buf;
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+std::string UtcDate() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+}  // namespace
+
+double Median(std::vector<double> samples) { return Quantile(std::move(samples), 0.5); }
+
+double Quantile(std::vector<double> samples, double q) {
+  if (samples.empty()) return 0.0;
+  const size_t k = std::min(samples.size() - 1,
+                            static_cast<size_t>(q * static_cast<double>(samples.size() - 1) + 0.5));
+  std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(k),
+                   samples.end());
+  return samples[k];
+}
+
+std::string Report::Table() const {
+  std::ostringstream out;
+  out << "| figure | what | value | baseline | ratio | target | met |\n"
+      << "|---|---|---|---|---|---|---|\n";
+  for (const Figure& f : figures_) {
+    out << "| " << f.id << " | " << f.title << " | " << Pretty(f.value) << " " << f.unit << " | "
+        << Pretty(f.baseline) << " " << f.unit << " | " << Pretty(f.ratio) << " | "
+        << (f.target.empty() ? "-" : f.target) << " | "
+        << (f.target.empty() ? "-" : (f.met ? "yes" : "**no**")) << " |\n";
+  }
+  return out.str();
+}
+
+std::string Report::Json(const std::string& mode) const {
+  std::ostringstream out;
+  out << "{\n  \"machine\": {\"nproc\": " << std::thread::hardware_concurrency()
+      << ", \"cpu\": " << JsonString(CpuModel()) << ", \"date\": " << JsonString(UtcDate())
+      << "},\n  \"mode\": " << JsonString(mode) << ",\n  \"figures\": [\n";
+  for (size_t i = 0; i < figures_.size(); ++i) {
+    const Figure& f = figures_[i];
+    out << "    {\"id\": " << JsonString(f.id) << ", \"title\": " << JsonString(f.title)
+        << ", \"value\": " << JsonNumber(f.value) << ", \"baseline\": " << JsonNumber(f.baseline)
+        << ", \"unit\": " << JsonString(f.unit) << ", \"ratio\": " << JsonNumber(f.ratio)
+        << ", \"target\": " << JsonString(f.target)
+        << ", \"met\": " << (f.met ? "true" : "false") << ", \"note\": " << JsonString(f.note)
+        << "}" << (i + 1 < figures_.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+  return out.str();
+}
+
+std::string MachineDescription() {
+  return absl::StrCat("nproc ", std::thread::hardware_concurrency(), ", ", CpuModel(), ", ",
+                      UtcDate());
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& log_path) {
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (log >= 0) {
+      dup2(log, 1);
+      dup2(log, 2);
+      close(log);
+    }
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  for (int i = 0; i < 200; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+}
+
+std::string SelfPath() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace cosimo::bench

@@ -1,0 +1,96 @@
+// The benchmark harness: a monotonic clock, robust statistics (medians of samples), the figure
+// table and its JSON file, and child processes (cosimo-worker, the ping-pong peer).
+//
+// Every figure is a ratio of two medians measured in the same run, so that a machine shared with
+// compilers changes both sides alike. Baselines and subjects are measured in interleaved rounds
+// where that is possible (see the callers). Not thread safe unless a function says so.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cosimo::bench {
+
+// Nanoseconds on the steady clock.
+inline int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Keeps the compiler from dropping a computation whose result is otherwise unused.
+template <typename T>
+inline void DoNotOptimize(const T& value) {
+  asm volatile("" : : "r,m"(value) : "memory");
+}
+
+// Median of `samples` (reordered). 0 for no samples.
+double Median(std::vector<double> samples);
+// The q-quantile (0..1) of `samples`, nearest rank.
+double Quantile(std::vector<double> samples, double q);
+
+// Runs `body` (which does `batch` operations) `rounds` times and returns the median time of
+// one operation, ns.
+template <typename Body>
+double MedianPerOp(int rounds, int batch, Body&& body) {
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(rounds));
+  for (int r = 0; r < rounds; ++r) {
+    const int64_t start = NowNs();
+    body();
+    samples.push_back(static_cast<double>(NowNs() - start) / batch);
+  }
+  return Median(std::move(samples));
+}
+
+// One row of the result table: a figure, its baseline, the ratio and the target.
+struct Figure {
+  std::string id;           // "fig1", "fig2.32", ...
+  std::string title;        // what is measured
+  double value = 0.0;       // the subject, in `unit`
+  double baseline = 0.0;    // the baseline, in `unit`
+  std::string unit;         // of value and baseline, e.g. "us"
+  double ratio = 0.0;       // value / baseline (or the figure's own definition)
+  std::string target;       // e.g. "<= 1.5"; empty: informational
+  bool met = true;          // ratio within target (true when informational)
+  std::string note;         // how it was measured (sample counts, sizes)
+};
+
+class Report {
+ public:
+  void Add(Figure figure) { figures_.push_back(std::move(figure)); }
+  const std::vector<Figure>& figures() const { return figures_; }
+  // The table as printed and as copied into docs/benchmarks.md (GitHub Markdown).
+  std::string Table() const;
+  // {"machine": {...}, "mode": ..., "figures": [{...}, ...]}.
+  std::string Json(const std::string& mode) const;
+
+ private:
+  std::vector<Figure> figures_;
+};
+
+// "nproc N, <CPU model>, <UTC date>".
+std::string MachineDescription();
+
+// A child process started with fork/exec, its stdout and stderr to `log_path`; killed (SIGTERM,
+// then SIGKILL) and reaped on destruction. The child dies with this process (PR_SET_PDEATHSIG).
+class ChildProcess {
+ public:
+  ChildProcess(const std::vector<std::string>& argv, const std::string& log_path);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// The path of this executable (/proc/self/exe).
+std::string SelfPath();
+
+}  // namespace cosimo::bench

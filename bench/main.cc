@@ -1,0 +1,107 @@
+// cosimo-bench: measures the figures of issue 7 and prints them as a table and a JSON file.
+//   cosimo-bench [--smoke] [--only fig1,fig4,...] [--json PATH] [--jacobi-steps N]
+//                [--units 2,4,8,16,32] [--log PATH]
+// --ping-peer ADDRESS is the ping-pong peer mode (started by the benchmark itself).
+// Exit code: 0 when every figure was measured (met or not), 1 when one could not be measured.
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "bench/figures.h"
+#include "bench/ping_pong.h"
+
+namespace {
+
+std::vector<int> ParseInts(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(std::stoi(item));
+  }
+  return out;
+}
+
+int Usage() {
+  std::cerr << "usage: cosimo-bench [--smoke] [--only fig1,fig4,...] [--json PATH] "
+               "[--jacobi-steps N] [--units 2,4,...] [--log PATH]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cosimo::bench::Options options;
+  options.worker_binary = COSIMO_BENCH_WORKER;
+  options.fmu_path = COSIMO_BENCH_FMU;
+  options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
+  options.log_path = "/tmp/cosimo-bench.log";
+  std::string json_path, peer;
+  int peer_outputs = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--smoke") {
+      options.smoke = true;
+    } else if (arg == "--json" && has_value) {
+      json_path = argv[++i];
+    } else if (arg == "--only" && has_value) {
+      options.only = argv[++i];
+    } else if (arg == "--jacobi-steps" && has_value) {
+      options.jacobi_steps = std::stoi(argv[++i]);
+    } else if (arg == "--units" && has_value) {
+      options.scaling_units = ParseInts(argv[++i]);
+      if (options.scaling_units.empty()) return Usage();
+    } else if (arg == "--log" && has_value) {
+      options.log_path = argv[++i];
+    } else if (arg == "--ping-peer" && has_value) {
+      peer = argv[++i];
+    } else if (arg == "--ping-outputs" && has_value) {
+      peer_outputs = std::stoi(argv[++i]);
+    } else {
+      return Usage();
+    }
+  }
+  if (!peer.empty()) return cosimo::bench::RunPingPeer(peer, peer_outputs);
+
+  spdlog::set_level(spdlog::level::warn);
+  std::cout << "cosimo-bench (" << (options.smoke ? "smoke" : "full") << ") on "
+            << cosimo::bench::MachineDescription() << "\n";
+  cosimo::bench::Report report;
+  int failures = 0;
+  auto run = [&](std::vector<std::string> ids, const char* name, auto&& body) {
+    bool wanted = false;
+    for (const std::string& id : ids) wanted = wanted || options.Wants(id);
+    if (!wanted) return;
+    std::cout << "running " << name << " ..." << std::endl;
+    const absl::Status s = body();
+    if (!s.ok()) {
+      ++failures;
+      std::cerr << name << ": " << s << "\n";
+    }
+  };
+  run({"fig1", "fig2", "fig3"}, "figures 1-3 (distributed)",
+      [&] { return cosimo::bench::RunDistributedFigures(options, &report); });
+  run({"fig4", "fig6"}, "figures 4 and 6 (in-process, COSTARICA)",
+      [&] { return cosimo::bench::RunInProcessFigures(options, &report); });
+  run({"fig5"}, "figure 5 (FMU)", [&] { return cosimo::bench::RunFmuFigure(options, &report); });
+
+  std::cout << "\n" << report.Table() << "\n";
+  for (const cosimo::bench::Figure& f : report.figures()) {
+    if (!f.note.empty()) std::cout << "  " << f.id << ": " << f.note << "\n";
+  }
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    out << report.Json(options.smoke ? "smoke" : "full");
+    if (!out) {
+      std::cerr << "cannot write " << json_path << "\n";
+      return 1;
+    }
+    std::cout << "\nfigures written to " << json_path << "\n";
+  }
+  return failures == 0 ? 0 : 1;
+}

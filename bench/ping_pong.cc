@@ -1,0 +1,207 @@
+#include "bench/ping_pong.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "bench/harness.h"
+#include "cosimo/common/unit_api_proto.h"
+#include "cosimo/v1/worker_service.grpc.pb.h"
+
+namespace cosimo::bench {
+namespace {
+
+constexpr double kStep = 1e-3;  // s, as in the benchmark scenarios
+
+StepRequest MakeRequest(int inputs, double time) {
+  StepRequest request;
+  request.time = time;
+  request.step = kStep;
+  request.inputs.coefficients = Eigen::MatrixXd::Constant(inputs, 1, 0.123456789);
+  return request;
+}
+
+StepReply MakeReply(int outputs, double time) {
+  StepReply reply;
+  reply.end_time = time + kStep;
+  reply.outputs = Eigen::VectorXd::Constant(outputs, 0.987654321);
+  return reply;
+}
+
+// The channel arguments of the real worker (worker/src/worker_client.cc), so that both sides of
+// the comparison run the same HTTP/2 settings.
+grpc::ChannelArguments WorkerChannelArguments() {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);
+  return args;
+}
+
+}  // namespace
+
+MessageSizes StepMessageSizes(int inputs, int outputs) {
+  v1::OrchestratorMessage command;
+  command.set_seq(12345);
+  ToProto(MakeRequest(inputs, 12.345), command.mutable_step());
+  v1::WorkerMessage reply;
+  reply.set_seq(12345);
+  ToProto(MakeReply(outputs, 12.345), reply.mutable_step_done());
+  return {command.ByteSizeLong(), reply.ByteSizeLong()};
+}
+
+// The minimal Attach: one peer; Measure() hands the handler thread a count and waits.
+class PingPong::Impl final : public v1::WorkerService::Service {
+ public:
+  explicit Impl(int inputs) : inputs_(inputs) {}
+
+  grpc::Status Attach(grpc::ServerContext* /*context*/,
+                      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream)
+      override {
+    v1::WorkerMessage reply;
+    if (!stream->Read(&reply) || !reply.has_hello()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected Hello");
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      attached_ = true;
+    }
+    cv_.notify_all();
+    v1::OrchestratorMessage command;
+    uint64_t seq = 0;
+    double time = 0.0;
+    while (true) {
+      int count = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return stop_ || requested_ > 0; });
+        if (stop_) break;
+        count = requested_;
+      }
+      std::vector<double> samples;
+      samples.reserve(static_cast<size_t>(count));
+      bool ok = true;
+      for (int i = 0; i < count && ok; ++i) {
+        command.set_seq(++seq);
+        ToProto(MakeRequest(inputs_, time), command.mutable_step());
+        time += kStep;
+        const int64_t start = NowNs();
+        ok = stream->Write(command) && stream->Read(&reply) && reply.seq() == seq;
+        samples.push_back(static_cast<double>(NowNs() - start));
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        requested_ = 0;
+        failed_ = !ok;
+        samples_ = std::move(samples);
+        done_ = true;
+      }
+      cv_.notify_all();
+      if (!ok) break;
+    }
+    return grpc::Status::OK;
+  }
+
+  bool WaitAttached(std::chrono::seconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return attached_; });
+  }
+
+  absl::StatusOr<std::vector<double>> Measure(int count) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_ = false;
+    requested_ = count;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return done_; });
+    if (failed_) return absl::UnavailableError("the ping-pong peer went away");
+    return std::move(samples_);
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<ChildProcess> peer;
+
+ private:
+  const int inputs_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool attached_ = false;
+  bool stop_ = false;
+  int requested_ = 0;
+  bool done_ = false;
+  bool failed_ = false;
+  std::vector<double> samples_;
+};
+
+PingPong::PingPong(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PingPong::~PingPong() {
+  impl_->Stop();
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  impl_->server->Wait();
+  impl_->peer.reset();
+}
+
+absl::StatusOr<std::unique_ptr<PingPong>> PingPong::Start(int inputs, int outputs,
+                                                          const std::string& log_path) {
+  auto impl = std::make_unique<Impl>(inputs);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(impl.get());
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || port == 0) return absl::UnavailableError("ping-pong: cannot listen");
+  impl->peer = std::make_unique<ChildProcess>(
+      std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
+                               "--ping-outputs", std::to_string(outputs)},
+      log_path);
+  if (!impl->WaitAttached(std::chrono::seconds(20))) {
+    impl->Stop();
+    impl->server->Shutdown(std::chrono::system_clock::now());
+    return absl::DeadlineExceededError("ping-pong: the peer did not attach (see " + log_path +
+                                       ")");
+  }
+  return std::unique_ptr<PingPong>(new PingPong(std::move(impl)));
+}
+
+absl::StatusOr<std::vector<double>> PingPong::Measure(int count) { return impl_->Measure(count); }
+
+int RunPingPeer(const std::string& address, int outputs) {
+  auto channel =
+      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), WorkerChannelArguments());
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
+    return 2;
+  }
+  auto stub = v1::WorkerService::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = stub->Attach(&context);
+  v1::WorkerMessage hello;
+  hello.mutable_hello()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+  hello.mutable_hello()->set_pid(getpid());
+  if (!stream->Write(hello)) return 3;
+  v1::OrchestratorMessage command;
+  v1::WorkerMessage reply;
+  StepReply canned = MakeReply(outputs, 0.0);  // reused, as the worker reuses its reply
+  while (stream->Read(&command)) {
+    reply.set_seq(command.seq());
+    canned.end_time = command.step().time() + command.step().step();
+    ToProto(canned, reply.mutable_step_done());
+    if (!stream->Write(reply)) break;
+  }
+  stream->WritesDone();
+  (void)stream->Finish();
+  return 0;
+}
+
+}  // namespace cosimo::bench

@@ -1,0 +1,54 @@
+// The transport floor: a raw gRPC bidirectional-stream ping-pong with the messages of one
+// macro step (a Step command and its StepDone reply, built by the same ToProto functions as the
+// real path, so the sizes and the parsing work are the same).
+//
+// It reuses the WorkerService.Attach method, but not Cosimo's implementation of it: this process
+// serves a minimal Attach whose handler thread writes a command and reads the echo, as fast as
+// it can; the peer is a child process (this executable with --ping-peer ADDRESS) that dials
+// out, like a worker, and answers every command with a canned StepDone. The topology is the
+// production one (the orchestrator listens and writes commands, the worker dials and replies)
+// without the thread hop, the sequence bookkeeping and the unit.
+//
+// Thread safety: one PingPong object per thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cosimo::bench {
+
+struct MessageSizes {
+  size_t command = 0;  // serialized OrchestratorMessage, bytes
+  size_t reply = 0;    // serialized WorkerMessage, bytes
+};
+
+// Sizes of one step's messages for a unit with `inputs` inputs (zero-order hold) and `outputs`
+// outputs, as RemoteUnit and the worker build them.
+MessageSizes StepMessageSizes(int inputs, int outputs);
+
+class PingPong {
+ public:
+  // Starts the server on 127.0.0.1 (a free port) and the peer process.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PingPong>> Start(int inputs, int outputs,
+                                                                     const std::string& log_path);
+  ~PingPong();
+
+  // Round-trip times of `count` ping-pongs, ns each.
+  [[nodiscard]] absl::StatusOr<std::vector<double>> Measure(int count);
+
+  class Impl;
+
+ private:
+  explicit PingPong(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The peer's main (this executable with --ping-peer ADDRESS --ping-outputs N): dials, says
+// Hello, answers every command with a StepDone of `outputs` values until the stream ends.
+// Returns the process exit code.
+int RunPingPeer(const std::string& address, int outputs);
+
+}  // namespace cosimo::bench
