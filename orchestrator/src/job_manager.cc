@@ -75,7 +75,7 @@ JobManager::~JobManager() { Shutdown(); }
 
 void JobManager::Shutdown() {
   pool_->SetOnChange(nullptr);
-  std::vector<std::thread> threads;
+  std::vector<JobThread> threads;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     shutdown_ = true;
@@ -83,8 +83,8 @@ void JobManager::Shutdown() {
     threads.swap(threads_);
   }
   changed_.notify_all();
-  for (std::thread& t : threads) {
-    if (t.joinable()) t.join();
+  for (JobThread& t : threads) {
+    if (t.thread.joinable()) t.thread.join();
   }
 }
 
@@ -167,6 +167,14 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
 void JobManager::Schedule() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (shutdown_) return;
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    if (!it->done->load()) {
+      ++it;
+      continue;
+    }
+    it->thread.join();
+    it = threads_.erase(it);
+  }
   for (auto it = queue_.begin(); it != queue_.end();) {
     const std::shared_ptr<Job>& job = *it;
     if (job->cancel) {
@@ -193,9 +201,11 @@ void JobManager::Schedule() {
     job->started = std::chrono::steady_clock::now();
     (void)store_->UpdateStatus(job->status);
     Touch(*job);
-    threads_.emplace_back([this, job, w = std::move(*workers)]() mutable {
-      RunJob(job, std::move(w));
-    });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    threads_.push_back({done, std::thread([this, job, done, w = std::move(*workers)]() mutable {
+                          RunJob(job, std::move(w));
+                          done->store(true);
+                        })});
     it = queue_.erase(it);
   }
 }

@@ -5,6 +5,7 @@
 // Thread safety: every public method may be called from any thread (gRPC handlers).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -66,7 +67,12 @@ class JobManager {
   std::vector<std::shared_ptr<Job>> queue_;  // FIFO of queued jobs
   uint64_t next_id_ = 1;
   bool shutdown_ = false;
-  std::vector<std::thread> threads_;
+  // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
+  struct JobThread {
+    std::shared_ptr<std::atomic<bool>> done;
+    std::thread thread;
+  };
+  std::vector<JobThread> threads_;
 };
 
 }  // namespace cosimo::orchestrator
