@@ -264,7 +264,11 @@ absl::Status MasterRun::ResolveInitialOutputs() {
   } else {
     for (int u = 0; u < n; ++u) order.push_back(u);
   }
-  const int sweeps = cycles.empty() ? 1 : 200;
+  // With a feedthrough cycle, sweep until the outputs stop changing; then one more pass so that
+  // every unit (also those evaluated before their sources settled) has its outputs, output
+  // derivatives and recorded values at the final inputs.
+  const int sweeps = cycles.empty() ? 2 : 200;
+  bool final_pass = false;
   for (int sweep = 0; sweep < sweeps; ++sweep) {
     double change = 0.0;
     for (int u : order) {
@@ -291,7 +295,13 @@ absl::Status MasterRun::ResolveInitialOutputs() {
       if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
       s.recorded = out.recorded;
     }
-    if (cycles.empty() || change <= 1e-13) break;
+    if (cycles.empty() && sweep == 0) continue;
+    if (cycles.empty()) break;
+    if (change <= 1e-13) {
+      if (final_pass) break;
+      final_pass = true;
+      continue;
+    }
     if (sweep + 1 == sweeps || !std::isfinite(change)) {
       std::vector<std::string> described;
       for (const std::vector<int>& c : cycles) {
@@ -303,7 +313,57 @@ absl::Status MasterRun::ResolveInitialOutputs() {
           " fixed-point sweeps (last change ", change, ")"));
     }
   }
+  COSIMO_RETURN_IF_ERROR(InitialDerivatives(order, !cycles.empty()));
   for (UnitSlot& s : slots_) s.history.Push(start_, s.outputs, s.derivatives);
+  return absl::OkStatus();
+}
+
+absl::Status MasterRun::InitialDerivatives(const std::vector<int>& order, bool cyclic) {
+  // Evaluate replies give dy/dt at frozen inputs (u' = 0). For an output reactive unit the
+  // true derivative adds dG/du u', with u' the sources' output derivatives: a central
+  // directional difference of Evaluate along u' (exact for outputs linear in u). Hermite
+  // coupling needs it at t0, where no converged step gives the derivative yet.
+  std::vector<Eigen::VectorXd> frozen(slots_.size());
+  for (size_t u = 0; u < slots_.size(); ++u) frozen[u] = slots_[u].derivatives;
+  const int sweeps = cyclic ? 50 : 1;
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    double change = 0.0;
+    for (int u : order) {
+      UnitSlot& s = slots_[u];
+      if (s.num_inputs == 0 || !descriptions_[u].capabilities.output_reactive) continue;
+      Eigen::VectorXd u0(s.num_inputs), du(s.num_inputs);
+      for (int i = 0; i < s.num_inputs; ++i) {
+        const Coupling::Source& src = s.sources[i];
+        u0[i] = src.unit < 0 ? 0.0 : slots_[src.unit].outputs[src.output];
+        du[i] = src.unit < 0 ? 0.0 : slots_[src.unit].derivatives[src.output];
+      }
+      const double du_norm = du.lpNorm<Eigen::Infinity>();
+      Eigen::VectorXd corrected = frozen[u];
+      if (du_norm > 0.0) {
+        const double eps = 1e-5 * (1.0 + u0.lpNorm<Eigen::Infinity>()) / du_norm;
+        Eigen::VectorXd y_plus, y_minus;
+        for (double sign : {1.0, -1.0}) {
+          s.command.kind = UnitCommand::Kind::kEvaluate;
+          s.command.inputs = u0 + sign * eps * du;
+          COSIMO_RETURN_IF_ERROR(Annotate(s.proxy->Call(s.command, &s.response),
+                                          absl::StrCat("unit '", s.name, "' at t=", start_,
+                                                       ": evaluate output derivatives")));
+          (sign > 0 ? y_plus : y_minus) = s.response.outputs.outputs;
+        }
+        corrected += (y_plus - y_minus) / (2.0 * eps);
+        // Leave the unit evaluated at the consistent inputs.
+        s.command.inputs = u0;
+        COSIMO_RETURN_IF_ERROR(Annotate(s.proxy->Call(s.command, &s.response),
+                                        absl::StrCat("unit '", s.name, "' at t=", start_,
+                                                     ": evaluate initial outputs")));
+        s.recorded = s.response.outputs.recorded;
+      }
+      change = std::max(change, (corrected - s.derivatives).lpNorm<Eigen::Infinity>() /
+                                    (1.0 + corrected.lpNorm<Eigen::Infinity>()));
+      s.derivatives = corrected;
+    }
+    if (change <= 1e-12) break;
+  }
   return absl::OkStatus();
 }
 
@@ -407,7 +467,7 @@ absl::Status MasterRun::TimeLoop() {
     if (observer_ != nullptr) observer_->OnProgress(progress_);
     if (adaptive_) {
       double factor = 1.0;
-      if (error_tolerance_ > 0.0) {
+      if (attempt.error >= 0.0) {
         factor = attempt.error > 0.0
                      ? std::clamp(0.9 * std::pow(attempt.error, -1.0 / (error_order_ + 1)),
                                   0.5, 2.0)

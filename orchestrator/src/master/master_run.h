@@ -53,7 +53,7 @@ struct Unknown {
 struct Attempt {
   bool accepted = false;
   int iterations = 0;
-  double error = 0.0;     // scaled error estimate (<= 1 is within adaptive.tolerance)
+  double error = -1.0;    // scaled error estimate (<= 1 is within adaptive.tolerance); < 0: none
   std::string reason;     // why rejected
   bool converged_easily = false;
 };
@@ -69,6 +69,7 @@ class MasterRun {
   absl::Status Setup();
   absl::Status InitializeUnits();
   absl::Status ResolveInitialOutputs();
+  absl::Status InitialDerivatives(const std::vector<int>& order, bool cyclic);
   absl::Status TimeLoop();
   absl::Status Accept(double t_new, bool tentative);
   void RecordRow(double t);
@@ -122,7 +123,8 @@ class MasterRun {
   double min_step_ = 0.0, max_step_ = 0.0, error_tolerance_ = 0.0;
   double relaxation_ = 1.0;
   bool aitken_ = false;
-  int error_order_ = 0;  // lowest approximation order among the units
+  int error_order_ = 0;
+  double h_attempt_ = 0.0;  // step size of the current attempt  // lowest approximation order among the units
 
   // Iteration buffers, sized in Setup.
   Eigen::VectorXd z_, z_pred_, g_, g_pert_, r_, r_prev_, dz_, z_pert_;

@@ -1,6 +1,7 @@
 // One attempt of a macro step [t, t + h]: Jacobi (fan-out), Gauss-Seidel (in reactive order),
 // fixed point (constant or Aitken relaxation), Newton (finite-difference Jacobian of the step
 // map, column-grouped by unit), and the one linear solve when every unit is estimated.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -83,15 +84,49 @@ double MasterRun::ScaledResidual(const Eigen::VectorXd& r, const Eigen::VectorXd
   return largest;
 }
 
-double MasterRun::ErrorEstimate(const Eigen::VectorXd& predicted,
+double MasterRun::ErrorEstimate(const Eigen::VectorXd& /*predicted*/,
                                 const Eigen::VectorXd& actual) const {
-  if (error_tolerance_ <= 0.0) return 0.0;
-  double largest = 0.0;
+  // The interpolation error of an order-p input approximation on [t[N], t[N] + h] is about
+  // |f^(p+1)| / (p+1)! h^(p+1); the (p+1)-th divided difference through the p+1 newest accepted
+  // samples and the new value at t[N] + h estimates f^(p+1) / (p+1)!. So the estimate scales as
+  // h^(p+1) whatever the previous steps were. -1: no estimate (off).
+  if (error_tolerance_ <= 0.0) return -1.0;
+  double largest = -1.0;
   for (size_t j = 0; j < unknowns_.size(); ++j) {
-    if (unknowns_[j].derivative) continue;
+    const Unknown& u = unknowns_[j];
+    if (u.derivative) continue;
+    const SampleHistory& history = slots_[u.source_unit].history;
+    // With fewer samples (first steps) a lower-order estimate: conservative, never absent.
+    const int p = std::min(slots_[u.unit].approx.order(), history.size() - 1);
+    if (p < 0 || p + 2 > kMaxRow) continue;
     const auto k = static_cast<Eigen::Index>(j);
-    largest = std::max(largest, std::abs(predicted[k] - actual[k]) /
-                                    (error_tolerance_ * (1.0 + std::abs(actual[k]))));
+    const double h = h_attempt_;
+    if (p == 0 && slots_[u.unit].approx.order() >= 1) {
+      // First step: the deviation from the tangent at t[N] (h^2 y''/2; zero derivatives when
+      // the source gives none make it the ZOH estimate).
+      const double tangent = history.value(0, u.source_output) +
+                             h * history.derivative(0, u.source_output);
+      largest = std::max(largest, std::abs(actual[k] - tangent) /
+                                      (error_tolerance_ * (1.0 + std::abs(actual[k]))));
+      continue;
+    }
+    double nodes[kMaxRow];
+    double table[kMaxRow];
+    nodes[0] = h;
+    table[0] = actual[k];
+    for (int b = 0; b <= p; ++b) {
+      nodes[b + 1] = history.time(b) - history.time(0);
+      table[b + 1] = history.value(b, u.source_output);
+    }
+    const int q = p + 2;
+    for (int level = 1; level < q; ++level) {
+      for (int i = q - 1; i >= level; --i) {
+        table[i] = (table[i] - table[i - 1]) / (nodes[i] - nodes[i - level]);
+      }
+    }
+    const double estimate = std::abs(table[q - 1]) * std::pow(h, p + 1);
+    largest = std::max(largest, estimate / (error_tolerance_ * (1.0 + std::abs(actual[k]))));
+    if (std::isnan(largest)) return std::numeric_limits<double>::infinity();
   }
   return largest;
 }
@@ -136,6 +171,7 @@ absl::Status MasterRun::AwaitStep(UnitSlot& slot, double t, double h, bool* reje
 
 absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative,
                                             Attempt* attempt) {
+  h_attempt_ = h;
   const StepMode mode = tentative ? StepMode::kTentative : StepMode::kFinal;
   bool rejected = false;
   std::string reason;
@@ -186,7 +222,7 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative,
     attempt->error = ErrorEstimate(z_pred_, g_);
     if (attempt->error > 1.0) {
       attempt->reason = absl::StrCat("error estimate ", attempt->error,
-                                     " x adaptive.tolerance (input extrapolation)");
+                                     " x adaptive.tolerance (interpolation error of the inputs)");
       return absl::OkStatus();
     }
   }
@@ -262,6 +298,7 @@ absl::Status MasterRun::FiniteDifferenceJacobian(double t, double h, double scal
 }
 
 absl::Status MasterRun::IterativeAttempt(double t, double h, Attempt* attempt) {
+  h_attempt_ = h;
   Predict(h, &z_pred_);
   z_ = z_pred_;
   const bool newton = kind_ == v1::Algorithm::NEWTON || linear_coupling_;
@@ -286,8 +323,8 @@ absl::Status MasterRun::IterativeAttempt(double t, double h, Attempt* attempt) {
       attempt->converged_easily = m <= 3;
       if (attempt->error > 1.0) {
         attempt->reason = absl::StrCat("error estimate ", attempt->error,
-                                       " x adaptive.tolerance (predictor against converged "
-                                       "coupling)");
+                                       " x adaptive.tolerance (interpolation error of the "
+                                       "converged inputs)");
         return absl::OkStatus();
       }
       attempt->accepted = true;

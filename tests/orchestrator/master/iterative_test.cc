@@ -1,0 +1,351 @@
+// Iterative strong coupling on Busch's dual-mass oscillator split into two units (mass 1 with
+// input F_c; mass 2 with the coupling spring-damper, inputs x1, v1, output F_c), against the
+// monolithic analytic solution x(t) = e^{A t} x0 of the same parameters (model defaults:
+// m1 = m2 = 1, c1 = c2 = 10, d1 = d2 = 1, c_c = 100, d_c = 1, x1(0) = 1). Both units integrate
+// exactly (linear, EXACT solver), so the error measured is the co-simulation's own.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "absl/strings/str_cat.h"
+#include "tests/orchestrator/master/master_test_util.h"
+
+namespace cosimo::orchestrator {
+namespace {
+
+using testing::At;
+using testing::Rows;
+using testing::RunJson;
+
+struct Options {
+  std::string kind = "FIXED_POINT";
+  std::string approx = "HERMITE";
+  double h = 0.01;
+  double stop = 2.0;
+  double tolerance = 1e-10;
+  int max_iterations = 50;
+  std::string rollback1 = "AUTO", rollback2 = "AUTO";
+  double c_c = 100.0;
+  std::string extra;  // more algorithm fields, e.g. "\"aitken\": true,"
+};
+
+std::string DualMass(const Options& o) {
+  return absl::StrCat(R"({"name": "dual_mass", "start_time": 0, "stop_time": )", o.stop, R"(,
+    "units": [
+      {"name": "m1", "builtin": {"model": "dual_mass_oscillator_1"}, "rollback": ")",
+                      o.rollback1, R"("},
+      {"name": "m2", "builtin": {"model": "dual_mass_oscillator_2",
+                                 "parameters": {"c_c": )", o.c_c, R"(}}, "rollback": ")",
+                      o.rollback2, R"("} ],
+    "connections": [ {"from": "m1.x1", "to": "m2.x1"}, {"from": "m1.v1", "to": "m2.v1"},
+                     {"from": "m2.F_c", "to": "m1.F_c"} ],
+    "algorithm": {)", o.extra, R"( "kind": ")", o.kind, R"(", "step_size": )", o.h,
+                      R"(, "input_approximation": ")", o.approx, R"(", "tolerance": )",
+                      o.tolerance, R"(, "max_iterations": )", o.max_iterations, R"(},
+    "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})");
+}
+
+// Monolithic states [x1, x2, v1, v2] at t.
+Eigen::Vector4d Analytic(double t, double c_c = 100.0) {
+  const double m1 = 1, m2 = 1, c1 = 10, c2 = 10, d1 = 1, d2 = 1, d_c = 1;
+  Eigen::Matrix4d a = Eigen::Matrix4d::Zero();
+  a(0, 2) = a(1, 3) = 1.0;
+  a(2, 0) = -(c1 + c_c) / m1;
+  a(2, 1) = c_c / m1;
+  a(2, 2) = -(d1 + d_c) / m1;
+  a(2, 3) = d_c / m1;
+  a(3, 0) = c_c / m2;
+  a(3, 1) = -(c2 + c_c) / m2;
+  a(3, 2) = d_c / m2;
+  a(3, 3) = -(d2 + d_c) / m2;
+  const Eigen::Matrix4d phi = (a * t).exp();
+  return phi * Eigen::Vector4d(1, 0, 0, 0);
+}
+
+double MaxError(const MasterResult& r, double c_c = 100.0) {
+  double e = 0.0;
+  for (size_t row = 0; row < Rows(r); ++row) {
+    const Eigen::Vector4d x = Analytic(At(r, row, "time"), c_c);
+    e = std::max({e, std::abs(At(r, row, "m1.x1") - x[0]), std::abs(At(r, row, "m2.x2") - x[1])});
+  }
+  return e;
+}
+
+double MaxDifference(const MasterResult& a, const MasterResult& b) {
+  EXPECT_EQ(a.values.size(), b.values.size());
+  double d = 0.0;
+  for (size_t i = 0; i < std::min(a.values.size(), b.values.size()); ++i) {
+    d = std::max(d, std::abs(a.values[i] - b.values[i]));
+  }
+  return d;
+}
+
+MasterResult MustRun(const Options& o) {
+  absl::StatusOr<MasterResult> r = RunJson(DualMass(o));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : MasterResult();
+}
+
+TEST(IterativeTest, FixedPointAndNewtonConvergeToTheSameSolution) {
+  for (const char* approx : {"ZOH", "FOH", "HERMITE"}) {
+    Options o;
+    o.approx = approx;
+    const MasterResult fp = MustRun(o);
+    o.kind = "NEWTON";
+    const MasterResult newton = MustRun(o);
+    ASSERT_EQ(Rows(fp), 201u);
+    // Both stop within tolerance 1e-10 (relative to |F_c| ~ 100) of the same discrete coupling.
+    EXPECT_LT(MaxDifference(fp, newton), 1e-7) << approx;
+    EXPECT_GT(fp.iterations_mean, 1.0);
+    EXPECT_LE(newton.iterations_max, 4u) << approx;  // linear: one Newton step after the first
+  }
+}
+
+TEST(IterativeTest, HermiteErrorFallsAtFourthOrder) {
+  std::vector<double> errors;
+  for (double h : {0.04, 0.02, 0.01, 0.005}) {
+    Options o;
+    o.kind = "NEWTON";
+    o.h = h;
+    o.tolerance = 1e-13;
+    errors.push_back(MaxError(MustRun(o)));
+  }
+  for (size_t i = 1; i < errors.size(); ++i) {
+    const double order = std::log2(errors[i - 1] / errors[i]);
+    std::printf("HERMITE NEWTON H=%g: error %.3e, order %.3f\n", 0.04 / (1 << i), errors[i],
+                order);
+    EXPECT_NEAR(order, 4.0, 0.35);
+  }
+}
+
+TEST(IterativeTest, FohErrorFallsAtSecondOrder) {
+  std::vector<double> errors;
+  for (double h : {0.02, 0.01, 0.005}) {
+    Options o;
+    o.approx = "FOH";
+    o.h = h;
+    errors.push_back(MaxError(MustRun(o)));
+  }
+  for (size_t i = 1; i < errors.size(); ++i) {
+    const double order = std::log2(errors[i - 1] / errors[i]);
+    std::printf("FOH FIXED_POINT: error %.3e, order %.3f\n", errors[i], order);
+    EXPECT_NEAR(order, 2.0, 0.2);
+  }
+}
+
+TEST(IterativeTest, ForbidAgreesWithRollbackAndIntegratesOncePerAcceptedStep) {
+  for (const char* kind : {"FIXED_POINT", "NEWTON"}) {
+    Options o;
+    o.kind = kind;
+    const MasterResult rollback = MustRun(o);
+    o.rollback1 = "FORBID";
+    const MasterResult forbid = MustRun(o);
+    EXPECT_LT(MaxDifference(rollback, forbid), 1e-8) << kind;
+    const UnitSummary* m1 = testing::Summary(forbid, "m1");
+    const UnitSummary* m2 = testing::Summary(forbid, "m2");
+    ASSERT_NE(m1, nullptr);
+    ASSERT_NE(m2, nullptr);
+    EXPECT_EQ(m1->report.mode, "estimate");
+    EXPECT_EQ(m1->report.real_integrations, forbid.steps_accepted);
+    EXPECT_GE(m1->report.estimates, forbid.steps_accepted * 2);
+    EXPECT_EQ(m2->report.mode, "rollback");
+    EXPECT_GT(m2->report.real_integrations, forbid.steps_accepted);
+  }
+}
+
+TEST(IterativeTest, AllEstimatedOneLinearSolvePerStep) {
+  Options o;
+  o.rollback1 = o.rollback2 = "FORBID";
+  o.extra = R"("linear_coupling": true,)";
+  const MasterResult missiles = MustRun(o);
+  Options reference;
+  reference.kind = "NEWTON";
+  const MasterResult newton = MustRun(reference);
+  EXPECT_LT(MaxDifference(missiles, newton), 1e-8);
+  // One evaluation at the predictor, the affine map, one solve, one check.
+  EXPECT_EQ(missiles.iterations_max, 2u);
+  for (const UnitSummary& s : missiles.units) {
+    EXPECT_EQ(s.report.mode, "estimate");
+    EXPECT_EQ(s.report.real_integrations, missiles.steps_accepted);
+  }
+}
+
+TEST(IterativeTest, RelaxationConvergesWhereThePlainFixedPointDoesNot) {
+  // c_c = 1e6, H = 0.02: the Jacobi-type fixed point on (x1, v1, F_c) has an imaginary
+  // eigenvalue pair +-i mu with |mu| > 1 (negative feedback), so the plain iteration fails;
+  // relaxation omega gives |1 - omega +- i omega mu| < 1 for small omega (0.1 here).
+  Options o;
+  o.c_c = 1e6;
+  o.h = 0.02;
+  o.stop = 0.1;
+  o.approx = "FOH";
+  o.max_iterations = 300;
+  absl::StatusOr<MasterResult> plain = RunJson(DualMass(o));
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(plain.status().message().find("did not converge"), std::string::npos);
+  o.kind = "NEWTON";
+  const MasterResult newton = MustRun(o);
+  o.kind = "FIXED_POINT";
+  o.extra = R"("relaxation": 0.1,)";
+  const MasterResult relaxed = MustRun(o);
+  // |F_c| ~ 1e6; a slow contraction (rate rho near 1) stops at an error of about
+  // residual / (1 - rho), so compare at 1e-7 relative.
+  EXPECT_LT(MaxDifference(relaxed, newton), 1e-7 * 1e6);
+}
+
+TEST(IterativeTest, AitkenAgreesWithNewton) {
+  // Measured on this case (c_c = 1e5, H = 0.05): plain 37.5 iterations per step, Aitken 30.
+  Options o;
+  o.c_c = 1e5;
+  o.h = 0.05;
+  o.stop = 0.2;
+  o.approx = "FOH";
+  o.max_iterations = 300;
+  o.kind = "NEWTON";
+  const MasterResult newton = MustRun(o);
+  o.kind = "FIXED_POINT";
+  o.extra = R"("aitken": true,)";
+  const MasterResult aitken = MustRun(o);
+  EXPECT_LT(MaxDifference(aitken, newton), 1e-4);
+}
+
+TEST(IterativeTest, StiffCouplingIsRejectedAndTheStepShrinks) {
+  Options o;
+  o.c_c = 1e4;
+  o.h = 0.1;
+  o.stop = 1.0;
+  o.approx = "FOH";
+  o.max_iterations = 30;
+  o.extra = R"("adaptive": {"min_step": 1e-5, "max_step": 0.1, "tolerance": 1e-3},)";
+  const MasterResult r = MustRun(o);
+  EXPECT_GT(r.steps_rejected, 0u);
+  ASSERT_GT(Rows(r), 2u);
+  EXPECT_EQ(At(r, Rows(r) - 1, "time"), 1.0);
+  EXPECT_LT(MaxError(r, 1e4), 1e-2);
+  std::printf("stiff: %llu accepted, %llu rejected, iterations mean %.2f max %llu, error %.2e\n",
+              static_cast<unsigned long long>(r.steps_accepted),
+              static_cast<unsigned long long>(r.steps_rejected), r.iterations_mean,
+              static_cast<unsigned long long>(r.iterations_max), MaxError(r, 1e4));
+}
+
+TEST(IterativeTest, MaxIterationsAtMinStepFailsWithTimeAndUnits) {
+  Options o;
+  o.c_c = 1e4;
+  o.h = 0.1;
+  o.approx = "FOH";
+  o.max_iterations = 30;
+  o.extra = R"("adaptive": {"min_step": 0.05, "max_step": 0.1},)";
+  absl::StatusOr<MasterResult> r = RunJson(DualMass(o));
+  ASSERT_FALSE(r.ok());
+  const std::string m(r.status().message());
+  EXPECT_NE(m.find("t=0"), std::string::npos) << m;
+  EXPECT_NE(m.find("min_step=0.05"), std::string::npos) << m;
+  EXPECT_NE(m.find("m1"), std::string::npos) << m;
+  EXPECT_NE(m.find("m2"), std::string::npos) << m;
+}
+
+TEST(IterativeTest, NonConvergenceWithFixedStepFails) {
+  Options o;
+  o.c_c = 1e4;
+  o.h = 0.1;
+  o.approx = "FOH";
+  o.max_iterations = 10;
+  absl::StatusOr<MasterResult> r = RunJson(DualMass(o));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("at t=0"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("adaptive"), std::string::npos) << r.status();
+}
+
+std::string StaticLoop(const std::string& kind) {
+  // a: y = 0.5 u + 1 (via a constant state x = 1), b: y = 0.5 u. The loop solution is
+  // y_a = 1 / (1 - 0.25) = 4/3, y_b = 2/3.
+  return absl::StrCat(R"({"start_time": 0, "stop_time": 0.3,
+    "units": [
+      {"name": "a", "builtin": {"model": "linear_state_space", "parameters":
+        {"A": [0], "B": [0], "C": [1], "D": [0.5], "x0": [1]}}},
+      {"name": "b", "builtin": {"model": "linear_state_space", "parameters":
+        {"A": [0], "B": [0], "C": [0], "D": [0.5], "x0": [0]}}} ],
+    "connections": [ {"from": "a.y0", "to": "b.u0"}, {"from": "b.y0", "to": "a.u0"} ],
+    "algorithm": {"kind": ")", kind, R"(", "step_size": 0.1, "tolerance": 1e-12}})");
+}
+
+TEST(GaussSeidelTest, AlgebraicLoopNamesTheUnits) {
+  absl::StatusOr<MasterResult> r = RunJson(StaticLoop("GAUSS_SEIDEL"));
+  ASSERT_FALSE(r.ok());
+  const std::string m(r.status().message());
+  EXPECT_NE(m.find("algebraic loop"), std::string::npos) << m;
+  EXPECT_NE(m.find("'a', 'b'"), std::string::npos) << m;
+  EXPECT_NE(m.find("a.y0 -> b.u0"), std::string::npos) << m;
+}
+
+TEST(IterativeTest, AlgebraicLoopIsSolvedByIteration) {
+  for (const char* kind : {"FIXED_POINT", "NEWTON", "JACOBI"}) {
+    absl::StatusOr<MasterResult> r = RunJson(StaticLoop(kind));
+    ASSERT_TRUE(r.ok()) << kind << ": " << r.status();
+    // The t0 row is made consistent by fixed-point sweeps of the feedthrough loop.
+    EXPECT_NEAR(At(*r, 0, "a.y0"), 4.0 / 3.0, 1e-12) << kind;
+    if (std::string(kind) != "JACOBI") {
+      EXPECT_NEAR(At(*r, Rows(*r) - 1, "a.y0"), 4.0 / 3.0, 1e-11) << kind;
+      EXPECT_NEAR(At(*r, Rows(*r) - 1, "b.y0"), 2.0 / 3.0, 1e-11) << kind;
+    }
+  }
+}
+
+TEST(IterativeTest, CostaricaOnAUnitWithoutJacobiansIsAClearError) {
+  const v1::Scenario scenario = testing::Parse(R"({"start_time": 0, "stop_time": 1,
+    "units": [ {"name": "a", "builtin": {"model": "fake"}},
+               {"name": "opaque", "builtin": {"model": "fake"}} ],
+    "connections": [ {"from": "a.y", "to": "opaque.u"}, {"from": "opaque.y", "to": "a.u"} ],
+    "algorithm": {"kind": "FIXED_POINT", "step_size": 0.1}})");
+  testing::FakeUnit::Config a, opaque;
+  a.capabilities.can_rollback = true;
+  opaque.capabilities.can_rollback = false;
+  opaque.capabilities.provides_jacobians = false;
+  testing::LocalJob job;
+  job.Add(testing::FakeProxy(scenario, 0, a));
+  job.Add(testing::FakeProxy(scenario, 1, opaque));
+  absl::StatusOr<MasterResult> r = RunMaster(scenario, job.units, nullptr);
+  ASSERT_FALSE(r.ok());
+  const std::string m(r.status().message());
+  EXPECT_NE(m.find("'opaque'"), std::string::npos) << m;
+  EXPECT_NE(m.find("Jacobians"), std::string::npos) << m;
+  EXPECT_NE(m.find("t=0"), std::string::npos) << m;
+}
+
+TEST(IterativeTest, MixedRollbackAndDegradedEstimateOnFakeUnits) {
+  // a rolls back; b cannot and exposes Jacobians but not xdot (degraded). Both linear with
+  // x' = -x + u, so even the degraded estimate (f_C = A x + B u - xdot = 0 here... the
+  // linearisation is exact) agrees with an all-rollback run.
+  const v1::Scenario scenario = testing::Parse(R"({"start_time": 0, "stop_time": 1,
+    "units": [ {"name": "a", "builtin": {"model": "fake"}},
+               {"name": "b", "builtin": {"model": "fake"}} ],
+    "connections": [ {"from": "a.y", "to": "b.u"}, {"from": "b.y", "to": "a.u"} ],
+    "algorithm": {"kind": "FIXED_POINT", "step_size": 0.1, "input_approximation": "FOH",
+                  "tolerance": 1e-12}})");
+  auto run = [&](bool b_rolls_back) {
+    testing::FakeUnit::Config a, b;
+    a.x0 = 1.0;
+    a.capabilities.can_rollback = true;
+    b.capabilities.can_rollback = b_rolls_back;
+    b.capabilities.provides_jacobians = true;
+    b.capabilities.provides_state_derivatives = false;
+    testing::LocalJob job;
+    job.Add(testing::FakeProxy(scenario, 0, a));
+    job.Add(testing::FakeProxy(scenario, 1, b));
+    absl::StatusOr<MasterResult> r = RunMaster(scenario, job.units, nullptr);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : MasterResult();
+  };
+  const MasterResult mixed = run(false);
+  const MasterResult rolled = run(true);
+  EXPECT_LT(MaxDifference(mixed, rolled), 1e-9);
+  const UnitSummary* b = testing::Summary(mixed, "b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->report.mode, "estimate-degraded");
+  EXPECT_EQ(b->report.real_integrations, mixed.steps_accepted);
+}
+
+}  // namespace
+}  // namespace cosimo::orchestrator
