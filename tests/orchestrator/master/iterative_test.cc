@@ -315,9 +315,9 @@ TEST(IterativeTest, CostaricaOnAUnitWithoutJacobiansIsAClearError) {
 }
 
 TEST(IterativeTest, MixedRollbackAndDegradedEstimateOnFakeUnits) {
-  // a rolls back; b cannot and exposes Jacobians but not xdot (degraded). Both linear with
-  // x' = -x + u, so even the degraded estimate (f_C = A x + B u - xdot = 0 here... the
-  // linearisation is exact) agrees with an all-rollback run.
+  // a rolls back; b cannot and exposes Jacobians but not xdot (degraded). Both are linear,
+  // x' = -x + u with no offset, so the true control part f_C = xdot - A x - B u is zero and
+  // even the degraded estimate is exact: the mixed run agrees with an all-rollback run.
   const v1::Scenario scenario = testing::Parse(R"({"start_time": 0, "stop_time": 1,
     "units": [ {"name": "a", "builtin": {"model": "fake"}},
                {"name": "b", "builtin": {"model": "fake"}} ],
