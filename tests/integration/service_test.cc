@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <filesystem>
 #include <random>
 
@@ -162,6 +166,53 @@ TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::FAILED);
   EXPECT_THAT(status->message(), HasSubstr("orchestrator restarted"));
+}
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Workers outlive the orchestrator: after a restart on the same address they re-register by
+// themselves and run the next job.
+TEST(ReconnectTest, WorkersReRegisterAfterAnOrchestratorRestart) {
+  const std::string dir = testing::TempDir("cosimo-reconnect");
+  const std::string address = "127.0.0.1:" + std::to_string(FreePort());
+  auto start_orchestrator = [&](const std::string& log) {
+    return std::make_unique<testing::Process>(
+        std::vector<std::string>{testing::BinDir() + "/cosimo-orchestrator", "--listen", address,
+                                 "--data-dir", dir + "/data"},
+        dir + "/" + log);
+  };
+  auto orchestrator = start_orchestrator("orchestrator1.log");
+  std::vector<std::unique_ptr<testing::Process>> workers;
+  for (int i = 0; i < 2; ++i) {
+    workers.push_back(std::make_unique<testing::Process>(
+        std::vector<std::string>{testing::BinDir() + "/cosimo-worker", "--orchestrator", address,
+                                 "--reconnect-ms", "100"},
+        dir + "/worker" + std::to_string(i) + ".log"));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  orchestrator->Stop();
+  orchestrator = start_orchestrator("orchestrator2.log");
+  client::Client client(address);
+  absl::StatusOr<std::string> job;
+  for (int i = 0; i < 100 && !job.ok(); ++i) {
+    job = client.Submit(CarScenario(0.1));
+    if (!job.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::JobStatus> status = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  EXPECT_THAT(orchestrator->log(), HasSubstr("attached"));
 }
 
 std::string WriteRandomFile(const std::string& path, size_t bytes) {

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   app.add_option("--host", options.host, "host name to report (default: this machine's)");
   app.add_option("--cache-dir", options.cache_dir, "artifact cache directory");
   app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
+  app.add_option("--reconnect-ms", options.reconnect_ms, "first wait between connection attempts, ms")
+      ->capture_default_str();
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");

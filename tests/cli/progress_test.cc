@@ -1,0 +1,62 @@
+#include "cli/src/progress.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+namespace cosimo::client {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::JobStatus Running(double t, double wall) {
+  v1::JobStatus s;
+  s.set_job_id("job-x");
+  s.set_state(v1::RUNNING);
+  s.set_start_time(0);
+  s.set_stop_time(10);
+  s.set_time(t);
+  s.set_steps_accepted(static_cast<uint64_t>(t * 100));
+  s.set_iterations(static_cast<uint64_t>(t * 300));
+  s.set_steps_rejected(2);
+  s.set_wall_seconds(wall);
+  return s;
+}
+
+TEST(ProgressTest, LineShowsFractionRateIterationsRejectionsAndEta) {
+  const std::string line = ProgressPrinter::FormatLine(Running(2.5, 5.0), 20);
+  EXPECT_THAT(line, HasSubstr("[#####               ]"));
+  EXPECT_THAT(line, HasSubstr(" 25%"));
+  EXPECT_THAT(line, HasSubstr("t=2.5/10 s"));
+  EXPECT_THAT(line, HasSubstr("50 steps/s"));      // 250 steps in 5 s
+  EXPECT_THAT(line, HasSubstr("3.00 it/step"));
+  EXPECT_THAT(line, HasSubstr("2 rejected"));
+  EXPECT_THAT(line, HasSubstr("ETA 15s"));         // 75% left at 25% per 5 s
+}
+
+TEST(ProgressTest, PlainLinesWhenNotATerminal) {
+  FILE* out = std::tmpfile();
+  ProgressPrinter printer(out);
+  v1::JobStatus queued = Running(0, 0);
+  queued.set_state(v1::QUEUED);
+  queued.set_message("waiting for workers: needs 2, 0 idle and matching");
+  printer.Update(queued);
+  printer.Update(Running(5, 1));
+  v1::JobStatus done = Running(10, 2);
+  done.set_state(v1::SUCCEEDED);
+  printer.Update(done);
+  printer.Finish();
+  std::rewind(out);
+  char buffer[2048] = {};
+  const size_t n = std::fread(buffer, 1, sizeof(buffer) - 1, out);
+  std::fclose(out);
+  const std::string text(buffer, n);
+  EXPECT_EQ(text.find('\r'), std::string::npos);  // no bar redraws in a file
+  EXPECT_THAT(text, HasSubstr("job job-x queued: waiting for workers: needs 2"));
+  EXPECT_THAT(text, HasSubstr("job job-x running: ["));
+  EXPECT_THAT(text, HasSubstr("job job-x SUCCEEDED\n"));
+}
+
+}  // namespace
+}  // namespace cosimo::client
