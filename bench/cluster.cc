@@ -69,6 +69,12 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   return std::unique_ptr<WorkerCluster>(new WorkerCluster(std::move(impl)));
 }
 
+std::vector<pid_t> WorkerCluster::worker_pids() const {
+  std::vector<pid_t> pids;
+  for (const auto& w : impl_->workers) pids.push_back(w->pid());
+  return pids;
+}
+
 absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
     const v1::Scenario& scenario, orchestrator::MasterObserver* observer) {
   const std::string job_id = absl::StrCat("bench-", ++impl_->jobs);

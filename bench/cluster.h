@@ -8,6 +8,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <sys/types.h>
 
 #include "absl/status/statusor.h"
 #include "cosimo/orchestrator/master.h"
@@ -27,6 +30,9 @@ class WorkerCluster {
   // returns the workers to the pool.
   [[nodiscard]] absl::StatusOr<orchestrator::MasterResult> Run(
       const v1::Scenario& scenario, orchestrator::MasterObserver* observer);
+
+  // Process ids of the workers (for CPU accounting).
+  std::vector<pid_t> worker_pids() const;
 
   class Impl;
 

@@ -75,12 +75,32 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                                  smoke ? 50 : 2000, nullptr, nullptr, nullptr, nullptr));
 
   // ---- Figure 1: two units, Jacobi (also the round trip that figure 2 quotes).
-  std::vector<double> rtt, steps;
+  std::vector<double> rtt, steps, handoff;
   const int per_round = options.Wants("fig1") ? jacobi_steps / rounds : 0;
+  // CPU time of every process involved (this one, the workers, the peer), to tell the CPU
+  // cost of a step from its latency.
+  const std::vector<pid_t> workers = cluster->worker_pids();
+  auto cpu_ns = [&](bool with_workers) {
+    int64_t total = ProcessCpuNs(0) + ProcessCpuNs(ping->peer_pid());
+    if (with_workers) {
+      for (pid_t pid : workers) total += ProcessCpuNs(pid);
+    }
+    return total;
+  };
+  int64_t ping_cpu = 0, step_cpu = 0;
+  size_t step_count = 0;
   for (int r = 0; r < rounds && per_round > 0; ++r) {
+    int64_t c0 = cpu_ns(false);
     COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
+    ping_cpu += cpu_ns(false) - c0;
+    c0 = cpu_ns(true);
+    const size_t before = steps.size();
     COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, per_round), per_round, &steps,
                                    nullptr, nullptr, nullptr));
+    step_cpu += cpu_ns(true) - c0;
+    step_count += steps.size() - before + 1;
+    COSIMO_ASSIGN_OR_RETURN(std::vector<double> h, ping->MeasureWithHandoff(pings_per_round / 2));
+    handoff.insert(handoff.end(), h.begin(), h.end());
   }
   COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
   const double rtt_us = Median(rtt) / kNsPerUs;
@@ -91,7 +111,23 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                             " ping-pongs of ", sizes.command, " B / ", sizes.reply,
                             " B messages; p90 step ", Fixed(Quantile(steps, 0.9) / kNsPerUs, 1),
                             " us, p90 round trip ", Fixed(Quantile(rtt, 0.9) / kNsPerUs, 1),
-                            " us")});
+                            " us; CPU (all processes) ",
+                            Fixed(static_cast<double>(step_cpu) / step_count / kNsPerUs, 1),
+                            " us per step, ",
+                            Fixed(static_cast<double>(ping_cpu) /
+                                      (static_cast<double>(pings_per_round) * rounds) / kNsPerUs,
+                                  1),
+                            " us per ping-pong")});
+
+  if (per_round > 0) {
+    const double handoff_us = Median(handoff) / kNsPerUs;
+    report->Add({"fig1.handoff",
+                 "raw ping-pong with a reader thread handing replies over / raw ping-pong",
+                 handoff_us, rtt_us, "us", handoff_us / rtt_us, "", true,
+                 absl::StrCat(handoff.size(), " ping-pongs: WorkerConnection's threading (the "
+                              "handler thread reads, a condition variable wakes the writer) "
+                              "without the unit, the master or a second worker")});
+  }
 
   // ---- Figure 2: scaling. The 2-unit case runs first and last; its median is the baseline.
   if (options.Wants("fig2")) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -168,6 +169,18 @@ ChildProcess::~ChildProcess() {
   }
   kill(pid_, SIGKILL);
   waitpid(pid_, nullptr, 0);
+}
+
+int64_t ProcessCpuNs(pid_t pid) {
+  const std::string dir = pid == 0 ? "/proc/self/task" : absl::StrCat("/proc/", pid, "/task");
+  int64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream in(entry.path() / "schedstat");
+    int64_t ns = 0;
+    if (in >> ns) total += ns;
+  }
+  return total;
 }
 
 std::string SelfPath() {

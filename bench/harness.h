@@ -90,6 +90,10 @@ class ChildProcess {
   pid_t pid_ = -1;
 };
 
+// CPU time consumed so far by every thread of process `pid` (0: this process), ns, from
+// /proc/<pid>/task/*/schedstat. Threads that already exited are not counted.
+int64_t ProcessCpuNs(pid_t pid);
+
 // The path of this executable (/proc/self/exe).
 std::string SelfPath();
 

@@ -72,32 +72,53 @@ class PingPong::Impl final : public v1::WorkerService::Service {
     }
     cv_.notify_all();
     v1::OrchestratorMessage command;
-    uint64_t seq = 0;
-    double time = 0.0;
     while (true) {
       int count = 0;
+      bool handoff = false;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         cv_.wait(lock, [&] { return stop_ || requested_ > 0; });
         if (stop_) break;
         count = requested_;
+        handoff = handoff_;
       }
-      std::vector<double> samples;
-      samples.reserve(static_cast<size_t>(count));
       bool ok = true;
-      for (int i = 0; i < count && ok; ++i) {
-        command.set_seq(++seq);
-        ToProto(MakeRequest(inputs_, time), command.mutable_step());
-        time += kStep;
-        const int64_t start = NowNs();
-        ok = stream->Write(command) && stream->Read(&reply) && reply.seq() == seq;
-        samples.push_back(static_cast<double>(NowNs() - start));
+      std::vector<double> samples;
+      if (handoff) {
+        // Cosimo's structure: this (handler) thread only reads and hands each reply over; the
+        // measuring thread writes and waits (see MeasureWithHandoff).
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          stream_ = stream;
+          reader_ready_ = true;
+        }
+        cv_.notify_all();
+        for (int i = 0; i < count && ok; ++i) {
+          ok = stream->Read(&reply);
+          {
+            std::lock_guard<std::mutex> lock(mutex_);
+            replied_seq_ = reply.seq();
+            failed_ = !ok;
+          }
+          cv_.notify_all();
+        }
+      } else {
+        samples.reserve(static_cast<size_t>(count));
+        for (int i = 0; i < count && ok; ++i) {
+          command.set_seq(++seq_);
+          ToProto(MakeRequest(inputs_, time_), command.mutable_step());
+          time_ += kStep;
+          const int64_t start = NowNs();
+          ok = stream->Write(command) && stream->Read(&reply) && reply.seq() == seq_;
+          samples.push_back(static_cast<double>(NowNs() - start));
+        }
       }
       {
         std::lock_guard<std::mutex> lock(mutex_);
         requested_ = 0;
-        failed_ = !ok;
-        samples_ = std::move(samples);
+        reader_ready_ = false;
+        failed_ = failed_ || !ok;
+        if (!handoff) samples_ = std::move(samples);
         done_ = true;
       }
       cv_.notify_all();
@@ -114,11 +135,42 @@ class PingPong::Impl final : public v1::WorkerService::Service {
   absl::StatusOr<std::vector<double>> Measure(int count) {
     std::unique_lock<std::mutex> lock(mutex_);
     done_ = false;
+    handoff_ = false;
     requested_ = count;
     cv_.notify_all();
     cv_.wait(lock, [&] { return done_; });
     if (failed_) return absl::UnavailableError("the ping-pong peer went away");
     return std::move(samples_);
+  }
+
+  absl::StatusOr<std::vector<double>> MeasureWithHandoff(int count) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_ = false;
+    handoff_ = true;
+    requested_ = count;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return reader_ready_ || done_; });
+    std::vector<double> samples;
+    samples.reserve(static_cast<size_t>(count));
+    v1::OrchestratorMessage command;
+    for (int i = 0; i < count && !failed_; ++i) {
+      command.set_seq(++seq_);
+      ToProto(MakeRequest(inputs_, time_), command.mutable_step());
+      time_ += kStep;
+      lock.unlock();
+      const int64_t start = NowNs();
+      const bool written = stream_->Write(command);
+      lock.lock();
+      if (!written) {
+        failed_ = true;
+        break;
+      }
+      cv_.wait(lock, [&] { return replied_seq_ == seq_ || failed_; });
+      samples.push_back(static_cast<double>(NowNs() - start));
+    }
+    cv_.wait(lock, [&] { return done_; });
+    if (failed_) return absl::UnavailableError("the ping-pong peer went away");
+    return samples;
   }
 
   void Stop() {
@@ -139,6 +191,12 @@ class PingPong::Impl final : public v1::WorkerService::Service {
   bool attached_ = false;
   bool stop_ = false;
   int requested_ = 0;
+  bool handoff_ = false;
+  bool reader_ready_ = false;
+  grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream_ = nullptr;
+  uint64_t seq_ = 0;        // last command sent
+  uint64_t replied_seq_ = 0;
+  double time_ = 0.0;
   bool done_ = false;
   bool failed_ = false;
   std::vector<double> samples_;
@@ -176,6 +234,12 @@ absl::StatusOr<std::unique_ptr<PingPong>> PingPong::Start(int inputs, int output
 }
 
 absl::StatusOr<std::vector<double>> PingPong::Measure(int count) { return impl_->Measure(count); }
+
+pid_t PingPong::peer_pid() const { return impl_->peer->pid(); }
+
+absl::StatusOr<std::vector<double>> PingPong::MeasureWithHandoff(int count) {
+  return impl_->MeasureWithHandoff(count);
+}
 
 int RunPingPeer(const std::string& address, int outputs) {
   auto channel =

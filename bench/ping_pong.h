@@ -12,6 +12,8 @@
 // Thread safety: one PingPong object per thread.
 #pragma once
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,12 @@ class PingPong {
 
   // Round-trip times of `count` ping-pongs, ns each.
   [[nodiscard]] absl::StatusOr<std::vector<double>> Measure(int count);
+  // The same with Cosimo's threading: the calling thread writes and waits on a condition
+  // variable; the handler thread reads and hands each reply over (as WorkerConnection does).
+  // Not the baseline of any figure: it shows what that hand-off costs.
+  [[nodiscard]] absl::StatusOr<std::vector<double>> MeasureWithHandoff(int count);
+
+  pid_t peer_pid() const;
 
   class Impl;
 
