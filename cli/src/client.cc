@@ -169,8 +169,8 @@ absl::StatusOr<std::vector<v1::JobStatus>> Client::List() {
   grpc::ClientContext context;
   SetDeadline(&context);
   v1::ListJobsResponse response;
-  absl::Status s = Rpc(jobs_->ListJobs(&context, v1::ListJobsRequest(), &response), "list",
-                       target_);
+  absl::Status s =
+      Rpc(jobs_->ListJobs(&context, v1::ListJobsRequest(), &response), "list", target_);
   if (!s.ok()) return s;
   return std::vector<v1::JobStatus>(response.jobs().begin(), response.jobs().end());
 }

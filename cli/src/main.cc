@@ -142,8 +142,7 @@ int main(int argc, char** argv) {
       if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
       if (absl::Status s = WriteResults(*results, out); !s.ok()) return Fail(s);
       std::cerr << "results written to " << out << " (" << results->rows() << " rows, "
-                << results->columns.size() << " columns; metadata in " << out
-                << ".meta.json)\n";
+                << results->columns.size() << " columns; metadata in " << out << ".meta.json)\n";
       return 0;
     }
     Client client(orchestrator);

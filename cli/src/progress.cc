@@ -11,8 +11,7 @@ ProgressPrinter::ProgressPrinter(FILE* out) : out_(out), tty_(isatty(fileno(out)
 
 std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
   const double span = s.stop_time() - s.start_time();
-  const double fraction =
-      span > 0 ? std::clamp((s.time() - s.start_time()) / span, 0.0, 1.0) : 0.0;
+  const double fraction = span > 0 ? std::clamp((s.time() - s.start_time()) / span, 0.0, 1.0) : 0.0;
   const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
   const double iterations_per_step =
       s.steps_accepted() > 0 ? static_cast<double>(s.iterations()) / s.steps_accepted() : 0.0;
@@ -56,9 +55,8 @@ void ProgressPrinter::Update(const v1::JobStatus& s) {
   } else if (changed) {
     if (tty_ && drawn_) std::fprintf(out_, "\r%s\x1b[K\n", FormatLine(s, 30).c_str());
     drawn_ = false;
-    std::fprintf(out_, "job %s %s%s%s\n", s.job_id().c_str(),
-                 v1::JobState_Name(s.state()).c_str(), s.message().empty() ? "" : ": ",
-                 s.message().c_str());
+    std::fprintf(out_, "job %s %s%s%s\n", s.job_id().c_str(), v1::JobState_Name(s.state()).c_str(),
+                 s.message().empty() ? "" : ": ", s.message().c_str());
   }
   std::fflush(out_);
   last_state_ = s.state();

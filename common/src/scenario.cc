@@ -202,9 +202,9 @@ absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text, std::string_
 absl::Status ValidateScenario(const v1::Scenario& scenario) {
   if (!std::isfinite(scenario.start_time()) || !std::isfinite(scenario.stop_time()) ||
       !(scenario.stop_time() > scenario.start_time())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "stop_time (", Num(scenario.stop_time()), ") must be greater than start_time (",
-        Num(scenario.start_time()), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("stop_time (", Num(scenario.stop_time()),
+                                                   ") must be greater than start_time (",
+                                                   Num(scenario.start_time()), ")"));
   }
   if (scenario.units().empty()) {
     return absl::InvalidArgumentError("units: a scenario needs at least one unit");
@@ -241,8 +241,8 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
         }
         break;
       case v1::Unit::MODEL_NOT_SET:
-        return absl::InvalidArgumentError(absl::StrCat(
-            field, ": unit '", unit.name(), "' needs one of builtin, fmu or table"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": unit '", unit.name(), "' needs one of builtin, fmu or table"));
     }
     if (absl::Status s = ValidateSolver(unit.solver(), field + ".solver"); !s.ok()) return s;
     if (unit.extrapolation_degree() < 0 || unit.extrapolation_degree() > 5) {
@@ -338,9 +338,9 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
   if (scenario.record().empty()) {
     for (size_t u = 0; u < units.size(); ++u) {
       for (size_t o = 0; o < units[u].outputs.size(); ++o) {
-        plan.columns.push_back({scenario.units(static_cast<int>(u)).name() + "." +
-                                    units[u].outputs[o].name,
-                                static_cast<int>(u), static_cast<int>(o), -1});
+        plan.columns.push_back(
+            {scenario.units(static_cast<int>(u)).name() + "." + units[u].outputs[o].name,
+             static_cast<int>(u), static_cast<int>(o), -1});
       }
     }
     return plan;
@@ -358,13 +358,13 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
       const bool known = FindVariable(units[u].inputs, ref.variable) >= 0 ||
                          FindVariable(units[u].others, ref.variable) >= 0;
       if (!known) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            field, ": unit '", ref.unit, "' has no variable '", ref.variable,
-            "' (outputs: ", VariableNames(units[u].outputs), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": unit '", ref.unit, "' has no variable '", ref.variable,
+                         "' (outputs: ", VariableNames(units[u].outputs), ")"));
       }
       const std::vector<std::string> names = RecordedNames(scenario, u);
-      column.recorded = static_cast<int>(
-          std::find(names.begin(), names.end(), ref.variable) - names.begin());
+      column.recorded =
+          static_cast<int>(std::find(names.begin(), names.end(), ref.variable) - names.begin());
     }
     plan.columns.push_back(std::move(column));
   }
@@ -416,15 +416,15 @@ absl::StatusOr<std::vector<double>> Parameters::Vector(const std::string& name) 
     return std::vector<double>{v.number_value()};
   }
   if (v.kind_case() != google::protobuf::Value::kListValue) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unit '", unit_name_, "': parameter '", name, "' must be a list of numbers"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", unit_name_, "': parameter '", name, "' must be a list of numbers"));
   }
   std::vector<double> out;
   for (int i = 0; i < v.list_value().values_size(); ++i) {
     const google::protobuf::Value& e = v.list_value().values(i);
     if (e.kind_case() != google::protobuf::Value::kNumberValue) {
-      return absl::InvalidArgumentError(absl::StrCat("unit '", unit_name_, "': parameter '",
-                                                     name, "'[", i, "] must be a number"));
+      return absl::InvalidArgumentError(absl::StrCat("unit '", unit_name_, "': parameter '", name,
+                                                     "'[", i, "] must be a number"));
     }
     out.push_back(e.number_value());
   }

@@ -118,6 +118,7 @@ void ToProto(const StepRequest& r, v1::Step* out) {
   for (Eigen::Index i = 0; i < c.rows(); ++i) {
     for (Eigen::Index k = 0; k < c.cols(); ++k) field->AddAlreadyReserved(c(i, k));
   }
+  out->set_sensitivities(r.sensitivities);
 }
 
 void FromProto(const v1::Step& step, StepRequest* out) {
@@ -131,6 +132,7 @@ void FromProto(const v1::Step& step, StepRequest* out) {
   for (int i = 0; i < rows; ++i) {
     for (int k = 0; k < order; ++k) c(i, k) = step.coefficients(i * order + k);
   }
+  out->sensitivities = step.sensitivities();
 }
 
 void ToProto(const StepReply& r, v1::StepDone* out) {
@@ -163,6 +165,25 @@ void ToProto(const StepReply& r, v1::StepDone* out) {
   CopyFromVector(r.derivatives, out->mutable_derivatives());
   CopyFromStd(r.recorded, out->mutable_recorded());
   out->set_estimated(r.estimated);
+  const Eigen::MatrixXd& sy = r.output_sensitivity;
+  const Eigen::MatrixXd& sd = r.derivative_sensitivity;
+  auto* fy = out->mutable_output_sensitivity();
+  auto* fd = out->mutable_derivative_sensitivity();
+  fy->Clear();
+  fd->Clear();
+  if (sy.size() > 0 && sy.rows() == sd.rows() && sy.cols() == sd.cols()) {
+    out->set_sensitivity_columns(static_cast<int>(sy.cols()));
+    fy->Reserve(static_cast<int>(sy.size()));
+    fd->Reserve(static_cast<int>(sd.size()));
+    for (Eigen::Index o = 0; o < sy.rows(); ++o) {
+      for (Eigen::Index c = 0; c < sy.cols(); ++c) {
+        fy->AddAlreadyReserved(sy(o, c));
+        fd->AddAlreadyReserved(sd(o, c));
+      }
+    }
+  } else {
+    out->set_sensitivity_columns(0);
+  }
 }
 
 void FromProto(const v1::StepDone& d, StepReply* out) {
@@ -189,6 +210,21 @@ void FromProto(const v1::StepDone& d, StepReply* out) {
   CopyToVector(d.derivatives(), &out->derivatives);
   out->recorded.assign(d.recorded().begin(), d.recorded().end());
   out->estimated = d.estimated();
+  const int columns = d.sensitivity_columns();
+  const int rows = columns > 0 ? d.output_sensitivity_size() / columns : 0;
+  if (rows == 0 || d.derivative_sensitivity_size() != rows * columns) {
+    out->output_sensitivity.resize(0, 0);
+    out->derivative_sensitivity.resize(0, 0);
+  } else {
+    out->output_sensitivity.resize(rows, columns);
+    out->derivative_sensitivity.resize(rows, columns);
+    for (int o = 0; o < rows; ++o) {
+      for (int c = 0; c < columns; ++c) {
+        out->output_sensitivity(o, c) = d.output_sensitivity(o * columns + c);
+        out->derivative_sensitivity(o, c) = d.derivative_sensitivity(o * columns + c);
+      }
+    }
+  }
 }
 
 void ToProto(const OutputsReply& r, v1::Outputs* out) {

@@ -102,9 +102,9 @@ absl::Status JobManager::Recover() {
       for (const v1::Unit& unit : job->scenario.units()) job->labels.push_back(unit.worker_label());
       if (job->status.state() == v1::RUNNING) {
         job->status.set_state(v1::FAILED);
-        job->status.set_message(
-            "the orchestrator restarted while the job was running (at t=" +
-            std::to_string(job->status.time()) + "); its workers and unit states were lost");
+        job->status.set_message("the orchestrator restarted while the job was running (at t=" +
+                                std::to_string(job->status.time()) +
+                                "); its workers and unit states were lost");
         (void)store_->UpdateStatus(job->status);
         ++failed;
       } else if (job->status.state() == v1::QUEUED) {
@@ -126,8 +126,8 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
     const v1::Unit& unit = scenario.units(i);
     if (!unit.has_fmu() && !unit.has_table()) continue;
     const std::string digest = ArtifactDigest(unit);
-    const std::string field = "units[" + std::to_string(i) + "]." +
-                              (unit.has_fmu() ? "fmu" : "table") + ".digest";
+    const std::string field =
+        "units[" + std::to_string(i) + "]." + (unit.has_fmu() ? "fmu" : "table") + ".digest";
     if (digest.empty()) {
       return absl::InvalidArgumentError(
           field + " is missing for unit '" + unit.name() +
@@ -419,8 +419,7 @@ absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_i
   std::shared_ptr<Job> job = Find(job_id);
   if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
   if (*version != 0) {
-    changed_.wait_for(lock, timeout,
-                      [&] { return job->version != *version || shutdown_; });
+    changed_.wait_for(lock, timeout, [&] { return job->version != *version || shutdown_; });
   }
   *version = job->version;
   return job->status;

@@ -30,7 +30,8 @@ std::string ColumnBlob(sqlite3_stmt* stmt, int index) {
 absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path) {
   sqlite3* db = nullptr;
   const std::string file = path.empty() ? ":memory:" : path;
-  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+  if (sqlite3_open_v2(file.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
@@ -136,8 +137,8 @@ absl::StatusOr<std::vector<StoredJob>> JobStore::LoadAll() {
 absl::StatusOr<StoredResults> JobStore::LoadResults(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT columns, values_blob, metadata FROM results WHERE id = ?",
-                         -1, &s.stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "SELECT columns, values_blob, metadata FROM results WHERE id = ?", -1,
+                         &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare results select");
   }
   sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);

@@ -31,8 +31,8 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobReques
 grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
                                       const v1::WatchJobRequest* request,
                                       grpc::ServerWriter<v1::JobStatus>* writer) {
-  const auto interval = std::chrono::milliseconds(
-      request->min_interval_ms() > 0 ? request->min_interval_ms() : 200);
+  const auto interval =
+      std::chrono::milliseconds(request->min_interval_ms() > 0 ? request->min_interval_ms() : 200);
   uint64_t version = 0;
   while (!context->IsCancelled()) {
     absl::StatusOr<v1::JobStatus> status =
@@ -98,8 +98,8 @@ grpc::Status WorkerServiceImpl::Attach(
   v1::OrchestratorMessage welcome;
   if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
     const std::string reason = "incompatible protocol version " +
-                               std::to_string(hello.protocol_version()) +
-                               " from host " + hello.host() + " (this orchestrator speaks " +
+                               std::to_string(hello.protocol_version()) + " from host " +
+                               hello.host() + " (this orchestrator speaks " +
                                std::to_string(v1::PROTOCOL_VERSION_1) + ")";
     spdlog::warn("refused a worker: {}", reason);
     welcome.mutable_welcome()->set_accepted(false);

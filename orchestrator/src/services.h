@@ -38,9 +38,9 @@ class WorkerServiceImpl final : public v1::WorkerService::Service {
  public:
   WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval)
       : pool_(pool), heartbeat_interval_(heartbeat_interval) {}
-  grpc::Status Attach(grpc::ServerContext* context,
-                      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream)
-      override;
+  grpc::Status Attach(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream) override;
 
  private:
   WorkerPool* pool_;

@@ -34,9 +34,22 @@ WorkerConnection::WorkerConnection(std::string id, const v1::Hello& hello, Worke
 std::string WorkerConnection::Describe() const { return "worker " + id_ + " on host " + host_; }
 
 bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
-  std::lock_guard<std::mutex> lock(write_mutex_);
-  if (closed_ || lost_) return false;
-  return stream_->Write(message);
+  {
+    std::lock_guard<std::mutex> lock(write_mutex_);
+    if (closed_ || lost_) return false;
+    if (stream_->Write(message)) return true;
+  }
+  // While a job reads the stream the parked handler cannot notice the end; say it here, as the
+  // handler would have.
+  bool job_reads = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_reads = job_reads_;
+  }
+  if (job_reads) {
+    MarkLost(context_->IsCancelled() ? "stream canceled" : "the worker closed its stream");
+  }
+  return false;
 }
 
 void WorkerConnection::CloseStream() {
@@ -46,25 +59,52 @@ void WorkerConnection::CloseStream() {
 
 absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out) {
   std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait(lock, [&] { return (has_reply_ && reply_seq_ == seq) || lost_; });
+  job_reads_ = true;
+  cv_.wait(lock, [&] { return (has_reply_ && reply_seq_ == seq) || lost_ || handler_parked_; });
   if (has_reply_ && reply_seq_ == seq) {
     out->Swap(&reply_);
     has_reply_ = false;
     return absl::OkStatus();
   }
+  if (lost_) return absl::UnavailableError(Describe() + " was lost: " + lost_reason_);
+  // The handler is parked: no other Read is pending, this thread reads.
+  lock.unlock();
+  while (stream_->Read(out)) {
+    last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
+    if (out->body_case() == v1::WorkerMessage::kHeartbeat) continue;
+    if (out->seq() == seq) return absl::OkStatus();
+  }
+  MarkLost(context_->IsCancelled() ? "stream canceled" : "the worker closed its stream");
+  lock.lock();
   return absl::UnavailableError(Describe() + " was lost: " + lost_reason_);
+}
+
+void WorkerConnection::ReleaseReads() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_reads_ = false;
+  }
+  cv_.notify_all();
 }
 
 void WorkerConnection::OnMessage(v1::WorkerMessage* message) {
   last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
-  if (message->body_case() == v1::WorkerMessage::kHeartbeat) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (message->body_case() != v1::WorkerMessage::kHeartbeat) {
     reply_.Swap(message);
     reply_seq_ = reply_.seq();
     has_reply_ = true;
   }
-  cv_.notify_one();
+  if (!job_reads_) {
+    lock.unlock();
+    cv_.notify_all();
+    return;
+  }
+  handler_parked_ = true;
+  cv_.notify_all();
+  // Not on lost_: the job thread may still be in Read, and a stream takes one reader at a time.
+  cv_.wait(lock, [&] { return !job_reads_; });
+  handler_parked_ = false;
 }
 
 void WorkerConnection::MarkLost(const std::string& reason) {
@@ -102,8 +142,7 @@ void WorkerPool::Shutdown() {
   if (watchdog_.joinable()) watchdog_.join();
 }
 
-std::shared_ptr<WorkerConnection> WorkerPool::Create(const v1::Hello& hello,
-                                                     WorkerStream* stream,
+std::shared_ptr<WorkerConnection> WorkerPool::Create(const v1::Hello& hello, WorkerStream* stream,
                                                      grpc::ServerContext* context) {
   std::lock_guard<std::mutex> lock(mutex_);
   // Appended rather than "w" + to_string(): GCC 12 at -O3 (Release) reports a false -Wrestrict
@@ -166,6 +205,7 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
     for (const auto& w : workers) {
       w->busy = false;
       w->job_id.clear();
+      w->ReleaseReads();
     }
   }
   NotifyChange();
@@ -190,7 +230,8 @@ int WorkerPool::CountAvailable(const std::vector<std::string>& labels) const {
 std::vector<WorkerInfo> WorkerPool::List() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<WorkerInfo> out;
-  for (const auto& w : workers_) out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id});
+  for (const auto& w : workers_)
+    out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id});
   return out;
 }
 

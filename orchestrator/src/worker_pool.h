@@ -1,7 +1,9 @@
 // The pool of attached workers. Each worker's Attach stream is served by one gRPC handler thread
-// that reads the worker's messages and hands replies to the job thread waiting for them
-// (WorkerConnection::WaitReply). Jobs acquire idle workers, matching unit labels, and release
-// them when they end. A watchdog marks a worker lost when it has been silent longer than the
+// that reads the worker's messages while the worker is idle. Once a job waits for a reply
+// (WorkerConnection::WaitReply), the handler hands the reads over: after delivering the message
+// it has, it parks in OnMessage, and the job thread reads the stream itself (one thread wake per
+// reply instead of two) until the job releases the worker. Jobs acquire idle workers, matching
+// unit labels, and release them when they end. A watchdog marks a worker lost when it has been silent longer than the
 // heartbeat timeout (host cut off) and cancels its stream; a closed stream (process killed) is
 // noticed at once. Thread safe.
 #pragma once
@@ -40,11 +42,16 @@ class WorkerConnection {
 
   // Job side. Write returns false once the worker is lost.
   bool Write(const v1::OrchestratorMessage& message);
-  // Waits for the reply with sequence number `seq`; swaps it into `out`. Fails (naming the
-  // worker and why) if the worker is lost first.
+  // Waits for the reply with sequence number `seq` and puts it into `out`: handed over by the
+  // handler, or read from the stream by the calling thread once the handler has parked (skipping
+  // heartbeats, which still count as signs of life). Fails (naming the worker and why) if the
+  // worker is lost first. One job thread at a time.
   [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out);
+  // Job side, when the job lets the worker go: the handler reads again (WorkerPool::Release).
+  void ReleaseReads();
 
-  // Handler side: every message the worker sends.
+  // Handler side: every message the worker sends. Parks (returns only when the job released
+  // the reads or the worker is lost) while a job reads the stream itself.
   void OnMessage(v1::WorkerMessage* message);
   // The stream ended or the watchdog gave up on the worker. Idempotent; wakes waiters.
   void MarkLost(const std::string& reason);
@@ -75,6 +82,8 @@ class WorkerConnection {
   std::condition_variable cv_;
   uint64_t reply_seq_ = 0;  // guarded by mutex_
   bool has_reply_ = false;
+  bool job_reads_ = false;       // guarded by mutex_: a job thread is the stream's reader
+  bool handler_parked_ = false;  // guarded by mutex_: the handler waits in OnMessage
   v1::WorkerMessage reply_;
   std::atomic<bool> lost_{false};
   std::string lost_reason_;  // guarded by mutex_

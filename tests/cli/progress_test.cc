@@ -29,10 +29,10 @@ TEST(ProgressTest, LineShowsFractionRateIterationsRejectionsAndEta) {
   EXPECT_THAT(line, HasSubstr("[#####               ]"));
   EXPECT_THAT(line, HasSubstr(" 25%"));
   EXPECT_THAT(line, HasSubstr("t=2.5/10 s"));
-  EXPECT_THAT(line, HasSubstr("50 steps/s"));      // 250 steps in 5 s
+  EXPECT_THAT(line, HasSubstr("50 steps/s"));  // 250 steps in 5 s
   EXPECT_THAT(line, HasSubstr("3.00 it/step"));
   EXPECT_THAT(line, HasSubstr("2 rejected"));
-  EXPECT_THAT(line, HasSubstr("ETA 15s"));         // 75% left at 25% per 5 s
+  EXPECT_THAT(line, HasSubstr("ETA 15s"));  // 75% left at 25% per 5 s
 }
 
 TEST(ProgressTest, PlainLinesWhenNotATerminal) {

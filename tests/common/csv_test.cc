@@ -14,7 +14,8 @@ namespace {
 TEST(CsvTest, HeaderThenRowsAtFullPrecision) {
   std::ostringstream out;
   WriteCsv(out, {"time", "a.y"}, {0.0, 0.1, 0.1, 1.0 / 3.0});
-  EXPECT_EQ(out.str(), "time,a.y\n0,0.10000000000000001\n0.10000000000000001,0.33333333333333331\n");
+  EXPECT_EQ(out.str(),
+            "time,a.y\n0,0.10000000000000001\n0.10000000000000001,0.33333333333333331\n");
 }
 
 TEST(CsvTest, FormattedValuesReadBackExactly) {
@@ -29,7 +30,8 @@ TEST(DigestTest, Sha256OfKnownStrings) {
             "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_TRUE(IsValidDigest(DigestOf("")));
   EXPECT_FALSE(IsValidDigest("sha256:xyz"));
-  EXPECT_FALSE(IsValidDigest("md5:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+  EXPECT_FALSE(
+      IsValidDigest("md5:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
 }
 
 TEST(InputPolynomialsTest, ValueAndDerivative) {

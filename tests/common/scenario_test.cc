@@ -144,9 +144,9 @@ TEST(CouplingTest, ResolvesConnectionsToIndices) {
   absl::StatusOr<Coupling> c =
       ResolveCoupling(s, {Describe({"u0"}, {"y0", "y1"}), Describe({"u"}, {"y"})});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->inputs[1][0].unit, 0);    // ctrl.u <- plant.y0
+  EXPECT_EQ(c->inputs[1][0].unit, 0);  // ctrl.u <- plant.y0
   EXPECT_EQ(c->inputs[1][0].output, 0);
-  EXPECT_EQ(c->inputs[0][0].unit, 1);    // plant.u0 <- ctrl.y
+  EXPECT_EQ(c->inputs[0][0].unit, 1);  // plant.u0 <- ctrl.y
   EXPECT_EQ(c->inputs[0][0].output, 0);
 }
 

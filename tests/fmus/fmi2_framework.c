@@ -54,7 +54,8 @@ static bool Allowed(Instance* c, int phases, const char* function) {
   return false;
 }
 
-#define ANY_LIVE (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode | kTerminated)
+#define ANY_LIVE \
+  (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode | kTerminated)
 
 FMI2_EXPORT const char* fmi2GetTypesPlatform(void) { return "default"; }
 FMI2_EXPORT const char* fmi2GetVersion(void) { return "2.0"; }
@@ -160,8 +161,8 @@ FMI2_EXPORT fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference 
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference vr[],
-                                      size_t nvr, fmi2Integer value[]) {
+FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                      fmi2Integer value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi2GetInteger")) return fmi2Error;
@@ -170,8 +171,8 @@ FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReferen
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference vr[],
-                                      size_t nvr, fmi2Boolean value[]) {
+FMI2_EXPORT fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                      fmi2Boolean value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi2GetBoolean")) return fmi2Error;
@@ -180,8 +181,8 @@ FMI2_EXPORT fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReferen
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[],
-                                     size_t nvr, fmi2String value[]) {
+FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                     fmi2String value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi2GetString")) return fmi2Error;
@@ -202,8 +203,8 @@ FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference 
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[],
-                                      size_t nvr, const fmi2Integer value[]) {
+FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                      const fmi2Integer value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi2SetInteger")) return fmi2Error;
@@ -212,8 +213,8 @@ FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReferen
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[],
-                                      size_t nvr, const fmi2Boolean value[]) {
+FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                      const fmi2Boolean value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi2SetBoolean")) return fmi2Error;
@@ -222,8 +223,8 @@ FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReferen
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[],
-                                     size_t nvr, const fmi2String value[]) {
+FMI2_EXPORT fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
+                                     const fmi2String value[]) {
   Instance* c = (Instance*)comp;
   if (!Allowed(c, kInstantiated | kInitMode, "fmi2SetString")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, 1, "fmi2SetString")) return fmi2Error;
@@ -361,8 +362,7 @@ FMI2_EXPORT fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real time) {
   return fmi2OK;
 }
 
-FMI2_EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[],
-                                               size_t nx) {
+FMI2_EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component comp, const fmi2Real x[], size_t nx) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, kContinuousMode, "fmi2SetContinuousStates")) return fmi2Error;
@@ -432,8 +432,7 @@ FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp,
 
 FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp,
                                                     const fmi2ValueReference vr[], size_t nvr,
-                                                    const fmi2Integer order[],
-                                                    fmi2Real value[]) {
+                                                    const fmi2Integer order[], fmi2Real value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   int s;
@@ -457,8 +456,8 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
   if (!Allowed(c, kStepMode, "fmi2DoStep")) return fmi2Error;
   if (c->terminated_by_model) return fmi2Discard;
   if (t < c->m.time - 1e-9 || t > c->m.time + 1e-9 || h <= 0.0) {
-    Log(c, fmi2Error, "logStatusError", "fmi2DoStep(t=%.17g, h=%g) but the FMU is at t=%.17g",
-        t, h, c->m.time);
+    Log(c, fmi2Error, "logStatusError", "fmi2DoStep(t=%.17g, h=%g) but the FMU is at t=%.17g", t, h,
+        c->m.time);
     c->phase = kFailed;
     return fmi2Error;
   }

@@ -20,7 +20,8 @@ typedef enum {
   kFailed = 1 << 6,
 } Phase;
 
-#define ANY_LIVE (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode | kTerminated)
+#define ANY_LIVE \
+  (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode | kTerminated)
 #define SETTABLE (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode)
 #define READABLE (kInitMode | kEventMode | kContinuousMode | kTerminated)
 
@@ -154,8 +155,8 @@ FMI3_EXPORT fmi3Status fmi3Reset(fmi3Instance inst) {
 }
 
 /* Float64: reals and time. */
-FMI3_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[],
-                                      size_t n, fmi3Float64 values[], size_t n_values) {
+FMI3_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                      fmi3Float64 values[], size_t n_values) {
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi3GetFloat64") || n_values != n) return fmi3Error;
@@ -173,8 +174,8 @@ FMI3_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance inst, const fmi3ValueReferenc
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[],
-                                      size_t n, const fmi3Float64 values[], size_t n_values) {
+FMI3_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                      const fmi3Float64 values[], size_t n_values) {
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi3SetFloat64") || n_values != n) return fmi3Error;
@@ -212,8 +213,8 @@ FMI3_EXPORT fmi3Status fmi3SetInt32(fmi3Instance inst, const fmi3ValueReference 
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance inst, const fmi3ValueReference vrs[],
-                                      size_t n, fmi3Boolean values[], size_t n_values) {
+FMI3_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                      fmi3Boolean values[], size_t n_values) {
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi3GetBoolean") || n_values != n) return fmi3Error;
@@ -224,8 +225,8 @@ FMI3_EXPORT fmi3Status fmi3GetBoolean(fmi3Instance inst, const fmi3ValueReferenc
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance inst, const fmi3ValueReference vrs[],
-                                      size_t n, const fmi3Boolean values[], size_t n_values) {
+FMI3_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                      const fmi3Boolean values[], size_t n_values) {
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi3SetBoolean") || n_values != n) return fmi3Error;
@@ -236,8 +237,8 @@ FMI3_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance inst, const fmi3ValueReferenc
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3GetString(fmi3Instance inst, const fmi3ValueReference vrs[],
-                                     size_t n, fmi3String values[], size_t n_values) {
+FMI3_EXPORT fmi3Status fmi3GetString(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                     fmi3String values[], size_t n_values) {
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi3GetString") || n_values != n) return fmi3Error;
@@ -248,8 +249,8 @@ FMI3_EXPORT fmi3Status fmi3GetString(fmi3Instance inst, const fmi3ValueReference
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3SetString(fmi3Instance inst, const fmi3ValueReference vrs[],
-                                     size_t n, const fmi3String values[], size_t n_values) {
+FMI3_EXPORT fmi3Status fmi3SetString(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                     const fmi3String values[], size_t n_values) {
   Instance* c = (Instance*)inst;
   if (!Allowed(c, kInstantiated | kInitMode, "fmi3SetString") || n_values != n) return fmi3Error;
   if (n > 0 && vrs[0] == 300) snprintf(c->m.s, sizeof(c->m.s), "%s", values[n - 1]);
@@ -257,20 +258,20 @@ FMI3_EXPORT fmi3Status fmi3SetString(fmi3Instance inst, const fmi3ValueReference
 }
 
 /* The test models have no variables of the other types. */
-#define NO_VARIABLES_(Name, Type)                                                               \
-  FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance inst, const fmi3ValueReference vrs[],      \
-                                       size_t n, Type values[], size_t n_values) {             \
-    (void)vrs, (void)values, (void)n_values;                                                   \
-    if (n == 0) return fmi3OK;                                                                  \
-    Log((Instance*)inst, fmi3Error, "logStatusError", "fmi3Get" #Name ": no such variables");  \
-    return fmi3Error;                                                                           \
-  }                                                                                             \
-  FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance inst, const fmi3ValueReference vrs[],      \
-                                       size_t n, const Type values[], size_t n_values) {       \
-    (void)vrs, (void)values, (void)n_values;                                                   \
-    if (n == 0) return fmi3OK;                                                                  \
-    Log((Instance*)inst, fmi3Error, "logStatusError", "fmi3Set" #Name ": no such variables");  \
-    return fmi3Error;                                                                           \
+#define NO_VARIABLES_(Name, Type)                                                             \
+  FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance inst, const fmi3ValueReference vrs[],     \
+                                       size_t n, Type values[], size_t n_values) {            \
+    (void)vrs, (void)values, (void)n_values;                                                  \
+    if (n == 0) return fmi3OK;                                                                \
+    Log((Instance*)inst, fmi3Error, "logStatusError", "fmi3Get" #Name ": no such variables"); \
+    return fmi3Error;                                                                         \
+  }                                                                                           \
+  FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance inst, const fmi3ValueReference vrs[],     \
+                                       size_t n, const Type values[], size_t n_values) {      \
+    (void)vrs, (void)values, (void)n_values;                                                  \
+    if (n == 0) return fmi3OK;                                                                \
+    Log((Instance*)inst, fmi3Error, "logStatusError", "fmi3Set" #Name ": no such variables"); \
+    return fmi3Error;                                                                         \
   }
 NO_VARIABLES_(Float32, fmi3Float32)
 NO_VARIABLES_(Int8, fmi3Int8)
@@ -313,13 +314,10 @@ FMI3_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance inst, fmi3FMUState* state) 
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(fmi3Instance inst,
-                                                    const fmi3ValueReference unknowns[],
-                                                    size_t n_unknowns,
-                                                    const fmi3ValueReference knowns[],
-                                                    size_t n_knowns, const fmi3Float64 seed[],
-                                                    size_t n_seed, fmi3Float64 sensitivity[],
-                                                    size_t n_sensitivity) {
+FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(
+    fmi3Instance inst, const fmi3ValueReference unknowns[], size_t n_unknowns,
+    const fmi3ValueReference knowns[], size_t n_knowns, const fmi3Float64 seed[], size_t n_seed,
+    fmi3Float64 sensitivity[], size_t n_sensitivity) {
   Instance* c = (Instance*)inst;
   size_t i, j;
   if (!Allowed(c, kInitMode | kStepMode | kEventMode | kContinuousMode,
@@ -347,8 +345,7 @@ FMI3_EXPORT fmi3Status fmi3UpdateDiscreteStates(fmi3Instance inst, fmi3Boolean* 
                                                 fmi3Boolean* terminate,
                                                 fmi3Boolean* nominals_changed,
                                                 fmi3Boolean* values_changed,
-                                                fmi3Boolean* next_defined,
-                                                fmi3Float64* next_time) {
+                                                fmi3Boolean* next_defined, fmi3Float64* next_time) {
   Instance* c = (Instance*)inst;
   bool changed = false;
   if (!Allowed(c, kEventMode, "fmi3UpdateDiscreteStates")) return fmi3Error;
@@ -390,8 +387,7 @@ FMI3_EXPORT fmi3Status fmi3SetTime(fmi3Instance inst, fmi3Float64 time) {
   return fmi3OK;
 }
 
-FMI3_EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance inst, const fmi3Float64 x[],
-                                               size_t n) {
+FMI3_EXPORT fmi3Status fmi3SetContinuousStates(fmi3Instance inst, const fmi3Float64 x[], size_t n) {
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, kContinuousMode, "fmi3SetContinuousStates") || (int)n != kNumStates) {
@@ -492,8 +488,8 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 
   *last_successful_time = t;
   if (!Allowed(c, kStepMode, "fmi3DoStep")) return fmi3Error;
   if (t < c->m.time - 1e-9 || t > c->m.time + 1e-9 || h <= 0.0) {
-    Log(c, fmi3Error, "logStatusError", "fmi3DoStep(t=%.17g, h=%g) but the FMU is at t=%.17g",
-        t, h, c->m.time);
+    Log(c, fmi3Error, "logStatusError", "fmi3DoStep(t=%.17g, h=%g) but the FMU is at t=%.17g", t, h,
+        c->m.time);
     c->phase = kFailed;
     return fmi3Error;
   }

@@ -5,8 +5,9 @@
  * parameters: DoStep fails / dereferences NULL when a step reaches them), 10 energy (local,
  * J), 11 end_time (parameter, s: the FMU ends its simulation, fmi2Discard + terminated,
  * at the first step that would pass it), 12 omega (local, rad/s: sqrt(c/m), a libm call the FMU
- * does not link libm for, as exported FMUs often do). Integer 0: steps (output, DoStep calls). Boolean 0: damping (parameter, false ignores
- * cf). String 0: label (parameter, echoed in the log). */
+ * does not link libm for, as exported FMUs often do). Integer 0: steps (output, DoStep calls).
+ * Boolean 0: damping (parameter, false ignores cf). String 0: label (parameter, echoed in the log).
+ */
 #include <math.h>
 #include <stdio.h>
 
@@ -95,8 +96,8 @@ bool ModelBeforeStep(ModelData* m, double t, double h) {
     *nowhere = 1; /* the segmentation fault the crash test FMU is for */
   }
   if (t + h > m->r[kFailTime]) {
-    snprintf(m->message, sizeof(m->message), "%s: the step from t=%g reaches fail_time=%g",
-             m->s, t, m->r[kFailTime]);
+    snprintf(m->message, sizeof(m->message), "%s: the step from t=%g reaches fail_time=%g", m->s, t,
+             m->r[kFailTime]);
     return false;
   }
   if (t + h > m->r[kEndTime] + 1e-12) {

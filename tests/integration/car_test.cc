@@ -12,10 +12,10 @@
 namespace cosimo {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BinDir;
 using testing::CarScenario;
 using testing::DistributedTest;
+using ::testing::HasSubstr;
 using testing::Process;
 
 // The tutorial's car: m v' = k (v_d - v) - c_f v with m = 1576, k = 1e3, v_d = 40, c_f = 0.5,
@@ -24,7 +24,6 @@ double CarAnalytic(double t) {
   const double m = 1576, k = 1e3, vd = 40, cf = 0.5;
   return k * vd / (k + cf) * (1 - std::exp(-(k + cf) / m * t));
 }
-
 
 // Jacobi with zero-order hold is first order in H: halving H halves the error.
 TEST_F(DistributedTest, CarConvergesAtFirstOrderInTheCommunicationStep) {

@@ -15,8 +15,8 @@
 namespace cosimo::testing {
 
 inline v1::Scenario CarScenario(double h) {
-  absl::StatusOr<v1::Scenario> s = LoadScenarioFile(std::string(COSIMO_SOURCE_DIR) +
-                                                    "/examples/car.json");
+  absl::StatusOr<v1::Scenario> s =
+      LoadScenarioFile(std::string(COSIMO_SOURCE_DIR) + "/examples/car.json");
   EXPECT_TRUE(s.ok()) << s.status();
   s->mutable_algorithm()->set_step_size(h);
   // A fine solver inside the vehicle, so that the error measured is the coupling's.
@@ -62,6 +62,5 @@ class DistributedTest : public ::testing::Test {
   std::unique_ptr<OrchestratorProcess> orchestrator_;
   std::vector<std::unique_ptr<Process>> workers_;
 };
-
 
 }  // namespace cosimo::testing

@@ -11,9 +11,9 @@
 namespace cosimo {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BinDir;
 using testing::DistributedTest;
+using ::testing::HasSubstr;
 using testing::Process;
 
 std::string Fmu(const std::string& name) {
@@ -56,13 +56,13 @@ TEST_F(DistributedTest, FmuCoupledWithABuiltinUnitMatchesTheAnalyticSolution) {
     ASSERT_EQ(status.state(), v1::SUCCEEDED) << status.message();
     absl::StatusOr<client::JobResults> r = client.Results(id);
     ASSERT_TRUE(r.ok()) << r.status();
-    ASSERT_EQ(r->columns, (std::vector<std::string>{"time", "msd.x", "msd.v", "msd.energy",
-                                                    "msd.steps"}));
+    ASSERT_EQ(r->columns,
+              (std::vector<std::string>{"time", "msd.x", "msd.v", "msd.energy", "msd.steps"}));
     double max_error = 0;
     const size_t w = r->columns.size();
     for (size_t row = 0; row < r->rows(); ++row) {
-      max_error = std::max(max_error, std::abs(r->values[row * w + 1] -
-                                               Analytic(r->values[row * w])));
+      max_error =
+          std::max(max_error, std::abs(r->values[row * w + 1] - Analytic(r->values[row * w])));
     }
     // The recorded local (energy) and the integer output (DoStep calls) come along.
     EXPECT_EQ(r->values[(r->rows() - 1) * w + 4], static_cast<double>(r->rows() - 1));

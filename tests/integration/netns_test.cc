@@ -16,8 +16,8 @@
 namespace cosimo {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BinDir;
+using ::testing::HasSubstr;
 using testing::Process;
 using testing::ReadFile;
 
@@ -48,8 +48,8 @@ class NetnsTest : public ::testing::Test {
       ASSERT_TRUE(Ip("netns add " + ns));
       created_.push_back(ns);
       const std::string peer = "vs" + std::to_string(i);
-      ASSERT_TRUE(Ip("link add eth0 netns " + ns + " type veth peer name " + peer + " netns " +
-                     Ns("sw")));
+      ASSERT_TRUE(
+          Ip("link add eth0 netns " + ns + " type veth peer name " + peer + " netns " + Ns("sw")));
       ASSERT_TRUE(Ip("-n " + ns + " addr add " + Address(i) + "/24 dev eth0"));
       ASSERT_TRUE(Ip("-n " + ns + " link set eth0 up"));
       ASSERT_TRUE(Ip("-n " + ns + " link set lo up"));

@@ -35,8 +35,7 @@ inline std::string TempDir(const std::string& name) {
 class Process {
  public:
   // Starts `argv` (argv[0] is the program path) with stdout and stderr to `log_path`.
-  Process(std::vector<std::string> argv, std::string log_path)
-      : log_path_(std::move(log_path)) {
+  Process(std::vector<std::string> argv, std::string log_path) : log_path_(std::move(log_path)) {
     const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {

@@ -1,7 +1,7 @@
 // The service around the jobs: lost workers, queueing, cancel, durable records, artifacts,
 // reflection. Real processes on loopback.
-#include <grpcpp/grpcpp.h>
 #include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -11,18 +11,18 @@
 #include <filesystem>
 #include <random>
 
-#include "cosimo/common/digest.h"
-#include "cosimo/v1/artifact_service.grpc.pb.h"
 #include <google/protobuf/unknown_field_set.h>
 #include <grpcpp/generic/generic_stub.h>
+#include "cosimo/common/digest.h"
+#include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "tests/integration/fixture.h"
 
 namespace cosimo {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CarScenario;
 using testing::DistributedTest;
+using ::testing::HasSubstr;
 using testing::OrchestratorProcess;
 
 // A car run that takes a few seconds of wall time (many small steps).
@@ -338,7 +338,8 @@ TEST_F(DistributedTest, ReflectionListsTheServices) {
   std::vector<grpc::Slice> slices;
   ASSERT_TRUE(in.Dump(&slices).ok());
   std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const grpc::Slice& s : slices)
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   call->WritesDone(reinterpret_cast<void*>(4));
   next(4);
   grpc::Status status;
@@ -358,9 +359,9 @@ TEST_F(DistributedTest, ReflectionListsTheServices) {
       names.push_back(service.field(0).length_delimited());
     }
   }
-  EXPECT_THAT(names, ::testing::IsSupersetOf({"cosimo.v1.JobService", "cosimo.v1.WorkerService",
-                                              "cosimo.v1.ArtifactService",
-                                              "grpc.health.v1.Health"}));
+  EXPECT_THAT(names,
+              ::testing::IsSupersetOf({"cosimo.v1.JobService", "cosimo.v1.WorkerService",
+                                       "cosimo.v1.ArtifactService", "grpc.health.v1.Health"}));
 }
 
 }  // namespace

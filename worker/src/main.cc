@@ -2,8 +2,8 @@
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
 #include <spdlog/spdlog.h>
 
-#include <CLI/CLI.hpp>
 #include <pthread.h>
+#include <CLI/CLI.hpp>
 
 #include <csignal>
 #include <thread>
@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   app.add_option("--host", options.host, "host name to report (default: this machine's)");
   app.add_option("--cache-dir", options.cache_dir, "artifact cache directory");
   app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
-  app.add_option("--reconnect-ms", options.reconnect_ms, "first wait between connection attempts, ms")
+  app.add_option("--reconnect-ms", options.reconnect_ms,
+                 "first wait between connection attempts, ms")
       ->capture_default_str();
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
   std::string log_level = "info";

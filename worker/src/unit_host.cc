@@ -59,10 +59,10 @@ class UnitHost::Impl {
   bool CheckRequest(const StepRequest& request, StepReply* reply) {
     const auto inputs = static_cast<Eigen::Index>(unit_->description().inputs.size());
     if (request.inputs.coefficients.rows() != inputs || request.inputs.order() < 1) {
-      Fail(reply, absl::StrCat("unit '", name_, "': step inputs have ",
-                               request.inputs.coefficients.rows(), " rows and ",
-                               request.inputs.order(), " coefficients; the unit has ", inputs,
-                               " inputs"));
+      Fail(reply,
+           absl::StrCat("unit '", name_, "': step inputs have ", request.inputs.coefficients.rows(),
+                        " rows and ", request.inputs.order(), " coefficients; the unit has ",
+                        inputs, " inputs"));
       return false;
     }
     if (!(request.step > 0.0)) {
@@ -113,8 +113,8 @@ class UnitHost::Impl {
       dirty_ = false;
     } else if (dirty_) {
       if (absl::Status s = unit_->Restore(*snapshot_); !s.ok()) {
-        Fail(reply, absl::StrCat("unit '", name_, "': restore to t=", request.time, ": ",
-                                 s.message()));
+        Fail(reply,
+             absl::StrCat("unit '", name_, "': restore to t=", request.time, ": ", s.message()));
         return;
       }
       dirty_ = false;
@@ -128,15 +128,19 @@ class UnitHost::Impl {
 
   bool Linearize(const StepRequest& request, StepReply* reply) {
     if (unit_->time() != request.time) {
-      Fail(reply, absl::StrCat("unit '", name_, "' (estimated, cannot roll back): tentative step "
-                               "from t=", request.time, " but the unit is at t=", unit_->time()));
+      Fail(reply, absl::StrCat("unit '", name_,
+                               "' (estimated, cannot roll back): tentative step "
+                               "from t=",
+                               request.time, " but the unit is at t=", unit_->time()));
       return false;
     }
     u_lin_ = request.inputs.coefficients.col(0);
     absl::StatusOr<Linearization> lin = unit_->Linearize(u_lin_);
     if (!lin.ok()) {
-      Fail(reply, absl::StrCat("unit '", name_, "' cannot roll back and COSTARICA needs its "
-                               "Jacobians at t=", request.time, ": ", lin.status().message()));
+      Fail(reply, absl::StrCat("unit '", name_,
+                               "' cannot roll back and COSTARICA needs its "
+                               "Jacobians at t=",
+                               request.time, ": ", lin.status().message()));
       return false;
     }
     const UnitDescription& d = unit_->description();
@@ -156,9 +160,10 @@ class UnitHost::Impl {
     if (estimator_.degraded()) {
       report_mode_ = "estimate-degraded";
       if (!degraded_logged_) {
-        spdlog::warn("unit '{}': state derivatives not exposed; COSTARICA runs degraded "
-                     "(state control part f_C = 0)",
-                     name_);
+        spdlog::warn(
+            "unit '{}': state derivatives not exposed; COSTARICA runs degraded "
+            "(state control part f_C = 0)",
+            name_);
         degraded_logged_ = true;
       }
     }
@@ -210,8 +215,8 @@ const UnitDescription& UnitHost::description() const { return impl_->unit_->desc
 const std::string& UnitHost::iterative_mode() const { return impl_->mode_; }
 
 absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
-  const double stop = impl_->stop_time_ > start_time ? impl_->stop_time_
-                                                     : std::numeric_limits<double>::infinity();
+  const double stop =
+      impl_->stop_time_ > start_time ? impl_->stop_time_ : std::numeric_limits<double>::infinity();
   if (absl::Status s = impl_->unit_->Initialize(start_time, stop); !s.ok()) return s;
   const Eigen::VectorXd zero =
       Eigen::VectorXd::Zero(static_cast<Eigen::Index>(description().inputs.size()));

@@ -44,8 +44,7 @@ std::string DefaultCacheDir() {
 // Fetches an artifact by digest into the cache (verified, written atomically); a cached copy is
 // used as it is.
 absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& channel,
-                                          const std::string& digest,
-                                          const std::string& cache_dir) {
+                                          const std::string& digest, const std::string& cache_dir) {
   if (!IsValidDigest(digest)) {
     return absl::InvalidArgumentError("artifact digest '" + digest + "' is not sha256:<hex>");
   }
@@ -202,8 +201,7 @@ class WorkerClient::Session {
     if (unit.has_table()) digest = unit.table().digest();
     if (!digest.empty() && load.artifact_path().empty()) {
       absl::StatusOr<std::string> path = FetchArtifact(
-          channel_, digest,
-          options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir);
+          channel_, digest, options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir);
       if (!path.ok()) {
         ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
         return;
@@ -337,8 +335,8 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   if (!stream->Write(hello) || !stream->Read(&welcome) || !welcome.has_welcome()) {
     result = absl::UnavailableError("no welcome from the orchestrator");
   } else if (!welcome.welcome().accepted()) {
-    result = absl::FailedPreconditionError("refused by the orchestrator: " +
-                                           welcome.welcome().reason());
+    result =
+        absl::FailedPreconditionError("refused by the orchestrator: " + welcome.welcome().reason());
     spdlog::error("{}", result.message());
   } else {
     *connected = true;

@@ -181,9 +181,9 @@ TEST(CostaricaTest, PropagatorOncePerStepSizeAndAffineFormAgrees) {
   const Eigen::Vector2d x0(0.3, -0.2);
   const Eigen::VectorXd u0 = Eigen::VectorXd::Constant(1, 0.7);
   Estimator e;
-  e.Prepare(Lti(a, b, c, d, x0, u0, Eigen::Vector2d(0.1, 0.2), Eigen::VectorXd::Constant(1, 1),
-                true),
-            u0);
+  e.Prepare(
+      Lti(a, b, c, d, x0, u0, Eigen::Vector2d(0.1, 0.2), Eigen::VectorXd::Constant(1, 1), true),
+      u0);
   InputPolynomials u;
   u.coefficients.resize(1, 4);
   for (int it = 0; it < 5; ++it) {

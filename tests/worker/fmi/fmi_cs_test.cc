@@ -95,7 +95,8 @@ TEST_P(FmiCoSimulationTest, LinearizesWithDirectionalDerivatives) {
   ASSERT_TRUE(unit->Initialize(0.0, 10.0).ok());
   auto lin = unit->Linearize(Eigen::VectorXd::Constant(1, 4.0));
   ASSERT_TRUE(lin.ok()) << lin.status();
-  Eigen::MatrixXd A(2, 2), B(2, 1), C = Eigen::MatrixXd::Zero(3, 2), D = Eigen::MatrixXd::Zero(3, 1);
+  Eigen::MatrixXd A(2, 2), B(2, 1), C = Eigen::MatrixXd::Zero(3, 2),
+                                    D = Eigen::MatrixXd::Zero(3, 1);
   A << 0, 1, -4, -0.1;
   B << 0, 0.5;
   C(0, 0) = C(1, 1) = 1.0;
@@ -148,9 +149,9 @@ TEST(Fmi2CoSimulationTest, ParametersOfEveryType) {
   EXPECT_NEAR(reply.outputs[1], -1.0 * std::sin(2.0), 1e-9);
   ASSERT_EQ(reply.recorded.size(), 6u);
   EXPECT_NEAR(reply.recorded[0], 0.5 * 8.0 * 0.25, 1e-9);  // energy is conserved: c x0^2 / 2
-  EXPECT_EQ(reply.recorded[1], 2.0);                          // omega, via libm's sqrt
-  EXPECT_EQ(reply.recorded[2], 2.0);                          // m
-  EXPECT_EQ(reply.recorded[3], 0.0);                          // damping (Boolean)
+  EXPECT_EQ(reply.recorded[1], 2.0);                       // omega, via libm's sqrt
+  EXPECT_EQ(reply.recorded[2], 2.0);                       // m
+  EXPECT_EQ(reply.recorded[3], 0.0);                       // damping (Boolean)
   EXPECT_NEAR(reply.recorded[4], -4.0 * reply.outputs[0], 1e-12);
   EXPECT_EQ(reply.recorded[5], 8.0);
 }

@@ -74,7 +74,8 @@ TEST_P(FmiModelExchangeTest, RollbackRestoresStatesAndFmuState) {
 TEST_P(FmiModelExchangeTest, LinearizesWithOrWithoutDirectionalDerivatives) {
   // fmiX_msd has directional derivatives; fmi2_msd_nodd / fmi3_msd_nostate have none, so the
   // unit uses central differences on the states and inputs.
-  const std::string without = std::string(GetParam()) == "fmi2" ? "fmi2_msd_nodd" : "fmi3_msd_nostate";
+  const std::string without =
+      std::string(GetParam()) == "fmi2" ? "fmi2_msd_nodd" : "fmi3_msd_nostate";
   for (const std::string& fmu : {Fmu("msd"), without}) {
     v1::Unit spec = Spec("msd", fmu);
     UseSolver(&spec, v1::Solver::RK4, 1e-3);
@@ -278,13 +279,12 @@ TEST_P(FmiModelExchangeSolverTest, MassSpringDamper) {
   EXPECT_NEAR(reply.outputs[1], v, tolerance) << v1::Solver::Method_Name(method);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    FmiSolvers, FmiModelExchangeSolverTest,
-    ::testing::Values(std::make_pair(v1::Solver::EXPLICIT_EULER, 1e-4),
-                      std::make_pair(v1::Solver::IMPLICIT_EULER, 1e-4),
-                      std::make_pair(v1::Solver::RK4, 1e-10),
-                      std::make_pair(v1::Solver::RK45, 1e-5),
-                      std::make_pair(v1::Solver::CVODE, 1e-4)));
+INSTANTIATE_TEST_SUITE_P(FmiSolvers, FmiModelExchangeSolverTest,
+                         ::testing::Values(std::make_pair(v1::Solver::EXPLICIT_EULER, 1e-4),
+                                           std::make_pair(v1::Solver::IMPLICIT_EULER, 1e-4),
+                                           std::make_pair(v1::Solver::RK4, 1e-10),
+                                           std::make_pair(v1::Solver::RK45, 1e-5),
+                                           std::make_pair(v1::Solver::CVODE, 1e-4)));
 
 }  // namespace
 }  // namespace cosimo::worker::fmi

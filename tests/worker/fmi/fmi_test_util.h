@@ -53,7 +53,7 @@ inline StepReply StepOnce(Unit& unit, double h, const Eigen::MatrixXd& coefficie
 struct Oscillator {
   double m = 1.0, c = 1.0, cf = 0.2;
   void Solve(double x0, double v0, double f0, double k, double t, double* x, double* v) const {
-    const double slope = k / c;                    // particular solution A t + B
+    const double slope = k / c;  // particular solution A t + B
     const double offset = (f0 - cf * k / c) / c;
     const double a = cf / (2.0 * m);
     const double wd = std::sqrt(c / m - a * a);

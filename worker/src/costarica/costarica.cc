@@ -20,8 +20,7 @@ void ComputePropagator(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, doubl
   big.block(0, n, n, n) = Eigen::MatrixXd::Identity(n, n) * delta;
   if (k > 0) big.block(0, 2 * n, n, m) = b * delta;
   for (Eigen::Index j = 0; j + 1 < k; ++j) {
-    big.block(2 * n + j * m, 2 * n + (j + 1) * m, m, m) =
-        Eigen::MatrixXd::Identity(m, m) * delta;
+    big.block(2 * n + j * m, 2 * n + (j + 1) * m, m, m) = Eigen::MatrixXd::Identity(m, m) * delta;
   }
   const Eigen::MatrixXd expm = big.exp();
   out->phi = expm.topLeftCorner(n, n);
@@ -72,11 +71,12 @@ void Estimator::Estimate(const InputPolynomials& inputs, double delta) {
   u_end_.setZero();
   du_end_.setZero();
   double factorial = 1.0;
-  double power = 1.0;        // delta^k
-  double power_prev = 0.0;   // delta^(k-1)
+  double power = 1.0;       // delta^k
+  double power_prev = 0.0;  // delta^(k-1)
   for (int k = 0; k < inputs.order() && m > 0; ++k) {
     if (k > 0) factorial *= k;
-    x_hat_.noalias() += factorial * (prop_.gamma_b.middleCols(k * m, m) * inputs.coefficients.col(k));
+    x_hat_.noalias() +=
+        factorial * (prop_.gamma_b.middleCols(k * m, m) * inputs.coefficients.col(k));
     u_end_ += power * inputs.coefficients.col(k);
     if (k > 0) du_end_ += (k * power_prev) * inputs.coefficients.col(k);
     power_prev = power;

@@ -42,8 +42,8 @@ typedef enum {
   fmi2Terminated
 } fmi2StatusKind;
 
-typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String instance_name,
-                                   fmi2Status, fmi2String category, fmi2String message, ...);
+typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String instance_name, fmi2Status,
+                                   fmi2String category, fmi2String message, ...);
 typedef void* (*fmi2CallbackAllocateMemory)(size_t, size_t);
 typedef void (*fmi2CallbackFreeMemory)(void*);
 typedef void (*fmi2StepFinished)(fmi2ComponentEnvironment, fmi2Status);
@@ -150,7 +150,7 @@ typedef fmi2Status fmi2GetBooleanStatusTYPE(fmi2Component, const fmi2StatusKind,
 typedef fmi2Status fmi2GetStringStatusTYPE(fmi2Component, const fmi2StatusKind, fmi2String*);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* COSIMO_WORKER_FMI_FMI2_API_H_ */

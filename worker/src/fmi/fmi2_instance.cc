@@ -90,14 +90,12 @@ class Fmi2Instance : public FmuInstance {
     callbacks_ = fmi2CallbackFunctions{Logger, Allocate, std::free, nullptr, this};
     const std::string resources = "file://" + unpacked_->dir() + "/resources";
     BeginCall();
-    component_ = f_.Instantiate(unit_name_.c_str(),
-                                model_exchange_ ? fmi2ModelExchange : fmi2CoSimulation,
-                                guid_.c_str(), resources.c_str(), &callbacks_, fmi2False,
-                                fmi2False);
+    component_ =
+        f_.Instantiate(unit_name_.c_str(), model_exchange_ ? fmi2ModelExchange : fmi2CoSimulation,
+                       guid_.c_str(), resources.c_str(), &callbacks_, fmi2False, fmi2False);
     if (component_ == nullptr) {
-      return absl::InternalError(absl::StrCat("unit '", unit_name_,
-                                              "': fmi2Instantiate returned NULL (guid ", guid_,
-                                              ")"));
+      return absl::InternalError(absl::StrCat(
+          "unit '", unit_name_, "': fmi2Instantiate returned NULL (guid ", guid_, ")"));
     }
     return absl::OkStatus();
   }
@@ -105,10 +103,10 @@ class Fmi2Instance : public FmuInstance {
   absl::Status EnterInitializationMode(std::optional<double> tolerance, double start,
                                        std::optional<double> stop) override {
     BeginCall();
-    absl::Status s = Check(f_.SetupExperiment(component_, tolerance.has_value(),
-                                              tolerance.value_or(0.0), start, stop.has_value(),
-                                              stop.value_or(0.0)),
-                           "fmi2SetupExperiment");
+    absl::Status s =
+        Check(f_.SetupExperiment(component_, tolerance.has_value(), tolerance.value_or(0.0), start,
+                                 stop.has_value(), stop.value_or(0.0)),
+              "fmi2SetupExperiment");
     if (!s.ok()) return s;
     BeginCall();
     initialized_ = true;
@@ -131,7 +129,8 @@ class Fmi2Instance : public FmuInstance {
       const size_t n = b.vrs.size();
       if (b.type == VarType::kFloat64) {
         real_.resize(n);
-        absl::Status s = Check(f_.GetReal(component_, b.vrs.data(), n, real_.data()), "fmi2GetReal");
+        absl::Status s =
+            Check(f_.GetReal(component_, b.vrs.data(), n, real_.data()), "fmi2GetReal");
         if (!s.ok()) return s;
         for (size_t i = 0; i < n; ++i) values[b.positions[i]] = real_[i];
       } else if (b.type == VarType::kInt32) {
@@ -166,7 +165,8 @@ class Fmi2Instance : public FmuInstance {
         s = Check(f_.SetInteger(component_, b.vrs.data(), n, int_.data()), "fmi2SetInteger");
       } else {
         int_.resize(n);
-        for (size_t i = 0; i < n; ++i) int_[i] = values[b.positions[i]] != 0.0 ? fmi2True : fmi2False;
+        for (size_t i = 0; i < n; ++i)
+          int_[i] = values[b.positions[i]] != 0.0 ? fmi2True : fmi2False;
         s = Check(f_.SetBoolean(component_, b.vrs.data(), n, int_.data()), "fmi2SetBoolean");
       }
       if (!s.ok()) return s;
@@ -204,9 +204,10 @@ class Fmi2Instance : public FmuInstance {
       return absl::OkStatus();
     }
     if (status == fmi2Pending) {
-      return absl::UnimplementedError(absl::StrCat(
-          "unit '", unit_name_, "': fmi2DoStep returned fmi2Pending (asynchronous "
-                                "Co-Simulation is not supported)"));
+      return absl::UnimplementedError(
+          absl::StrCat("unit '", unit_name_,
+                       "': fmi2DoStep returned fmi2Pending (asynchronous "
+                       "Co-Simulation is not supported)"));
     }
     outcome->last_successful_time = t + h;
     return Check(status, "fmi2DoStep");
@@ -216,17 +217,17 @@ class Fmi2Instance : public FmuInstance {
                                    const double* values) override {
     std::vector<fmi2Integer> orders(vrs.size(), order);
     BeginCall();
-    return Check(f_.SetRealInputDerivatives(component_, vrs.data(), vrs.size(), orders.data(),
-                                            values),
-                 "fmi2SetRealInputDerivatives");
+    return Check(
+        f_.SetRealInputDerivatives(component_, vrs.data(), vrs.size(), orders.data(), values),
+        "fmi2SetRealInputDerivatives");
   }
   absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
                                     double* values) override {
     std::vector<fmi2Integer> orders(vrs.size(), order);
     BeginCall();
-    return Check(f_.GetRealOutputDerivatives(component_, vrs.data(), vrs.size(), orders.data(),
-                                             values),
-                 "fmi2GetRealOutputDerivatives");
+    return Check(
+        f_.GetRealOutputDerivatives(component_, vrs.data(), vrs.size(), orders.data(), values),
+        "fmi2GetRealOutputDerivatives");
   }
 
   absl::Status EnterEventMode() override {
@@ -273,9 +274,9 @@ class Fmi2Instance : public FmuInstance {
                                        bool* terminate_simulation) override {
     fmi2Boolean enter = fmi2False, terminate = fmi2False;
     BeginCall();
-    absl::Status s = Check(f_.CompletedIntegratorStep(component_, no_set_state_prior, &enter,
-                                                      &terminate),
-                           "fmi2CompletedIntegratorStep");
+    absl::Status s =
+        Check(f_.CompletedIntegratorStep(component_, no_set_state_prior, &enter, &terminate),
+              "fmi2CompletedIntegratorStep");
     *enter_event_mode = enter != fmi2False;
     *terminate_simulation = terminate != fmi2False;
     return s;
@@ -324,8 +325,7 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
                                                       std::shared_ptr<UnpackedFmu> unpacked,
                                                       const std::string& unit_name) {
   const KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
-  const std::string path =
-      unpacked->dir() + "/binaries/linux64/" + kind.model_identifier + ".so";
+  const std::string path = unpacked->dir() + "/binaries/linux64/" + kind.model_identifier + ".so";
   auto library = SharedLibrary::Open(path);
   if (!library.ok()) {
     return absl::Status(library.status().code(),
@@ -334,9 +334,10 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
   Fmi2Functions f;
   std::string missing;
   auto resolve = [&](auto& pointer, const char* name, bool required) {
-    pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(
-        (*library)->Symbol(name));
-    if (pointer == nullptr && required) absl::StrAppend(&missing, missing.empty() ? "" : ", ", name);
+    pointer =
+        reinterpret_cast<std::remove_reference_t<decltype(pointer)>>((*library)->Symbol(name));
+    if (pointer == nullptr && required)
+      absl::StrAppend(&missing, missing.empty() ? "" : ", ", name);
   };
   resolve(f.Instantiate, "fmi2Instantiate", true);
   resolve(f.FreeInstance, "fmi2FreeInstance", true);
@@ -369,16 +370,15 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
     resolve(f.GetEventIndicators, "fmi2GetEventIndicators", true);
   } else {
     resolve(f.DoStep, "fmi2DoStep", true);
-    resolve(f.SetRealInputDerivatives, "fmi2SetRealInputDerivatives",
-            kind.can_interpolate_inputs);
+    resolve(f.SetRealInputDerivatives, "fmi2SetRealInputDerivatives", kind.can_interpolate_inputs);
     resolve(f.GetRealOutputDerivatives, "fmi2GetRealOutputDerivatives",
             kind.max_output_derivative_order > 0);
     resolve(f.GetBooleanStatus, "fmi2GetBooleanStatus", false);
     resolve(f.GetRealStatus, "fmi2GetRealStatus", false);
   }
   if (!missing.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("unit '", unit_name, "': ", path,
-                                                      " does not export ", missing));
+    return absl::FailedPreconditionError(
+        absl::StrCat("unit '", unit_name, "': ", path, " does not export ", missing));
   }
   return std::shared_ptr<FmuInstance>(std::make_shared<Fmi2Instance>(
       md, model_exchange, std::move(unpacked), std::move(*library), f, unit_name));

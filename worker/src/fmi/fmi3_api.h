@@ -47,9 +47,19 @@ typedef bool fmi3Clock;
 
 typedef enum { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal } fmi3Status;
 
-typedef enum { fmi3Independent, fmi3Constant, fmi3Fixed, fmi3Tunable, fmi3Changing } fmi3DependencyKind;
+typedef enum {
+  fmi3Independent,
+  fmi3Constant,
+  fmi3Fixed,
+  fmi3Tunable,
+  fmi3Changing
+} fmi3DependencyKind;
 
-typedef enum { fmi3IntervalNotYetKnown, fmi3IntervalUnchanged, fmi3IntervalChanged } fmi3IntervalQualifier;
+typedef enum {
+  fmi3IntervalNotYetKnown,
+  fmi3IntervalUnchanged,
+  fmi3IntervalChanged
+} fmi3IntervalQualifier;
 
 typedef void (*fmi3LogMessageCallback)(fmi3InstanceEnvironment, fmi3Status, fmi3String category,
                                        fmi3String message);
@@ -68,10 +78,12 @@ typedef fmi3Status fmi3SetDebugLoggingTYPE(fmi3Instance, fmi3Boolean logging_on,
                                            size_t n_categories, const fmi3String categories[]);
 
 /* Creation and destruction of instances. */
-typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(
-    fmi3String instance_name, fmi3String instantiation_token, fmi3String resource_path,
-    fmi3Boolean visible, fmi3Boolean logging_on, fmi3InstanceEnvironment instance_environment,
-    fmi3LogMessageCallback log_message);
+typedef fmi3Instance fmi3InstantiateModelExchangeTYPE(fmi3String instance_name,
+                                                      fmi3String instantiation_token,
+                                                      fmi3String resource_path, fmi3Boolean visible,
+                                                      fmi3Boolean logging_on,
+                                                      fmi3InstanceEnvironment instance_environment,
+                                                      fmi3LogMessageCallback log_message);
 typedef fmi3Instance fmi3InstantiateCoSimulationTYPE(
     fmi3String instance_name, fmi3String instantiation_token, fmi3String resource_path,
     fmi3Boolean visible, fmi3Boolean logging_on, fmi3Boolean event_mode_used,
@@ -91,10 +103,10 @@ typedef fmi3Status fmi3TerminateTYPE(fmi3Instance);
 typedef fmi3Status fmi3ResetTYPE(fmi3Instance);
 
 /* Getting and setting variable values. */
-#define COSIMO_FMI3_GETSET_(Name, Type)                                                        \
-  typedef fmi3Status fmi3Get##Name##TYPE(fmi3Instance, const fmi3ValueReference vrs[],         \
-                                         size_t n_vrs, Type values[], size_t n_values);        \
-  typedef fmi3Status fmi3Set##Name##TYPE(fmi3Instance, const fmi3ValueReference vrs[],         \
+#define COSIMO_FMI3_GETSET_(Name, Type)                                                 \
+  typedef fmi3Status fmi3Get##Name##TYPE(fmi3Instance, const fmi3ValueReference vrs[],  \
+                                         size_t n_vrs, Type values[], size_t n_values); \
+  typedef fmi3Status fmi3Set##Name##TYPE(fmi3Instance, const fmi3ValueReference vrs[],  \
                                          size_t n_vrs, const Type values[], size_t n_values);
 COSIMO_FMI3_GETSET_(Float32, fmi3Float32)
 COSIMO_FMI3_GETSET_(Float64, fmi3Float64)
@@ -125,13 +137,10 @@ typedef fmi3Status fmi3SetFMUStateTYPE(fmi3Instance, fmi3FMUState);
 typedef fmi3Status fmi3FreeFMUStateTYPE(fmi3Instance, fmi3FMUState*);
 
 /* Getting partial derivatives. */
-typedef fmi3Status fmi3GetDirectionalDerivativeTYPE(fmi3Instance,
-                                                    const fmi3ValueReference unknowns[],
-                                                    size_t n_unknowns,
-                                                    const fmi3ValueReference knowns[],
-                                                    size_t n_knowns, const fmi3Float64 seed[],
-                                                    size_t n_seed, fmi3Float64 sensitivity[],
-                                                    size_t n_sensitivity);
+typedef fmi3Status fmi3GetDirectionalDerivativeTYPE(
+    fmi3Instance, const fmi3ValueReference unknowns[], size_t n_unknowns,
+    const fmi3ValueReference knowns[], size_t n_knowns, const fmi3Float64 seed[], size_t n_seed,
+    fmi3Float64 sensitivity[], size_t n_sensitivity);
 
 /* Entering configuration mode and evaluating discrete states. */
 typedef fmi3Status fmi3EnterConfigurationModeTYPE(fmi3Instance);
@@ -147,8 +156,7 @@ typedef fmi3Status fmi3UpdateDiscreteStatesTYPE(fmi3Instance,
 
 /* Model Exchange. */
 typedef fmi3Status fmi3EnterContinuousTimeModeTYPE(fmi3Instance);
-typedef fmi3Status fmi3CompletedIntegratorStepTYPE(fmi3Instance,
-                                                   fmi3Boolean no_set_fmu_state_prior,
+typedef fmi3Status fmi3CompletedIntegratorStepTYPE(fmi3Instance, fmi3Boolean no_set_fmu_state_prior,
                                                    fmi3Boolean* enter_event_mode,
                                                    fmi3Boolean* terminate_simulation);
 typedef fmi3Status fmi3SetTimeTYPE(fmi3Instance, fmi3Float64 time);
@@ -158,8 +166,7 @@ typedef fmi3Status fmi3GetContinuousStateDerivativesTYPE(fmi3Instance, fmi3Float
                                                          size_t n_states);
 typedef fmi3Status fmi3GetEventIndicatorsTYPE(fmi3Instance, fmi3Float64 event_indicators[],
                                               size_t n_event_indicators);
-typedef fmi3Status fmi3GetContinuousStatesTYPE(fmi3Instance, fmi3Float64 states[],
-                                               size_t n_states);
+typedef fmi3Status fmi3GetContinuousStatesTYPE(fmi3Instance, fmi3Float64 states[], size_t n_states);
 typedef fmi3Status fmi3GetNominalsOfContinuousStatesTYPE(fmi3Instance, fmi3Float64 nominals[],
                                                          size_t n_states);
 typedef fmi3Status fmi3GetNumberOfEventIndicatorsTYPE(fmi3Instance, size_t* n_event_indicators);
@@ -178,7 +185,7 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance, fmi3Float64 current_communicatio
                                   fmi3Float64* last_successful_time);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* COSIMO_WORKER_FMI_FMI3_API_H_ */

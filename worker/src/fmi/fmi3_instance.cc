@@ -11,11 +11,12 @@ namespace cosimo::worker::fmi {
 namespace {
 
 #define COSIMO_FMI3_TYPES_(X)                                                                   \
-  X(Float64, fmi3Float64, kFloat64)                                                            \
-  X(Float32, fmi3Float32, kFloat32) X(Int8, fmi3Int8, kInt8) X(UInt8, fmi3UInt8, kUInt8)       \
-  X(Int16, fmi3Int16, kInt16) X(UInt16, fmi3UInt16, kUInt16) X(Int32, fmi3Int32, kInt32)        \
-  X(UInt32, fmi3UInt32, kUInt32) X(Int64, fmi3Int64, kInt64) X(UInt64, fmi3UInt64, kUInt64)     \
-  X(Boolean, fmi3Boolean, kBoolean)
+  X(Float64, fmi3Float64, kFloat64)                                                             \
+  X(Float32, fmi3Float32, kFloat32)                                                             \
+  X(Int8, fmi3Int8, kInt8) X(UInt8, fmi3UInt8, kUInt8) X(Int16, fmi3Int16, kInt16)              \
+      X(UInt16, fmi3UInt16, kUInt16) X(Int32, fmi3Int32, kInt32) X(UInt32, fmi3UInt32, kUInt32) \
+          X(Int64, fmi3Int64, kInt64) X(UInt64, fmi3UInt64, kUInt64)                            \
+              X(Boolean, fmi3Boolean, kBoolean)
 
 struct Fmi3Functions {
   fmi3InstantiateModelExchangeTYPE* InstantiateModelExchange = nullptr;
@@ -24,7 +25,7 @@ struct Fmi3Functions {
   fmi3EnterInitializationModeTYPE* EnterInitializationMode = nullptr;
   fmi3ExitInitializationModeTYPE* ExitInitializationMode = nullptr;
   fmi3TerminateTYPE* Terminate = nullptr;
-#define COSIMO_DECLARE_(Name, Type, Kind)     \
+#define COSIMO_DECLARE_(Name, Type, Kind)   \
   fmi3Get##Name##TYPE* Get##Name = nullptr; \
   fmi3Set##Name##TYPE* Set##Name = nullptr;
   COSIMO_FMI3_TYPES_(COSIMO_DECLARE_)
@@ -51,7 +52,8 @@ struct Fmi3Functions {
 
 void LogMessage(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
                 fmi3String message) {
-  if (env != nullptr) static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, message);
+  if (env != nullptr)
+    static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, message);
 }
 
 class Fmi3Instance : public FmuInstance {
@@ -79,19 +81,18 @@ class Fmi3Instance : public FmuInstance {
     const std::string resources = unpacked_->dir() + "/resources/";
     BeginCall();
     if (model_exchange_) {
-      instance_ = f_.InstantiateModelExchange(unit_name_.c_str(), token_.c_str(),
-                                              resources.c_str(), false, false, this, LogMessage);
+      instance_ = f_.InstantiateModelExchange(unit_name_.c_str(), token_.c_str(), resources.c_str(),
+                                              false, false, this, LogMessage);
     } else {
-      instance_ = f_.InstantiateCoSimulation(unit_name_.c_str(), token_.c_str(),
-                                             resources.c_str(), false, false,
-                                             /*eventModeUsed=*/false,
-                                             /*earlyReturnAllowed=*/false, nullptr, 0, this,
-                                             LogMessage, nullptr);
+      instance_ = f_.InstantiateCoSimulation(
+          unit_name_.c_str(), token_.c_str(), resources.c_str(), false, false,
+          /*eventModeUsed=*/false,
+          /*earlyReturnAllowed=*/false, nullptr, 0, this, LogMessage, nullptr);
     }
     if (instance_ == nullptr) {
       return absl::InternalError(absl::StrCat(
-          "unit '", unit_name_, "': ",
-          model_exchange_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation",
+          "unit '", unit_name_,
+          "': ", model_exchange_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation",
           " returned NULL (instantiationToken ", token_, ")"));
     }
     return absl::OkStatus();
@@ -101,10 +102,10 @@ class Fmi3Instance : public FmuInstance {
                                        std::optional<double> stop) override {
     BeginCall();
     initialized_ = true;
-    return Check(f_.EnterInitializationMode(instance_, tolerance.has_value(),
-                                            tolerance.value_or(0.0), start, stop.has_value(),
-                                            stop.value_or(0.0)),
-                 "fmi3EnterInitializationMode");
+    return Check(
+        f_.EnterInitializationMode(instance_, tolerance.has_value(), tolerance.value_or(0.0), start,
+                                   stop.has_value(), stop.value_or(0.0)),
+        "fmi3EnterInitializationMode");
   }
   absl::Status ExitInitializationMode() override {
     BeginCall();
@@ -123,12 +124,13 @@ class Fmi3Instance : public FmuInstance {
       BeginCall();
       absl::Status s;
       switch (b.type) {
-#define COSIMO_GET_(Name, Type, Kind)                                                         \
-  case VarType::Kind: {                                                                       \
-    std::unique_ptr<Type[]> buffer(new Type[n]());                                                            \
-    s = Check(f_.Get##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Get" #Name);   \
-    for (size_t i = 0; i < n && s.ok(); ++i) values[b.positions[i]] = static_cast<double>(buffer[i]); \
-    break;                                                                                    \
+#define COSIMO_GET_(Name, Type, Kind)                                                      \
+  case VarType::Kind: {                                                                    \
+    std::unique_ptr<Type[]> buffer(new Type[n]());                                         \
+    s = Check(f_.Get##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Get" #Name); \
+    for (size_t i = 0; i < n && s.ok(); ++i)                                               \
+      values[b.positions[i]] = static_cast<double>(buffer[i]);                             \
+    break;                                                                                 \
   }
         COSIMO_FMI3_TYPES_(COSIMO_GET_)
 #undef COSIMO_GET_
@@ -147,12 +149,12 @@ class Fmi3Instance : public FmuInstance {
       BeginCall();
       absl::Status s;
       switch (b.type) {
-#define COSIMO_SET_(Name, Type, Kind)                                                         \
-  case VarType::Kind: {                                                                       \
-    std::unique_ptr<Type[]> buffer(new Type[n]());                                                            \
-    for (size_t i = 0; i < n; ++i) buffer[i] = static_cast<Type>(values[b.positions[i]]);    \
-    s = Check(f_.Set##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Set" #Name);   \
-    break;                                                                                    \
+#define COSIMO_SET_(Name, Type, Kind)                                                      \
+  case VarType::Kind: {                                                                    \
+    std::unique_ptr<Type[]> buffer(new Type[n]());                                         \
+    for (size_t i = 0; i < n; ++i) buffer[i] = static_cast<Type>(values[b.positions[i]]);  \
+    s = Check(f_.Set##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Set" #Name); \
+    break;                                                                                 \
   }
         COSIMO_FMI3_TYPES_(COSIMO_SET_)
 #undef COSIMO_SET_
@@ -212,9 +214,9 @@ class Fmi3Instance : public FmuInstance {
     fmi3Boolean need = false, terminate = false, nominals = false, values = false, defined = false;
     fmi3Float64 next = 0.0;
     BeginCall();
-    absl::Status s = Check(f_.UpdateDiscreteStates(instance_, &need, &terminate, &nominals,
-                                                   &values, &defined, &next),
-                           "fmi3UpdateDiscreteStates");
+    absl::Status s = Check(
+        f_.UpdateDiscreteStates(instance_, &need, &terminate, &nominals, &values, &defined, &next),
+        "fmi3UpdateDiscreteStates");
     *update = EventUpdate{need, terminate, nominals, values, defined, next};
     return s;
   }
@@ -247,9 +249,9 @@ class Fmi3Instance : public FmuInstance {
                                        bool* terminate_simulation) override {
     fmi3Boolean enter = false, terminate = false;
     BeginCall();
-    absl::Status s = Check(
-        f_.CompletedIntegratorStep(instance_, no_set_state_prior, &enter, &terminate),
-        "fmi3CompletedIntegratorStep");
+    absl::Status s =
+        Check(f_.CompletedIntegratorStep(instance_, no_set_state_prior, &enter, &terminate),
+              "fmi3CompletedIntegratorStep");
     *enter_event_mode = enter;
     *terminate_simulation = terminate;
     return s;
@@ -306,15 +308,16 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   Fmi3Functions f;
   std::string missing;
   auto resolve = [&](auto& pointer, const char* name, bool required) {
-    pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(
-        (*library)->Symbol(name));
-    if (pointer == nullptr && required) absl::StrAppend(&missing, missing.empty() ? "" : ", ", name);
+    pointer =
+        reinterpret_cast<std::remove_reference_t<decltype(pointer)>>((*library)->Symbol(name));
+    if (pointer == nullptr && required)
+      absl::StrAppend(&missing, missing.empty() ? "" : ", ", name);
   };
   resolve(f.FreeInstance, "fmi3FreeInstance", true);
   resolve(f.EnterInitializationMode, "fmi3EnterInitializationMode", true);
   resolve(f.ExitInitializationMode, "fmi3ExitInitializationMode", true);
   resolve(f.Terminate, "fmi3Terminate", true);
-#define COSIMO_RESOLVE_(Name, Type, Kind)     \
+#define COSIMO_RESOLVE_(Name, Type, Kind)      \
   resolve(f.Get##Name, "fmi3Get" #Name, true); \
   resolve(f.Set##Name, "fmi3Set" #Name, true);
   COSIMO_FMI3_TYPES_(COSIMO_RESOLVE_)
@@ -344,8 +347,8 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
             kind.max_output_derivative_order > 0);
   }
   if (!missing.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("unit '", unit_name, "': ", path,
-                                                      " does not export ", missing));
+    return absl::FailedPreconditionError(
+        absl::StrCat("unit '", unit_name, "': ", path, " does not export ", missing));
   }
   return std::shared_ptr<FmuInstance>(std::make_shared<Fmi3Instance>(
       md, model_exchange, std::move(unpacked), std::move(*library), f, unit_name));

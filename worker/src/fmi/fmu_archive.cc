@@ -32,8 +32,8 @@ struct ZipFileCloser {
 
 absl::StatusOr<std::string> MakeTempDir() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                                     "/cosimo-fmu-XXXXXX");
+  std::string pattern =
+      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/cosimo-fmu-XXXXXX");
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (mkdtemp(buffer.data()) == nullptr) {
@@ -62,7 +62,7 @@ bool IsSafeEntryName(const std::string& name) {
 }
 
 absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_path,
-                                                        const UnpackLimits& limits) {
+                                                       const UnpackLimits& limits) {
   const std::string where = absl::StrCat("FMU archive '", fmu_path, "'");
   int error_code = 0;
   std::unique_ptr<zip_t, ZipCloser> archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
@@ -72,8 +72,8 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
   }
   const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
   if (count < 0 || static_cast<uint64_t>(count) > limits.max_entries) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", count, " entries (limit ",
-                                                   limits.max_entries, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", count, " entries (limit ", limits.max_entries, ")"));
   }
 
   // Check every entry before writing anything.
@@ -81,8 +81,8 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t stat;
     if (zip_stat_index(archive.get(), i, 0, &stat) != 0 || (stat.valid & ZIP_STAT_NAME) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot read entry ", i, ": ",
-                                                     zip_strerror(archive.get())));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": cannot read entry ", i, ": ", zip_strerror(archive.get())));
     }
     const std::string name = stat.name;
     if (!IsSafeEntryName(name)) {
@@ -96,9 +96,9 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
       const mode_t mode = static_cast<mode_t>(attributes >> 16);
       const mode_t type = mode & S_IFMT;
       if (type != 0 && type != S_IFREG && type != S_IFDIR) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, ": entry '", name, "' is ", S_ISLNK(mode) ? "a symbolic link" : "not a regular file",
-            " (refused)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": entry '", name, "' is ",
+                         S_ISLNK(mode) ? "a symbolic link" : "not a regular file", " (refused)"));
       }
     }
     if ((stat.valid & ZIP_STAT_SIZE) != 0) declared_total += stat.size;
@@ -134,8 +134,8 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
     }
     std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen_index(archive.get(), i, 0));
     if (file == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": cannot read entry '", name,
-                                                     "': ", zip_strerror(archive.get())));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": cannot read entry '", name, "': ", zip_strerror(archive.get())));
     }
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
     if (!out) {
@@ -144,8 +144,8 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
     while (true) {
       const zip_int64_t n = zip_fread(file.get(), buffer.data(), buffer.size());
       if (n < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": corrupt entry '", name,
-                                                       "': ", zip_file_strerror(file.get())));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": corrupt entry '", name, "': ", zip_file_strerror(file.get())));
       }
       if (n == 0) break;
       written_total += static_cast<uint64_t>(n);

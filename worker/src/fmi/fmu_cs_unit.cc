@@ -36,11 +36,9 @@ class CsSnapshot : public UnitSnapshot {
 
 class CoSimulationUnit : public FmuUnitBase {
  public:
-  CoSimulationUnit(const v1::Unit& spec, ModelDescription md,
-                   std::shared_ptr<FmuInstance> instance)
+  CoSimulationUnit(const v1::Unit& spec, ModelDescription md, std::shared_ptr<FmuInstance> instance)
       : FmuUnitBase(spec, std::move(md), std::move(instance), /*model_exchange=*/false) {
-    description_.capabilities.can_rollback =
-        kind().can_get_and_set_fmu_state;
+    description_.capabilities.can_rollback = kind().can_get_and_set_fmu_state;
     for (size_t k = 0; k < input_indices_.size(); ++k) {
       const ScalarVariable& v = md_.variables[input_indices_[k]];
       if (v.type == VarType::kFloat64) {
@@ -67,7 +65,8 @@ class CoSimulationUnit : public FmuUnitBase {
   }
 
   absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
-    if (!initialized_) return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
+    if (!initialized_)
+      return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
     if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
     return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded);
   }
@@ -77,8 +76,9 @@ class CoSimulationUnit : public FmuUnitBase {
     reply->message.clear();
     reply->end_time = time_;
     if (!initialized_ || instance_->failed()) {
-      return Fail(reply, absl::FailedPreconditionError(
-                             Prefix() + (initialized_ ? "the FMU failed before" : "not initialised")));
+      return Fail(reply,
+                  absl::FailedPreconditionError(
+                      Prefix() + (initialized_ ? "the FMU failed before" : "not initialised")));
     }
     if (ended_) {
       reply->status = StepStatus::kEnded;
@@ -87,9 +87,9 @@ class CoSimulationUnit : public FmuUnitBase {
       return;
     }
     if (std::abs(request.time - time_) > 1e-9 * std::max(1.0, std::abs(time_))) {
-      return Fail(reply, absl::FailedPreconditionError(absl::StrCat(
-                             Prefix(), "step requested at t=", request.time,
-                             " but the unit is at t=", time_)));
+      return Fail(reply, absl::FailedPreconditionError(
+                             absl::StrCat(Prefix(), "step requested at t=", request.time,
+                                          " but the unit is at t=", time_)));
     }
     instance_->set_time(time_);
     const InputPolynomials& poly = request.inputs;
@@ -98,9 +98,9 @@ class CoSimulationUnit : public FmuUnitBase {
     if (poly.coefficients.cols() > 0 && poly.coefficients.rows() == m) {
       u0 = poly.coefficients.col(0);
     } else if (m > 0) {
-      return Fail(reply, absl::InvalidArgumentError(absl::StrCat(
-                             Prefix(), "step inputs have ", poly.coefficients.rows(),
-                             " rows for ", m, " inputs")));
+      return Fail(reply, absl::InvalidArgumentError(absl::StrCat(Prefix(), "step inputs have ",
+                                                                 poly.coefficients.rows(),
+                                                                 " rows for ", m, " inputs")));
     }
     if (absl::Status s = SetInputs(u0); !s.ok()) return Fail(reply, s);
     if (kind().can_interpolate_inputs && !real_input_vrs_.empty()) {
@@ -130,9 +130,9 @@ class CoSimulationUnit : public FmuUnitBase {
       instance_->Log(1, "cosimo", reply->message.c_str());
     } else if (outcome.discarded) {
       reply->status = StepStatus::kRejected;
-      reply->message = absl::StrCat(Prefix(), "the FMU discarded the step from t=", time_,
-                                    " (h=", request.step, "), last successful time ",
-                                    outcome.last_successful_time);
+      reply->message =
+          absl::StrCat(Prefix(), "the FMU discarded the step from t=", time_, " (h=", request.step,
+                       "), last successful time ", outcome.last_successful_time);
       time_ = outcome.last_successful_time;
     } else {
       reply->status = StepStatus::kOk;
@@ -170,8 +170,8 @@ class CoSimulationUnit : public FmuUnitBase {
 
   absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override {
     if (!kind().provides_directional_derivative) {
-      return absl::UnimplementedError(
-          Prefix() + "the Co-Simulation FMU provides no directional derivatives");
+      return absl::UnimplementedError(Prefix() +
+                                      "the Co-Simulation FMU provides no directional derivatives");
     }
     if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
     Linearization lin;

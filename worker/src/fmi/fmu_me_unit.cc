@@ -65,8 +65,12 @@ class MeModel : public Model {
  public:
   MeModel(FmuInstance* instance, const VariableGroup* inputs, const VariableGroup* outputs,
           const UnitDescription& description, bool feedthrough)
-      : instance_(instance), inputs_group_(inputs), outputs_group_(outputs),
-        inputs_(description.inputs), outputs_(description.outputs), feedthrough_(feedthrough) {
+      : instance_(instance),
+        inputs_group_(inputs),
+        outputs_group_(outputs),
+        inputs_(description.inputs),
+        outputs_(description.outputs),
+        feedthrough_(feedthrough) {
     for (const VariableInfo& v : description.others) {
       if (v.causality == Causality::kState) states_.push_back(v);
     }
@@ -90,7 +94,8 @@ class MeModel : public Model {
   void Outputs(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
                Eigen::Ref<Eigen::VectorXd> y) const override {
     if (y.size() == 0) return;
-    if (!error_.ok() || !Keep(SetPoint(t, x, u)) || !Keep(instance_->Get(*outputs_group_, y.data()))) {
+    if (!error_.ok() || !Keep(SetPoint(t, x, u)) ||
+        !Keep(instance_->Get(*outputs_group_, y.data()))) {
       y.setConstant(std::numeric_limits<double>::quiet_NaN());
     }
   }
@@ -158,12 +163,13 @@ class ModelExchangeUnit : public FmuUnitBase {
       states.push_back(VariableInfo{v.name, Causality::kState, v.unit, v.description});
     }
     model_.set_states(std::move(states));
-    model_.set_initial_state(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(state_indices_.size())));
+    model_.set_initial_state(
+        Eigen::VectorXd::Zero(static_cast<Eigen::Index>(state_indices_.size())));
     bool discrete = md_.number_of_event_indicators > 0;
     for (const ScalarVariable& v : md_.variables) {
-      discrete = discrete || (v.variability == Variability::kDiscrete &&
-                              v.causality != FmiCausality::kInput &&
-                              v.causality != FmiCausality::kParameter);
+      discrete = discrete ||
+                 (v.variability == Variability::kDiscrete && v.causality != FmiCausality::kInput &&
+                  v.causality != FmiCausality::kParameter);
     }
     description_.capabilities.can_rollback = kind().can_get_and_set_fmu_state || !discrete;
     chunk_ = spec_.solver().step() > 0.0 ? spec_.solver().step() : 0.0;
@@ -199,7 +205,8 @@ class ModelExchangeUnit : public FmuUnitBase {
   }
 
   absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
-    if (!initialized_) return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
+    if (!initialized_)
+      return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
     if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
     u_ = inputs;
     if (!ended_) {
@@ -214,21 +221,22 @@ class ModelExchangeUnit : public FmuUnitBase {
     reply->end_time = time_;
     reply->derivatives.resize(0);
     if (!initialized_ || instance_->failed()) {
-      return Fail(reply, absl::FailedPreconditionError(
-                             Prefix() + (initialized_ ? "the FMU failed before" : "not initialised")));
+      return Fail(reply,
+                  absl::FailedPreconditionError(
+                      Prefix() + (initialized_ ? "the FMU failed before" : "not initialised")));
     }
     if (!ended_ && std::abs(request.time - time_) > 1e-9 * std::max(1.0, std::abs(time_))) {
-      return Fail(reply, absl::FailedPreconditionError(absl::StrCat(
-                             Prefix(), "step requested at t=", request.time,
-                             " but the unit is at t=", time_)));
+      return Fail(reply, absl::FailedPreconditionError(
+                             absl::StrCat(Prefix(), "step requested at t=", request.time,
+                                          " but the unit is at t=", time_)));
     }
     const Eigen::Index m = static_cast<Eigen::Index>(input_indices_.size());
     InputPolynomials poly = request.inputs;
     if (poly.coefficients.cols() == 0 || m == 0) poly.coefficients = Eigen::MatrixXd::Zero(m, 1);
     if (poly.coefficients.rows() != m) {
-      return Fail(reply, absl::InvalidArgumentError(absl::StrCat(
-                             Prefix(), "step inputs have ", poly.coefficients.rows(),
-                             " rows for ", m, " inputs")));
+      return Fail(reply, absl::InvalidArgumentError(absl::StrCat(Prefix(), "step inputs have ",
+                                                                 poly.coefficients.rows(),
+                                                                 " rows for ", m, " inputs")));
     }
     const double t0 = time_;
     const double t_end = t0 + request.step;
@@ -250,7 +258,8 @@ class ModelExchangeUnit : public FmuUnitBase {
       if (absl::Status s = model_.SetPoint(time_, x_, u_); !s.ok()) return Fail(reply, s);
     }
     reply->status = ended_ ? StepStatus::kEnded : StepStatus::kOk;
-    if (ended_) reply->message = absl::StrCat(Prefix(), "the FMU ended its simulation at t=", time_);
+    if (ended_)
+      reply->message = absl::StrCat(Prefix(), "the FMU ended its simulation at t=", time_);
     reply->end_time = time_;
     if (absl::Status s = ReadOutputs(&reply->outputs, nullptr, &reply->recorded); !s.ok()) {
       return Fail(reply, s);
@@ -413,7 +422,8 @@ class ModelExchangeUnit : public FmuUnitBase {
     if (update.next_event_time_defined) next_event_ = update.next_event_time;
     if (absl::Status s = instance_->EnterContinuousTimeMode(); !s.ok()) return s;
     if (x_.size() > 0) {
-      if (absl::Status s = instance_->GetContinuousStates(x_.data(), static_cast<size_t>(x_.size()));
+      if (absl::Status s =
+              instance_->GetContinuousStates(x_.data(), static_cast<size_t>(x_.size()));
           !s.ok()) {
         return s;
       }
@@ -449,7 +459,8 @@ class ModelExchangeUnit : public FmuUnitBase {
         const Eigen::VectorXd x_a = x_;
         const std::vector<double> z_a = z_;
         const std::shared_ptr<const void> history = solver_->SaveHistory();
-        if (absl::Status s = Integrate(shifted, t, t_b - t, &x_, status, message); !s.ok()) return s;
+        if (absl::Status s = Integrate(shifted, t, t_b - t, &x_, status, message); !s.ok())
+          return s;
         if (*status != StepStatus::kOk) return absl::OkStatus();
         poly.Value(t_b - t0, u);
         if (absl::Status s = Indicators(t_b, x_, u, &z_b); !s.ok()) return s;
@@ -489,8 +500,8 @@ class ModelExchangeUnit : public FmuUnitBase {
       if (absl::Status s = model_.SetPoint(t, x_, u); !s.ok()) return s;
       bool step_event = false, terminate = false;
       if (kind().needs_completed_integrator_step) {
-        if (absl::Status s = instance_->CompletedIntegratorStep(
-                !kind().can_get_and_set_fmu_state, &step_event, &terminate);
+        if (absl::Status s = instance_->CompletedIntegratorStep(!kind().can_get_and_set_fmu_state,
+                                                                &step_event, &terminate);
             !s.ok()) {
           return s;
         }

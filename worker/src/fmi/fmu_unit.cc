@@ -21,8 +21,8 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
   std::shared_ptr<fmi::UnpackedFmu> folder = std::move(*unpacked);
   auto md = fmi::ParseModelDescriptionFile(folder->dir() + "/modelDescription.xml");
   if (!md.ok()) {
-    return annotate(absl::Status(md.status().code(),
-                                 absl::StrCat(fmu_path, ": ", md.status().message())));
+    return annotate(
+        absl::Status(md.status().code(), absl::StrCat(fmu_path, ": ", md.status().message())));
   }
   // Model Exchange when it is the only kind offered, or when both are and the unit names a
   // solver; Co-Simulation otherwise.

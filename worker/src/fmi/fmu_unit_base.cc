@@ -34,7 +34,9 @@ VariableInfo Info(const ModelDescription& md, int index, bool is_state) {
 
 FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
                          std::shared_ptr<FmuInstance> instance, bool model_exchange)
-    : spec_(spec), md_(std::move(md)), instance_(std::move(instance)),
+    : spec_(spec),
+      md_(std::move(md)),
+      instance_(std::move(instance)),
       model_exchange_(model_exchange) {
   std::vector<bool> is_state(md_.variables.size(), false);
   for (const Unknown& d : md_.derivatives) {
@@ -96,15 +98,14 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
   for (const std::string& name : names) {
     const int index = md_.Find(name);
     if (index < 0) {
-      return absl::NotFoundError(absl::StrCat(Prefix(), "no variable '", name, "' in model '",
-                                              md_.model_name, "'"));
+      return absl::NotFoundError(
+          absl::StrCat(Prefix(), "no variable '", name, "' in model '", md_.model_name, "'"));
     }
     const ScalarVariable& v = md_.variables[index];
     if (!IsNumeric(v.type) || v.is_array) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Prefix(), "variable '", name, "' is a ", VarTypeName(v.type),
-                       v.is_array ? " array" : "",
-                       ": only numeric and Boolean scalars can be recorded"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          Prefix(), "variable '", name, "' is a ", VarTypeName(v.type), v.is_array ? " array" : "",
+          ": only numeric and Boolean scalars can be recorded"));
     }
     indices.push_back(index);
   }
@@ -128,8 +129,9 @@ absl::Status FmuUnitBase::ApplyParameters() {
                            v.initial == Initial::kApprox);
     if (!settable) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": the variable cannot be set before initialisation (it is "
-                              "constant, calculated or has no start value)"));
+          absl::StrCat(where,
+                       ": the variable cannot be set before initialisation (it is "
+                       "constant, calculated or has no start value)"));
     }
     if (v.is_array) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": array variables are not supported"));
@@ -152,8 +154,8 @@ absl::Status FmuUnitBase::ApplyParameters() {
       number = value.number_value();
       if (v.type != VarType::kFloat64 && v.type != VarType::kFloat32 &&
           number != std::floor(number)) {
-        return absl::InvalidArgumentError(absl::StrCat(where, ": ", VarTypeName(v.type),
-                                                       " expects an integer, got ", number));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": ", VarTypeName(v.type), " expects an integer, got ", number));
       }
     } else if (value.kind_case() == google::protobuf::Value::kBoolValue) {
       number = value.bool_value() ? 1.0 : 0.0;
@@ -167,8 +169,8 @@ absl::Status FmuUnitBase::ApplyParameters() {
 
 absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
   if (static_cast<size_t>(u.size()) != inputs_.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(Prefix(), u.size(), " input values for ",
-                                                   inputs_.size(), " inputs"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(Prefix(), u.size(), " input values for ", inputs_.size(), " inputs"));
   }
   if (inputs_.size() == 0) return absl::OkStatus();
   return instance_->Set(inputs_, u.data());
@@ -190,7 +192,8 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
           return s;
         }
       }
-      for (size_t i = 0; i < values.size(); ++i) (*derivatives)[real_output_positions_[i]] = values[i];
+      for (size_t i = 0; i < values.size(); ++i)
+        (*derivatives)[real_output_positions_[i]] = values[i];
     } else {
       derivatives->resize(0);
     }
@@ -239,8 +242,8 @@ absl::Status FmuUnitBase::LinearizeDirectional(Linearization* lin) {
   for (size_t k = 0; k < knowns.size() && !unknowns.empty(); ++k) {
     const std::vector<uint32_t> known = {knowns[k]};
     const double seed = 1.0;
-    if (absl::Status s = instance_->DirectionalDerivative(unknowns, known, &seed,
-                                                          sensitivity.data());
+    if (absl::Status s =
+            instance_->DirectionalDerivative(unknowns, known, &seed, sensitivity.data());
         !s.ok()) {
       return s;
     }

@@ -17,14 +17,16 @@ struct TypeName {
   const char* name;
   VarType type;
 };
-constexpr TypeName kFmi2Types[] = {{"Real", VarType::kFloat64},     {"Integer", VarType::kInt32},
-                                   {"Enumeration", VarType::kInt32}, {"Boolean", VarType::kBoolean},
+constexpr TypeName kFmi2Types[] = {{"Real", VarType::kFloat64},
+                                   {"Integer", VarType::kInt32},
+                                   {"Enumeration", VarType::kInt32},
+                                   {"Boolean", VarType::kBoolean},
                                    {"String", VarType::kString}};
 constexpr TypeName kFmi3Types[] = {
-    {"Float64", VarType::kFloat64}, {"Float32", VarType::kFloat32}, {"Int8", VarType::kInt8},
-    {"UInt8", VarType::kUInt8},     {"Int16", VarType::kInt16},     {"UInt16", VarType::kUInt16},
-    {"Int32", VarType::kInt32},     {"UInt32", VarType::kUInt32},   {"Int64", VarType::kInt64},
-    {"UInt64", VarType::kUInt64},   {"Boolean", VarType::kBoolean}, {"String", VarType::kString},
+    {"Float64", VarType::kFloat64}, {"Float32", VarType::kFloat32},   {"Int8", VarType::kInt8},
+    {"UInt8", VarType::kUInt8},     {"Int16", VarType::kInt16},       {"UInt16", VarType::kUInt16},
+    {"Int32", VarType::kInt32},     {"UInt32", VarType::kUInt32},     {"Int64", VarType::kInt64},
+    {"UInt64", VarType::kUInt64},   {"Boolean", VarType::kBoolean},   {"String", VarType::kString},
     {"Binary", VarType::kBinary},   {"Enumeration", VarType::kInt64}, {"Clock", VarType::kClock}};
 
 absl::Status Bad(const std::string& source, const std::string& what) {
@@ -132,8 +134,8 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
   if (!parsed) {
-    return Bad(source, absl::StrCat("XML error at offset ", parsed.offset, ": ",
-                                    parsed.description()));
+    return Bad(source,
+               absl::StrCat("XML error at offset ", parsed.offset, ": ", parsed.description()));
   }
   const pugi::xml_node root = doc.child("fmiModelDescription");
   if (!root) return Bad(source, "no <fmiModelDescription> element");
@@ -185,7 +187,8 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
     v.type = type;
     v.unit = type_node.attribute("unit").as_string();
     auto causality = ParseCausality(node.attribute("causality").as_string());
-    if (!causality.ok()) return Bad(source, where + ": " + std::string(causality.status().message()));
+    if (!causality.ok())
+      return Bad(source, where + ": " + std::string(causality.status().message()));
     v.causality = *causality;
     auto variability = ParseVariability(node.attribute("variability").as_string(), type);
     if (!variability.ok()) {
@@ -279,7 +282,8 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
     if (const auto deps = node.attribute("dependencies")) {
       unknown.dependencies_given = true;
       auto list = ParseList(deps.as_string());
-      if (!list.ok()) return Bad(source, std::string(what) + ": " + std::string(list.status().message()));
+      if (!list.ok())
+        return Bad(source, std::string(what) + ": " + std::string(list.status().message()));
       for (int64_t ref : *list) {
         auto dep = resolve(ref, what);
         if (!dep.ok()) return dep.status();
@@ -291,7 +295,8 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
   };
   if (fmi2) {
     const std::pair<const char*, std::vector<Unknown>*> lists[] = {
-        {"Outputs", &md.outputs}, {"Derivatives", &md.derivatives},
+        {"Outputs", &md.outputs},
+        {"Derivatives", &md.derivatives},
         {"InitialUnknowns", &md.initial_unknowns}};
     for (const auto& [name, list] : lists) {
       for (const pugi::xml_node u : structure.child(name).children("Unknown")) {

@@ -21,14 +21,34 @@ enum class FmiVersion { kFmi2, kFmi3 };
 // The C type through which a variable is read and written. FMI 2 Enumeration is kInt32, FMI 3
 // Enumeration is kInt64.
 enum class VarType {
-  kFloat64, kFloat32, kInt8, kUInt8, kInt16, kUInt16, kInt32, kUInt32, kInt64, kUInt64,
-  kBoolean, kString, kBinary, kClock,
+  kFloat64,
+  kFloat32,
+  kInt8,
+  kUInt8,
+  kInt16,
+  kUInt16,
+  kInt32,
+  kUInt32,
+  kInt64,
+  kUInt64,
+  kBoolean,
+  kString,
+  kBinary,
+  kClock,
 };
 const char* VarTypeName(VarType type);
-inline bool IsNumeric(VarType t) { return t != VarType::kString && t != VarType::kBinary && t != VarType::kClock; }
+inline bool IsNumeric(VarType t) {
+  return t != VarType::kString && t != VarType::kBinary && t != VarType::kClock;
+}
 
 enum class FmiCausality {
-  kParameter, kCalculatedParameter, kStructuralParameter, kInput, kOutput, kLocal, kIndependent,
+  kParameter,
+  kCalculatedParameter,
+  kStructuralParameter,
+  kInput,
+  kOutput,
+  kLocal,
+  kIndependent,
 };
 enum class Variability { kConstant, kFixed, kTunable, kDiscrete, kContinuous };
 enum class Initial { kNone, kExact, kApprox, kCalculated };
@@ -81,8 +101,7 @@ struct ModelDescription {
   std::vector<Unknown> derivatives;  // order of the continuous state vector
   std::vector<Unknown> initial_unknowns;
   int number_of_event_indicators = 0;
-  std::optional<double> default_start_time, default_stop_time, default_tolerance,
-      default_step_size;
+  std::optional<double> default_start_time, default_stop_time, default_tolerance, default_step_size;
 
   // Index in `variables`, or -1.
   int Find(const std::string& name) const;
@@ -94,8 +113,8 @@ struct ModelDescription {
 };
 
 // Parses the XML text; `source` names the file in errors.
-[[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionText(
-    const std::string& xml, const std::string& source);
+[[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xml,
+                                                                         const std::string& source);
 [[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionFile(const std::string& path);
 
 }  // namespace cosimo::worker::fmi

@@ -10,8 +10,8 @@ namespace cosimo::worker::fmi {
 
 absl::StatusOr<std::unique_ptr<SharedLibrary>> SharedLibrary::Open(const std::string& path) {
   if (!std::filesystem::exists(path)) {
-    return absl::NotFoundError(absl::StrCat("the FMU has no binary for this platform: ", path,
-                                            " does not exist"));
+    return absl::NotFoundError(
+        absl::StrCat("the FMU has no binary for this platform: ", path, " does not exist"));
   }
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -25,8 +25,6 @@ absl::StatusOr<std::unique_ptr<SharedLibrary>> SharedLibrary::Open(const std::st
 
 SharedLibrary::~SharedLibrary() { dlclose(handle_); }
 
-void* SharedLibrary::Symbol(const std::string& name) const {
-  return dlsym(handle_, name.c_str());
-}
+void* SharedLibrary::Symbol(const std::string& name) const { return dlsym(handle_, name.c_str()); }
 
 }  // namespace cosimo::worker::fmi

@@ -13,8 +13,7 @@ namespace cosimo::worker::fmi {
 class SharedLibrary {
  public:
   // Errors carry dlerror()'s text, which names a missing dependency.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<SharedLibrary>> Open(
-      const std::string& path);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<SharedLibrary>> Open(const std::string& path);
   ~SharedLibrary();
   SharedLibrary(const SharedLibrary&) = delete;
   SharedLibrary& operator=(const SharedLibrary&) = delete;

@@ -42,13 +42,13 @@ struct VariableRef {
 // description inputs/outputs order.
 struct Coupling {
   struct Source {
-    int unit = -1;    // -1: unconnected (the input keeps its start value, 0)
+    int unit = -1;  // -1: unconnected (the input keeps its start value, 0)
     int output = -1;
   };
   std::vector<std::vector<Source>> inputs;  // [unit][input]
 };
-[[nodiscard]] absl::StatusOr<Coupling> ResolveCoupling(
-    const v1::Scenario& scenario, const std::vector<UnitDescription>& units);
+[[nodiscard]] absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
+                                                       const std::vector<UnitDescription>& units);
 
 // Every variable of unit `unit` named in scenario.record, in record order without repeats: what
 // LoadUnit.record carries, so the unit reports their values with every step.

@@ -65,6 +65,8 @@ struct StepRequest {
   double step = 0.0;  // s, t[N+1] - t[N]
   StepMode mode = StepMode::kFinal;
   InputPolynomials inputs;
+  // Tentative steps: also return StepReply::output_sensitivity (units with Jacobians).
+  bool sensitivities = false;
 };
 
 enum class StepStatus {
@@ -79,12 +81,17 @@ const char* StepStatusName(StepStatus status);
 
 struct StepReply {
   StepStatus status = StepStatus::kOk;
-  std::string message;             // why, when not kOk
-  double end_time = 0.0;           // s reached
-  Eigen::VectorXd outputs;         // at end_time
-  Eigen::VectorXd derivatives;     // dy/dt at end_time; empty when not offered
-  std::vector<double> recorded;    // extra recorded variables at end_time
-  bool estimated = false;          // answered by the COSTARICA estimate
+  std::string message;           // why, when not kOk
+  double end_time = 0.0;         // s reached
+  Eigen::VectorXd outputs;       // at end_time
+  Eigen::VectorXd derivatives;   // dy/dt at end_time; empty when not offered
+  std::vector<double> recorded;  // extra recorded variables at end_time
+  bool estimated = false;        // answered by the COSTARICA estimate
+  // When the request asked for sensitivities and the unit provides Jacobians (else empty): the
+  // linearised (A, B, C, D at t[N]) sensitivities at end_time to the input coefficients,
+  // outputs x (inputs * order), column k * inputs + i for coefficient (i, k) of s^k:
+  Eigen::MatrixXd output_sensitivity;      // d y / d a_ik, output units per (input units / s^k)
+  Eigen::MatrixXd derivative_sensitivity;  // d (dy/dt) / d a_ik, output units / s per the same
 };
 
 // Outputs at the current time, without advancing it.

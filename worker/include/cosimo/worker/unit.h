@@ -29,9 +29,9 @@ class UnitSnapshot {
 
 // The unit linearised at its current time, read without advancing time (COSTARICA, Newton).
 struct Linearization {
-  Eigen::VectorXd x;     // states x~(t[N])
-  Eigen::VectorXd xdot;  // dx/dt(t[N]); empty when the unit does not expose it
-  Eigen::VectorXd y;     // outputs y~(t[N]) for the given inputs
+  Eigen::VectorXd x;           // states x~(t[N])
+  Eigen::VectorXd xdot;        // dx/dt(t[N]); empty when the unit does not expose it
+  Eigen::VectorXd y;           // outputs y~(t[N]) for the given inputs
   Eigen::MatrixXd A, B, C, D;  // dF/dx, dF/du, dG/dx, dG/du
 };
 

@@ -32,8 +32,8 @@ class UnitHost {
   // decides the iterative mode from the unit's capabilities and its rollback policy.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<UnitHost>> Create(const v1::LoadUnit& load);
   // For tests: host an already built unit.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<UnitHost>> Create(
-      std::unique_ptr<Unit> unit, const v1::LoadUnit& load);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<UnitHost>> Create(std::unique_ptr<Unit> unit,
+                                                                        const v1::LoadUnit& load);
   ~UnitHost();
 
   const UnitDescription& description() const;
