@@ -3,9 +3,10 @@
 // (WorkerConnection::WaitReply), the handler hands the reads over: after delivering the message
 // it has, it parks in OnMessage, and the job thread reads the stream itself (one thread wake per
 // reply instead of two) until the job releases the worker. Jobs acquire idle workers, matching
-// unit labels, and release them when they end. A watchdog marks a worker lost when it has been silent longer than the
-// heartbeat timeout (host cut off) and cancels its stream; a closed stream (process killed) is
-// noticed at once. Thread safe.
+// unit labels, and release them when they end. A watchdog marks a worker lost when it has been
+// silent longer than the heartbeat timeout (host cut off) and cancels its stream; a closed stream
+// (process killed) is noticed at once (by the handler, or by the job thread while it reads).
+// Thread safe.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
