@@ -50,6 +50,42 @@ class UnitHost::Impl {
   Eigen::VectorXd u_lin_;
   std::vector<double> last_recorded_;
 
+  // Sensitivities on request (Newton, DIRECTIONAL): the affine map of the linearisation at
+  // t[N]; rollback units linearise into their own estimator before integrating.
+  costarica::Estimator sensitivity_estimator_;
+  Eigen::VectorXd y0_, d0_;
+  Eigen::MatrixXd sensitivity_y_, sensitivity_d_;  // held across the unit's Step
+
+  void ClearSensitivities(StepReply* reply) {
+    reply->output_sensitivity.resize(0, 0);
+    reply->derivative_sensitivity.resize(0, 0);
+  }
+
+  // Fills the reply's sensitivities from `estimator` (prepared at t[N]).
+  void Sensitivities(costarica::Estimator& estimator, const StepRequest& request,
+                     StepReply* reply) {
+    estimator.AffineOutputs(request.step, request.inputs.order(), &reply->output_sensitivity,
+                            &y0_, &reply->derivative_sensitivity, &d0_);
+  }
+
+  // Rollback unit at t[N] (fresh snapshot or just restored): linearise there; a unit without
+  // Jacobians leaves the sensitivities empty and the master falls back.
+  void RollbackSensitivities(const StepRequest& request, StepReply* reply) {
+    ClearSensitivities(reply);
+    if (!unit_->description().capabilities.provides_jacobians) return;
+    u_lin_ = request.inputs.coefficients.col(0);
+    absl::StatusOr<Linearization> lin = unit_->Linearize(u_lin_);
+    if (!lin.ok()) {
+      spdlog::warn("unit '{}': no sensitivities at t={}: {}", name_, request.time,
+                   std::string(lin.status().message()));
+      return;
+    }
+    const auto m = static_cast<Eigen::Index>(unit_->description().inputs.size());
+    if (lin->B.cols() != m || lin->D.cols() != m || lin->A.rows() != lin->x.size()) return;
+    sensitivity_estimator_.Prepare(*lin, u_lin_);
+    Sensitivities(sensitivity_estimator_, request, reply);
+  }
+
   void Fail(StepReply* reply, std::string message) {
     reply->status = StepStatus::kFailed;
     reply->message = std::move(message);
@@ -119,7 +155,14 @@ class UnitHost::Impl {
       }
       dirty_ = false;
     }
+    if (request.sensitivities) RollbackSensitivities(request, reply);
+    // The unit's Step fills every field but the sensitivities; keep them in the reply.
+    sensitivity_y_.swap(reply->output_sensitivity);
+    sensitivity_d_.swap(reply->derivative_sensitivity);
     RealStep(request, reply);
+    reply->output_sensitivity.swap(sensitivity_y_);
+    reply->derivative_sensitivity.swap(sensitivity_d_);
+    if (!request.sensitivities) ClearSensitivities(reply);
     reply->estimated = false;
     dirty_ = true;
     have_tentative_ = true;
@@ -181,6 +224,11 @@ class UnitHost::Impl {
     reply->derivatives = estimator_.output_derivatives();
     reply->recorded = last_recorded_;
     reply->estimated = true;
+    if (request.sensitivities) {
+      Sensitivities(estimator_, request, reply);
+    } else {
+      ClearSensitivities(reply);
+    }
     ++estimates_;
     last_request_.time = request.time;
     last_request_.step = request.step;
@@ -238,6 +286,7 @@ void UnitHost::Step(const StepRequest& request, StepReply* reply) {
   if (!h.CheckRequest(request, reply)) return;
   if (request.mode == StepMode::kFinal) {
     h.FinalStep(request, reply);
+    h.ClearSensitivities(reply);
     return;
   }
   h.tentative_seen_ = true;
@@ -257,12 +306,14 @@ void UnitHost::Commit(StepReply* reply) {
   h.have_tentative_ = false;
   if (h.rollback_) {
     *reply = h.last_reply_;
+    h.ClearSensitivities(reply);
     h.dirty_ = false;
     h.snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
     return;
   }
   // Algorithm 2: the single real integration, with the converged inputs.
   h.RealStep(h.last_request_, reply);
+  h.ClearSensitivities(reply);
   reply->estimated = false;
   h.lin_time_ = std::numeric_limits<double>::quiet_NaN();
 }

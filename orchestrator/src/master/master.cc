@@ -191,6 +191,25 @@ absl::Status MasterRun::Setup() {
     }
   }
 
+  // NEWTON: where the Jacobian comes from. AUTO takes the units' own sensitivities when every
+  // unit provides Jacobians, else Jacobian-free Newton-Krylov.
+  newton_jacobian_ = a.newton_jacobian();
+  if (kind_ == v1::Algorithm::NEWTON) {
+    std::vector<int> without;
+    for (int u = 0; u < n; ++u) {
+      if (!descriptions_[u].capabilities.provides_jacobians) without.push_back(u);
+    }
+    if (newton_jacobian_ == v1::Algorithm::AUTO) {
+      newton_jacobian_ = without.empty() ? v1::Algorithm::DIRECTIONAL : v1::Algorithm::JFNK;
+    } else if (newton_jacobian_ == v1::Algorithm::DIRECTIONAL && !without.empty()) {
+      spdlog::warn("algorithm.newton_jacobian DIRECTIONAL: units {} provide no Jacobians; "
+                   "using JFNK (Jacobian-free Newton-Krylov) instead",
+                   UnitList(without));
+      newton_jacobian_ = v1::Algorithm::JFNK;
+    }
+    spdlog::info("NEWTON Jacobian: {}", v1::Algorithm::NewtonJacobian_Name(newton_jacobian_));
+  }
+
   // Coupling unknowns at t[N+1].
   for (int u = 0; u < n; ++u) {
     UnitSlot& s = slots_[u];
@@ -213,6 +232,17 @@ absl::Status MasterRun::Setup() {
   }
   jacobian_ = Eigen::MatrixXd::Zero(nz, nz);
   lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nz);
+  weights_ = Eigen::VectorXd::Ones(nz);
+  work_ = Eigen::VectorXd::Zero(nz);
+  if (kind_ == v1::Algorithm::NEWTON) {  // also DIRECTIONAL: it may fall back to JFNK
+    krylov_dim_ = static_cast<int>(std::min<Eigen::Index>(nz, kMaxKrylovDimension));
+    krylov_basis_ = Eigen::MatrixXd::Zero(nz, krylov_dim_ + 1);
+    hessenberg_ = Eigen::MatrixXd::Zero(krylov_dim_ + 1, std::max(krylov_dim_, 1));
+    for (Eigen::VectorXd* v : {&givens_c_, &givens_s_, &krylov_y_}) {
+      *v = Eigen::VectorXd::Zero(krylov_dim_ + 1);
+    }
+    krylov_rhs_ = Eigen::VectorXd::Zero(krylov_dim_ + 1);
+  }
 
   result_.columns.push_back("time");
   for (const RecordColumn& c : plan_.columns) {

@@ -19,6 +19,9 @@
 
 namespace cosimo::orchestrator::master {
 
+// JFNK: the largest Krylov space per Newton iteration (GMRES without restart).
+constexpr int kMaxKrylovDimension = 40;
+
 struct UnitSlot {
   UnitProxy* proxy = nullptr;
   std::string name;
@@ -88,6 +91,19 @@ class MasterRun {
   // round (a unit's outputs depend on its own inputs only).
   absl::Status FiniteDifferenceJacobian(double t, double h, double scale, bool* rejected,
                                         std::string* reason);
+  // newton.cc. One Newton update z <- z - dz for the residual r_ = g_ - z_ (iteration m of
+  // the attempt, scaled residual `residual`, previous one `last_residual`), with the Jacobian
+  // from newton_jacobian_. Sets *rejected when a unit rejects a tentative round.
+  absl::Status NewtonUpdate(double t, double h, int m, double residual, double last_residual,
+                            bool* rejected, std::string* reason);
+  // J from the sensitivities in the units' replies of the last round (DIRECTIONAL). False,
+  // with a warning, when a unit gave none.
+  bool DirectionalJacobian(double h);
+  // Jacobian-free Newton-Krylov: GMRES on the scaled system, each product J v by one extra
+  // tentative round (g(z + eps v) - g(z)) / eps - v.
+  absl::Status KrylovSolve(double t, double h, bool* rejected, std::string* reason);
+  // Residual weights w_j = 1 / (tol (1 + |g_j|)): the convergence test is |w r|_inf <= 1.
+  void ResidualWeights();
   absl::Status AwaitStep(UnitSlot& slot, double t, double h, bool* rejected,
                          std::string* reason);
   void FillInputsFromUnknowns(UnitSlot& slot, double h, const Eigen::VectorXd& z);
@@ -117,6 +133,8 @@ class MasterRun {
   bool iterative_ = false;
   bool adaptive_ = false;
   bool linear_coupling_ = false;
+  // NEWTON: the resolved Jacobian source (never AUTO after Setup).
+  v1::Algorithm::NewtonJacobian newton_jacobian_ = v1::Algorithm::FINITE_DIFFERENCES;
   double start_ = 0.0, stop_ = 0.0, step_ = 0.0;
   double tolerance_ = 1e-6;
   int max_iterations_ = 50;
@@ -130,6 +148,15 @@ class MasterRun {
   Eigen::VectorXd z_, z_pred_, g_, g_pert_, r_, r_prev_, dz_, z_pert_;
   Eigen::MatrixXd jacobian_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  bool have_jacobian_ = false;
+  bool want_sensitivities_ = false;  // EvaluateStepMap asks the units for sensitivities  // jacobian_/lu_ hold a factorised Jacobian of this attempt
+  // JFNK (GMRES) buffers, sized in Setup: Krylov basis, Hessenberg matrix, Givens rotations.
+  int krylov_dim_ = 0;
+  Eigen::MatrixXd krylov_basis_;   // nz x (krylov_dim + 1), scaled space
+  Eigen::MatrixXd hessenberg_;     // (krylov_dim + 1) x krylov_dim
+  Eigen::VectorXd givens_c_, givens_s_, krylov_rhs_, krylov_y_;
+  Eigen::VectorXd weights_, work_;  // residual weights; scratch of size nz
+  uint64_t krylov_iterations_ = 0;  // total GMRES iterations (one tentative round each)
 
   MasterResult result_;
   Progress progress_;

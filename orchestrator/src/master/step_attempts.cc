@@ -1,6 +1,6 @@
 // One attempt of a macro step [t, t + h]: Jacobi (fan-out), Gauss-Seidel (in reactive order),
-// fixed point (constant or Aitken relaxation), Newton (finite-difference Jacobian of the step
-// map, column-grouped by unit), and the one linear solve when every unit is estimated.
+// fixed point (constant or Aitken relaxation), Newton (its update and Jacobians are in
+// newton.cc), and the one linear solve when every unit is estimated.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -238,6 +238,7 @@ absl::Status MasterRun::EvaluateStepMap(double t, double h, const Eigen::VectorX
     s.command.step.time = t;
     s.command.step.step = h;
     s.command.step.mode = StepMode::kTentative;
+    s.command.step.sensitivities = want_sensitivities_;
     FillInputsFromUnknowns(s, h, z);
     s.proxy->Send(s.command);
   }
@@ -268,49 +269,24 @@ absl::Status MasterRun::EvaluateStepMap(double t, double h, const Eigen::VectorX
   return absl::OkStatus();
 }
 
-absl::Status MasterRun::FiniteDifferenceJacobian(double t, double h, double scale,
-                                                 bool* rejected, std::string* reason) {
-  // J = d(g)/dz - I. Unit u's outputs depend only on u's own unknowns, so round c perturbs the
-  // c-th unknown of every unit at once: max_u(num_unknowns) evaluations instead of nz.
-  const Eigen::Index nz = z_.size();
-  jacobian_.setZero();
-  jacobian_.diagonal().setConstant(-1.0);
-  int colors = 0;
-  for (const UnitSlot& s : slots_) colors = std::max(colors, s.num_unknowns);
-  const double relative = scale > 0.0 ? scale : 1e-7;
-  for (int c = 0; c < colors; ++c) {
-    z_pert_ = z_;
-    for (const UnitSlot& s : slots_) {
-      if (c >= s.num_unknowns) continue;
-      const int l = s.first_unknown + c;
-      z_pert_[l] += relative * std::max(1.0, std::abs(z_[l]));
-    }
-    COSIMO_RETURN_IF_ERROR(EvaluateStepMap(t, h, z_pert_, &g_pert_, rejected, reason));
-    if (*rejected) return absl::OkStatus();
-    for (Eigen::Index j = 0; j < nz; ++j) {
-      const UnitSlot& s = slots_[unknowns_[j].source_unit];
-      if (c >= s.num_unknowns) continue;
-      const int l = s.first_unknown + c;
-      jacobian_(j, l) += (g_pert_[j] - g_[j]) / (z_pert_[l] - z_[l]);
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status MasterRun::IterativeAttempt(double t, double h, Attempt* attempt) {
   h_attempt_ = h;
   Predict(h, &z_pred_);
   z_ = z_pred_;
   const bool newton = kind_ == v1::Algorithm::NEWTON || linear_coupling_;
+  const bool directional = newton && !linear_coupling_;
   double omega = relaxation_;
-  bool have_jacobian = false;
+  have_jacobian_ = false;
   double first_residual = 0.0;
   double last_residual = std::numeric_limits<double>::infinity();
   int worst = -1;
   for (int m = 1; m <= max_iterations_; ++m) {
     bool rejected = false;
     std::string reason;
+    want_sensitivities_ =
+        directional && !have_jacobian_ && newton_jacobian_ == v1::Algorithm::DIRECTIONAL;
     COSIMO_RETURN_IF_ERROR(EvaluateStepMap(t, h, z_, &g_, &rejected, &reason));
+    want_sensitivities_ = false;
     attempt->iterations = m;
     if (rejected) {
       attempt->reason = reason;
@@ -338,18 +314,12 @@ absl::Status MasterRun::IterativeAttempt(double t, double h, Attempt* attempt) {
       return absl::OkStatus();
     }
     if (newton) {
-      if (!have_jacobian || residual > 0.5 * last_residual) {
-        COSIMO_RETURN_IF_ERROR(FiniteDifferenceJacobian(t, h, linear_coupling_ ? 1.0 : 0.0,
-                                                        &rejected, &reason));
-        if (rejected) {
-          attempt->reason = reason;
-          return absl::OkStatus();
-        }
-        lu_.compute(jacobian_);
-        have_jacobian = true;
+      COSIMO_RETURN_IF_ERROR(
+          NewtonUpdate(t, h, m, residual, last_residual, &rejected, &reason));
+      if (rejected) {
+        attempt->reason = reason;
+        return absl::OkStatus();
       }
-      dz_.noalias() = lu_.solve(r_);
-      z_ -= dz_;
     } else {
       if (aitken_ && m > 1) {
         dz_ = r_ - r_prev_;
