@@ -124,9 +124,10 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     report->Add({"fig1.handoff",
                  "raw ping-pong with a reader thread handing replies over / raw ping-pong",
                  handoff_us, rtt_us, "us", handoff_us / rtt_us, "", true,
-                 absl::StrCat(handoff.size(), " ping-pongs: WorkerConnection's threading (the "
-                              "handler thread reads, a condition variable wakes the writer) "
-                              "without the unit, the master or a second worker")});
+                 absl::StrCat(handoff.size(), " ping-pongs: the threading WorkerConnection had "
+                              "before 44089f1 (the handler thread reads, a condition variable "
+                              "wakes the writer), without the unit, the master or a second "
+                              "worker")});
   }
 
   // ---- Figure 2: scaling. The 2-unit case runs first and last; its median is the baseline.

@@ -116,7 +116,9 @@ absl::Status OrchestrationFigure(const std::string& id, const std::string& what,
                absl::StrCat(master_steps.size(), " macro steps of ", scenario.units_size(),
                             " units; ", Fixed(unit_step_us, 3),
                             " us per unit-step through RunMaster + LocalUnit + UnitHost (",
-                            Fixed(unit_step_us / direct_us, 2), "x the direct step)")});
+                            Fixed(unit_step_us / direct_us, 2), "x the direct step)",
+                            overhead_us < 0.0 ? "; the overhead is below the noise of this run"
+                                              : "")});
   return absl::OkStatus();
 }
 
