@@ -26,7 +26,13 @@ std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
   }
   const int bar = std::max(10, width);
   const int filled = static_cast<int>(std::lround(fraction * bar));
-  std::string line = "[" + std::string(filled, '#') + std::string(bar - filled, ' ') + "] ";
+  // Built by appends: GCC 12 at -O3 reports a false -Wrestrict on the chained operator+.
+  std::string line;
+  line.reserve(static_cast<size_t>(bar) + 128);
+  line.push_back('[');
+  line.append(static_cast<size_t>(filled), '#');
+  line.append(static_cast<size_t>(bar - filled), ' ');
+  line.append("] ");
   char buffer[256];
   std::snprintf(buffer, sizeof(buffer),
                 "%3.0f%%  t=%.6g/%.6g s  %.0f steps/s  %.2f it/step  %llu rejected  ETA %s",
