@@ -87,14 +87,8 @@ absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
   // As JobManager::RunJob: load every unit in parallel, then run the master.
   std::vector<std::unique_ptr<orchestrator::RemoteUnit>> units;
   for (int i = 0; i < scenario.units_size(); ++i) {
-    v1::LoadUnit load;
-    load.set_job_id(job_id);
-    *load.mutable_unit() = scenario.units(i);
-    *load.mutable_algorithm() = scenario.algorithm();
-    for (const std::string& name : RecordedNames(scenario, i)) load.add_record(name);
-    load.set_start_time(scenario.start_time());
-    load.set_stop_time(scenario.stop_time());
-    units.push_back(orchestrator::RemoteUnit::StartLoad((*workers)[static_cast<size_t>(i)], load));
+    units.push_back(orchestrator::RemoteUnit::StartLoad((*workers)[static_cast<size_t>(i)],
+                                                        LoadUnitFor(scenario, i, job_id)));
   }
   absl::Status status;
   for (auto& unit : units) {

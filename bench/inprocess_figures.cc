@@ -24,14 +24,7 @@ std::string Fixed(double v, int digits) {
 }
 
 v1::LoadUnit LoadOf(const v1::Scenario& scenario, int i) {
-  v1::LoadUnit load;
-  load.set_job_id("bench");
-  *load.mutable_unit() = scenario.units(i);
-  *load.mutable_algorithm() = scenario.algorithm();
-  for (const std::string& name : RecordedNames(scenario, i)) load.add_record(name);
-  load.set_start_time(scenario.start_time());
-  load.set_stop_time(scenario.stop_time());
-  return load;
+  return LoadUnitFor(scenario, i, "bench");
 }
 
 // RunMaster over LocalUnits; appends per-step durations.

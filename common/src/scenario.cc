@@ -331,6 +331,17 @@ std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit) {
   return names;
 }
 
+v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::string& job_id) {
+  v1::LoadUnit load;
+  load.set_job_id(job_id);
+  *load.mutable_unit() = scenario.units(unit);
+  *load.mutable_algorithm() = scenario.algorithm();
+  for (const std::string& name : RecordedNames(scenario, unit)) load.add_record(name);
+  load.set_start_time(scenario.start_time());
+  load.set_stop_time(scenario.stop_time());
+  return load;
+}
+
 absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
                                          const std::vector<UnitDescription>& units) {
   RecordPlan plan;

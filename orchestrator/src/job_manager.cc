@@ -248,14 +248,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   std::vector<std::unique_ptr<RemoteUnit>> units;
   absl::Status status;
   for (int i = 0; i < scenario.units_size(); ++i) {
-    v1::LoadUnit load;
-    load.set_job_id(job->id);
-    *load.mutable_unit() = scenario.units(i);
-    *load.mutable_algorithm() = scenario.algorithm();
-    for (const std::string& name : RecordedNames(scenario, i)) load.add_record(name);
-    load.set_start_time(scenario.start_time());
-    load.set_stop_time(scenario.stop_time());
-    units.push_back(RemoteUnit::StartLoad(workers[i], load));
+    units.push_back(RemoteUnit::StartLoad(workers[i], LoadUnitFor(scenario, i, job->id)));
   }
   for (auto& unit : units) {
     absl::Status s = unit->FinishLoad();

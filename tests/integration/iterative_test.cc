@@ -41,13 +41,7 @@ orchestrator::MasterResult InProcess(const v1::Scenario& scenario) {
   std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
   std::vector<orchestrator::UnitProxy*> proxies;
   for (int i = 0; i < scenario.units_size(); ++i) {
-    v1::LoadUnit load;
-    *load.mutable_unit() = scenario.units(i);
-    *load.mutable_algorithm() = scenario.algorithm();
-    for (const std::string& name : RecordedNames(scenario, i)) load.add_record(name);
-    load.set_start_time(scenario.start_time());
-    load.set_stop_time(scenario.stop_time());
-    auto unit = orchestrator::LocalUnit::Create(load);
+    auto unit = orchestrator::LocalUnit::Create(LoadUnitFor(scenario, i, "in-process"));
     EXPECT_TRUE(unit.ok()) << unit.status();
     proxies.push_back(unit->get());
     units.push_back(*std::move(unit));

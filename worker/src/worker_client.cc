@@ -124,7 +124,11 @@ class WorkerClient::Session {
   void Serve() {
     v1::OrchestratorMessage command;
     while (stream_->Read(&command)) {
-      reply_.Clear();
+      // Step and Commit replies rewrite every field of StepDone (ToProto), so on the step path
+      // the reply message and its buffers are reused; Clear() would free and reallocate them.
+      const bool step_reply = host_ && (command.body_case() == v1::OrchestratorMessage::kStep ||
+                                        command.body_case() == v1::OrchestratorMessage::kCommit);
+      if (!step_reply || !reply_.has_step_done()) reply_.Clear();
       reply_.set_seq(command.seq());
       Handle(command);
       if (!Write(reply_)) break;

@@ -141,9 +141,10 @@ std::string MasterRun::DescribeUnknown(int j) const {
 
 absl::Status MasterRun::AwaitStep(UnitSlot& slot, double t, double h, bool* rejected,
                                   std::string* reason) {
-  COSIMO_RETURN_IF_ERROR(Annotate(
-      slot.proxy->Await(&slot.response),
-      absl::StrCat("unit '", slot.name, "' on step [", t, ", ", t + h, "]")));
+  // The context is formatted only on failure: this runs once per unit per step.
+  if (absl::Status s = slot.proxy->Await(&slot.response); !s.ok()) {
+    return Annotate(s, absl::StrCat("unit '", slot.name, "' on step [", t, ", ", t + h, "]"));
+  }
   const StepReply& reply = slot.response.step;
   switch (reply.status) {
     case StepStatus::kOk:
@@ -346,8 +347,8 @@ absl::Status MasterRun::CommitAll(double t, double /*h*/) {
   }
   absl::Status first;
   for (UnitSlot& s : slots_) {
-    absl::Status st = Annotate(s.proxy->Await(&s.response),
-                               absl::StrCat("unit '", s.name, "' commit at t=", t));
+    absl::Status st = s.proxy->Await(&s.response);
+    if (!st.ok()) st = Annotate(st, absl::StrCat("unit '", s.name, "' commit at t=", t));
     if (st.ok() && s.response.step.status != StepStatus::kOk &&
         s.response.step.status != StepStatus::kEnded) {
       st = absl::AbortedError(absl::StrCat("at t=", t, ": unit '", s.name, "' ",
@@ -367,8 +368,8 @@ absl::Status MasterRun::RejectAll(double t) {
   }
   absl::Status first;
   for (UnitSlot& s : slots_) {
-    absl::Status st = Annotate(s.proxy->Await(&s.response),
-                               absl::StrCat("unit '", s.name, "' reject at t=", t));
+    absl::Status st = s.proxy->Await(&s.response);
+    if (!st.ok()) st = Annotate(st, absl::StrCat("unit '", s.name, "' reject at t=", t));
     if (first.ok()) first = st;
   }
   return first;

@@ -19,14 +19,7 @@
 namespace cosimo::orchestrator::testing {
 
 inline v1::LoadUnit LoadFor(const v1::Scenario& scenario, int u) {
-  v1::LoadUnit load;
-  load.set_job_id("test");
-  *load.mutable_unit() = scenario.units(u);
-  *load.mutable_algorithm() = scenario.algorithm();
-  for (const std::string& name : RecordedNames(scenario, u)) load.add_record(name);
-  load.set_start_time(scenario.start_time());
-  load.set_stop_time(scenario.stop_time());
-  return load;
+  return LoadUnitFor(scenario, u, "test");
 }
 
 struct LocalJob {

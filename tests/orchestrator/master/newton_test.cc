@@ -11,12 +11,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/unit_api_proto.h"
+#include "tests/orchestrator/master/dual_mass_reference.h"
 #include "tests/orchestrator/master/master_test_util.h"
 
 namespace cosimo::orchestrator {
 namespace {
 
 using testing::At;
+using testing::MaxDifference;
+using testing::MaxError;
 using testing::Rows;
 using testing::RunJson;
 
@@ -42,41 +45,6 @@ std::string DualMass(const Options& o) {
                       R"(", "step_size": )", o.h, R"(, "input_approximation": ")", o.approx,
                       R"(", "tolerance": )", o.tolerance, R"(, "max_iterations": 50},
     "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})");
-}
-
-// Monolithic states [x1, x2, v1, v2] (model defaults: m = 1, c1 = c2 = 10, d = 1, c_c = 100,
-// d_c = 1, x1(0) = 1).
-Eigen::Vector4d Analytic(double t) {
-  const double c1 = 10, c2 = 10, d1 = 1, d2 = 1, c_c = 100, d_c = 1;
-  Eigen::Matrix4d a = Eigen::Matrix4d::Zero();
-  a(0, 2) = a(1, 3) = 1.0;
-  a(2, 0) = -(c1 + c_c);
-  a(2, 1) = c_c;
-  a(2, 2) = -(d1 + d_c);
-  a(2, 3) = d_c;
-  a(3, 0) = c_c;
-  a(3, 1) = -(c2 + c_c);
-  a(3, 2) = d_c;
-  a(3, 3) = -(d2 + d_c);
-  return (a * t).exp() * Eigen::Vector4d(1, 0, 0, 0);
-}
-
-double MaxError(const MasterResult& r) {
-  double e = 0.0;
-  for (size_t row = 0; row < Rows(r); ++row) {
-    const Eigen::Vector4d x = Analytic(At(r, row, "time"));
-    e = std::max({e, std::abs(At(r, row, "m1.x1") - x[0]), std::abs(At(r, row, "m2.x2") - x[1])});
-  }
-  return e;
-}
-
-double MaxDifference(const MasterResult& a, const MasterResult& b) {
-  EXPECT_EQ(a.values.size(), b.values.size());
-  double d = 0.0;
-  for (size_t i = 0; i < std::min(a.values.size(), b.values.size()); ++i) {
-    d = std::max(d, std::abs(a.values[i] - b.values[i]));
-  }
-  return d;
 }
 
 MasterResult MustRun(const Options& o) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "worker/src/models/affine_model.h"
@@ -66,11 +67,11 @@ inline std::unique_ptr<Model> LinearModel(const Eigen::MatrixXd& a, const Eigen:
                                           const Eigen::VectorXd& x0) {
   AffineModelSpec spec;
   for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    spec.states.push_back(Variable("x" + std::to_string(i), Causality::kState));
-    spec.outputs.push_back(Variable("y" + std::to_string(i), Causality::kOutput));
+    spec.states.push_back(Variable(absl::StrCat("x", i), Causality::kState));
+    spec.outputs.push_back(Variable(absl::StrCat("y", i), Causality::kOutput));
   }
   for (Eigen::Index j = 0; j < b.cols(); ++j) {
-    spec.inputs.push_back(Variable("u" + std::to_string(j), Causality::kInput));
+    spec.inputs.push_back(Variable(absl::StrCat("u", j), Causality::kInput));
   }
   spec.A = a;
   spec.B = b;

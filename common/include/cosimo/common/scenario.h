@@ -18,6 +18,7 @@
 #include "cosimo/common/status.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/v1/scenario.pb.h"
+#include "cosimo/v1/worker_service.pb.h"
 
 namespace cosimo {
 
@@ -53,6 +54,10 @@ struct Coupling {
 // Every variable of unit `unit` named in scenario.record, in record order without repeats: what
 // LoadUnit.record carries, so the unit reports their values with every step.
 std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit);
+
+// The LoadUnit command for unit `unit` of `scenario` in job `job_id`: the unit, the algorithm,
+// its RecordedNames, start and stop times. Every UnitProxy (local or remote) is loaded with it.
+v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::string& job_id);
 
 // A recorded column: unit index and either an output index or an index into the unit's
 // recorded values (the order of RecordedNames).
