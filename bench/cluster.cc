@@ -37,8 +37,8 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
     int workers, const std::string& worker_binary, const std::string& log_path) {
   auto impl = std::make_unique<Impl>();
   impl->pool = std::make_unique<orchestrator::WorkerPool>(std::chrono::seconds(30));
-  impl->service = std::make_unique<orchestrator::WorkerServiceImpl>(impl->pool.get(),
-                                                                    std::chrono::seconds(1));
+  impl->service =
+      std::make_unique<orchestrator::WorkerServiceImpl>(impl->pool.get(), std::chrono::seconds(1));
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -53,8 +53,8 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   const std::string address = absl::StrCat("127.0.0.1:", port);
   for (int i = 0; i < workers; ++i) {
     impl->workers.push_back(std::make_unique<ChildProcess>(
-        std::vector<std::string>{worker_binary, "--orchestrator", address, "--once",
-                                 "--log-level", "warn", "--host", "bench"},
+        std::vector<std::string>{worker_binary, "--orchestrator", address, "--once", "--log-level",
+                                 "warn", "--host", "bench"},
         log_path));
   }
   const int64_t deadline = NowNs() + 60'000'000'000;
@@ -81,8 +81,8 @@ absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
   const std::vector<std::string> labels(static_cast<size_t>(scenario.units_size()));
   auto workers = impl_->pool->TryAcquire(labels, job_id);
   if (!workers) {
-    return absl::ResourceExhaustedError(absl::StrCat("cluster: not enough idle workers for ",
-                                                     scenario.units_size(), " units"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cluster: not enough idle workers for ", scenario.units_size(), " units"));
   }
   // As JobManager::RunJob: load every unit in parallel, then run the master.
   std::vector<std::unique_ptr<orchestrator::RemoteUnit>> units;
@@ -95,7 +95,8 @@ absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
     absl::Status s = unit->FinishLoad();
     if (status.ok() && !s.ok()) status = s;
   }
-  absl::StatusOr<orchestrator::MasterResult> result = [&]() -> absl::StatusOr<orchestrator::MasterResult> {
+  absl::StatusOr<orchestrator::MasterResult> result =
+      [&]() -> absl::StatusOr<orchestrator::MasterResult> {
     if (!status.ok()) return status;
     std::vector<orchestrator::UnitProxy*> proxies;
     for (auto& unit : units) proxies.push_back(unit.get());

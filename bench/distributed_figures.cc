@@ -63,16 +63,14 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
       options.Wants("fig2") ? std::max(2, *std::max_element(scaling.begin(), scaling.end())) : 2;
 
   const MessageSizes sizes = StepMessageSizes(1, 1);
-  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<PingPong> ping,
-                          PingPong::Start(1, 1, options.log_path));
+  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<PingPong> ping, PingPong::Start(1, 1, options.log_path));
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<WorkerCluster> cluster,
-                          WorkerCluster::Start(max_units, options.worker_binary,
-                                               options.log_path));
+                          WorkerCluster::Start(max_units, options.worker_binary, options.log_path));
   // Warm-up: connections, allocator, caches.
   std::vector<double> ignored;
   COSIMO_RETURN_IF_ERROR(AppendPings(*ping, smoke ? 50 : 2000, &ignored));
-  COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, smoke ? 50 : 2000),
-                                 smoke ? 50 : 2000, nullptr, nullptr, nullptr, nullptr));
+  COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, smoke ? 50 : 2000), smoke ? 50 : 2000,
+                                 nullptr, nullptr, nullptr, nullptr));
 
   // ---- Figure 1: two units, Jacobi (also the round trip that figure 2 quotes).
   std::vector<double> rtt, steps, handoff;
@@ -95,8 +93,8 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     ping_cpu += cpu_ns(false) - c0;
     c0 = cpu_ns(true);
     const size_t before = steps.size();
-    COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, per_round), per_round, &steps,
-                                   nullptr, nullptr, nullptr));
+    COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, per_round), per_round, &steps, nullptr,
+                                   nullptr, nullptr));
     step_cpu += cpu_ns(true) - c0;
     step_count += steps.size() - before + 1;
     COSIMO_ASSIGN_OR_RETURN(std::vector<double> h, ping->MeasureWithHandoff(pings_per_round / 2));
@@ -105,26 +103,28 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
   COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
   const double rtt_us = Median(rtt) / kNsPerUs;
   const double step_us = Median(steps) / kNsPerUs;
-  if (per_round > 0) report->Add({"fig1", "Jacobi macro step, 2 units on 2 workers / raw gRPC stream round trip",
-               step_us, rtt_us, "us", step_us / rtt_us, "<= 1.5", step_us / rtt_us <= 1.5,
-               absl::StrCat(steps.size(), " steps in ", rounds, " rounds; ", rtt.size(),
-                            " ping-pongs of ", sizes.command, " B / ", sizes.reply,
-                            " B messages; p90 step ", Fixed(Quantile(steps, 0.9) / kNsPerUs, 1),
-                            " us, p90 round trip ", Fixed(Quantile(rtt, 0.9) / kNsPerUs, 1),
-                            " us; CPU (all processes) ",
-                            Fixed(static_cast<double>(step_cpu) / step_count / kNsPerUs, 1),
-                            " us per step, ",
-                            Fixed(static_cast<double>(ping_cpu) /
-                                      (static_cast<double>(pings_per_round) * rounds) / kNsPerUs,
-                                  1),
-                            " us per ping-pong")});
+  if (per_round > 0)
+    report->Add({"fig1", "Jacobi macro step, 2 units on 2 workers / raw gRPC stream round trip",
+                 step_us, rtt_us, "us", step_us / rtt_us, "<= 1.5", step_us / rtt_us <= 1.5,
+                 absl::StrCat(steps.size(), " steps in ", rounds, " rounds; ", rtt.size(),
+                              " ping-pongs of ", sizes.command, " B / ", sizes.reply,
+                              " B messages; p90 step ", Fixed(Quantile(steps, 0.9) / kNsPerUs, 1),
+                              " us, p90 round trip ", Fixed(Quantile(rtt, 0.9) / kNsPerUs, 1),
+                              " us; CPU (all processes) ",
+                              Fixed(static_cast<double>(step_cpu) / step_count / kNsPerUs, 1),
+                              " us per step, ",
+                              Fixed(static_cast<double>(ping_cpu) /
+                                        (static_cast<double>(pings_per_round) * rounds) / kNsPerUs,
+                                    1),
+                              " us per ping-pong")});
 
   if (per_round > 0) {
     const double handoff_us = Median(handoff) / kNsPerUs;
     report->Add({"fig1.handoff",
                  "raw ping-pong with a reader thread handing replies over / raw ping-pong",
                  handoff_us, rtt_us, "us", handoff_us / rtt_us, "", true,
-                 absl::StrCat(handoff.size(), " ping-pongs: the threading WorkerConnection had "
+                 absl::StrCat(handoff.size(),
+                              " ping-pongs: the threading WorkerConnection had "
                               "before 44089f1 (the handler thread reads, a condition variable "
                               "wakes the writer), without the unit, the master or a second "
                               "worker")});
@@ -147,14 +147,13 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     for (int n : scaling) {
       const double n_us = Median(per_units[static_cast<size_t>(n)]) / kNsPerUs;
       const bool checked = n == max_units && n == 32;
-      report->Add({absl::StrCat("fig2.", n),
-                   absl::StrCat("Jacobi macro step, ", n, " units on ", n,
-                                " workers / the 2-unit step"),
-                   n_us, two_us, "us", n_us / two_us, checked ? "<= 6" : "",
-                   !checked || n_us / two_us <= 6.0,
-                   absl::StrCat(per_units[static_cast<size_t>(n)].size(), " steps; ",
-                                Fixed(n_us / n, 2), " us per unit-step; ",
-                                Fixed(n_us / rtt_us, 2), " raw round trips")});
+      report->Add(
+          {absl::StrCat("fig2.", n),
+           absl::StrCat("Jacobi macro step, ", n, " units on ", n, " workers / the 2-unit step"),
+           n_us, two_us, "us", n_us / two_us, checked ? "<= 6" : "",
+           !checked || n_us / two_us <= 6.0,
+           absl::StrCat(per_units[static_cast<size_t>(n)].size(), " steps; ", Fixed(n_us / n, 2),
+                        " us per unit-step; ", Fixed(n_us / rtt_us, 2), " raw round trips")});
     }
   }
 
@@ -179,14 +178,13 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
   const double iteration_us = Median(per_iteration) / kNsPerUs;
   const double per_step = static_cast<double>(iterations) / static_cast<double>(fp_measured);
   const double rate = static_cast<double>(iterations) / (static_cast<double>(elapsed) * 1e-9);
-  report->Add({"fig3",
-               "fixed-point iteration with rollback, 2 units over gRPC / raw round trip",
-               iteration_us, fp_rtt_us, "us", iteration_us / fp_rtt_us, "<= 1.5",
-               iteration_us / fp_rtt_us <= 1.5,
-               absl::StrCat(Fixed(per_step, 2), " iterations per step (+1 commit round trip); ",
-                            Fixed(rate, 0), " iterations/s; ",
-                            Fixed((per_step + 1.0) / per_step, 2),
-                            " unit messages per iteration per unit")});
+  report->Add(
+      {"fig3", "fixed-point iteration with rollback, 2 units over gRPC / raw round trip",
+       iteration_us, fp_rtt_us, "us", iteration_us / fp_rtt_us, "<= 1.5",
+       iteration_us / fp_rtt_us <= 1.5,
+       absl::StrCat(Fixed(per_step, 2), " iterations per step (+1 commit round trip); ",
+                    Fixed(rate, 0), " iterations/s; ", Fixed((per_step + 1.0) / per_step, 2),
+                    " unit messages per iteration per unit")});
   report->Add({"fig3.rate", "fixed-point iterations per second over gRPC (x 1e3)", rate / 1e3,
                1e3 / fp_rtt_us, "k/s", rate * fp_rtt_us / 1e6, "", true,
                "baseline: raw round trips per second; ratio: iterations per raw round trip"});

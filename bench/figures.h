@@ -13,14 +13,14 @@
 namespace cosimo::bench {
 
 struct Options {
-  bool smoke = false;                 // tiny counts: checks that every benchmark runs
-  int jacobi_steps = 100000;          // figure 1: macro steps (split over interleaved rounds)
+  bool smoke = false;         // tiny counts: checks that every benchmark runs
+  int jacobi_steps = 100000;  // figure 1: macro steps (split over interleaved rounds)
   std::vector<int> scaling_units = {2, 4, 8, 16, 32};  // figure 2
-  std::string worker_binary;          // cosimo-worker
-  std::string fmu_path;               // figure 5: the test FMU archive (fmi2_msd.fmu)
-  std::string fmu_library;            // figure 5: its shared library, for the bare loop
-  std::string log_path;               // child process output
-  std::string only;                   // comma-separated figure ids to run ("fig1,fig5"); empty: all
+  std::string worker_binary;                           // cosimo-worker
+  std::string fmu_path;     // figure 5: the test FMU archive (fmi2_msd.fmu)
+  std::string fmu_library;  // figure 5: its shared library, for the bare loop
+  std::string log_path;     // child process output
+  std::string only;         // comma-separated figure ids to run ("fig1,fig5"); empty: all
 
   // Whether figure `id` ("fig1" ... "fig6") is to be measured.
   bool Wants(const std::string& id) const;

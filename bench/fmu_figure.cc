@@ -55,7 +55,7 @@ class BareFmu {
   }
 
   bool Step(double h) {
-    const fmi2ValueReference input = 4;  // F
+    const fmi2ValueReference input = 4;            // F
     const fmi2ValueReference outputs[2] = {0, 1};  // x, v
     const fmi2ValueReference steps = 0;
     const double f = 0.5;
@@ -133,8 +133,8 @@ absl::Status RunFmuFigure(const Options& options, Report* report) {
   if (!ok) return absl::InternalError("figure 5: an FMU step failed: " + reply.message);
   const double bare_us = Median(bare_ns) / kNsPerUs;
   const double unit_us = Median(unit_ns) / kNsPerUs;
-  report->Add({"fig5", "FMU (fmi2_msd, CS) step through its unit / bare fmi2DoStep loop",
-               unit_us, bare_us, "us", unit_us / bare_us, "<= 1.1", unit_us / bare_us <= 1.1,
+  report->Add({"fig5", "FMU (fmi2_msd, CS) step through its unit / bare fmi2DoStep loop", unit_us,
+               bare_us, "us", unit_us / bare_us, "<= 1.1", unit_us / bare_us <= 1.1,
                absl::StrCat(rounds, " x ", batch,
                             " steps of 1 ms (10 RK4 substeps in DoStep), interleaved; bare loop: "
                             "SetReal, DoStep, GetReal, GetInteger")});

@@ -127,9 +127,9 @@ std::string Report::Json(const std::string& mode) const {
     out << "    {\"id\": " << JsonString(f.id) << ", \"title\": " << JsonString(f.title)
         << ", \"value\": " << JsonNumber(f.value) << ", \"baseline\": " << JsonNumber(f.baseline)
         << ", \"unit\": " << JsonString(f.unit) << ", \"ratio\": " << JsonNumber(f.ratio)
-        << ", \"target\": " << JsonString(f.target)
-        << ", \"met\": " << (f.met ? "true" : "false") << ", \"note\": " << JsonString(f.note)
-        << "}" << (i + 1 < figures_.size() ? "," : "") << "\n";
+        << ", \"target\": " << JsonString(f.target) << ", \"met\": " << (f.met ? "true" : "false")
+        << ", \"note\": " << JsonString(f.note) << "}" << (i + 1 < figures_.size() ? "," : "")
+        << "\n";
   }
   out << "  ]\n}\n";
   return out.str();

@@ -49,15 +49,15 @@ double MedianPerOp(int rounds, int batch, Body&& body) {
 
 // One row of the result table: a figure, its baseline, the ratio and the target.
 struct Figure {
-  std::string id;           // "fig1", "fig2.32", ...
-  std::string title;        // what is measured
-  double value = 0.0;       // the subject, in `unit`
-  double baseline = 0.0;    // the baseline, in `unit`
-  std::string unit;         // of value and baseline, e.g. "us"
-  double ratio = 0.0;       // value / baseline (or the figure's own definition)
-  std::string target;       // e.g. "<= 1.5"; empty: informational
-  bool met = true;          // ratio within target (true when informational)
-  std::string note;         // how it was measured (sample counts, sizes)
+  std::string id;         // "fig1", "fig2.32", ...
+  std::string title;      // what is measured
+  double value = 0.0;     // the subject, in `unit`
+  double baseline = 0.0;  // the baseline, in `unit`
+  std::string unit;       // of value and baseline, e.g. "us"
+  double ratio = 0.0;     // value / baseline (or the figure's own definition)
+  std::string target;     // e.g. "<= 1.5"; empty: informational
+  bool met = true;        // ratio within target (true when informational)
+  std::string note;       // how it was measured (sample counts, sizes)
 };
 
 class Report {

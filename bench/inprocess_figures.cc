@@ -86,9 +86,8 @@ absl::StatusOr<double> DirectStepNs(DirectUnit& unit, int rounds, int batch) {
 
 // Figure 4 for one unit kind: a ring of two such units under Jacobi.
 absl::Status OrchestrationFigure(const std::string& id, const std::string& what,
-                                 const v1::Unit& unit_spec, const v1::Scenario& scenario,
-                                 int steps, int rounds, const std::string& target,
-                                 Report* report) {
+                                 const v1::Unit& unit_spec, const v1::Scenario& scenario, int steps,
+                                 int rounds, const std::string& target, Report* report) {
   COSIMO_ASSIGN_OR_RETURN(DirectUnit direct, DirectUnit::Create(unit_spec, kMacroStep));
   std::vector<double> direct_samples, master_steps;
   const int batch = std::max(10, steps / 20);
@@ -104,14 +103,13 @@ absl::Status OrchestrationFigure(const std::string& id, const std::string& what,
   const double unit_step_us = Median(master_steps) / scenario.units_size() / kNsPerUs;
   const double overhead_us = unit_step_us - direct_us;
   const double ratio = overhead_us / direct_us;
-  report->Add({id, what, overhead_us, direct_us, "us", ratio, target,
-               target.empty() || ratio <= 2.0,
-               absl::StrCat(master_steps.size(), " macro steps of ", scenario.units_size(),
-                            " units; ", Fixed(unit_step_us, 3),
-                            " us per unit-step through RunMaster + LocalUnit + UnitHost (",
-                            Fixed(unit_step_us / direct_us, 2), "x the direct step)",
-                            overhead_us < 0.0 ? "; the overhead is below the noise of this run"
-                                              : "")});
+  report->Add(
+      {id, what, overhead_us, direct_us, "us", ratio, target, target.empty() || ratio <= 2.0,
+       absl::StrCat(master_steps.size(), " macro steps of ", scenario.units_size(), " units; ",
+                    Fixed(unit_step_us, 3),
+                    " us per unit-step through RunMaster + LocalUnit + UnitHost (",
+                    Fixed(unit_step_us / direct_us, 2), "x the direct step)",
+                    overhead_us < 0.0 ? "; the overhead is below the noise of this run" : "")});
   return absl::OkStatus();
 }
 
@@ -126,8 +124,7 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
   const v1::LoadUnit load = LoadOf(scenario, 0);
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<worker::UnitHost> host, worker::UnitHost::Create(load));
   if (host->iterative_mode() != "estimate") {
-    return absl::InternalError("the ten-state unit is not estimated but " +
-                               host->iterative_mode());
+    return absl::InternalError("the ten-state unit is not estimated but " + host->iterative_mode());
   }
   OutputsReply outputs;
   COSIMO_RETURN_IF_ERROR(host->Initialize(0.0, &outputs));
@@ -194,14 +191,14 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
   if (plant == nullptr) return absl::InternalError("no report for the estimated unit");
   const double accepted = static_cast<double>(result.steps_accepted);
   const double per_step = static_cast<double>(plant->report.real_integrations) / accepted;
-  report->Add({"fig6.integrations",
-               "real integrations per accepted step, estimated unit (fixed point)", per_step,
-               1.0, "", per_step, "== 1", plant->report.real_integrations == result.steps_accepted,
-               absl::StrCat(result.steps_accepted, " accepted steps, ",
-                            plant->report.real_integrations, " real integrations, ",
-                            plant->report.estimates, " estimates (",
-                            Fixed(result.iterations_mean, 2), " iterations per step), mode ",
-                            plant->report.mode)});
+  report->Add(
+      {"fig6.integrations", "real integrations per accepted step, estimated unit (fixed point)",
+       per_step, 1.0, "", per_step, "== 1",
+       plant->report.real_integrations == result.steps_accepted,
+       absl::StrCat(result.steps_accepted, " accepted steps, ", plant->report.real_integrations,
+                    " real integrations, ", plant->report.estimates, " estimates (",
+                    Fixed(result.iterations_mean, 2), " iterations per step), mode ",
+                    plant->report.mode)});
   return absl::OkStatus();
 }
 
@@ -209,8 +206,8 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
 
 absl::Status RunInProcessFigures(const Options& options, Report* report) {
   const bool smoke = options.smoke;
-  if (!options.Wants("fig4")) return options.Wants("fig6") ? CostaricaFigure(options, report)
-                                                           : absl::OkStatus();
+  if (!options.Wants("fig4"))
+    return options.Wants("fig6") ? CostaricaFigure(options, report) : absl::OkStatus();
   COSIMO_RETURN_IF_ERROR(OrchestrationFigure(
       "fig4", "in-process Jacobi (LocalUnit) overhead per unit-step / the unit's own step",
       TrivialUnit("u", 1.0), RingScenario(2, smoke ? 500 : 100000), smoke ? 500 : 100000,
@@ -221,8 +218,8 @@ absl::Status RunInProcessFigures(const Options& options, Report* report) {
     *ten.mutable_units(i) = TenStateUnit(name, kMacroStep, 100);
   }
   COSIMO_RETURN_IF_ERROR(OrchestrationFigure(
-      "fig4.10state", "the same with the ten-state RK4 x 100 unit", TenStateUnit("u", kMacroStep, 100),
-      ten, smoke ? 50 : 3000, smoke ? 1 : 3, "", report));
+      "fig4.10state", "the same with the ten-state RK4 x 100 unit",
+      TenStateUnit("u", kMacroStep, 100), ten, smoke ? 50 : 3000, smoke ? 1 : 3, "", report));
   return options.Wants("fig6") ? CostaricaFigure(options, report) : absl::OkStatus();
 }
 

@@ -59,9 +59,9 @@ class PingPong::Impl final : public v1::WorkerService::Service {
  public:
   explicit Impl(int inputs) : inputs_(inputs) {}
 
-  grpc::Status Attach(grpc::ServerContext* /*context*/,
-                      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream)
-      override {
+  grpc::Status Attach(
+      grpc::ServerContext* /*context*/,
+      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream) override {
     v1::WorkerMessage reply;
     if (!stream->Read(&reply) || !reply.has_hello()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "expected Hello");
@@ -194,7 +194,7 @@ class PingPong::Impl final : public v1::WorkerService::Service {
   bool handoff_ = false;
   bool reader_ready_ = false;
   grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream_ = nullptr;
-  uint64_t seq_ = 0;        // last command sent
+  uint64_t seq_ = 0;  // last command sent
   uint64_t replied_seq_ = 0;
   double time_ = 0.0;
   bool done_ = false;
@@ -227,8 +227,7 @@ absl::StatusOr<std::unique_ptr<PingPong>> PingPong::Start(int inputs, int output
   if (!impl->WaitAttached(std::chrono::seconds(20))) {
     impl->Stop();
     impl->server->Shutdown(std::chrono::system_clock::now());
-    return absl::DeadlineExceededError("ping-pong: the peer did not attach (see " + log_path +
-                                       ")");
+    return absl::DeadlineExceededError("ping-pong: the peer did not attach (see " + log_path + ")");
   }
   return std::unique_ptr<PingPong>(new PingPong(std::move(impl)));
 }
@@ -242,8 +241,8 @@ absl::StatusOr<std::vector<double>> PingPong::MeasureWithHandoff(int count) {
 }
 
 int RunPingPeer(const std::string& address, int outputs) {
-  auto channel =
-      grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), WorkerChannelArguments());
+  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
+                                           WorkerChannelArguments());
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10))) {
     return 2;
   }

@@ -35,7 +35,7 @@ class PingPong {
  public:
   // Starts the server on 127.0.0.1 (a free port) and the peer process.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PingPong>> Start(int inputs, int outputs,
-                                                                     const std::string& log_path);
+                                                                       const std::string& log_path);
   ~PingPong();
 
   // Round-trip times of `count` ping-pongs, ns each.

@@ -9,8 +9,7 @@ namespace cosimo::bench {
 namespace {
 
 void SetList(v1::BuiltinModel* model, const std::string& name, const std::vector<double>& values) {
-  google::protobuf::ListValue* list =
-      (*model->mutable_parameters())[name].mutable_list_value();
+  google::protobuf::ListValue* list = (*model->mutable_parameters())[name].mutable_list_value();
   for (double v : values) list->add_values()->set_number_value(v);
 }
 

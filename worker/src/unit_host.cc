@@ -64,8 +64,8 @@ class UnitHost::Impl {
   // Fills the reply's sensitivities from `estimator` (prepared at t[N]).
   void Sensitivities(costarica::Estimator& estimator, const StepRequest& request,
                      StepReply* reply) {
-    estimator.AffineOutputs(request.step, request.inputs.order(), &reply->output_sensitivity,
-                            &y0_, &reply->derivative_sensitivity, &d0_);
+    estimator.AffineOutputs(request.step, request.inputs.order(), &reply->output_sensitivity, &y0_,
+                            &reply->derivative_sensitivity, &d0_);
   }
 
   // Rollback unit at t[N] (fresh snapshot or just restored): linearise there; a unit without

@@ -85,8 +85,7 @@ int InterpolateMonomial(const HermiteNode* nodes, int count, double* coefficient
   return q;
 }
 
-void EvaluatePolynomial(const double* row, int count, double s, double* value,
-                        double* derivative) {
+void EvaluatePolynomial(const double* row, int count, double s, double* value, double* derivative) {
   double v = 0.0;
   double d = 0.0;
   for (int k = count - 1; k >= 0; --k) {

@@ -58,8 +58,7 @@ void BuildInput(const Approximation& approx, const SampleHistory& history, int o
                 bool has_end, double end_value, double end_derivative, double* row);
 
 // Value and derivative of sum_k row[k] s^k at s.
-void EvaluatePolynomial(const double* row, int count, double s, double* value,
-                        double* derivative);
+void EvaluatePolynomial(const double* row, int count, double s, double* value, double* derivative);
 
 // Monomial coefficients (in s) of the polynomial interpolating Hermite data at nodes (values,
 // and derivatives where has_derivative). At most kMaxNodes conditions. Returns the number of

@@ -35,8 +35,8 @@ absl::Status MasterRun::Setup() {
   const int n = scenario_.units_size();
   for (int u = 0; u < n; ++u) {
     if (proxies_[u] == nullptr || proxies_[u]->name() != scenario_.units(u).name()) {
-      return absl::InvalidArgumentError(absl::StrCat("RunMaster: unit ", u, " must be '",
-                                                     scenario_.units(u).name(), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("RunMaster: unit ", u, " must be '", scenario_.units(u).name(), "'"));
     }
     descriptions_.push_back(proxies_[u]->description());
     names_.push_back(scenario_.units(u).name());
@@ -52,12 +52,11 @@ absl::Status MasterRun::Setup() {
   stop_ = scenario_.stop_time();
   step_ = a.step_size();
   if (!(stop_ > start_)) {
-    return absl::InvalidArgumentError(absl::StrCat("stop_time (", stop_,
-                                                   ") must be > start_time (", start_, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("stop_time (", stop_, ") must be > start_time (", start_, ")"));
   }
   if (!(step_ > 0.0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("algorithm.step_size must be > 0, got ", step_));
+    return absl::InvalidArgumentError(absl::StrCat("algorithm.step_size must be > 0, got ", step_));
   }
   if (a.tolerance() < 0.0 || a.max_iterations() < 0) {
     return absl::InvalidArgumentError("algorithm.tolerance and max_iterations must be >= 0");
@@ -77,9 +76,9 @@ absl::Status MasterRun::Setup() {
     min_step_ = ad.min_step() > 0.0 ? ad.min_step() : step_ * 1e-3;
     max_step_ = ad.max_step() > 0.0 ? ad.max_step() : stop_ - start_;
     if (min_step_ > max_step_ || step_ < min_step_ * (1 - 1e-12)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "algorithm.adaptive: need min_step (", min_step_, ") <= step_size (", step_,
-          ") and min_step <= max_step (", max_step_, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("algorithm.adaptive: need min_step (", min_step_, ") <= step_size (", step_,
+                       ") and min_step <= max_step (", max_step_, ")"));
     }
     error_tolerance_ = ad.tolerance() > 0.0 ? ad.tolerance() : (iterative_ ? 0.0 : 1e-4);
     std::vector<int> fixed;
@@ -87,9 +86,10 @@ absl::Status MasterRun::Setup() {
       if (!descriptions_[u].capabilities.can_vary_step) fixed.push_back(u);
     }
     if (!fixed.empty()) {
-      spdlog::warn("units {} cannot vary their step size: the communication step stays fixed "
-                   "at {} s",
-                   UnitList(fixed), step_);
+      spdlog::warn(
+          "units {} cannot vary their step size: the communication step stays fixed "
+          "at {} s",
+          UnitList(fixed), step_);
       adaptive_ = false;
     }
   }
@@ -150,11 +150,12 @@ absl::Status MasterRun::Setup() {
   for (const CouplingEdge& e : edges_) {
     if (slots_[e.to_unit].approx.kind != v1::HERMITE) continue;
     if (descriptions_[e.from_unit].capabilities.max_output_derivative_order < 1) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "unit '", names_[e.to_unit], "' input '",
-          descriptions_[e.to_unit].inputs[e.to_input].name, "' uses HERMITE, but unit '",
-          names_[e.from_unit], "' gives no output derivatives (max_output_derivative_order 0); "
-          "use FOH or POLYNOMIAL for it"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("unit '", names_[e.to_unit], "' input '",
+                       descriptions_[e.to_unit].inputs[e.to_input].name,
+                       "' uses HERMITE, but unit '", names_[e.from_unit],
+                       "' gives no output derivatives (max_output_derivative_order 0); "
+                       "use FOH or POLYNOMIAL for it"));
     }
   }
 
@@ -185,9 +186,10 @@ absl::Status MasterRun::Setup() {
     if (rolled.empty()) {
       linear_coupling_ = true;
     } else {
-      spdlog::warn("algorithm.linear_coupling ignored: units {} roll back instead of being "
-                   "estimated, so the coupling is not affine; iterating instead",
-                   UnitList(rolled));
+      spdlog::warn(
+          "algorithm.linear_coupling ignored: units {} roll back instead of being "
+          "estimated, so the coupling is not affine; iterating instead",
+          UnitList(rolled));
     }
   }
 
@@ -202,9 +204,10 @@ absl::Status MasterRun::Setup() {
     if (newton_jacobian_ == v1::Algorithm::AUTO) {
       newton_jacobian_ = without.empty() ? v1::Algorithm::DIRECTIONAL : v1::Algorithm::JFNK;
     } else if (newton_jacobian_ == v1::Algorithm::DIRECTIONAL && !without.empty()) {
-      spdlog::warn("algorithm.newton_jacobian DIRECTIONAL: units {} provide no Jacobians; "
-                   "using JFNK (Jacobian-free Newton-Krylov) instead",
-                   UnitList(without));
+      spdlog::warn(
+          "algorithm.newton_jacobian DIRECTIONAL: units {} provide no Jacobians; "
+          "using JFNK (Jacobian-free Newton-Krylov) instead",
+          UnitList(without));
       newton_jacobian_ = v1::Algorithm::JFNK;
     }
     spdlog::info("NEWTON Jacobian: {}", v1::Algorithm::NewtonJacobian_Name(newton_jacobian_));
@@ -309,17 +312,17 @@ absl::Status MasterRun::ResolveInitialOutputs() {
         s.command.inputs[i] = src.unit < 0 ? 0.0 : slots_[src.unit].outputs[src.output];
       }
       s.command.kind = UnitCommand::Kind::kEvaluate;
-      COSIMO_RETURN_IF_ERROR(Annotate(s.proxy->Call(s.command, &s.response),
-                                      absl::StrCat("unit '", s.name, "' at t=", start_,
-                                                   ": evaluate initial outputs")));
+      COSIMO_RETURN_IF_ERROR(Annotate(
+          s.proxy->Call(s.command, &s.response),
+          absl::StrCat("unit '", s.name, "' at t=", start_, ": evaluate initial outputs")));
       const OutputsReply& out = s.response.outputs;
       if (out.outputs.size() != s.num_outputs) {
-        return absl::InternalError(absl::StrCat("unit '", s.name, "' evaluated ",
-                                                out.outputs.size(), " outputs"));
+        return absl::InternalError(
+            absl::StrCat("unit '", s.name, "' evaluated ", out.outputs.size(), " outputs"));
       }
       for (int o = 0; o < s.num_outputs; ++o) {
-        change = std::max(change, std::abs(out.outputs[o] - s.outputs[o]) /
-                                      (1.0 + std::abs(out.outputs[o])));
+        change = std::max(
+            change, std::abs(out.outputs[o] - s.outputs[o]) / (1.0 + std::abs(out.outputs[o])));
       }
       s.outputs = out.outputs;
       if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
@@ -337,10 +340,10 @@ absl::Status MasterRun::ResolveInitialOutputs() {
       for (const std::vector<int>& c : cycles) {
         described.push_back(DescribeCycle(c, names_, descriptions_, feedthrough));
       }
-      return absl::FailedPreconditionError(absl::StrCat(
-          "at t=", start_, ": the initial outputs of the feedthrough loop ",
-          absl::StrJoin(described, "; "), " did not converge in ", sweeps,
-          " fixed-point sweeps (last change ", change, ")"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("at t=", start_, ": the initial outputs of the feedthrough loop ",
+                       absl::StrJoin(described, "; "), " did not converge in ", sweeps,
+                       " fixed-point sweeps (last change ", change, ")"));
     }
   }
   COSIMO_RETURN_IF_ERROR(InitialDerivatives(order, !cycles.empty()));
@@ -375,17 +378,17 @@ absl::Status MasterRun::InitialDerivatives(const std::vector<int>& order, bool c
         for (double sign : {1.0, -1.0}) {
           s.command.kind = UnitCommand::Kind::kEvaluate;
           s.command.inputs = u0 + sign * eps * du;
-          COSIMO_RETURN_IF_ERROR(Annotate(s.proxy->Call(s.command, &s.response),
-                                          absl::StrCat("unit '", s.name, "' at t=", start_,
-                                                       ": evaluate output derivatives")));
+          COSIMO_RETURN_IF_ERROR(Annotate(
+              s.proxy->Call(s.command, &s.response),
+              absl::StrCat("unit '", s.name, "' at t=", start_, ": evaluate output derivatives")));
           (sign > 0 ? y_plus : y_minus) = s.response.outputs.outputs;
         }
         corrected += (y_plus - y_minus) / (2.0 * eps);
         // Leave the unit evaluated at the consistent inputs.
         s.command.inputs = u0;
-        COSIMO_RETURN_IF_ERROR(Annotate(s.proxy->Call(s.command, &s.response),
-                                        absl::StrCat("unit '", s.name, "' at t=", start_,
-                                                     ": evaluate initial outputs")));
+        COSIMO_RETURN_IF_ERROR(Annotate(
+            s.proxy->Call(s.command, &s.response),
+            absl::StrCat("unit '", s.name, "' at t=", start_, ": evaluate initial outputs")));
         s.recorded = s.response.outputs.recorded;
       }
       change = std::max(change, (corrected - s.derivatives).lpNorm<Eigen::Infinity>() /
@@ -469,9 +472,9 @@ absl::Status MasterRun::TimeLoop() {
       }
       COSIMO_RETURN_IF_ERROR(RejectAll(t));
       if (!adaptive_) {
-        return absl::AbortedError(absl::StrCat(
-            "at t=", t, ": step [", t, ", ", t + h, "] rejected with fixed H=", h, ": ",
-            attempt.reason, "; set algorithm.adaptive to let the step shrink"));
+        return absl::AbortedError(absl::StrCat("at t=", t, ": step [", t, ", ", t + h,
+                                               "] rejected with fixed H=", h, ": ", attempt.reason,
+                                               "; set algorithm.adaptive to let the step shrink"));
       }
       if (h <= min_step_ * (1.0 + 1e-9)) {
         return absl::AbortedError(absl::StrCat("at t=", t, ": step [", t, ", ", t + h,
@@ -498,10 +501,10 @@ absl::Status MasterRun::TimeLoop() {
     if (adaptive_) {
       double factor = 1.0;
       if (attempt.error >= 0.0) {
-        factor = attempt.error > 0.0
-                     ? std::clamp(0.9 * std::pow(attempt.error, -1.0 / (error_order_ + 1)),
-                                  0.5, 2.0)
-                     : 2.0;
+        factor =
+            attempt.error > 0.0
+                ? std::clamp(0.9 * std::pow(attempt.error, -1.0 / (error_order_ + 1)), 0.5, 2.0)
+                : 2.0;
       } else {
         factor = attempt.converged_easily ? 1.5 : 1.0;
       }

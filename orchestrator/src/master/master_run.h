@@ -30,10 +30,10 @@ struct UnitSlot {
   Approximation approx;
   UnitCommand command;
   UnitResponse response;
-  SampleHistory history;          // accepted outputs of this unit
-  Eigen::VectorXd outputs;        // accepted outputs at the newest communication point
-  Eigen::VectorXd derivatives;    // their time derivatives (zeros when not offered)
-  std::vector<double> recorded;   // accepted extra recorded values
+  SampleHistory history;                  // accepted outputs of this unit
+  Eigen::VectorXd outputs;                // accepted outputs at the newest communication point
+  Eigen::VectorXd derivatives;            // their time derivatives (zeros when not offered)
+  std::vector<double> recorded;           // accepted extra recorded values
   std::vector<Coupling::Source> sources;  // per input
   std::vector<int> value_unknown;         // per input: index in z, -1 when unconnected
   std::vector<int> derivative_unknown;    // per input: HERMITE derivative unknown, else -1
@@ -56,8 +56,8 @@ struct Unknown {
 struct Attempt {
   bool accepted = false;
   int iterations = 0;
-  double error = -1.0;    // scaled error estimate (<= 1 is within adaptive.tolerance); < 0: none
-  std::string reason;     // why rejected
+  double error = -1.0;  // scaled error estimate (<= 1 is within adaptive.tolerance); < 0: none
+  std::string reason;   // why rejected
   bool converged_easily = false;
 };
 
@@ -104,13 +104,11 @@ class MasterRun {
   absl::Status KrylovSolve(double t, double h, bool* rejected, std::string* reason);
   // Residual weights w_j = 1 / (tol (1 + |g_j|)): the convergence test is |w r|_inf <= 1.
   void ResidualWeights();
-  absl::Status AwaitStep(UnitSlot& slot, double t, double h, bool* rejected,
-                         std::string* reason);
+  absl::Status AwaitStep(UnitSlot& slot, double t, double h, bool* rejected, std::string* reason);
   void FillInputsFromUnknowns(UnitSlot& slot, double h, const Eigen::VectorXd& z);
   void FillInputsExtrapolated(UnitSlot& slot, double h, bool use_fresh);
   void Predict(double h, Eigen::VectorXd* z) const;
-  double ScaledResidual(const Eigen::VectorXd& r, const Eigen::VectorXd& ref,
-                        int* worst) const;
+  double ScaledResidual(const Eigen::VectorXd& r, const Eigen::VectorXd& ref, int* worst) const;
   double ErrorEstimate(const Eigen::VectorXd& predicted, const Eigen::VectorXd& actual) const;
   std::string DescribeUnknown(int j) const;
   absl::Status CommitAll(double t, double h);
@@ -142,18 +140,20 @@ class MasterRun {
   double relaxation_ = 1.0;
   bool aitken_ = false;
   int error_order_ = 0;
-  double h_attempt_ = 0.0;  // step size of the current attempt  // lowest approximation order among the units
+  double h_attempt_ =
+      0.0;  // step size of the current attempt  // lowest approximation order among the units
 
   // Iteration buffers, sized in Setup.
   Eigen::VectorXd z_, z_pred_, g_, g_pert_, r_, r_prev_, dz_, z_pert_;
   Eigen::MatrixXd jacobian_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   bool have_jacobian_ = false;
-  bool want_sensitivities_ = false;  // EvaluateStepMap asks the units for sensitivities  // jacobian_/lu_ hold a factorised Jacobian of this attempt
+  bool want_sensitivities_ = false;  // EvaluateStepMap asks the units for sensitivities  //
+                                     // jacobian_/lu_ hold a factorised Jacobian of this attempt
   // JFNK (GMRES) buffers, sized in Setup: Krylov basis, Hessenberg matrix, Givens rotations.
   int krylov_dim_ = 0;
-  Eigen::MatrixXd krylov_basis_;   // nz x (krylov_dim + 1), scaled space
-  Eigen::MatrixXd hessenberg_;     // (krylov_dim + 1) x krylov_dim
+  Eigen::MatrixXd krylov_basis_;  // nz x (krylov_dim + 1), scaled space
+  Eigen::MatrixXd hessenberg_;    // (krylov_dim + 1) x krylov_dim
   Eigen::VectorXd givens_c_, givens_s_, krylov_rhs_, krylov_y_;
   Eigen::VectorXd weights_, work_;  // residual weights; scratch of size nz
   uint64_t krylov_iterations_ = 0;  // total GMRES iterations (one tentative round each)

@@ -51,10 +51,11 @@ bool MasterRun::DirectionalJacobian(double h) {
         reply.output_sensitivity.cols() != columns ||
         reply.derivative_sensitivity.rows() != s.num_outputs ||
         reply.derivative_sensitivity.cols() != columns) {
-      spdlog::warn("unit '{}' gave no sensitivities ({}x{}, expected {}x{}); NEWTON falls back "
-                   "to JFNK for the rest of the run",
-                   s.name, reply.output_sensitivity.rows(), reply.output_sensitivity.cols(),
-                   s.num_outputs, columns);
+      spdlog::warn(
+          "unit '{}' gave no sensitivities ({}x{}, expected {}x{}); NEWTON falls back "
+          "to JFNK for the rest of the run",
+          s.name, reply.output_sensitivity.rows(), reply.output_sensitivity.cols(), s.num_outputs,
+          columns);
       return false;
     }
     for (int l = s.first_unknown; l < s.first_unknown + s.num_unknowns; ++l) {
@@ -86,8 +87,8 @@ void MasterRun::ResidualWeights() {
   }
 }
 
-absl::Status MasterRun::FiniteDifferenceJacobian(double t, double h, double scale,
-                                                 bool* rejected, std::string* reason) {
+absl::Status MasterRun::FiniteDifferenceJacobian(double t, double h, double scale, bool* rejected,
+                                                 std::string* reason) {
   // J = d(g)/dz - I. Unit u's outputs depend only on u's own unknowns, so round c perturbs the
   // c-th unknown of every unit at once: max_u(num_unknowns) evaluations instead of nz.
   const Eigen::Index nz = z_.size();
@@ -135,8 +136,8 @@ absl::Status MasterRun::KrylovSolve(double t, double h, bool* rejected, std::str
     double eps = std::numeric_limits<double>::infinity();
     for (Eigen::Index j = 0; j < nz; ++j) {
       if (work_[j] != 0.0) {
-        eps = std::min(eps, kRelativePerturbation * std::max(1.0, std::abs(z_[j])) /
-                                std::abs(work_[j]));
+        eps = std::min(eps,
+                       kRelativePerturbation * std::max(1.0, std::abs(z_[j])) / std::abs(work_[j]));
       }
     }
     if (!std::isfinite(eps)) break;
@@ -186,8 +187,7 @@ absl::Status MasterRun::KrylovSolve(double t, double h, bool* rejected, std::str
 }
 
 absl::Status MasterRun::NewtonUpdate(double t, double h, int /*m*/, double residual,
-                                     double last_residual, bool* rejected,
-                                     std::string* reason) {
+                                     double last_residual, bool* rejected, std::string* reason) {
   if (!linear_coupling_ && newton_jacobian_ == v1::Algorithm::DIRECTIONAL) {
     // The replies of this iteration's round carry the sensitivities (asked for while no
     // Jacobian of this attempt exists). The linearisation is at t[N], so it is the same for

@@ -49,8 +49,8 @@ void MasterRun::FillInputsFromUnknowns(UnitSlot& slot, double h, const Eigen::Ve
       continue;
     }
     const int dv = slot.derivative_unknown[i];
-    BuildInput(slot.approx, slots_[src.unit].history, src.output, h, true,
-               z[slot.value_unknown[i]], dv >= 0 ? z[dv] : 0.0, row);
+    BuildInput(slot.approx, slots_[src.unit].history, src.output, h, true, z[slot.value_unknown[i]],
+               dv >= 0 ? z[dv] : 0.0, row);
     for (int k = 0; k < n; ++k) c(i, k) = row[k];
   }
 }
@@ -104,8 +104,8 @@ double MasterRun::ErrorEstimate(const Eigen::VectorXd& /*predicted*/,
     if (p == 0 && slots_[u.unit].approx.order() >= 1) {
       // First step: the deviation from the tangent at t[N] (h^2 y''/2; zero derivatives when
       // the source gives none make it the ZOH estimate).
-      const double tangent = history.value(0, u.source_output) +
-                             h * history.derivative(0, u.source_output);
+      const double tangent =
+          history.value(0, u.source_output) + h * history.derivative(0, u.source_output);
       largest = std::max(largest, std::abs(actual[k] - tangent) /
                                       (error_tolerance_ * (1.0 + std::abs(actual[k]))));
       continue;
@@ -165,13 +165,11 @@ absl::Status MasterRun::AwaitStep(UnitSlot& slot, double t, double h, bool* reje
     case StepStatus::kFailed:
       break;
   }
-  return absl::AbortedError(absl::StrCat("at t=", t, ": unit '", slot.name,
-                                         "' failed on step [", t, ", ", t + h,
-                                         "]: ", reply.message));
+  return absl::AbortedError(absl::StrCat("at t=", t, ": unit '", slot.name, "' failed on step [", t,
+                                         ", ", t + h, "]: ", reply.message));
 }
 
-absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative,
-                                            Attempt* attempt) {
+absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative, Attempt* attempt) {
   h_attempt_ = h;
   const StepMode mode = tentative ? StepMode::kTentative : StepMode::kFinal;
   bool rejected = false;
@@ -217,8 +215,7 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative,
     for (size_t j = 0; j < unknowns_.size(); ++j) {
       const Unknown& u = unknowns_[j];
       const StepReply& reply = slots_[u.source_unit].response.step;
-      g_[static_cast<Eigen::Index>(j)] =
-          u.derivative ? 0.0 : reply.outputs[u.source_output];
+      g_[static_cast<Eigen::Index>(j)] = u.derivative ? 0.0 : reply.outputs[u.source_output];
     }
     attempt->error = ErrorEstimate(z_pred_, g_);
     if (attempt->error > 1.0) {
@@ -232,8 +229,7 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative,
 }
 
 absl::Status MasterRun::EvaluateStepMap(double t, double h, const Eigen::VectorXd& z,
-                                        Eigen::VectorXd* g, bool* rejected,
-                                        std::string* reason) {
+                                        Eigen::VectorXd* g, bool* rejected, std::string* reason) {
   for (UnitSlot& s : slots_) {
     s.command.kind = UnitCommand::Kind::kStep;
     s.command.step.time = t;
@@ -257,9 +253,11 @@ absl::Status MasterRun::EvaluateStepMap(double t, double h, const Eigen::VectorX
     double v = 0.0;
     if (u.derivative) {
       if (reply.derivatives.size() != source.num_outputs) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "at t=", t, ": unit '", source.name, "' gave no output derivatives, needed for the "
-            "HERMITE input ", DescribeUnknown(static_cast<int>(j))));
+        return absl::FailedPreconditionError(
+            absl::StrCat("at t=", t, ": unit '", source.name,
+                         "' gave no output derivatives, needed for the "
+                         "HERMITE input ",
+                         DescribeUnknown(static_cast<int>(j))));
       }
       v = reply.derivatives[u.source_output];
     } else {
@@ -315,8 +313,7 @@ absl::Status MasterRun::IterativeAttempt(double t, double h, Attempt* attempt) {
       return absl::OkStatus();
     }
     if (newton) {
-      COSIMO_RETURN_IF_ERROR(
-          NewtonUpdate(t, h, m, residual, last_residual, &rejected, &reason));
+      COSIMO_RETURN_IF_ERROR(NewtonUpdate(t, h, m, residual, last_residual, &rejected, &reason));
       if (rejected) {
         attempt->reason = reason;
         return absl::OkStatus();
@@ -351,10 +348,9 @@ absl::Status MasterRun::CommitAll(double t, double /*h*/) {
     if (!st.ok()) st = Annotate(st, absl::StrCat("unit '", s.name, "' commit at t=", t));
     if (st.ok() && s.response.step.status != StepStatus::kOk &&
         s.response.step.status != StepStatus::kEnded) {
-      st = absl::AbortedError(absl::StrCat("at t=", t, ": unit '", s.name, "' ",
-                                           StepStatusName(s.response.step.status),
-                                           " on commit (its real integration): ",
-                                           s.response.step.message));
+      st = absl::AbortedError(
+          absl::StrCat("at t=", t, ": unit '", s.name, "' ", StepStatusName(s.response.step.status),
+                       " on commit (its real integration): ", s.response.step.message));
     }
     if (first.ok()) first = st;
   }

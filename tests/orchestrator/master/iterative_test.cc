@@ -41,13 +41,14 @@ std::string DualMass(const Options& o) {
       {"name": "m1", "builtin": {"model": "dual_mass_oscillator_1"}, "rollback": ")",
                       o.rollback1, R"("},
       {"name": "m2", "builtin": {"model": "dual_mass_oscillator_2",
-                                 "parameters": {"c_c": )", o.c_c, R"(}}, "rollback": ")",
-                      o.rollback2, R"("} ],
+                                 "parameters": {"c_c": )",
+                      o.c_c, R"(}}, "rollback": ")", o.rollback2, R"("} ],
     "connections": [ {"from": "m1.x1", "to": "m2.x1"}, {"from": "m1.v1", "to": "m2.v1"},
                      {"from": "m2.F_c", "to": "m1.F_c"} ],
-    "algorithm": {)", o.extra, R"( "kind": ")", o.kind, R"(", "step_size": )", o.h,
-                      R"(, "input_approximation": ")", o.approx, R"(", "tolerance": )",
-                      o.tolerance, R"(, "max_iterations": )", o.max_iterations, R"(},
+    "algorithm": {)",
+                      o.extra, R"( "kind": ")", o.kind, R"(", "step_size": )", o.h,
+                      R"(, "input_approximation": ")", o.approx, R"(", "tolerance": )", o.tolerance,
+                      R"(, "max_iterations": )", o.max_iterations, R"(},
     "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})");
 }
 
@@ -83,8 +84,7 @@ TEST(IterativeTest, HermiteErrorFallsAtFourthOrder) {
   }
   for (size_t i = 1; i < errors.size(); ++i) {
     const double order = std::log2(errors[i - 1] / errors[i]);
-    std::printf("HERMITE NEWTON H=%g: error %.3e, order %.3f\n", 0.04 / (1 << i), errors[i],
-                order);
+    std::printf("HERMITE NEWTON H=%g: error %.3e, order %.3f\n", 0.04 / (1 << i), errors[i], order);
     EXPECT_NEAR(order, 4.0, 0.35);
   }
 }
@@ -237,7 +237,8 @@ std::string StaticLoop(const std::string& kind) {
       {"name": "b", "builtin": {"model": "linear_state_space", "parameters":
         {"A": [0], "B": [0], "C": [0], "D": [0.5], "x0": [0]}}} ],
     "connections": [ {"from": "a.y0", "to": "b.u0"}, {"from": "b.y0", "to": "a.u0"} ],
-    "algorithm": {"kind": ")", kind, R"(", "step_size": 0.1, "tolerance": 1e-12}})");
+    "algorithm": {"kind": ")",
+                      kind, R"(", "step_size": 0.1, "tolerance": 1e-12}})");
 }
 
 TEST(GaussSeidelTest, AlgebraicLoopNamesTheUnits) {

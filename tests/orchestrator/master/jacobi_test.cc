@@ -20,9 +20,7 @@ using testing::RunJson;
 
 constexpr double kM = 1576.0, kK = 1e3, kVd = 40.0, kCf = 0.5;
 
-double CarSpeed(double t) {
-  return kK * kVd / (kK + kCf) * (1.0 - std::exp(-(kK + kCf) / kM * t));
-}
+double CarSpeed(double t) { return kK * kVd / (kK + kCf) * (1.0 - std::exp(-(kK + kCf) / kM * t)); }
 
 std::string CarScenario(const std::string& kind, double h, const std::string& approx,
                         double stop = 10.0) {
@@ -30,8 +28,9 @@ std::string CarScenario(const std::string& kind, double h, const std::string& ap
     "units": [ {"name": "ctrl", "builtin": {"model": "car_controller"}},
                {"name": "car", "builtin": {"model": "car_vehicle"}} ],
     "connections": [ {"from": "car.v", "to": "ctrl.v"}, {"from": "ctrl.F", "to": "car.F"} ],
-    "algorithm": {"kind": ")", kind, R"(", "step_size": )", h,
-                      R"(, "input_approximation": ")", approx, R"("},
+    "algorithm": {"kind": ")",
+                      kind, R"(", "step_size": )", h, R"(, "input_approximation": ")", approx,
+                      R"("},
     "record": ["car.v", "ctrl.F"]})");
 }
 

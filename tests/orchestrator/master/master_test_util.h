@@ -158,7 +158,8 @@ class FakeUnit final : public worker::Unit {
   absl::Status Evaluate(const Eigen::VectorXd& u, OutputsReply* reply) override {
     const double uu = u.size() > 0 ? u[0] : 0.0;
     reply->outputs = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * uu);
-    reply->derivatives = Eigen::VectorXd::Constant(1, config_.c * (config_.a * x_ + config_.b * uu));
+    reply->derivatives =
+        Eigen::VectorXd::Constant(1, config_.c * (config_.a * x_ + config_.b * uu));
     reply->recorded.assign(recorded_, x_);
     return absl::OkStatus();
   }

@@ -41,9 +41,10 @@ std::string DualMass(const Options& o) {
       {"name": "m2", "builtin": {"model": "dual_mass_oscillator_2"}} ],
     "connections": [ {"from": "m1.x1", "to": "m2.x1"}, {"from": "m1.v1", "to": "m2.v1"},
                      {"from": "m2.F_c", "to": "m1.F_c"} ],
-    "algorithm": {"kind": ")", o.kind, R"(", "newton_jacobian": ")", o.jacobian,
-                      R"(", "step_size": )", o.h, R"(, "input_approximation": ")", o.approx,
-                      R"(", "tolerance": )", o.tolerance, R"(, "max_iterations": 50},
+    "algorithm": {"kind": ")",
+                      o.kind, R"(", "newton_jacobian": ")", o.jacobian, R"(", "step_size": )", o.h,
+                      R"(, "input_approximation": ")", o.approx, R"(", "tolerance": )", o.tolerance,
+                      R"(, "max_iterations": 50},
     "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})");
 }
 
@@ -57,8 +58,7 @@ MasterResult MustRun(const Options& o) {
 double RoundsPerStep(const MasterResult& r, const std::string& unit) {
   const UnitSummary* s = testing::Summary(r, unit);
   if (s == nullptr || r.steps_accepted == 0) return 0.0;
-  return static_cast<double>(s->report.real_integrations) /
-         static_cast<double>(r.steps_accepted);
+  return static_cast<double>(s->report.real_integrations) / static_cast<double>(r.steps_accepted);
 }
 
 TEST(NewtonTest, EveryJacobianSourceConvergesToTheFixedPointSolution) {
@@ -120,8 +120,8 @@ TEST(NewtonTest, HermiteErrorFallsAtFourthOrderForDirectionalAndJfnk) {
     }
     for (size_t i = 1; i < errors.size(); ++i) {
       const double order = std::log2(errors[i - 1] / errors[i]);
-      std::printf("HERMITE NEWTON %s H=%g: error %.3e, order %.3f\n", jacobian,
-                  0.04 / (1 << i), errors[i], order);
+      std::printf("HERMITE NEWTON %s H=%g: error %.3e, order %.3f\n", jacobian, 0.04 / (1 << i),
+                  errors[i], order);
       EXPECT_NEAR(order, 4.0, 0.35) << jacobian;
     }
   }

@@ -10,13 +10,20 @@
 namespace cosimo::worker::fmi {
 namespace {
 
-#define COSIMO_FMI3_TYPES_(X)                                                                   \
-  X(Float64, fmi3Float64, kFloat64)                                                             \
-  X(Float32, fmi3Float32, kFloat32)                                                             \
-  X(Int8, fmi3Int8, kInt8) X(UInt8, fmi3UInt8, kUInt8) X(Int16, fmi3Int16, kInt16)              \
-      X(UInt16, fmi3UInt16, kUInt16) X(Int32, fmi3Int32, kInt32) X(UInt32, fmi3UInt32, kUInt32) \
-          X(Int64, fmi3Int64, kInt64) X(UInt64, fmi3UInt64, kUInt64)                            \
-              X(Boolean, fmi3Boolean, kBoolean)
+// clang-format off
+#define COSIMO_FMI3_TYPES_(X) \
+  X(Float64, fmi3Float64, kFloat64) \
+  X(Float32, fmi3Float32, kFloat32) \
+  X(Int8, fmi3Int8, kInt8) \
+  X(UInt8, fmi3UInt8, kUInt8) \
+  X(Int16, fmi3Int16, kInt16) \
+  X(UInt16, fmi3UInt16, kUInt16) \
+  X(Int32, fmi3Int32, kInt32) \
+  X(UInt32, fmi3UInt32, kUInt32) \
+  X(Int64, fmi3Int64, kInt64) \
+  X(UInt64, fmi3UInt64, kUInt64) \
+  X(Boolean, fmi3Boolean, kBoolean)
+// clang-format on
 
 struct Fmi3Functions {
   fmi3InstantiateModelExchangeTYPE* InstantiateModelExchange = nullptr;
