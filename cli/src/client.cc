@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cosimo/common/digest.h"
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
 
 namespace cosimo::client {
@@ -185,11 +186,10 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id) {
   v1::ResultsChunk chunk;
   while (reader->Read(&chunk)) {
     if (chunk.has_header()) {
-      results.columns.assign(chunk.header().columns().begin(), chunk.header().columns().end());
+      FromProto(chunk.header(), &results);
       results.metadata = chunk.header().metadata();
     } else {
-      results.values.insert(results.values.end(), chunk.rows().values().begin(),
-                            chunk.rows().values().end());
+      AppendRows(chunk.rows(), &results);
     }
   }
   absl::Status s = Rpc(reader->Finish(), "results", target_);

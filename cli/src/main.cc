@@ -41,7 +41,7 @@ int ExitCodeFor(const absl::Status& status) {
 }
 
 absl::Status WriteResults(const JobResults& results, const std::string& out) {
-  if (absl::Status s = cosimo::WriteCsvFile(out, results.columns, results.values); !s.ok()) {
+  if (absl::Status s = cosimo::WriteCsvFile(out, results); !s.ok()) {
     return s;
   }
   std::string json;

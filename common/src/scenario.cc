@@ -54,6 +54,15 @@ int FindVariable(const std::vector<VariableInfo>& vars, const std::string& name)
   return -1;
 }
 
+// Any variable of the unit (output, input or other), or null.
+const VariableInfo* FindRecordable(const UnitDescription& unit, const std::string& name) {
+  for (const std::vector<VariableInfo>* list : {&unit.outputs, &unit.inputs, &unit.others}) {
+    const int i = FindVariable(*list, name);
+    if (i >= 0) return &(*list)[static_cast<size_t>(i)];
+  }
+  return nullptr;
+}
+
 std::string VariableNames(const std::vector<VariableInfo>& vars) {
   std::vector<std::string> names;
   for (const VariableInfo& v : vars) names.push_back(v.name);
@@ -297,6 +306,15 @@ absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
     const int fu = FindUnit(scenario, from.unit);
     const int tu = FindUnit(scenario, to.unit);
     const int output = FindVariable(units[fu].outputs, from.variable);
+    for (const VariableRef* ref : {&from, &to}) {
+      const VariableInfo* info =
+          FindRecordable(units[FindUnit(scenario, ref->unit)], ref->variable);
+      if (info != nullptr && info->type == ValueType::kString) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ref == &from ? ".from" : ".to", ": '", ref->ToString(),
+                         "' is a String variable: it can be recorded but not connected"));
+      }
+    }
     if (output < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".from: unit '", from.unit, "' has no output '", from.variable,
@@ -345,13 +363,13 @@ v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::stri
 absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
                                          const std::vector<UnitDescription>& units) {
   RecordPlan plan;
-  plan.columns.push_back({"time", -1, -1, -1});
+  plan.columns.push_back({"time", -1, -1, -1, ValueType::kReal});
   if (scenario.record().empty()) {
     for (size_t u = 0; u < units.size(); ++u) {
       for (size_t o = 0; o < units[u].outputs.size(); ++o) {
         plan.columns.push_back(
             {scenario.units(static_cast<int>(u)).name() + "." + units[u].outputs[o].name,
-             static_cast<int>(u), static_cast<int>(o), -1});
+             static_cast<int>(u), static_cast<int>(o), -1, units[u].outputs[o].type});
       }
     }
     return plan;
@@ -363,19 +381,26 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
       return s;
     }
     const int u = FindUnit(scenario, ref.unit);
-    RecordColumn column{ref.ToString(), u, -1, -1};
+    RecordColumn column{ref.ToString(), u, -1, -1, ValueType::kReal};
     column.output = FindVariable(units[u].outputs, ref.variable);
-    if (column.output < 0) {
-      const bool known = FindVariable(units[u].inputs, ref.variable) >= 0 ||
-                         FindVariable(units[u].others, ref.variable) >= 0;
-      if (!known) {
+    if (column.output >= 0) {
+      column.type = units[u].outputs[column.output].type;
+    } else {
+      const VariableInfo* info = FindRecordable(units[u], ref.variable);
+      if (info == nullptr) {
         return absl::InvalidArgumentError(
             absl::StrCat(field, ": unit '", ref.unit, "' has no variable '", ref.variable,
                          "' (outputs: ", VariableNames(units[u].outputs), ")"));
       }
-      const std::vector<std::string> names = RecordedNames(scenario, u);
-      column.recorded =
-          static_cast<int>(std::find(names.begin(), names.end(), ref.variable) - names.begin());
+      column.type = info->type;
+      // The position among the recorded names of the same kind (string or not).
+      const bool text = column.type == ValueType::kString;
+      column.recorded = 0;
+      for (const std::string& name : RecordedNames(scenario, u)) {
+        if (name == ref.variable) break;
+        const VariableInfo* other = FindRecordable(units[u], name);
+        if (other != nullptr && (other->type == ValueType::kString) == text) ++column.recorded;
+      }
     }
     plan.columns.push_back(std::move(column));
   }

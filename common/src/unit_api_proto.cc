@@ -41,6 +41,26 @@ void AddVariables(const std::vector<VariableInfo>& variables, v1::UnitLoaded* ou
     p->set_causality(ToProto(v.causality));
     p->set_unit(v.unit);
     p->set_description(v.description);
+    p->set_type(ToProto(v.type));
+  }
+}
+
+template <typename Field>
+void CopyToStrings(const Field& field, std::vector<std::string>* out) {
+  out->resize(static_cast<size_t>(field.size()));
+  for (int i = 0; i < field.size(); ++i) (*out)[static_cast<size_t>(i)] = field.Get(i);
+}
+
+template <typename Field>
+void CopyFromStrings(const std::vector<std::string>& v, Field* field) {
+  // Reuses the field's strings (the hot path has none, or the same few every step).
+  while (field->size() > static_cast<int>(v.size())) field->RemoveLast();
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (static_cast<int>(i) < field->size()) {
+      *field->Mutable(static_cast<int>(i)) = v[i];
+    } else {
+      field->Add()->assign(v[i]);
+    }
   }
 }
 
@@ -66,6 +86,33 @@ void CopyFromStd(const std::vector<double>& v, Field* field) {
 
 }  // namespace
 
+v1::ValueType ToProto(ValueType type) {
+  switch (type) {
+    case ValueType::kReal:
+      return v1::REAL;
+    case ValueType::kInteger:
+      return v1::INTEGER;
+    case ValueType::kBoolean:
+      return v1::BOOLEAN;
+    case ValueType::kString:
+      return v1::STRING;
+  }
+  return v1::REAL;
+}
+
+ValueType FromProto(v1::ValueType type) {
+  switch (type) {
+    case v1::INTEGER:
+      return ValueType::kInteger;
+    case v1::BOOLEAN:
+      return ValueType::kBoolean;
+    case v1::STRING:
+      return ValueType::kString;
+    default:
+      return ValueType::kReal;
+  }
+}
+
 void ToProto(const UnitDescription& d, v1::UnitLoaded* out) {
   // Inputs first, then outputs, then the others: the order FromProto restores.
   AddVariables(d.inputs, out);
@@ -85,8 +132,11 @@ void ToProto(const UnitDescription& d, v1::UnitLoaded* out) {
 UnitDescription FromProto(const v1::UnitLoaded& loaded) {
   UnitDescription d;
   for (const v1::Variable& p : loaded.variables()) {
-    VariableInfo v{p.name(), FromProto(p.causality()), p.unit(), p.description()};
-    if (v.causality == Causality::kInput) {
+    VariableInfo v{p.name(), FromProto(p.causality()), p.unit(), p.description(),
+                   FromProto(p.type())};
+    if (v.type == ValueType::kString) {
+      d.others.push_back(std::move(v));
+    } else if (v.causality == Causality::kInput) {
       d.inputs.push_back(std::move(v));
     } else if (v.causality == Causality::kOutput) {
       d.outputs.push_back(std::move(v));
@@ -164,6 +214,7 @@ void ToProto(const StepReply& r, v1::StepDone* out) {
   CopyFromVector(r.outputs, out->mutable_values());
   CopyFromVector(r.derivatives, out->mutable_derivatives());
   CopyFromStd(r.recorded, out->mutable_recorded());
+  CopyFromStrings(r.recorded_strings, out->mutable_recorded_strings());
   out->set_estimated(r.estimated);
   const Eigen::MatrixXd& sy = r.output_sensitivity;
   const Eigen::MatrixXd& sd = r.derivative_sensitivity;
@@ -209,6 +260,7 @@ void FromProto(const v1::StepDone& d, StepReply* out) {
   CopyToVector(d.values(), &out->outputs);
   CopyToVector(d.derivatives(), &out->derivatives);
   out->recorded.assign(d.recorded().begin(), d.recorded().end());
+  CopyToStrings(d.recorded_strings(), &out->recorded_strings);
   out->estimated = d.estimated();
   const int columns = d.sensitivity_columns();
   const int rows = columns > 0 ? d.output_sensitivity_size() / columns : 0;
@@ -231,12 +283,14 @@ void ToProto(const OutputsReply& r, v1::Outputs* out) {
   CopyFromVector(r.outputs, out->mutable_values());
   CopyFromVector(r.derivatives, out->mutable_derivatives());
   CopyFromStd(r.recorded, out->mutable_recorded());
+  CopyFromStrings(r.recorded_strings, out->mutable_recorded_strings());
 }
 
 void FromProto(const v1::Outputs& o, OutputsReply* out) {
   CopyToVector(o.values(), &out->outputs);
   CopyToVector(o.derivatives(), &out->derivatives);
   out->recorded.assign(o.recorded().begin(), o.recorded().end());
+  CopyToStrings(o.recorded_strings(), &out->recorded_strings);
 }
 
 void ToProto(const absl::Status& status, v1::CommandError* out) {

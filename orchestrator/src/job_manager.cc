@@ -295,8 +295,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     return;
   }
   StoredResults stored;
-  stored.columns = std::move(result->columns);
-  stored.values = std::move(result->values);
+  static_cast<ResultTable&>(stored) = std::move(static_cast<ResultTable&>(*result));
   v1::ResultsMetadata& meta = stored.metadata;
   meta.set_scenario_digest(DeterministicDigest(scenario));
   for (const v1::Unit& unit : scenario.units()) {

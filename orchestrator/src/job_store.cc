@@ -5,6 +5,8 @@
 #include <cstring>
 #include <memory>
 
+#include "cosimo/common/results_proto.h"
+
 namespace cosimo::orchestrator {
 namespace {
 
@@ -44,8 +46,18 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
       "CREATE TABLE IF NOT EXISTS jobs ("
       "  id TEXT PRIMARY KEY, submitted_ms INTEGER, status BLOB, scenario BLOB);"
       "CREATE TABLE IF NOT EXISTS results ("
-      "  id TEXT PRIMARY KEY, columns BLOB, values_blob BLOB, metadata BLOB);";
+      "  id TEXT PRIMARY KEY, columns BLOB, values_blob BLOB, metadata BLOB, strings BLOB);";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
+  // Stores written before string columns existed lack `strings`: add it (NULL for old rows).
+  sqlite3_stmt* probe = nullptr;
+  const bool has_strings = sqlite3_prepare_v2(db, "SELECT strings FROM results LIMIT 0", -1, &probe,
+                                              nullptr) == SQLITE_OK;
+  sqlite3_finalize(probe);
+  if (!has_strings) {
+    if (absl::Status s = store->Exec("ALTER TABLE results ADD COLUMN strings BLOB;"); !s.ok()) {
+      return s;
+    }
+  }
   return store;
 }
 
@@ -99,18 +111,21 @@ absl::Status JobStore::PutResults(const std::string& job_id, const StoredResults
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_,
-                         "INSERT OR REPLACE INTO results (id, columns, values_blob, metadata) "
-                         "VALUES (?, ?, ?, ?)",
+                         "INSERT OR REPLACE INTO results (id, columns, values_blob, metadata, "
+                         "strings) VALUES (?, ?, ?, ?, ?)",
                          -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare results");
   }
   v1::ResultsHeader header;
-  for (const std::string& c : results.columns) header.add_columns(c);
+  ToProto(results, &header);
+  v1::ResultRows strings;
+  for (const std::string& text : results.strings) strings.add_strings(text);
   sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
   BindBlob(s.stmt, 2, header.SerializeAsString());
   sqlite3_bind_blob(s.stmt, 3, results.values.data(),
                     static_cast<int>(results.values.size() * sizeof(double)), SQLITE_TRANSIENT);
   BindBlob(s.stmt, 4, results.metadata.SerializeAsString());
+  BindBlob(s.stmt, 5, strings.SerializeAsString());
   if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store results of " + job_id);
   return absl::OkStatus();
 }
@@ -137,8 +152,9 @@ absl::StatusOr<std::vector<StoredJob>> JobStore::LoadAll() {
 absl::StatusOr<StoredResults> JobStore::LoadResults(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT columns, values_blob, metadata FROM results WHERE id = ?", -1,
-                         &s.stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT columns, values_blob, metadata, strings FROM results WHERE id = ?",
+                         -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare results select");
   }
   sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
@@ -147,11 +163,14 @@ absl::StatusOr<StoredResults> JobStore::LoadResults(const std::string& job_id) {
   }
   StoredResults results;
   v1::ResultsHeader header;
+  v1::ResultRows strings;
   if (!header.ParseFromString(ColumnBlob(s.stmt, 0)) ||
-      !results.metadata.ParseFromString(ColumnBlob(s.stmt, 2))) {
+      !results.metadata.ParseFromString(ColumnBlob(s.stmt, 2)) ||
+      !strings.ParseFromString(ColumnBlob(s.stmt, 3))) {
     return absl::DataLossError("job store: results of " + job_id + " are corrupt");
   }
-  results.columns.assign(header.columns().begin(), header.columns().end());
+  FromProto(header, &results);
+  results.strings.assign(strings.strings().begin(), strings.strings().end());
   const std::string values = ColumnBlob(s.stmt, 1);
   results.values.resize(values.size() / sizeof(double));
   std::memcpy(results.values.data(), values.data(), results.values.size() * sizeof(double));

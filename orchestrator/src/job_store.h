@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cosimo/common/csv.h"
 #include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/scenario.pb.h"
 
@@ -20,9 +21,7 @@ struct StoredJob {
   v1::Scenario scenario;
 };
 
-struct StoredResults {
-  std::vector<std::string> columns;
-  std::vector<double> values;  // row-major
+struct StoredResults : ResultTable {
   v1::ResultsMetadata metadata;
 };
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cosimo/common/digest.h"
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
 
 namespace cosimo::orchestrator {
@@ -68,18 +69,15 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext*, const v1::GetResul
   if (!results.ok()) return ToGrpcStatus(results.status());
   v1::ResultsChunk chunk;
   v1::ResultsHeader* header = chunk.mutable_header();
-  for (const std::string& c : results->columns) header->add_columns(c);
+  ToProto(*results, header);
   *header->mutable_metadata() = results->metadata;
   if (!writer->Write(chunk)) return grpc::Status::OK;
   // About 512 KiB of doubles per message, whole rows only.
   const size_t width = std::max<size_t>(1, results->columns.size());
   const size_t rows_per_chunk = std::max<size_t>(1, (64 * 1024) / width);
-  for (size_t begin = 0; begin < results->values.size(); begin += rows_per_chunk * width) {
-    const size_t end = std::min(results->values.size(), begin + rows_per_chunk * width);
+  for (size_t first = 0; first < results->rows(); first += rows_per_chunk) {
     chunk.Clear();
-    auto* values = chunk.mutable_rows()->mutable_values();
-    values->Reserve(static_cast<int>(end - begin));
-    for (size_t i = begin; i < end; ++i) values->AddAlreadyReserved(results->values[i]);
+    RowsToProto(*results, first, rows_per_chunk, chunk.mutable_rows());
     if (!writer->Write(chunk)) break;
   }
   return grpc::Status::OK;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -13,9 +14,31 @@ namespace {
 
 TEST(CsvTest, HeaderThenRowsAtFullPrecision) {
   std::ostringstream out;
-  WriteCsv(out, {"time", "a.y"}, {0.0, 0.1, 0.1, 1.0 / 3.0});
+  ResultTable table;
+  table.columns = {"time", "a.y"};
+  table.values = {0.0, 0.1, 0.1, 1.0 / 3.0};
+  WriteCsv(out, table);
   EXPECT_EQ(out.str(),
             "time,a.y\n0,0.10000000000000001\n0.10000000000000001,0.33333333333333331\n");
+}
+
+TEST(CsvTest, BooleansAsWordsStringsAsTheyAreQuotedOnlyWhenNeeded) {
+  ResultTable table;
+  table.columns = {"time", "f.on", "f.label", "f.n", "f.note"};
+  table.types = {ValueType::kReal, ValueType::kBoolean, ValueType::kString, ValueType::kInteger,
+                 ValueType::kString};
+  const double nan = std::nan("");
+  table.values = {0.0, 1.0, nan, 3.0,  nan,  //
+                  0.5, 0.0, nan, -4.0, nan};
+  table.strings = {"msd", "a, \"b\"", "line\nbreak", ""};
+  EXPECT_EQ(table.rows(), 2u);
+  EXPECT_EQ(table.string_columns(), 2u);
+  std::ostringstream out;
+  WriteCsv(out, table);
+  EXPECT_EQ(out.str(),
+            "time,f.on,f.label,f.n,f.note\n"
+            "0,true,msd,3,\"a, \"\"b\"\"\"\n"
+            "0.5,false,\"line\nbreak\",-4,\n");
 }
 
 TEST(CsvTest, FormattedValuesReadBackExactly) {

@@ -133,9 +133,9 @@ TEST(ScenarioTest, DuplicateUnitNamesAndMissingModel) {
 
 UnitDescription Describe(std::vector<std::string> inputs, std::vector<std::string> outputs) {
   UnitDescription d;
-  for (auto& n : inputs) d.inputs.push_back({n, Causality::kInput, "", ""});
-  for (auto& n : outputs) d.outputs.push_back({n, Causality::kOutput, "", ""});
-  d.others.push_back({"x0", Causality::kState, "", ""});
+  for (auto& n : inputs) d.inputs.push_back({n, Causality::kInput, "", "", ValueType::kReal});
+  for (auto& n : outputs) d.outputs.push_back({n, Causality::kOutput, "", "", ValueType::kReal});
+  d.others.push_back({"x0", Causality::kState, "", "", ValueType::kReal});
   return d;
 }
 
@@ -184,6 +184,45 @@ TEST(RecordingTest, PlansColumnsInRecordOrder) {
   ASSERT_TRUE(plan.ok());
   ASSERT_EQ(plan->columns.size(), 4u);  // time + every output
   EXPECT_EQ(plan->columns[3].name, "ctrl.y");
+}
+
+TEST(RecordingTest, StringColumnsIndexTheRecordedStringsInRecordOrder) {
+  v1::Scenario s = Parse(kValid);
+  UnitDescription plant = Describe({"u0"}, {"y0", "y1"});
+  plant.outputs[1].type = ValueType::kBoolean;
+  plant.others.push_back({"label", Causality::kParameter, "", "", ValueType::kString});
+  plant.others.push_back({"mode", Causality::kLocal, "", "", ValueType::kString});
+  plant.others.push_back({"n", Causality::kLocal, "", "", ValueType::kInteger});
+  s.clear_record();
+  for (const char* r : {"plant.mode", "plant.x0", "plant.y1", "plant.label", "plant.n"}) {
+    s.add_record(r);
+  }
+  absl::StatusOr<RecordPlan> plan = PlanRecording(s, {plant, Describe({"u"}, {"y"})});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->columns.size(), 6u);
+  // RecordedNames(plant) = mode, x0, y1, label, n: strings mode (0), label (1); numbers x0 (0),
+  // y1 (1), n (2).
+  EXPECT_EQ(plan->columns[1].type, ValueType::kString);
+  EXPECT_EQ(plan->columns[1].recorded, 0);
+  EXPECT_EQ(plan->columns[2].type, ValueType::kReal);
+  EXPECT_EQ(plan->columns[2].recorded, 0);
+  EXPECT_EQ(plan->columns[3].type, ValueType::kBoolean);
+  EXPECT_EQ(plan->columns[3].output, 1);
+  EXPECT_EQ(plan->columns[4].type, ValueType::kString);
+  EXPECT_EQ(plan->columns[4].recorded, 1);
+  EXPECT_EQ(plan->columns[5].type, ValueType::kInteger);
+  EXPECT_EQ(plan->columns[5].recorded, 2);
+}
+
+TEST(CouplingTest, StringVariablesCannotBeConnected) {
+  v1::Scenario s = Parse(kValid);
+  UnitDescription plant = Describe({"u0"}, {"y0", "y1"});
+  plant.others.push_back({"label", Causality::kOutput, "", "", ValueType::kString});
+  s.mutable_connections(0)->set_from("plant.label");
+  absl::StatusOr<Coupling> c = ResolveCoupling(s, {plant, Describe({"u"}, {"y"})});
+  EXPECT_THAT(std::string(c.status().message()),
+              HasSubstr("'plant.label' is a String variable: it can be recorded but not "
+                        "connected"));
 }
 
 TEST(ScenarioTest, ApproximationFallsBackToAlgorithmThenZoh) {

@@ -115,15 +115,28 @@ TEST_F(DistributedTest, MaliciousArchiveIsRefusedWithTheEntryNamed) {
 }
 
 // `cosimo run` with an FMU: the embedded path uploads and fetches it like production.
+// String and Boolean variables are written as they are (the String quoted as CSV requires).
 TEST(CosimoRunFmuTest, RunsAnFmuScenario) {
   const std::string dir = testing::TempDir("cosimo-run-fmu");
-  std::ofstream(dir + "/fmu.json") << ScenarioToJson(MsdWithSpring(Fmu("fmi2_msd"), 0.01));
+  v1::Scenario scenario = MsdWithSpring(Fmu("fmi2_msd"), 0.01);
+  (*scenario.mutable_units(0)->mutable_parameters())["label"].set_string_value("pump \"A\", left");
+  scenario.add_record("msd.label");
+  scenario.add_record("msd.damping");
+  std::ofstream(dir + "/fmu.json") << ScenarioToJson(scenario);
   Process run({BinDir() + "/cosimo", "run", dir + "/fmu.json", "--out", dir + "/out.csv"},
               dir + "/run.log");
   ASSERT_EQ(run.Wait(std::chrono::seconds(60)), 0) << run.log();
   const std::string csv = testing::ReadFile(dir + "/out.csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "time,msd.x,msd.v,msd.energy,msd.steps");
+  const size_t header_end = csv.find('\n');
+  EXPECT_EQ(csv.substr(0, header_end),
+            "time,msd.x,msd.v,msd.energy,msd.steps,msd.label,msd.damping");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 1001);
+  const std::string first_row =
+      csv.substr(header_end + 1, csv.find('\n', header_end + 1) - header_end - 1);
+  EXPECT_EQ(first_row, "0,1,0,0.5,0,\"pump \"\"A\"\", left\",true");
+  const std::string last_row = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+  EXPECT_THAT(last_row, ::testing::StartsWith("10,"));
+  EXPECT_THAT(last_row, ::testing::EndsWith(",1000,\"pump \"\"A\"\", left\",true\n"));
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ class UnitHost::Impl {
   bool degraded_logged_ = false;
   StepRequest last_request_;
   Eigen::VectorXd u_lin_;
-  std::vector<double> last_recorded_;
+  std::vector<double> last_recorded_;  // recorded values of the last real step (estimates reuse)
+  std::vector<std::string> last_recorded_strings_;
 
   // Sensitivities on request (Newton, DIRECTIONAL): the affine map of the linearisation at
   // t[N]; rollback units linearise into their own estimator before integrating.
@@ -113,6 +114,7 @@ class UnitHost::Impl {
     ++real_integrations_;
     if (reply->status == StepStatus::kOk || reply->status == StepStatus::kEnded) {
       last_recorded_ = reply->recorded;
+      last_recorded_strings_ = reply->recorded_strings;
     }
   }
 
@@ -223,6 +225,7 @@ class UnitHost::Impl {
     reply->outputs = estimator_.outputs();
     reply->derivatives = estimator_.output_derivatives();
     reply->recorded = last_recorded_;
+    reply->recorded_strings = last_recorded_strings_;
     reply->estimated = true;
     if (request.sensitivities) {
       Sensitivities(estimator_, request, reply);
@@ -270,12 +273,14 @@ absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
       Eigen::VectorXd::Zero(static_cast<Eigen::Index>(description().inputs.size()));
   if (absl::Status s = impl_->unit_->Evaluate(zero, reply); !s.ok()) return s;
   impl_->last_recorded_ = reply->recorded;
+  impl_->last_recorded_strings_ = reply->recorded_strings;
   return absl::OkStatus();
 }
 
 absl::Status UnitHost::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) {
   if (absl::Status s = impl_->unit_->Evaluate(inputs, reply); !s.ok()) return s;
   impl_->last_recorded_ = reply->recorded;
+  impl_->last_recorded_strings_ = reply->recorded_strings;
   // The inputs at t[N] changed: a linearisation there must be redone.
   impl_->lin_time_ = std::numeric_limits<double>::quiet_NaN();
   return absl::OkStatus();

@@ -248,8 +248,11 @@ absl::Status MasterRun::Setup() {
   }
 
   result_.columns.push_back("time");
+  result_.types.push_back(ValueType::kReal);
   for (const RecordColumn& c : plan_.columns) {
-    if (c.unit >= 0) result_.columns.push_back(c.name);
+    if (c.unit < 0) continue;
+    result_.columns.push_back(c.name);
+    result_.types.push_back(c.type);
   }
   return absl::OkStatus();
 }
@@ -278,6 +281,7 @@ absl::Status MasterRun::InitializeUnits() {
       s.derivatives = s.response.outputs.derivatives;
     }
     s.recorded = s.response.outputs.recorded;
+    s.recorded_strings = s.response.outputs.recorded_strings;
   }
   return first;
 }
@@ -327,6 +331,7 @@ absl::Status MasterRun::ResolveInitialOutputs() {
       s.outputs = out.outputs;
       if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
       s.recorded = out.recorded;
+      s.recorded_strings = out.recorded_strings;
     }
     if (cycles.empty() && sweep == 0) continue;
     if (cycles.empty()) break;
@@ -390,6 +395,7 @@ absl::Status MasterRun::InitialDerivatives(const std::vector<int>& order, bool c
             s.proxy->Call(s.command, &s.response),
             absl::StrCat("unit '", s.name, "' at t=", start_, ": evaluate initial outputs")));
         s.recorded = s.response.outputs.recorded;
+        s.recorded_strings = s.response.outputs.recorded_strings;
       }
       change = std::max(change, (corrected - s.derivatives).lpNorm<Eigen::Infinity>() /
                                     (1.0 + corrected.lpNorm<Eigen::Infinity>()));
@@ -406,7 +412,10 @@ void MasterRun::RecordRow(double t) {
     if (c.unit < 0) continue;
     const UnitSlot& s = slots_[c.unit];
     double v = std::nan("");
-    if (c.output >= 0) {
+    if (c.type == ValueType::kString) {
+      const bool has = c.recorded >= 0 && c.recorded < static_cast<int>(s.recorded_strings.size());
+      result_.strings.push_back(has ? s.recorded_strings[c.recorded] : std::string());
+    } else if (c.output >= 0) {
       v = s.outputs[c.output];
     } else if (c.recorded >= 0 && c.recorded < static_cast<int>(s.recorded.size())) {
       v = s.recorded[c.recorded];
@@ -426,6 +435,7 @@ absl::Status MasterRun::Accept(double t_new, bool tentative) {
       s.derivatives.setZero();
     }
     s.recorded = reply.recorded;
+    s.recorded_strings = reply.recorded_strings;
     s.history.Push(t_new, s.outputs, s.derivatives);
   }
   RecordRow(t_new);

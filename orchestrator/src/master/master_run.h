@@ -30,13 +30,14 @@ struct UnitSlot {
   Approximation approx;
   UnitCommand command;
   UnitResponse response;
-  SampleHistory history;                  // accepted outputs of this unit
-  Eigen::VectorXd outputs;                // accepted outputs at the newest communication point
-  Eigen::VectorXd derivatives;            // their time derivatives (zeros when not offered)
-  std::vector<double> recorded;           // accepted extra recorded values
-  std::vector<Coupling::Source> sources;  // per input
-  std::vector<int> value_unknown;         // per input: index in z, -1 when unconnected
-  std::vector<int> derivative_unknown;    // per input: HERMITE derivative unknown, else -1
+  SampleHistory history;                      // accepted outputs of this unit
+  Eigen::VectorXd outputs;                    // accepted outputs at the newest communication point
+  Eigen::VectorXd derivatives;                // their time derivatives (zeros when not offered)
+  std::vector<double> recorded;               // accepted extra recorded values
+  std::vector<std::string> recorded_strings;  // and the kString ones
+  std::vector<Coupling::Source> sources;      // per input
+  std::vector<int> value_unknown;             // per input: index in z, -1 when unconnected
+  std::vector<int> derivative_unknown;        // per input: HERMITE derivative unknown, else -1
   int first_unknown = 0;
   int num_unknowns = 0;
   bool stepped = false;  // Gauss-Seidel: already stepped in this macro step

@@ -1,4 +1,5 @@
 // Co-Simulation FMU units, FMI 2.0 and 3.0, against the analytic damped oscillator.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -141,7 +142,8 @@ TEST(Fmi2CoSimulationTest, ParametersOfEveryType) {
   (*spec.mutable_parameters())["label"].set_string_value("hello");
   auto unit = Load(spec);
   ASSERT_NE(unit, nullptr);
-  ASSERT_TRUE(unit->SetRecorded({"energy", "omega", "m", "damping", "der_v", "c"}).ok());
+  // The String among them goes to recorded_strings; the others keep their order in recorded.
+  ASSERT_TRUE(unit->SetRecorded({"energy", "omega", "label", "m", "damping", "der_v", "c"}).ok());
   ASSERT_TRUE(unit->Initialize(0.0, 10.0).ok());
   const StepReply reply = StepOnce(*unit, 1.0, Zoh(0.0));
   ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
@@ -154,6 +156,45 @@ TEST(Fmi2CoSimulationTest, ParametersOfEveryType) {
   EXPECT_EQ(reply.recorded[3], 0.0);                       // damping (Boolean)
   EXPECT_NEAR(reply.recorded[4], -4.0 * reply.outputs[0], 1e-12);
   EXPECT_EQ(reply.recorded[5], 8.0);
+  EXPECT_THAT(reply.recorded_strings, ::testing::ElementsAre("hello"));  // fmi2GetString
+}
+
+TEST_P(FmiCoSimulationTest, DescribesValueTypesAndListsStringsAsRecordableOnly) {
+  auto unit = Load(Spec("msd", GetParam()));
+  ASSERT_NE(unit, nullptr);
+  const UnitDescription& d = unit->description();
+  auto find = [](const std::vector<VariableInfo>& vars, const std::string& name) {
+    for (const VariableInfo& v : vars) {
+      if (v.name == name) return &v;
+    }
+    return static_cast<const VariableInfo*>(nullptr);
+  };
+  ASSERT_NE(find(d.outputs, "x"), nullptr);
+  EXPECT_EQ(find(d.outputs, "x")->type, ValueType::kReal);
+  ASSERT_NE(find(d.outputs, "steps"), nullptr);
+  EXPECT_EQ(find(d.outputs, "steps")->type, ValueType::kInteger);
+  ASSERT_NE(find(d.others, "damping"), nullptr);
+  EXPECT_EQ(find(d.others, "damping")->type, ValueType::kBoolean);
+  ASSERT_NE(find(d.others, "label"), nullptr);
+  EXPECT_EQ(find(d.others, "label")->type, ValueType::kString);
+  EXPECT_EQ(find(d.inputs, "label"), nullptr);
+}
+
+TEST_P(FmiCoSimulationTest, RecordsStringBooleanAndIntegerVariablesAsTheyAre) {
+  v1::Unit spec = Spec("msd", GetParam());
+  (*spec.mutable_parameters())["label"].set_string_value("pump, \"left\"");
+  auto unit = Load(spec);
+  ASSERT_NE(unit, nullptr);
+  ASSERT_TRUE(unit->SetRecorded({"steps", "label", "damping"}).ok());
+  ASSERT_TRUE(unit->Initialize(0.0, 1.0).ok());
+  for (int k = 1; k <= 3; ++k) {
+    const StepReply reply = StepOnce(*unit, 0.1, Zoh(0.0));
+    ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+    ASSERT_EQ(reply.recorded.size(), 2u);
+    EXPECT_EQ(reply.recorded[0], k);    // steps: DoStep calls so far (Integer / Int32)
+    EXPECT_EQ(reply.recorded[1], 1.0);  // damping's start value, true
+    EXPECT_THAT(reply.recorded_strings, ::testing::ElementsAre("pump, \"left\""));
+  }
 }
 
 TEST(Fmi2CoSimulationTest, ParameterAndRecordingErrors) {
@@ -184,8 +225,6 @@ TEST(Fmi2CoSimulationTest, ParameterAndRecordingErrors) {
   s = unit->SetRecorded({"nope"});
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
   EXPECT_NE(s.message().find("no variable 'nope' in model 'msd'"), std::string::npos) << s;
-  s = unit->SetRecorded({"label"});
-  EXPECT_NE(s.message().find("variable 'label' is a String"), std::string::npos) << s;
 }
 
 TEST(Fmi2CoSimulationTest, WithoutFmuStateOrDirectionalDerivatives) {

@@ -26,6 +26,7 @@ struct Fmi2Functions {
   fmi2SetIntegerTYPE* SetInteger = nullptr;
   fmi2SetBooleanTYPE* SetBoolean = nullptr;
   fmi2SetStringTYPE* SetString = nullptr;
+  fmi2GetStringTYPE* GetString = nullptr;
   fmi2GetFMUstateTYPE* GetFMUstate = nullptr;
   fmi2SetFMUstateTYPE* SetFMUstate = nullptr;
   fmi2FreeFMUstateTYPE* FreeFMUstate = nullptr;
@@ -181,6 +182,22 @@ class Fmi2Instance : public FmuInstance {
     return Check(f_.SetString(component_, &ref, 1, &text), "fmi2SetString");
   }
 
+  absl::Status GetStrings(const std::vector<uint32_t>& vrs,
+                          std::vector<std::string>* values) override {
+    values->resize(vrs.size());
+    if (vrs.empty()) return absl::OkStatus();
+    // The FMU owns the returned texts until its next call: copy them at once.
+    texts_.assign(vrs.size(), nullptr);
+    BeginCall();
+    if (absl::Status s =
+            Check(f_.GetString(component_, vrs.data(), vrs.size(), texts_.data()), "fmi2GetString");
+        !s.ok()) {
+      return s;
+    }
+    for (size_t i = 0; i < vrs.size(); ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
+    return absl::OkStatus();
+  }
+
   absl::Status DoStep(double t, double h, bool no_set_state_prior,
                       DoStepOutcome* outcome) override {
     *outcome = DoStepOutcome{};
@@ -316,6 +333,7 @@ class Fmi2Instance : public FmuInstance {
   bool terminated_ = false;
   std::vector<fmi2Real> real_;
   std::vector<fmi2Integer> int_;
+  std::vector<fmi2String> texts_;
 };
 
 }  // namespace
@@ -352,6 +370,7 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
   resolve(f.SetInteger, "fmi2SetInteger", true);
   resolve(f.SetBoolean, "fmi2SetBoolean", true);
   resolve(f.SetString, "fmi2SetString", true);
+  resolve(f.GetString, "fmi2GetString", true);
   const bool state = kind.can_get_and_set_fmu_state;
   resolve(f.GetFMUstate, "fmi2GetFMUstate", state);
   resolve(f.SetFMUstate, "fmi2SetFMUstate", state);

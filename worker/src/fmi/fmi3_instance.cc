@@ -38,6 +38,7 @@ struct Fmi3Functions {
   COSIMO_FMI3_TYPES_(COSIMO_DECLARE_)
 #undef COSIMO_DECLARE_
   fmi3SetStringTYPE* SetString = nullptr;
+  fmi3GetStringTYPE* GetString = nullptr;
   fmi3GetFMUStateTYPE* GetFMUState = nullptr;
   fmi3SetFMUStateTYPE* SetFMUState = nullptr;
   fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;
@@ -181,6 +182,23 @@ class Fmi3Instance : public FmuInstance {
     return Check(f_.SetString(instance_, &ref, 1, &text, 1), "fmi3SetString");
   }
 
+  absl::Status GetStrings(const std::vector<uint32_t>& vrs,
+                          std::vector<std::string>* values) override {
+    values->resize(vrs.size());
+    if (vrs.empty()) return absl::OkStatus();
+    // The FMU owns the returned texts until its next call: copy them at once.
+    texts_.assign(vrs.size(), nullptr);
+    BeginCall();
+    if (absl::Status s =
+            Check(f_.GetString(instance_, vrs.data(), vrs.size(), texts_.data(), vrs.size()),
+                  "fmi3GetString");
+        !s.ok()) {
+      return s;
+    }
+    for (size_t i = 0; i < vrs.size(); ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
+    return absl::OkStatus();
+  }
+
   absl::Status DoStep(double t, double h, bool no_set_state_prior,
                       DoStepOutcome* outcome) override {
     *outcome = DoStepOutcome{};
@@ -296,6 +314,7 @@ class Fmi3Instance : public FmuInstance {
   fmi3Instance instance_ = nullptr;
   bool initialized_ = false;
   bool terminated_ = false;
+  std::vector<fmi3String> texts_;
 };
 
 }  // namespace
@@ -330,6 +349,7 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   COSIMO_FMI3_TYPES_(COSIMO_RESOLVE_)
 #undef COSIMO_RESOLVE_
   resolve(f.SetString, "fmi3SetString", true);
+  resolve(f.GetString, "fmi3GetString", true);
   const bool state = kind.can_get_and_set_fmu_state;
   resolve(f.GetFMUState, "fmi3GetFMUState", state);
   resolve(f.SetFMUState, "fmi3SetFMUState", state);

@@ -68,7 +68,8 @@ class CoSimulationUnit : public FmuUnitBase {
     if (!initialized_)
       return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
     if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
-    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded);
+    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
+                       &reply->recorded_strings);
   }
 
   void Step(const StepRequest& request, StepReply* reply) override {
@@ -83,7 +84,8 @@ class CoSimulationUnit : public FmuUnitBase {
     if (ended_) {
       reply->status = StepStatus::kEnded;
       reply->message = absl::StrCat(Prefix(), "the FMU ended its simulation at t=", time_);
-      (void)ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded);
+      (void)ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
+                        &reply->recorded_strings);
       return;
     }
     if (std::abs(request.time - time_) > 1e-9 * std::max(1.0, std::abs(time_))) {
@@ -140,7 +142,8 @@ class CoSimulationUnit : public FmuUnitBase {
     }
     reply->end_time = time_;
     instance_->set_time(time_);
-    if (absl::Status s = ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded);
+    if (absl::Status s = ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
+                                     &reply->recorded_strings);
         !s.ok()) {
       return Fail(reply, s);
     }

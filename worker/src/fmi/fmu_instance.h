@@ -84,6 +84,9 @@ class FmuInstance {
   virtual absl::Status Get(const VariableGroup& group, double* values) = 0;
   virtual absl::Status Set(const VariableGroup& group, const double* values) = 0;
   virtual absl::Status SetString(uint32_t vr, const std::string& value) = 0;
+  // String variables (one fmiXGetString call); `values` is resized to vrs.size().
+  virtual absl::Status GetStrings(const std::vector<uint32_t>& vrs,
+                                  std::vector<std::string>* values) = 0;
 
   // Co-Simulation.
   virtual absl::Status DoStep(double t, double h, bool no_set_state_prior,

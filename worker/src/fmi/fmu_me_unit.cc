@@ -160,7 +160,8 @@ class ModelExchangeUnit : public FmuUnitBase {
     std::vector<VariableInfo> states;
     for (int index : state_indices_) {
       const ScalarVariable& v = md_.variables[index];
-      states.push_back(VariableInfo{v.name, Causality::kState, v.unit, v.description});
+      states.push_back(
+          VariableInfo{v.name, Causality::kState, v.unit, v.description, ValueType::kReal});
     }
     model_.set_states(std::move(states));
     model_.set_initial_state(
@@ -212,7 +213,8 @@ class ModelExchangeUnit : public FmuUnitBase {
     if (!ended_) {
       if (absl::Status s = model_.SetPoint(time_, x_, u_); !s.ok()) return s;
     }
-    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded);
+    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
+                       &reply->recorded_strings);
   }
 
   void Step(const StepRequest& request, StepReply* reply) override {
@@ -261,7 +263,9 @@ class ModelExchangeUnit : public FmuUnitBase {
     if (ended_)
       reply->message = absl::StrCat(Prefix(), "the FMU ended its simulation at t=", time_);
     reply->end_time = time_;
-    if (absl::Status s = ReadOutputs(&reply->outputs, nullptr, &reply->recorded); !s.ok()) {
+    if (absl::Status s =
+            ReadOutputs(&reply->outputs, nullptr, &reply->recorded, &reply->recorded_strings);
+        !s.ok()) {
       return Fail(reply, s);
     }
   }

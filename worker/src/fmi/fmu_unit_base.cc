@@ -25,9 +25,24 @@ Causality ToCausality(const ModelDescription& md, int index, bool is_state) {
   return Causality::kLocal;
 }
 
+ValueType ToValueType(VarType type) {
+  switch (type) {
+    case VarType::kFloat64:
+    case VarType::kFloat32:
+      return ValueType::kReal;
+    case VarType::kBoolean:
+      return ValueType::kBoolean;
+    case VarType::kString:
+      return ValueType::kString;
+    default:
+      return ValueType::kInteger;
+  }
+}
+
 VariableInfo Info(const ModelDescription& md, int index, bool is_state) {
   const ScalarVariable& v = md.variables[index];
-  return VariableInfo{v.name, ToCausality(md, index, is_state), v.unit, v.description};
+  return VariableInfo{v.name, ToCausality(md, index, is_state), v.unit, v.description,
+                      ToValueType(v.type)};
 }
 
 }  // namespace
@@ -46,6 +61,10 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
   }
   for (int i = 0; i < static_cast<int>(md_.variables.size()); ++i) {
     const ScalarVariable& v = md_.variables[i];
+    if (v.type == VarType::kString && !v.is_array && v.causality != FmiCausality::kIndependent) {
+      description_.others.push_back(Info(md_, i, false));  // recordable, not connectable
+      continue;
+    }
     if (!IsNumeric(v.type) || v.is_array) continue;
     if (v.causality == FmiCausality::kInput) {
       input_indices_.push_back(i);
@@ -95,6 +114,7 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
 
 absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
   std::vector<int> indices;
+  recorded_string_vrs_.clear();
   for (const std::string& name : names) {
     const int index = md_.Find(name);
     if (index < 0) {
@@ -102,10 +122,14 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
           absl::StrCat(Prefix(), "no variable '", name, "' in model '", md_.model_name, "'"));
     }
     const ScalarVariable& v = md_.variables[index];
+    if (v.type == VarType::kString && !v.is_array) {
+      recorded_string_vrs_.push_back(v.value_reference);
+      continue;
+    }
     if (!IsNumeric(v.type) || v.is_array) {
       return absl::InvalidArgumentError(absl::StrCat(
           Prefix(), "variable '", name, "' is a ", VarTypeName(v.type), v.is_array ? " array" : "",
-          ": only numeric and Boolean scalars can be recorded"));
+          ": only numeric, Boolean and String scalars can be recorded"));
     }
     indices.push_back(index);
   }
@@ -177,7 +201,8 @@ absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
 }
 
 absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
-                                      std::vector<double>* recorded) {
+                                      std::vector<double>* recorded,
+                                      std::vector<std::string>* recorded_strings) {
   outputs->resize(static_cast<Eigen::Index>(outputs_.size()));
   if (outputs_.size() > 0) {
     if (absl::Status s = instance_->Get(outputs_, outputs->data()); !s.ok()) return s;
@@ -198,7 +223,12 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
       derivatives->resize(0);
     }
   }
-  recorded->assign(recorded_.size(), 0.0);
+  if (recorded_strings != nullptr) {
+    if (absl::Status s = instance_->GetStrings(recorded_string_vrs_, recorded_strings); !s.ok()) {
+      return s;
+    }
+  }
+  recorded->resize(recorded_.size());
   if (recorded_.size() > 0) return instance_->Get(recorded_, recorded->data());
   return absl::OkStatus();
 }

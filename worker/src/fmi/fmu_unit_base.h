@@ -34,9 +34,11 @@ class FmuUnitBase : public Unit {
   absl::Status ApplyParameters();
   // Sets the inputs from a vector in description().inputs order.
   absl::Status SetInputs(const Eigen::VectorXd& u);
-  // Reads outputs (and dy/dt when `derivatives` is not null and offered) and recorded values.
+  // Reads outputs (and dy/dt when `derivatives` is not null and offered) and recorded values
+  // (the String ones too when `recorded_strings` is not null).
   absl::Status ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
-                           std::vector<double>* recorded);
+                           std::vector<double>* recorded,
+                           std::vector<std::string>* recorded_strings = nullptr);
   // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
@@ -51,7 +53,8 @@ class FmuUnitBase : public Unit {
 
   std::vector<int> input_indices_, output_indices_, state_indices_, derivative_indices_;
   VariableGroup inputs_, outputs_, states_, derivatives_, recorded_;
-  std::vector<uint32_t> real_output_vrs_;  // Float64 outputs, for output derivatives
+  std::vector<uint32_t> recorded_string_vrs_;  // recorded String variables, in record order
+  std::vector<uint32_t> real_output_vrs_;      // Float64 outputs, for output derivatives
   std::vector<int> real_output_positions_;
 };
 

@@ -13,17 +13,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cosimo/common/csv.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
 #include "cosimo/v1/scenario.pb.h"
 
 namespace cosimo::client {
 
-struct JobResults {
-  std::vector<std::string> columns;  // "time", then "<unit>.<variable>"
-  std::vector<double> values;        // row-major
+struct JobResults : ResultTable {
   v1::ResultsMetadata metadata;
-  size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
 };
 
 // The orchestrator address a verb uses when --orchestrator is not given: $COSIMO_ORCHESTRATOR,

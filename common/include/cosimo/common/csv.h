@@ -1,21 +1,36 @@
-// Results CSV (DESIGN section 8): header `time,<unit>.<variable>,...`, one row per
-// communication point, values printed with full double precision (%.17g). Stateless.
+// Results tables and the results CSV (DESIGN section 8): header `time,<unit>.<variable>,...`,
+// one row per communication point, numbers printed with full double precision (%.17g),
+// Booleans as `true` / `false`, strings as they are (quoted, RFC 4180, only when they hold a
+// comma, a quote or a line break). Stateless.
 #pragma once
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "cosimo/common/unit_api.h"
 
 namespace cosimo {
 
-// `values` is row-major, columns.size() values per row (the first column is time).
-void WriteCsv(std::ostream& out, const std::vector<std::string>& columns,
-              const std::vector<double>& values);
-[[nodiscard]] absl::Status WriteCsvFile(const std::string& path,
-                                        const std::vector<std::string>& columns,
-                                        const std::vector<double>& values);
+// A table of recorded values: what a master run produces, the job store keeps and a client
+// downloads.
+struct ResultTable {
+  std::vector<std::string> columns;  // "time", then "<unit>.<variable>"
+  std::vector<ValueType> types;      // one per column; empty: every column is kReal
+  std::vector<double> values;        // row-major, columns.size() per row; kString cells are NaN
+  std::vector<std::string> strings;  // row-major texts of the kString columns, one per row each
+
+  size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+  ValueType type(size_t column) const {
+    return column < types.size() ? types[column] : ValueType::kReal;
+  }
+  size_t string_columns() const;
+};
+
+void WriteCsv(std::ostream& out, const ResultTable& table);
+[[nodiscard]] absl::Status WriteCsvFile(const std::string& path, const ResultTable& table);
 
 // Formats one double as %.17g (shortest form that reads back to the same value).
 std::string FormatDouble(double value);

@@ -60,12 +60,14 @@ std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit);
 v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::string& job_id);
 
 // A recorded column: unit index and either an output index or an index into the unit's
-// recorded values (the order of RecordedNames).
+// recorded values (the order of RecordedNames, counting only the names of the same kind: kString
+// variables index StepReply::recorded_strings, the others StepReply::recorded).
 struct RecordColumn {
   std::string name;  // "<unit>.<variable>"
   int unit = -1;
   int output = -1;    // >= 0: an output
   int recorded = -1;  // >= 0: an extra recorded variable
+  ValueType type = ValueType::kReal;
 };
 // Columns in the order of scenario.record (every output of every unit when record is empty).
 // Outputs are read from the step's outputs; other variables from its recorded values.

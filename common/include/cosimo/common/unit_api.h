@@ -16,11 +16,16 @@ namespace cosimo {
 
 enum class Causality { kInput, kOutput, kState, kParameter, kLocal };
 
+// Numeric and Boolean values travel as doubles (Booleans 0 / 1, integers exact up to 2^53);
+// kString variables can be recorded (StepReply::recorded_strings) but not connected.
+enum class ValueType { kReal, kInteger, kBoolean, kString };
+
 struct VariableInfo {
   std::string name;
   Causality causality = Causality::kOutput;
   std::string unit;         // physical unit, e.g. "m/s"; may be empty
   std::string description;  // may be empty
+  ValueType type = ValueType::kReal;
 };
 
 // What the unit implementation offers. These are contracts (tutorial, Table 3): the orchestrator
@@ -81,12 +86,15 @@ const char* StepStatusName(StepStatus status);
 
 struct StepReply {
   StepStatus status = StepStatus::kOk;
-  std::string message;           // why, when not kOk
-  double end_time = 0.0;         // s reached
-  Eigen::VectorXd outputs;       // at end_time
-  Eigen::VectorXd derivatives;   // dy/dt at end_time; empty when not offered
-  std::vector<double> recorded;  // extra recorded variables at end_time
-  bool estimated = false;        // answered by the COSTARICA estimate
+  std::string message;          // why, when not kOk
+  double end_time = 0.0;        // s reached
+  Eigen::VectorXd outputs;      // at end_time
+  Eigen::VectorXd derivatives;  // dy/dt at end_time; empty when not offered
+  // Extra recorded variables at end_time (LoadUnit.record without the outputs), in record
+  // order: numeric and Boolean ones in `recorded`, kString ones in `recorded_strings`.
+  std::vector<double> recorded;
+  std::vector<std::string> recorded_strings;
+  bool estimated = false;  // answered by the COSTARICA estimate
   // When the request asked for sensitivities and the unit provides Jacobians (else empty): the
   // linearised (A, B, C, D at t[N]) sensitivities at end_time to the input coefficients,
   // outputs x (inputs * order), column k * inputs + i for coefficient (i, k) of s^k:
@@ -98,7 +106,8 @@ struct StepReply {
 struct OutputsReply {
   Eigen::VectorXd outputs;
   Eigen::VectorXd derivatives;
-  std::vector<double> recorded;
+  std::vector<double> recorded;  // as in StepReply
+  std::vector<std::string> recorded_strings;
 };
 
 // How a unit took part in the job, reported when it terminates.

@@ -8,6 +8,10 @@
 
 namespace cosimo {
 
+v1::ValueType ToProto(ValueType type);
+ValueType FromProto(v1::ValueType type);
+
+// Variables of type kString are listed with `others` on both sides, whatever their causality.
 void ToProto(const UnitDescription& description, v1::UnitLoaded* out);
 UnitDescription FromProto(const v1::UnitLoaded& loaded);
 

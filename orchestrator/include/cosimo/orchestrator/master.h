@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cosimo/common/csv.h"
 #include "cosimo/orchestrator/unit_proxy.h"
 #include "cosimo/v1/scenario.pb.h"
 
@@ -41,9 +42,8 @@ struct UnitSummary {
   UnitReport report;     // mode, real integrations, estimates
 };
 
-struct MasterResult {
-  std::vector<std::string> columns;  // "time", then recorded "<unit>.<variable>"
-  std::vector<double> values;        // row-major, columns.size() per row
+// The recorded table ("time", then the recorded "<unit>.<variable>") and the run's statistics.
+struct MasterResult : ResultTable {
   uint64_t steps_accepted = 0;
   uint64_t steps_rejected = 0;
   double iterations_mean = 0.0;  // internal iterations per accepted step
