@@ -10,8 +10,26 @@ absl::StatusOr<std::unique_ptr<LocalUnit>> LocalUnit::Create(const v1::LoadUnit&
   return std::unique_ptr<LocalUnit>(new LocalUnit(load.unit().name(), *std::move(host)));
 }
 
+namespace {
+
+// Member-wise swap: cheaper than std::swap's three moves of every member.
+void SwapReplies(StepReply& a, StepReply& b) {
+  std::swap(a.status, b.status);
+  if (!a.message.empty() || !b.message.empty()) a.message.swap(b.message);
+  std::swap(a.end_time, b.end_time);
+  a.outputs.swap(b.outputs);
+  a.derivatives.swap(b.derivatives);
+  a.recorded.swap(b.recorded);
+  std::swap(a.estimated, b.estimated);
+  a.output_sensitivity.swap(b.output_sensitivity);
+  a.derivative_sensitivity.swap(b.derivative_sensitivity);
+}
+
+}  // namespace
+
 void LocalUnit::Send(const UnitCommand& command) {
   pending_status_ = absl::OkStatus();
+  pending_kind_ = command.kind;
   switch (command.kind) {
     case UnitCommand::Kind::kInitialize:
       pending_status_ = host_->Initialize(command.time, &pending_.outputs);
@@ -48,8 +66,24 @@ void LocalUnit::Send(const UnitCommand& command) {
 
 absl::Status LocalUnit::Await(UnitResponse* response) {
   // Swapping hands the reply over and keeps both sets of buffers alive for reuse: no copy and,
-  // once sized, no allocation per step.
-  std::swap(*response, pending_);
+  // once sized, no allocation per step. Only the member the command filled is swapped.
+  switch (pending_kind_) {
+    case UnitCommand::Kind::kStep:
+    case UnitCommand::Kind::kCommit:
+      SwapReplies(response->step, pending_.step);
+      break;
+    case UnitCommand::Kind::kInitialize:
+    case UnitCommand::Kind::kEvaluate:
+      std::swap(response->outputs, pending_.outputs);
+      break;
+    case UnitCommand::Kind::kTerminate:
+      std::swap(response->report, pending_.report);
+      break;
+    case UnitCommand::Kind::kSave:
+    case UnitCommand::Kind::kRestore:
+    case UnitCommand::Kind::kReject:
+      break;
+  }
   return pending_status_;
 }
 

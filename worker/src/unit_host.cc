@@ -112,7 +112,8 @@ class UnitHost::Impl {
   void RealStep(const StepRequest& request, StepReply* reply) {
     unit_->Step(request, reply);
     ++real_integrations_;
-    if (reply->status == StepStatus::kOk || reply->status == StepStatus::kEnded) {
+    // Only estimates (units that cannot roll back) answer with the last recorded values.
+    if (!rollback_ && (reply->status == StepStatus::kOk || reply->status == StepStatus::kEnded)) {
       last_recorded_ = reply->recorded;
       last_recorded_strings_ = reply->recorded_strings;
     }

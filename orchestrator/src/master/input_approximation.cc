@@ -101,6 +101,12 @@ void BuildInput(const Approximation& approx, const SampleHistory& history, int o
   const int n = approx.num_coefficients();
   for (int k = 0; k < n; ++k) row[k] = 0.0;
   if (history.size() == 0) return;
+  if (n == 1) {
+    // ZOH (or POLYNOMIAL degree 0): the one interpolation condition is the value itself; the
+    // per-step common case, without the divided-difference table.
+    row[0] = has_end ? end_value : history.value(0, output);
+    return;
+  }
   const double t = history.time(0);
   HermiteNode nodes[kMaxSamples + 1];
   int count = 0;

@@ -427,15 +427,17 @@ void MasterRun::RecordRow(double t) {
 absl::Status MasterRun::Accept(double t_new, bool tentative) {
   if (tentative) COSIMO_RETURN_IF_ERROR(CommitAll(t_new, 0.0));
   for (UnitSlot& s : slots_) {
-    const StepReply& reply = s.response.step;
-    s.outputs = reply.outputs;
+    // Swapped, not copied: the reply's buffers are next read after the unit's next reply has
+    // overwritten them (AwaitStep checks the sizes).
+    StepReply& reply = s.response.step;
+    s.outputs.swap(reply.outputs);
     if (reply.derivatives.size() == s.num_outputs) {
-      s.derivatives = reply.derivatives;
+      s.derivatives.swap(reply.derivatives);
     } else {
       s.derivatives.setZero();
     }
-    s.recorded = reply.recorded;
-    s.recorded_strings = reply.recorded_strings;
+    s.recorded.swap(reply.recorded);
+    s.recorded_strings.swap(reply.recorded_strings);
     s.history.Push(t_new, s.outputs, s.derivatives);
   }
   RecordRow(t_new);

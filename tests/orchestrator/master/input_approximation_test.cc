@@ -60,6 +60,24 @@ TEST(InputApproximationTest, RightEndInterpolation) {
   for (double s : {0.0, 0.1, 0.25, 0.5}) EXPECT_NEAR(At(row, 4, s), F(1.5 + s), 1e-12);
 }
 
+TEST(InputApproximationTest, DegreeZeroIsTheHeldValueWithAnEmptyTail) {
+  // One coefficient (ZOH, POLYNOMIAL degree 0): the newest sample, or the right end; the rest of
+  // the caller's row is zero padded, and an empty history gives zero.
+  const SampleHistory h = Cubic();
+  for (const Approximation a : {Approximation{v1::ZOH, 0}, Approximation{v1::POLYNOMIAL, 0}}) {
+    double row[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+    BuildInput(a, h, 0, 0.5, false, 0, 0, row);
+    EXPECT_EQ(row[0], F(1.5));
+    EXPECT_EQ(row[1], 9.0);  // num_coefficients() == 1: nothing beyond is written
+    BuildInput(a, h, 0, 0.5, true, F(2.0), Df(2.0), row);
+    EXPECT_EQ(row[0], F(2.0));
+    SampleHistory empty;
+    empty.Reset(1);
+    BuildInput(a, empty, 0, 0.5, true, F(2.0), 0, row);
+    EXPECT_EQ(row[0], 0.0);
+  }
+}
+
 TEST(CouplingGraphTest, GaussSeidelOrderAndLoops) {
   // 0 -> 1 -> 2, 2 -> 0; units 1 and 2 output reactive: reactive edges 0->1, 1->2.
   std::vector<UnitDescription> units(3);

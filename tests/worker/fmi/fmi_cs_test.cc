@@ -133,6 +133,40 @@ TEST(Fmi2CoSimulationTest, InterpolatesRampInputs) {
   }
 }
 
+TEST(Fmi2CoSimulationTest, HoldsAfterARampAndAfterRestoringARampState) {
+  // The unit sets a zero input derivative only when the FMU may hold a non-zero one: after a
+  // ramp, and after restoring an FMU state saved during a ramp (the state carries the slope).
+  // Each hold step must follow the constant-force solution, not the old ramp.
+  auto unit = Load(Spec("msd", "fmi2_msd"));
+  ASSERT_NE(unit, nullptr);
+  ASSERT_TRUE(unit->Initialize(0.0, 10.0).ok());
+  const double k = 0.3;
+  for (int n = 0; n < 10; ++n) {
+    Eigen::MatrixXd poly(1, 2);
+    poly << k * unit->time(), k;
+    ASSERT_EQ(StepOnce(*unit, 0.1, poly).status, StepStatus::kOk);
+  }
+  double x1, v1;
+  Oscillator().Solve(1.0, 0.0, 0.0, k, 1.0, &x1, &v1);
+  auto snapshot = unit->Save();  // at t = 1 with the FMU's input slope k
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  const double hold = k * 1.0;
+  double x, v;
+  for (int n = 1; n <= 2; ++n) {  // the second hold step sets no derivative at all
+    const StepReply reply = StepOnce(*unit, 0.5, Zoh(hold));
+    ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+    Oscillator().Solve(x1, v1, hold, 0.0, 0.5 * n, &x, &v);
+    EXPECT_NEAR(reply.outputs[0], x, 1e-9) << "hold step " << n;
+    EXPECT_NEAR(reply.outputs[1], v, 1e-9) << "hold step " << n;
+  }
+  ASSERT_TRUE(unit->Restore(**snapshot).ok());
+  const StepReply again = StepOnce(*unit, 0.5, Zoh(hold));
+  ASSERT_EQ(again.status, StepStatus::kOk) << again.message;
+  Oscillator().Solve(x1, v1, hold, 0.0, 0.5, &x, &v);
+  EXPECT_NEAR(again.outputs[0], x, 1e-9);
+  EXPECT_NEAR(again.outputs[1], v, 1e-9);
+}
+
 TEST(Fmi2CoSimulationTest, ParametersOfEveryType) {
   v1::Unit spec = Spec("msd", "fmi2_msd");
   SetNumber(&spec, "m", 2.0);

@@ -232,18 +232,18 @@ class Fmi2Instance : public FmuInstance {
 
   absl::Status SetInputDerivatives(const std::vector<uint32_t>& vrs, int order,
                                    const double* values) override {
-    std::vector<fmi2Integer> orders(vrs.size(), order);
+    orders_.assign(vrs.size(), order);  // no allocation once sized
     BeginCall();
     return Check(
-        f_.SetRealInputDerivatives(component_, vrs.data(), vrs.size(), orders.data(), values),
+        f_.SetRealInputDerivatives(component_, vrs.data(), vrs.size(), orders_.data(), values),
         "fmi2SetRealInputDerivatives");
   }
   absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
                                     double* values) override {
-    std::vector<fmi2Integer> orders(vrs.size(), order);
+    orders_.assign(vrs.size(), order);
     BeginCall();
     return Check(
-        f_.GetRealOutputDerivatives(component_, vrs.data(), vrs.size(), orders.data(), values),
+        f_.GetRealOutputDerivatives(component_, vrs.data(), vrs.size(), orders_.data(), values),
         "fmi2GetRealOutputDerivatives");
   }
 
@@ -334,6 +334,7 @@ class Fmi2Instance : public FmuInstance {
   std::vector<fmi2Real> real_;
   std::vector<fmi2Integer> int_;
   std::vector<fmi2String> texts_;
+  std::vector<fmi2Integer> orders_;  // derivative orders of the last input/output call
 };
 
 }  // namespace

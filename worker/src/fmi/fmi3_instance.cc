@@ -224,9 +224,9 @@ class Fmi3Instance : public FmuInstance {
   }
   absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
                                     double* values) override {
-    std::vector<fmi3Int32> orders(vrs.size(), order);
+    orders_.assign(vrs.size(), order);  // no allocation once sized
     BeginCall();
-    return Check(f_.GetOutputDerivatives(instance_, vrs.data(), vrs.size(), orders.data(), values,
+    return Check(f_.GetOutputDerivatives(instance_, vrs.data(), vrs.size(), orders_.data(), values,
                                          vrs.size()),
                  "fmi3GetOutputDerivatives");
   }
@@ -315,6 +315,7 @@ class Fmi3Instance : public FmuInstance {
   bool initialized_ = false;
   bool terminated_ = false;
   std::vector<fmi3String> texts_;
+  std::vector<fmi3Int32> orders_;  // derivative orders of the last output call
 };
 
 }  // namespace

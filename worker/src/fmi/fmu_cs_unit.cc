@@ -46,11 +46,13 @@ class CoSimulationUnit : public FmuUnitBase {
         real_input_positions_.push_back(static_cast<int>(k));
       }
     }
+    slope_.assign(real_input_vrs_.size(), 0.0);
   }
 
   absl::Status Initialize(double start_time, double stop_time) override {
     time_ = start_time;
     stop_time_ = stop_time;
+    slopes_known_zero_ = false;
     instance_->set_time(start_time);
     if (absl::Status s = instance_->Instantiate(); !s.ok()) return s;
     if (absl::Status s = ApplyParameters(); !s.ok()) return s;
@@ -96,27 +98,19 @@ class CoSimulationUnit : public FmuUnitBase {
     instance_->set_time(time_);
     const InputPolynomials& poly = request.inputs;
     const Eigen::Index m = static_cast<Eigen::Index>(input_indices_.size());
-    Eigen::VectorXd u0 = Eigen::VectorXd::Zero(m);
-    if (poly.coefficients.cols() > 0 && poly.coefficients.rows() == m) {
-      u0 = poly.coefficients.col(0);
-    } else if (m > 0) {
-      return Fail(reply, absl::InvalidArgumentError(absl::StrCat(Prefix(), "step inputs have ",
-                                                                 poly.coefficients.rows(),
-                                                                 " rows for ", m, " inputs")));
-    }
-    if (absl::Status s = SetInputs(u0); !s.ok()) return Fail(reply, s);
-    if (kind().can_interpolate_inputs && !real_input_vrs_.empty()) {
-      // du/dt(t[N]) is the coefficient of s; zero for a zero-order hold.
-      std::vector<double> slope(real_input_vrs_.size(), 0.0);
-      if (poly.coefficients.cols() > 1) {
-        for (size_t i = 0; i < slope.size(); ++i) {
-          slope[i] = poly.coefficients(real_input_positions_[i], 1);
-        }
+    if (m > 0) {
+      if (poly.coefficients.cols() == 0 || poly.coefficients.rows() != m) {
+        return Fail(reply, absl::InvalidArgumentError(absl::StrCat(Prefix(), "step inputs have ",
+                                                                   poly.coefficients.rows(),
+                                                                   " rows for ", m, " inputs")));
       }
-      if (absl::Status s = instance_->SetInputDerivatives(real_input_vrs_, 1, slope.data());
-          !s.ok()) {
+      // u(t[N]) is column 0, contiguous in the column-major coefficient matrix: no copy.
+      if (absl::Status s = instance_->Set(inputs_, poly.coefficients.data()); !s.ok()) {
         return Fail(reply, s);
       }
+    }
+    if (kind().can_interpolate_inputs && !real_input_vrs_.empty()) {
+      if (absl::Status s = SetInputSlopes(poly); !s.ok()) return Fail(reply, s);
     }
     DoStepOutcome outcome;
     const bool no_set_prior = !kind().can_get_and_set_fmu_state;
@@ -164,6 +158,8 @@ class CoSimulationUnit : public FmuUnitBase {
     if (snap == nullptr || snap->instance() != instance_.get()) {
       return absl::InvalidArgumentError(Prefix() + "the snapshot is not one of this unit");
     }
+    // The FMU state carries the input derivatives it was saved with.
+    slopes_known_zero_ = false;
     if (absl::Status s = instance_->SetState(snap->state()); !s.ok()) return s;
     time_ = snap->time();
     ended_ = snap->ended();
@@ -191,6 +187,27 @@ class CoSimulationUnit : public FmuUnitBase {
   }
 
  private:
+  // du/dt(t[N]) of the Real inputs is the coefficient of s; zero for a zero-order hold. A zero
+  // slope is set only when the FMU may hold a non-zero one (the first step, after a non-zero
+  // slope or a restored FMU state, or a failed call): set values persist, so a ZOH run calls
+  // fmi2SetRealInputDerivatives once.
+  absl::Status SetInputSlopes(const InputPolynomials& poly) {
+    bool zero = true;
+    for (size_t i = 0; i < slope_.size(); ++i) {
+      slope_[i] =
+          poly.coefficients.cols() > 1 ? poly.coefficients(real_input_positions_[i], 1) : 0.0;
+      zero = zero && slope_[i] == 0.0;
+    }
+    if (zero && slopes_known_zero_) return absl::OkStatus();
+    slopes_known_zero_ = false;
+    if (absl::Status s = instance_->SetInputDerivatives(real_input_vrs_, 1, slope_.data());
+        !s.ok()) {
+      return s;
+    }
+    slopes_known_zero_ = zero;
+    return absl::OkStatus();
+  }
+
   void Fail(StepReply* reply, const absl::Status& status) {
     reply->status = StepStatus::kFailed;
     reply->message = std::string(status.message());
@@ -201,6 +218,8 @@ class CoSimulationUnit : public FmuUnitBase {
   bool ended_ = false;
   std::vector<uint32_t> real_input_vrs_;
   std::vector<int> real_input_positions_;
+  std::vector<double> slope_;       // per Real input, sized at load
+  bool slopes_known_zero_ = false;  // the FMU holds zero input derivatives
 };
 
 }  // namespace

@@ -80,6 +80,7 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
       description_.others.push_back(Info(md_, i, is_state[i]));
     }
   }
+  output_derivative_values_.assign(real_output_vrs_.size(), 0.0);
   inputs_ = VariableGroup(md_, input_indices_);
   outputs_ = VariableGroup(md_, output_indices_);
   states_ = VariableGroup(md_, state_indices_);
@@ -210,7 +211,7 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
   if (derivatives != nullptr) {
     if (description_.capabilities.max_output_derivative_order > 0) {
       derivatives->setZero(static_cast<Eigen::Index>(outputs_.size()));
-      std::vector<double> values(real_output_vrs_.size());
+      std::vector<double>& values = output_derivative_values_;  // sized at load
       if (!values.empty()) {
         if (absl::Status s = instance_->GetOutputDerivatives(real_output_vrs_, 1, values.data());
             !s.ok()) {

@@ -56,6 +56,7 @@ class FmuUnitBase : public Unit {
   std::vector<uint32_t> recorded_string_vrs_;  // recorded String variables, in record order
   std::vector<uint32_t> real_output_vrs_;      // Float64 outputs, for output derivatives
   std::vector<int> real_output_positions_;
+  std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per Real output
 };
 
 }  // namespace cosimo::worker::fmi

@@ -31,6 +31,7 @@ class LocalUnit final : public UnitProxy {
   std::string name_;
   std::unique_ptr<worker::UnitHost> host_;
   UnitResponse pending_;
+  UnitCommand::Kind pending_kind_ = UnitCommand::Kind::kStep;  // what pending_ holds
   absl::Status pending_status_;
 };
 
