@@ -49,6 +49,24 @@ TEST_P(FmiModelExchangeTest, MassSpringDamperWithRk4MatchesTheOscillator) {
   EXPECT_TRUE(unit->Terminate().ok());
 }
 
+TEST_P(FmiModelExchangeTest, RecordsStringAndBooleanVariables) {
+  v1::Unit spec = Spec("msd", Fmu("msd"));
+  UseSolver(&spec, v1::Solver::RK4, 1e-3);
+  (*spec.mutable_parameters())["label"].set_string_value("me unit");
+  (*spec.mutable_parameters())["damping"].set_bool_value(false);
+  auto unit = Load(spec);
+  ASSERT_NE(unit, nullptr);
+  ASSERT_TRUE(unit->SetRecorded({"label", "damping", "energy"}).ok());
+  ASSERT_TRUE(unit->Initialize(0.0, 1.0).ok());
+  const StepReply reply = StepOnce(*unit, 0.1, Eigen::MatrixXd::Zero(1, 1));
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  ASSERT_EQ(reply.recorded.size(), 2u);
+  EXPECT_EQ(reply.recorded[0], 0.0);          // damping, set false
+  EXPECT_NEAR(reply.recorded[1], 0.5, 1e-6);  // undamped: energy stays c x0^2 / 2
+  ASSERT_EQ(reply.recorded_strings.size(), 1u);
+  EXPECT_EQ(reply.recorded_strings[0], "me unit");
+}
+
 TEST_P(FmiModelExchangeTest, RollbackRestoresStatesAndFmuState) {
   v1::Unit spec = Spec("msd", Fmu("msd"));
   UseSolver(&spec, v1::Solver::RK45, 0.01);
