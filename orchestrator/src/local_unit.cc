@@ -12,7 +12,8 @@ absl::StatusOr<std::unique_ptr<LocalUnit>> LocalUnit::Create(const v1::LoadUnit&
 
 namespace {
 
-// Member-wise swap: cheaper than std::swap's three moves of every member.
+// Member-wise swap: cheaper than std::swap's three moves of every member. Lists every member of
+// StepReply (common/include/cosimo/common/unit_api.h says so beside it).
 void SwapReplies(StepReply& a, StepReply& b) {
   std::swap(a.status, b.status);
   if (!a.message.empty() || !b.message.empty()) a.message.swap(b.message);
@@ -20,6 +21,7 @@ void SwapReplies(StepReply& a, StepReply& b) {
   a.outputs.swap(b.outputs);
   a.derivatives.swap(b.derivatives);
   a.recorded.swap(b.recorded);
+  a.recorded_strings.swap(b.recorded_strings);
   std::swap(a.estimated, b.estimated);
   a.output_sensitivity.swap(b.output_sensitivity);
   a.derivative_sensitivity.swap(b.derivative_sensitivity);

@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "cosimo/orchestrator/local_unit.h"
+#include "cosimo/orchestrator/master.h"
 #include "tests/integration/fixture.h"
 
 namespace cosimo {
@@ -112,6 +114,38 @@ TEST_F(DistributedTest, MaliciousArchiveIsRefusedWithTheEntryNamed) {
   EXPECT_EQ(status.state(), v1::FAILED);
   EXPECT_THAT(status.message(), HasSubstr("../evil"));
   EXPECT_THAT(status.message(), HasSubstr("unit 'msd'"));
+}
+
+// In-process (LocalUnit, as the benchmarks and the master tests run units): String and Boolean
+// columns come through with their types, the texts one per row.
+TEST(InProcessFmuTest, RecordsStringAndBooleanColumnsThroughLocalUnits) {
+  v1::Scenario scenario = MsdWithSpring(Fmu("fmi3_msd"), 0.1);
+  scenario.set_stop_time(1.0);
+  (*scenario.mutable_units(0)->mutable_parameters())["label"].set_string_value("in process");
+  scenario.add_record("msd.label");
+  scenario.add_record("msd.damping");
+  std::vector<std::unique_ptr<orchestrator::LocalUnit>> owned;
+  std::vector<orchestrator::UnitProxy*> units;
+  for (int u = 0; u < scenario.units_size(); ++u) {
+    absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>> unit =
+        orchestrator::LocalUnit::Create(LoadUnitFor(scenario, u, "local"));
+    ASSERT_TRUE(unit.ok()) << unit.status();
+    units.push_back(unit->get());
+    owned.push_back(*std::move(unit));
+  }
+  absl::StatusOr<orchestrator::MasterResult> r = orchestrator::RunMaster(scenario, units, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->columns.size(), 7u);
+  EXPECT_EQ(r->type(4), ValueType::kInteger);  // msd.steps
+  EXPECT_EQ(r->type(5), ValueType::kString);   // msd.label
+  EXPECT_EQ(r->type(6), ValueType::kBoolean);  // msd.damping
+  ASSERT_EQ(r->rows(), 11u);
+  ASSERT_EQ(r->strings.size(), r->rows());
+  for (size_t row = 0; row < r->rows(); ++row) {
+    EXPECT_EQ(r->strings[row], "in process") << "row " << row;
+    EXPECT_TRUE(std::isnan(r->values[row * 7 + 5]));
+    EXPECT_EQ(r->values[row * 7 + 6], 1.0);
+  }
 }
 
 // `cosimo run` with an FMU: the embedded path uploads and fetches it like production.

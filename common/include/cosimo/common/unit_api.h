@@ -84,6 +84,8 @@ enum class StepStatus {
 
 const char* StepStatusName(StepStatus status);
 
+// A member added here must also be swapped in orchestrator/src/local_unit.cc (SwapReplies) and
+// converted in common/src/unit_api_proto.cc.
 struct StepReply {
   StepStatus status = StepStatus::kOk;
   std::string message;          // why, when not kOk
