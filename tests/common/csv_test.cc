@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cosimo/common/digest.h"
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/unit_api.h"
 
 namespace cosimo {
@@ -39,6 +40,39 @@ TEST(CsvTest, BooleansAsWordsStringsAsTheyAreQuotedOnlyWhenNeeded) {
             "time,f.on,f.label,f.n,f.note\n"
             "0,true,msd,3,\"a, \"\"b\"\"\"\n"
             "0.5,false,\"line\nbreak\",-4,\n");
+}
+
+TEST(ResultsProtoTest, ChunksOfWholeRowsReassembleTheTable) {
+  ResultTable in;
+  in.columns = {"time", "f.label", "f.on"};
+  in.types = {ValueType::kReal, ValueType::kString, ValueType::kBoolean};
+  for (int r = 0; r < 7; ++r) {
+    in.values.insert(in.values.end(), {0.1 * r, std::nan(""), static_cast<double>(r % 2)});
+    in.strings.push_back("row " + std::to_string(r));
+  }
+  v1::ResultsHeader header;
+  ToProto(in, &header);
+  ResultTable out;
+  FromProto(header, &out);
+  for (size_t first = 0; first < in.rows(); first += 3) {  // chunks of 3, 3 and 1 rows
+    v1::ResultRows rows;
+    RowsToProto(in, first, 3, &rows);
+    EXPECT_EQ(rows.strings_size(), first + 3 <= in.rows() ? 3 : 1);
+    AppendRows(rows, &out);
+  }
+  EXPECT_EQ(out.columns, in.columns);
+  EXPECT_EQ(out.types, in.types);
+  EXPECT_EQ(out.strings, in.strings);
+  ASSERT_EQ(out.values.size(), in.values.size());
+  for (size_t i = 0; i < in.values.size(); ++i) {
+    if (!std::isnan(in.values[i])) {
+      EXPECT_EQ(out.values[i], in.values[i]) << i;
+    }
+  }
+  // A header without column types (stored before they existed) means every column is REAL.
+  header.clear_column_types();
+  FromProto(header, &out);
+  EXPECT_EQ(out.type(1), ValueType::kReal);
 }
 
 TEST(CsvTest, FormattedValuesReadBackExactly) {
