@@ -305,23 +305,25 @@ absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
     if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
     const int fu = FindUnit(scenario, from.unit);
     const int tu = FindUnit(scenario, to.unit);
+    // String variables are never inputs or outputs: say so when one is named.
+    auto unconnectable = [&](int unit, const VariableRef& ref, const char* side) {
+      const VariableInfo* info = FindRecordable(units[unit], ref.variable);
+      return info != nullptr && info->type == ValueType::kString
+                 ? absl::InvalidArgumentError(
+                       absl::StrCat(field, side, ": '", ref.ToString(),
+                                    "' is a String variable: it can be recorded but not connected"))
+                 : absl::OkStatus();
+    };
     const int output = FindVariable(units[fu].outputs, from.variable);
-    for (const VariableRef* ref : {&from, &to}) {
-      const VariableInfo* info =
-          FindRecordable(units[FindUnit(scenario, ref->unit)], ref->variable);
-      if (info != nullptr && info->type == ValueType::kString) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(field, ref == &from ? ".from" : ".to", ": '", ref->ToString(),
-                         "' is a String variable: it can be recorded but not connected"));
-      }
-    }
     if (output < 0) {
+      COSIMO_RETURN_IF_ERROR(unconnectable(fu, from, ".from"));
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".from: unit '", from.unit, "' has no output '", from.variable,
                        "' (outputs: ", VariableNames(units[fu].outputs), ")"));
     }
     const int input = FindVariable(units[tu].inputs, to.variable);
     if (input < 0) {
+      COSIMO_RETURN_IF_ERROR(unconnectable(tu, to, ".to"));
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".to: unit '", to.unit, "' has no input '", to.variable,
                        "' (inputs: ", VariableNames(units[tu].inputs), ")"));

@@ -184,18 +184,10 @@ class Fmi2Instance : public FmuInstance {
 
   absl::Status GetStrings(const std::vector<uint32_t>& vrs,
                           std::vector<std::string>* values) override {
-    values->resize(vrs.size());
-    if (vrs.empty()) return absl::OkStatus();
-    // The FMU owns the returned texts until its next call: copy them at once.
-    texts_.assign(vrs.size(), nullptr);
-    BeginCall();
-    if (absl::Status s =
-            Check(f_.GetString(component_, vrs.data(), vrs.size(), texts_.data()), "fmi2GetString");
-        !s.ok()) {
-      return s;
-    }
-    for (size_t i = 0; i < vrs.size(); ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
-    return absl::OkStatus();
+    return ReadStrings(
+        vrs.size(), "fmi2GetString",
+        [&](fmi2String* texts) { return f_.GetString(component_, vrs.data(), vrs.size(), texts); },
+        values);
   }
 
   absl::Status DoStep(double t, double h, bool no_set_state_prior,
@@ -333,7 +325,6 @@ class Fmi2Instance : public FmuInstance {
   bool terminated_ = false;
   std::vector<fmi2Real> real_;
   std::vector<fmi2Integer> int_;
-  std::vector<fmi2String> texts_;
   std::vector<fmi2Integer> orders_;  // derivative orders of the last input/output call
 };
 

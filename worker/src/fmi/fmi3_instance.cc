@@ -184,19 +184,12 @@ class Fmi3Instance : public FmuInstance {
 
   absl::Status GetStrings(const std::vector<uint32_t>& vrs,
                           std::vector<std::string>* values) override {
-    values->resize(vrs.size());
-    if (vrs.empty()) return absl::OkStatus();
-    // The FMU owns the returned texts until its next call: copy them at once.
-    texts_.assign(vrs.size(), nullptr);
-    BeginCall();
-    if (absl::Status s =
-            Check(f_.GetString(instance_, vrs.data(), vrs.size(), texts_.data(), vrs.size()),
-                  "fmi3GetString");
-        !s.ok()) {
-      return s;
-    }
-    for (size_t i = 0; i < vrs.size(); ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
-    return absl::OkStatus();
+    return ReadStrings(
+        vrs.size(), "fmi3GetString",
+        [&](fmi3String* texts) {
+          return f_.GetString(instance_, vrs.data(), vrs.size(), texts, vrs.size());
+        },
+        values);
   }
 
   absl::Status DoStep(double t, double h, bool no_set_state_prior,
@@ -314,7 +307,6 @@ class Fmi3Instance : public FmuInstance {
   fmi3Instance instance_ = nullptr;
   bool initialized_ = false;
   bool terminated_ = false;
-  std::vector<fmi3String> texts_;
   std::vector<fmi3Int32> orders_;  // derivative orders of the last output call
 };
 

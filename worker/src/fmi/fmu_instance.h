@@ -125,6 +125,19 @@ class FmuInstance {
   void BeginCall() { call_log_.clear(); }
   // Turns the FMI status code (same numbering in FMI 2 and 3) of `function` into a Status.
   absl::Status Check(int status, const char* function);
+  // GetStrings for both versions: `get(texts)` calls fmiXGetString into `texts` (fmi2String and
+  // fmi3String are both const char*), which the FMU owns until its next call: copied at once.
+  template <typename Get>
+  absl::Status ReadStrings(size_t count, const char* function, Get get,
+                           std::vector<std::string>* values) {
+    values->resize(count);
+    if (count == 0) return absl::OkStatus();
+    texts_.assign(count, nullptr);
+    BeginCall();
+    if (absl::Status s = Check(get(texts_.data()), function); !s.ok()) return s;
+    for (size_t i = 0; i < count; ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
+    return absl::OkStatus();
+  }
   // Whether functions other than freeing may still be called.
   bool usable() const { return !fatal_; }
   bool fatal() const { return fatal_; }
@@ -138,6 +151,7 @@ class FmuInstance {
   bool failed_ = false;
   bool fatal_ = false;
   std::string call_log_;
+  std::vector<const char*> texts_;  // ReadStrings' buffer
 };
 
 // Loads the binary for the kind chosen (`model_exchange`) and resolves the functions. The
