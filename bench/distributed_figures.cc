@@ -4,10 +4,12 @@
 // compiler starting on the other core slows both alike; every figure is a ratio of medians.
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "bench/cluster.h"
 #include "bench/figures.h"
+#include "bench/harness.h"
 #include "bench/ping_pong.h"
 #include "bench/scenarios.h"
 #include "bench/step_timer.h"
@@ -38,6 +40,48 @@ absl::Status TimeRun(WorkerCluster& cluster, const v1::Scenario& scenario, int s
   return absl::OkStatus();
 }
 
+// CPU time and thread runs of some processes over measured spans, per unit of work.
+struct Usage {
+  SchedStat total;
+  int64_t count = 0;  // units of work (steps, ping-pongs) measured
+
+  double CpuUsPer() const {
+    return count > 0 ? static_cast<double>(total.cpu_ns) / static_cast<double>(count) / kNsPerUs
+                     : 0.0;
+  }
+  double RunsPer() const {
+    return count > 0 ? static_cast<double>(total.runs) / static_cast<double>(count) : 0.0;
+  }
+
+  // Measures `pids` (0: this process) from construction to Stop(count).
+  class Span {
+   public:
+    Span(std::vector<pid_t> pids, Usage* usage) : pids_(std::move(pids)), usage_(usage) {
+      start_ = Sample();
+    }
+    void Stop(int64_t count) {
+      const SchedStat end = Sample();
+      usage_->total.cpu_ns += end.cpu_ns - start_.cpu_ns;
+      usage_->total.runs += end.runs - start_.runs;
+      usage_->count += count;
+    }
+
+   private:
+    SchedStat Sample() const {
+      SchedStat sum;
+      for (pid_t pid : pids_) {
+        const SchedStat s = ProcessSchedStat(pid);
+        sum.cpu_ns += s.cpu_ns;
+        sum.runs += s.runs;
+      }
+      return sum;
+    }
+    std::vector<pid_t> pids_;
+    Usage* usage_;
+    SchedStat start_;
+  };
+};
+
 absl::Status AppendPings(PingPong& ping, int count, std::vector<double>* rtt) {
   COSIMO_ASSIGN_OR_RETURN(std::vector<double> samples, ping.Measure(count));
   rtt->insert(rtt->end(), samples.begin(), samples.end());
@@ -64,6 +108,10 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
 
   const MessageSizes sizes = StepMessageSizes(1, 1);
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<PingPong> ping, PingPong::Start(1, 1, options.log_path));
+  std::unique_ptr<CallbackPingPong> callback_ping;
+  if (options.Wants("fig1")) {
+    COSIMO_ASSIGN_OR_RETURN(callback_ping, CallbackPingPong::Start(1, 1, options.log_path));
+  }
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<WorkerCluster> cluster,
                           WorkerCluster::Start(max_units, options.worker_binary, options.log_path));
   // Warm-up: connections, allocator, caches.
@@ -73,52 +121,56 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                                  nullptr, nullptr, nullptr, nullptr));
 
   // ---- Figure 1: two units, Jacobi (also the round trip that figure 2 quotes).
-  std::vector<double> rtt, steps, handoff;
+  std::vector<double> rtt, steps, handoff, cb_event, cb_handoff;
   const int per_round = options.Wants("fig1") ? jacobi_steps / rounds : 0;
-  // CPU time of every process involved (this one, the workers, the peer), to tell the CPU
-  // cost of a step from its latency.
+  // CPU time and thread runs of the processes involved, to tell the CPU cost of a step from its
+  // latency: this process (the orchestrator's side), the workers, the ping-pong peers.
   const std::vector<pid_t> workers = cluster->worker_pids();
-  auto cpu_ns = [&](bool with_workers) {
-    int64_t total = ProcessCpuNs(0) + ProcessCpuNs(ping->peer_pid());
-    if (with_workers) {
-      for (pid_t pid : workers) total += ProcessCpuNs(pid);
-    }
-    return total;
-  };
-  int64_t ping_cpu = 0, step_cpu = 0;
-  size_t step_count = 0;
+  const std::vector<pid_t> ping_side = {0, ping->peer_pid()};
+  Usage ping_use, step_self, step_workers, cb_event_use, cb_handoff_use;
   for (int r = 0; r < rounds && per_round > 0; ++r) {
-    int64_t c0 = cpu_ns(false);
+    Usage::Span span(ping_side, &ping_use);
     COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
-    ping_cpu += cpu_ns(false) - c0;
-    c0 = cpu_ns(true);
+    span.Stop(pings_per_round);
+
+    Usage::Span self({0}, &step_self), others(workers, &step_workers);
     const size_t before = steps.size();
     COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, per_round), per_round, &steps, nullptr,
                                    nullptr, nullptr));
-    step_cpu += cpu_ns(true) - c0;
-    step_count += steps.size() - before + 1;
+    self.Stop(static_cast<int64_t>(steps.size() - before + 1));
+    others.Stop(static_cast<int64_t>(steps.size() - before + 1));
+
     COSIMO_ASSIGN_OR_RETURN(std::vector<double> h, ping->MeasureWithHandoff(pings_per_round / 2));
     handoff.insert(handoff.end(), h.begin(), h.end());
+    const std::vector<pid_t> cb_side = {0, callback_ping->peer_pid()};
+    Usage::Span event_span(cb_side, &cb_event_use);
+    COSIMO_ASSIGN_OR_RETURN(std::vector<double> ce,
+                            callback_ping->Measure(pings_per_round / 2, true));
+    event_span.Stop(static_cast<int64_t>(ce.size()));
+    cb_event.insert(cb_event.end(), ce.begin(), ce.end());
+    Usage::Span handoff_span(cb_side, &cb_handoff_use);
+    COSIMO_ASSIGN_OR_RETURN(std::vector<double> ch,
+                            callback_ping->Measure(pings_per_round / 2, false));
+    handoff_span.Stop(static_cast<int64_t>(ch.size()));
+    cb_handoff.insert(cb_handoff.end(), ch.begin(), ch.end());
   }
   COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
   const double rtt_us = Median(rtt) / kNsPerUs;
   const double step_us = Median(steps) / kNsPerUs;
-  if (per_round > 0)
-    report->Add({"fig1", "Jacobi macro step, 2 units on 2 workers / raw gRPC stream round trip",
-                 step_us, rtt_us, "us", step_us / rtt_us, "<= 1.5", step_us / rtt_us <= 1.5,
-                 absl::StrCat(steps.size(), " steps in ", rounds, " rounds; ", rtt.size(),
-                              " ping-pongs of ", sizes.command, " B / ", sizes.reply,
-                              " B messages; p90 step ", Fixed(Quantile(steps, 0.9) / kNsPerUs, 1),
-                              " us, p90 round trip ", Fixed(Quantile(rtt, 0.9) / kNsPerUs, 1),
-                              " us; CPU (all processes) ",
-                              Fixed(static_cast<double>(step_cpu) / step_count / kNsPerUs, 1),
-                              " us per step, ",
-                              Fixed(static_cast<double>(ping_cpu) /
-                                        (static_cast<double>(pings_per_round) * rounds) / kNsPerUs,
-                                    1),
-                              " us per ping-pong")});
-
   if (per_round > 0) {
+    report->Add(
+        {"fig1", "Jacobi macro step, 2 units on 2 workers / raw gRPC stream round trip", step_us,
+         rtt_us, "us", step_us / rtt_us, "<= 1.5", step_us / rtt_us <= 1.5,
+         absl::StrCat(
+             steps.size(), " steps in ", rounds, " rounds; ", rtt.size(), " ping-pongs of ",
+             sizes.command, " B / ", sizes.reply, " B messages; p90 step ",
+             Fixed(Quantile(steps, 0.9) / kNsPerUs, 1), " us, p90 round trip ",
+             Fixed(Quantile(rtt, 0.9) / kNsPerUs, 1), " us; per step: CPU ",
+             Fixed(step_self.CpuUsPer() + step_workers.CpuUsPer(), 1), " us (orchestrator ",
+             Fixed(step_self.CpuUsPer(), 1), ", workers ", Fixed(step_workers.CpuUsPer(), 1),
+             "), thread runs ", Fixed(step_self.RunsPer(), 2), " orchestrator + ",
+             Fixed(step_workers.RunsPer(), 2), " workers; per ping-pong: CPU ",
+             Fixed(ping_use.CpuUsPer(), 1), " us, thread runs ", Fixed(ping_use.RunsPer(), 2))});
     const double handoff_us = Median(handoff) / kNsPerUs;
     report->Add({"fig1.handoff",
                  "raw ping-pong with a reader thread handing replies over / raw ping-pong",
@@ -128,6 +180,22 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                               "before 44089f1 (the handler thread reads, a condition variable "
                               "wakes the writer), without the unit, the master or a second "
                               "worker")});
+    const double event_us = Median(cb_event) / kNsPerUs;
+    report->Add({"fig1.callback",
+                 "raw ping-pong over gRPC's callback API, next write from OnReadDone / raw "
+                 "ping-pong",
+                 event_us, rtt_us, "us", event_us / rtt_us, "", true,
+                 absl::StrCat(cb_event.size(), " ping-pongs; per ping-pong: CPU ",
+                              Fixed(cb_event_use.CpuUsPer(), 1), " us, thread runs ",
+                              Fixed(cb_event_use.RunsPer(), 2))});
+    const double cb_handoff_us = Median(cb_handoff) / kNsPerUs;
+    report->Add({"fig1.callback_handoff",
+                 "raw ping-pong over gRPC's callback API, OnReadDone wakes the writing thread / "
+                 "raw ping-pong",
+                 cb_handoff_us, rtt_us, "us", cb_handoff_us / rtt_us, "", true,
+                 absl::StrCat(cb_handoff.size(), " ping-pongs; per ping-pong: CPU ",
+                              Fixed(cb_handoff_use.CpuUsPer(), 1), " us, thread runs ",
+                              Fixed(cb_handoff_use.RunsPer(), 2))});
   }
 
   // ---- Figure 2: scaling. The 2-unit case runs first and last; its median is the baseline.
@@ -144,6 +212,15 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                                      nullptr));
     }
     const double two_us = Median(per_units[2]) / kNsPerUs;
+    // The transport's CPU floor: every unit-step costs at least the CPU of one raw ping-pong (all
+    // processes), and N of them share the machine's cores.
+    Usage floor_use;
+    Usage::Span span(ping_side, &floor_use);
+    std::vector<double> floor_rtt;
+    COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &floor_rtt));
+    span.Stop(pings_per_round);
+    const double pingpong_cpu_us = floor_use.CpuUsPer();
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     for (int n : scaling) {
       const double n_us = Median(per_units[static_cast<size_t>(n)]) / kNsPerUs;
       const bool checked = n == max_units && n == 32;
@@ -155,6 +232,17 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
            absl::StrCat(per_units[static_cast<size_t>(n)].size(), " steps; ", Fixed(n_us / n, 2),
                         " us per unit-step; ", Fixed(n_us / rtt_us, 2), " raw round trips")});
     }
+    const int largest = *std::max_element(scaling.begin(), scaling.end());
+    const double floor_us = largest * pingpong_cpu_us / cores;
+    report->Add(
+        {absl::StrCat("fig2.", largest, ".floor"),
+         absl::StrCat("transport CPU floor of ", largest, " units: ", largest,
+                      " x CPU of a raw ping-pong / ", cores, " cores, against the 2-unit step"),
+         floor_us, two_us, "us", floor_us / two_us, "", true,
+         absl::StrCat("CPU of one raw ping-pong (both processes) ", Fixed(pingpong_cpu_us, 1),
+                      " us; a ratio of 6 needs at least ",
+                      Fixed(largest * pingpong_cpu_us / (6.0 * two_us), 1),
+                      " free cores at this 2-unit step")});
   }
 
   // ---- Figure 3: fixed point with rollback over gRPC.

@@ -171,14 +171,18 @@ ChildProcess::~ChildProcess() {
   waitpid(pid_, nullptr, 0);
 }
 
-int64_t ProcessCpuNs(pid_t pid) {
+SchedStat ProcessSchedStat(pid_t pid) {
   const std::string dir = pid == 0 ? "/proc/self/task" : absl::StrCat("/proc/", pid, "/task");
-  int64_t total = 0;
+  SchedStat total;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    // "<ns on CPU> <ns waiting for a CPU> <times run on a CPU>"
     std::ifstream in(entry.path() / "schedstat");
-    int64_t ns = 0;
-    if (in >> ns) total += ns;
+    int64_t ns = 0, waited = 0, runs = 0;
+    if (in >> ns >> waited >> runs) {
+      total.cpu_ns += ns;
+      total.runs += runs;
+    }
   }
   return total;
 }

@@ -90,9 +90,15 @@ class ChildProcess {
   pid_t pid_ = -1;
 };
 
-// CPU time consumed so far by every thread of process `pid` (0: this process), ns, from
-// /proc/<pid>/task/*/schedstat. Threads that already exited are not counted.
-int64_t ProcessCpuNs(pid_t pid);
+// What the scheduler counted so far for every thread of process `pid` (0: this process), from
+// /proc/<pid>/task/*/schedstat: CPU time, and how many times a thread was put on a CPU (a
+// thread wake-up or a preemption each). Threads that already exited are not counted.
+struct SchedStat {
+  int64_t cpu_ns = 0;
+  int64_t runs = 0;
+};
+SchedStat ProcessSchedStat(pid_t pid);
+inline int64_t ProcessCpuNs(pid_t pid) { return ProcessSchedStat(pid).cpu_ns; }
 
 // The path of this executable (/proc/self/exe).
 std::string SelfPath();

@@ -268,3 +268,235 @@ int RunPingPeer(const std::string& address, int outputs) {
 }
 
 }  // namespace cosimo::bench
+
+namespace cosimo::bench {
+
+class CallbackPingPong::Impl final : public v1::WorkerService::CallbackService {
+ public:
+  explicit Impl(int inputs) : inputs_(inputs) {}
+
+  class Reactor final : public grpc::ServerBidiReactor<v1::WorkerMessage, v1::OrchestratorMessage> {
+   public:
+    explicit Reactor(Impl* impl) : impl_(impl) { StartRead(&reply_); }
+
+    void OnReadDone(bool ok) override {
+      if (!ok) {
+        impl_->Fail();
+        Finish(grpc::Status::OK);
+        return;
+      }
+      if (!attached_) {
+        attached_ = true;
+        impl_->Attached(this);
+        return;
+      }
+      const int64_t now = NowNs();
+      if (event_driven_) {
+        samples_.push_back(static_cast<double>(now - start_));
+        if (--remaining_ > 0) {
+          SendNext();
+        } else {
+          impl_->Done(std::move(samples_));
+        }
+      } else {
+        impl_->Replied(reply_.seq());
+      }
+    }
+    void OnWriteDone(bool ok) override {
+      if (!ok) impl_->Fail();
+      bool next = false;
+      {
+        std::lock_guard<std::mutex> lock(write_mutex_);
+        next = write_pending_;
+        write_pending_ = false;
+        write_busy_ = next;
+      }
+      if (next) StartWrite(&command_);
+    }
+    void OnDone() override { impl_->Gone(); }
+
+    // Measuring thread (the first command) or the reactor itself.
+    void RunEventDriven(int count) {
+      event_driven_ = true;
+      remaining_ = count;
+      samples_.clear();
+      samples_.reserve(static_cast<size_t>(count));
+      SendNext();
+    }
+    void SendOne() {
+      event_driven_ = false;
+      SendNext();
+    }
+    void Stop() { Finish(grpc::Status::OK); }
+
+   private:
+    void SendNext() {
+      command_.set_seq(++seq_);
+      ToProto(MakeRequest(impl_->inputs_, time_), command_.mutable_step());
+      time_ += kStep;
+      start_ = NowNs();
+      StartRead(&reply_);
+      {
+        // One write at a time: the previous OnWriteDone may still be on its way.
+        std::lock_guard<std::mutex> lock(write_mutex_);
+        if (write_busy_) {
+          write_pending_ = true;
+          return;
+        }
+        write_busy_ = true;
+      }
+      StartWrite(&command_);
+    }
+
+    Impl* impl_;
+    bool attached_ = false;
+    bool event_driven_ = false;
+    int remaining_ = 0;
+    uint64_t seq_ = 0;
+    double time_ = 0.0;
+    int64_t start_ = 0;
+    v1::OrchestratorMessage command_;
+    v1::WorkerMessage reply_;
+    std::vector<double> samples_;
+    std::mutex write_mutex_;
+    bool write_busy_ = false;
+    bool write_pending_ = false;
+  };
+
+  grpc::ServerBidiReactor<v1::WorkerMessage, v1::OrchestratorMessage>* Attach(
+      grpc::CallbackServerContext* /*context*/) override {
+    return new Reactor(this);
+  }
+
+  void Attached(Reactor* reactor) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      reactor_ = reactor;
+    }
+    cv_.notify_all();
+  }
+  void Replied(uint64_t seq) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      replied_seq_ = seq;
+    }
+    cv_.notify_all();
+  }
+  void Done(std::vector<double> samples) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      samples_ = std::move(samples);
+      done_ = true;
+    }
+    cv_.notify_all();
+  }
+  void Fail() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failed_ = true;
+    }
+    cv_.notify_all();
+  }
+  void Gone() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failed_ = true;
+      gone_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  bool WaitAttached(std::chrono::seconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, timeout, [&] { return reactor_ != nullptr; });
+  }
+
+  absl::StatusOr<std::vector<double>> Measure(int count, bool event_driven) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (reactor_ == nullptr || failed_) return absl::UnavailableError("callback peer went away");
+    if (event_driven) {
+      done_ = false;
+      lock.unlock();
+      reactor_->RunEventDriven(count);
+      lock.lock();
+      cv_.wait(lock, [&] { return done_ || failed_; });
+      if (failed_) return absl::UnavailableError("the callback ping-pong peer went away");
+      return std::move(samples_);
+    }
+    std::vector<double> samples;
+    samples.reserve(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      const uint64_t want = replied_seq_ + 1;
+      lock.unlock();
+      const int64_t start = NowNs();
+      reactor_->SendOne();
+      lock.lock();
+      cv_.wait(lock, [&] { return replied_seq_ >= want || failed_; });
+      if (failed_) return absl::UnavailableError("the callback ping-pong peer went away");
+      samples.push_back(static_cast<double>(NowNs() - start));
+    }
+    return samples;
+  }
+
+  void Stop() {
+    Reactor* reactor = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      reactor = gone_ ? nullptr : reactor_;
+    }
+    if (reactor != nullptr) reactor->Stop();
+  }
+
+  std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<ChildProcess> peer;
+
+ private:
+  const int inputs_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  Reactor* reactor_ = nullptr;
+  uint64_t replied_seq_ = 0;
+  bool done_ = false;
+  bool failed_ = false;
+  bool gone_ = false;
+  std::vector<double> samples_;
+};
+
+CallbackPingPong::CallbackPingPong(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CallbackPingPong::~CallbackPingPong() {
+  impl_->Stop();
+  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  impl_->server->Wait();
+  impl_->peer.reset();
+}
+
+absl::StatusOr<std::unique_ptr<CallbackPingPong>> CallbackPingPong::Start(
+    int inputs, int outputs, const std::string& log_path) {
+  auto impl = std::make_unique<Impl>(inputs);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(impl.get());
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || port == 0)
+    return absl::UnavailableError("callback ping-pong: cannot listen");
+  impl->peer = std::make_unique<ChildProcess>(
+      std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
+                               "--ping-outputs", std::to_string(outputs)},
+      log_path);
+  if (!impl->WaitAttached(std::chrono::seconds(20))) {
+    impl->server->Shutdown(std::chrono::system_clock::now());
+    return absl::DeadlineExceededError("callback ping-pong: the peer did not attach (see " +
+                                       log_path + ")");
+  }
+  return std::unique_ptr<CallbackPingPong>(new CallbackPingPong(std::move(impl)));
+}
+
+absl::StatusOr<std::vector<double>> CallbackPingPong::Measure(int count, bool event_driven) {
+  return impl_->Measure(count, event_driven);
+}
+
+pid_t CallbackPingPong::peer_pid() const { return impl_->peer->pid(); }
+
+}  // namespace cosimo::bench

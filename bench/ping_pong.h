@@ -54,6 +54,28 @@ class PingPong {
   std::unique_ptr<Impl> impl_;
 };
 
+// The same ping-pong served with gRPC's callback API (a ServerBidiReactor on a server with no
+// synchronous service, so no sync-server pollers), to measure what that API would give Attach.
+// Not the baseline of any figure.
+class CallbackPingPong {
+ public:
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CallbackPingPong>> Start(
+      int inputs, int outputs, const std::string& log_path);
+  ~CallbackPingPong();
+
+  // Round trips, ns each. `event_driven`: the reactor writes the next command from OnReadDone
+  // (the master's loop would run on gRPC's thread); otherwise the calling thread writes and
+  // waits on a condition variable that OnReadDone signals (a job thread over a callback Attach).
+  [[nodiscard]] absl::StatusOr<std::vector<double>> Measure(int count, bool event_driven);
+  pid_t peer_pid() const;
+
+  class Impl;
+
+ private:
+  explicit CallbackPingPong(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 // The peer's main (this executable with --ping-peer ADDRESS --ping-outputs N): dials, says
 // Hello, answers every command with a StepDone of `outputs` values until the stream ends.
 // Returns the process exit code.
