@@ -40,48 +40,6 @@ absl::Status TimeRun(WorkerCluster& cluster, const v1::Scenario& scenario, int s
   return absl::OkStatus();
 }
 
-// CPU time and thread runs of some processes over measured spans, per unit of work.
-struct Usage {
-  SchedStat total;
-  int64_t count = 0;  // units of work (steps, ping-pongs) measured
-
-  double CpuUsPer() const {
-    return count > 0 ? static_cast<double>(total.cpu_ns) / static_cast<double>(count) / kNsPerUs
-                     : 0.0;
-  }
-  double RunsPer() const {
-    return count > 0 ? static_cast<double>(total.runs) / static_cast<double>(count) : 0.0;
-  }
-
-  // Measures `pids` (0: this process) from construction to Stop(count).
-  class Span {
-   public:
-    Span(std::vector<pid_t> pids, Usage* usage) : pids_(std::move(pids)), usage_(usage) {
-      start_ = Sample();
-    }
-    void Stop(int64_t count) {
-      const SchedStat end = Sample();
-      usage_->total.cpu_ns += end.cpu_ns - start_.cpu_ns;
-      usage_->total.runs += end.runs - start_.runs;
-      usage_->count += count;
-    }
-
-   private:
-    SchedStat Sample() const {
-      SchedStat sum;
-      for (pid_t pid : pids_) {
-        const SchedStat s = ProcessSchedStat(pid);
-        sum.cpu_ns += s.cpu_ns;
-        sum.runs += s.runs;
-      }
-      return sum;
-    }
-    std::vector<pid_t> pids_;
-    Usage* usage_;
-    SchedStat start_;
-  };
-};
-
 absl::Status AppendPings(PingPong& ping, int count, std::vector<double>* rtt) {
   COSIMO_ASSIGN_OR_RETURN(std::vector<double> samples, ping.Measure(count));
   rtt->insert(rtt->end(), samples.begin(), samples.end());
@@ -121,7 +79,9 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                                  nullptr, nullptr, nullptr, nullptr));
 
   // ---- Figure 1: two units, Jacobi (also the round trip that figure 2 quotes).
-  std::vector<double> rtt, steps, handoff, cb_event, cb_handoff;
+  std::vector<double> rtt, steps, handoff, cb_event, cb_handoff, single_poller,
+      single_poller_fan_out;
+  double single_poller_cpu = 0.0, single_poller_runs = 0.0, fan_out_cpu = 0.0, fan_out_runs = 0.0;
   const int per_round = options.Wants("fig1") ? jacobi_steps / rounds : 0;
   // CPU time and thread runs of the processes involved, to tell the CPU cost of a step from its
   // latency: this process (the orchestrator's side), the workers, the ping-pong peers.
@@ -153,6 +113,14 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                             callback_ping->Measure(pings_per_round / 2, false));
     handoff_span.Stop(static_cast<int64_t>(ch.size()));
     cb_handoff.insert(cb_handoff.end(), ch.begin(), ch.end());
+    for (int peers = 1; peers <= 2; ++peers) {
+      COSIMO_ASSIGN_OR_RETURN(AsyncPingResult a,
+                              MeasureAsyncPingPong(pings_per_round / 2, peers, options.log_path));
+      std::vector<double>& into = peers == 1 ? single_poller : single_poller_fan_out;
+      into.insert(into.end(), a.samples.begin(), a.samples.end());
+      (peers == 1 ? single_poller_cpu : fan_out_cpu) += a.cpu_us / rounds;
+      (peers == 1 ? single_poller_runs : fan_out_runs) += a.runs / rounds;
+    }
   }
   COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
   const double rtt_us = Median(rtt) / kNsPerUs;
@@ -196,6 +164,26 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                  absl::StrCat(cb_handoff.size(), " ping-pongs; per ping-pong: CPU ",
                               Fixed(cb_handoff_use.CpuUsPer(), 1), " us, thread runs ",
                               Fixed(cb_handoff_use.RunsPer(), 2))});
+  }
+
+  if (per_round > 0) {
+    const double single_us = Median(single_poller) / kNsPerUs;
+    report->Add({"fig1.single_poller",
+                 "raw ping-pong, async API, the server's one thread is the only poller of its "
+                 "process / raw ping-pong",
+                 single_us, rtt_us, "us", single_us / rtt_us, "", true,
+                 absl::StrCat(single_poller.size(),
+                              " ping-pongs in a process of its own; per "
+                              "ping-pong: CPU ",
+                              Fixed(single_poller_cpu, 1), " us, thread runs ",
+                              Fixed(single_poller_runs, 2))});
+    const double fan_out_us = Median(single_poller_fan_out) / kNsPerUs;
+    report->Add({"fig1.single_poller_2",
+                 "the same fan out to 2 peers (a Jacobi step's messages, no master) / raw "
+                 "ping-pong",
+                 fan_out_us, rtt_us, "us", fan_out_us / rtt_us, "", true,
+                 absl::StrCat(single_poller_fan_out.size(), " rounds; per round: CPU ",
+                              Fixed(fan_out_cpu, 1), " us, thread runs ", Fixed(fan_out_runs, 2))});
   }
 
   // ---- Figure 2: scaling. The 2-unit case runs first and last; its median is the baseline.

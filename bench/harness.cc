@@ -187,6 +187,43 @@ SchedStat ProcessSchedStat(pid_t pid) {
   return total;
 }
 
+double Usage::CpuUsPer() const {
+  return count > 0 ? static_cast<double>(total.cpu_ns) / static_cast<double>(count) / 1e3 : 0.0;
+}
+
+double Usage::RunsPer() const {
+  return count > 0 ? static_cast<double>(total.runs) / static_cast<double>(count) : 0.0;
+}
+
+Usage::Span::Span(std::vector<pid_t> pids, Usage* usage)
+    : pids_(std::move(pids)), usage_(usage), start_(Sample()) {}
+
+void Usage::Span::Stop(int64_t count) {
+  const SchedStat end = Sample();
+  usage_->total.cpu_ns += end.cpu_ns - start_.cpu_ns;
+  usage_->total.runs += end.runs - start_.runs;
+  usage_->count += count;
+}
+
+SchedStat Usage::Span::Sample() const {
+  SchedStat sum;
+  for (pid_t pid : pids_) {
+    const SchedStat s = ProcessSchedStat(pid);
+    sum.cpu_ns += s.cpu_ns;
+    sum.runs += s.runs;
+  }
+  return sum;
+}
+
+int ChildProcess::Wait() {
+  if (pid_ <= 0) return -1;
+  int status = 0;
+  const pid_t r = waitpid(pid_, &status, 0);
+  pid_ = -1;
+  if (r <= 0 || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
 std::string SelfPath() {
   char buf[4096];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);

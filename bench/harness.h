@@ -85,6 +85,8 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
   pid_t pid() const { return pid_; }
+  // Waits for the child to exit; its exit code (-1 if it was killed by a signal).
+  int Wait();
 
  private:
   pid_t pid_ = -1;
@@ -99,6 +101,28 @@ struct SchedStat {
 };
 SchedStat ProcessSchedStat(pid_t pid);
 inline int64_t ProcessCpuNs(pid_t pid) { return ProcessSchedStat(pid).cpu_ns; }
+
+// CPU time and thread runs of some processes over measured spans, per unit of work.
+struct Usage {
+  SchedStat total;
+  int64_t count = 0;  // units of work (steps, ping-pongs) measured
+
+  double CpuUsPer() const;
+  double RunsPer() const;
+
+  // Measures `pids` (0: this process) from construction to Stop(count).
+  class Span {
+   public:
+    Span(std::vector<pid_t> pids, Usage* usage);
+    void Stop(int64_t count);
+
+   private:
+    SchedStat Sample() const;
+    std::vector<pid_t> pids_;
+    Usage* usage_;
+    SchedStat start_;
+  };
+};
 
 // The path of this executable (/proc/self/exe).
 std::string SelfPath();

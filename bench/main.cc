@@ -1,7 +1,8 @@
 // cosimo-bench: measures the figures of issue 7 and prints them as a table and a JSON file.
 //   cosimo-bench [--smoke] [--only fig1,fig4,...] [--json PATH] [--jacobi-steps N]
 //                [--units 2,4,8,16,32] [--log PATH]
-// --ping-peer ADDRESS is the ping-pong peer mode (started by the benchmark itself).
+// --ping-peer ADDRESS and --ping-async OUT are the ping-pong peer and the single-poller
+// ping-pong server modes (started by the benchmark itself).
 // Exit code: 0 when every figure was measured (met or not), 1 when one could not be measured.
 #include <spdlog/spdlog.h>
 
@@ -40,8 +41,8 @@ int main(int argc, char** argv) {
   options.fmu_path = COSIMO_BENCH_FMU;
   options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
   options.log_path = "/tmp/cosimo-bench.log";
-  std::string json_path, peer;
-  int peer_outputs = 1;
+  std::string json_path, peer, async_out;
+  int peer_outputs = 1, ping_count = 0, ping_peers = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -62,11 +63,20 @@ int main(int argc, char** argv) {
       peer = argv[++i];
     } else if (arg == "--ping-outputs" && has_value) {
       peer_outputs = std::stoi(argv[++i]);
+    } else if (arg == "--ping-async" && has_value) {
+      async_out = argv[++i];
+    } else if (arg == "--ping-count" && has_value) {
+      ping_count = std::stoi(argv[++i]);
+    } else if (arg == "--ping-peers" && has_value) {
+      ping_peers = std::stoi(argv[++i]);
     } else {
       return Usage();
     }
   }
   if (!peer.empty()) return cosimo::bench::RunPingPeer(peer, peer_outputs);
+  if (!async_out.empty()) {
+    return cosimo::bench::RunAsyncPingServer(async_out, ping_count, ping_peers, options.log_path);
+  }
 
   spdlog::set_level(spdlog::level::warn);
   std::cout << "cosimo-bench (" << (options.smoke ? "smoke" : "full") << ") on "

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdio>
+#include <fstream>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -498,5 +500,128 @@ absl::StatusOr<std::vector<double>> CallbackPingPong::Measure(int count, bool ev
 }
 
 pid_t CallbackPingPong::peer_pid() const { return impl_->peer->pid(); }
+
+}  // namespace cosimo::bench
+
+namespace cosimo::bench {
+namespace {
+
+// Waits for the completion of `want` on `cq` (other tags: an error), up to 10 s.
+bool AwaitTag(grpc::ServerCompletionQueue* cq, void* want) {
+  void* tag = nullptr;
+  bool ok = false;
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(10);
+  return cq->AsyncNext(&tag, &ok, deadline) == grpc::CompletionQueue::GOT_EVENT && ok &&
+         tag == want;
+}
+
+}  // namespace
+
+int RunAsyncPingServer(const std::string& out_path, int count, int peers,
+                       const std::string& log_path) {
+  v1::WorkerService::AsyncService service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::ServerCompletionQueue> cq = builder.AddCompletionQueue();
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) return 2;
+  // One stream per peer; each stream's three tags are the addresses of its `tags` entries.
+  struct Peer {
+    std::unique_ptr<ChildProcess> process;
+    grpc::ServerContext context;
+    std::unique_ptr<grpc::ServerAsyncReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>>
+        stream;
+    v1::WorkerMessage reply;
+    v1::OrchestratorMessage command;
+    int tags[3] = {0, 0, 0};  // call, read, write
+  };
+  std::vector<std::unique_ptr<Peer>> all;
+  std::vector<pid_t> pids = {0};
+  bool ok = true;
+  for (int k = 0; k < peers && ok; ++k) {
+    auto p = std::make_unique<Peer>();
+    p->stream =
+        std::make_unique<grpc::ServerAsyncReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>>(
+            &p->context);
+    service.RequestAttach(&p->context, p->stream.get(), cq.get(), cq.get(), &p->tags[0]);
+    p->process = std::make_unique<ChildProcess>(
+        std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
+                                 "--ping-outputs", "1"},
+        log_path);
+    pids.push_back(p->process->pid());
+    ok = AwaitTag(cq.get(), &p->tags[0]);
+    if (ok) {
+      p->stream->Read(&p->reply, &p->tags[1]);
+      ok = AwaitTag(cq.get(), &p->tags[1]) && p->reply.has_hello();
+    }
+    all.push_back(std::move(p));
+  }
+  const int warmup = std::min(500, count);
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(count));
+  Usage usage;
+  std::unique_ptr<Usage::Span> span;
+  double time = 0.0;
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(60);
+  for (int i = 0; ok && i < warmup + count; ++i) {
+    if (i == warmup) span = std::make_unique<Usage::Span>(pids, &usage);
+    const int64_t start = NowNs();
+    for (auto& p : all) {
+      p->command.set_seq(static_cast<uint64_t>(i + 1));
+      ToProto(MakeRequest(1, time), p->command.mutable_step());
+      p->stream->Read(&p->reply, &p->tags[1]);
+      p->stream->Write(p->command, &p->tags[2]);
+    }
+    time += kStep;
+    // Every read and every write of this round completes.
+    for (int pending = 2 * peers; pending > 0 && ok; --pending) {
+      void* tag = nullptr;
+      bool op_ok = false;
+      ok = cq->AsyncNext(&tag, &op_ok, deadline) == grpc::CompletionQueue::GOT_EVENT && op_ok;
+    }
+    for (auto& p : all) ok = ok && p->reply.seq() == p->command.seq();
+    if (i >= warmup) samples.push_back(static_cast<double>(NowNs() - start));
+  }
+  if (span != nullptr) span->Stop(static_cast<int64_t>(samples.size()));
+  for (auto& p : all) p->context.TryCancel();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  cq->Shutdown();
+  void* tag = nullptr;
+  bool drained = false;
+  while (cq->Next(&tag, &drained)) {
+  }
+  all.clear();
+  if (!ok) return 3;
+  std::ofstream out(out_path);
+  out << usage.CpuUsPer() << " " << usage.RunsPer() << "\n";
+  for (double v : samples) out << v << "\n";
+  return out ? 0 : 4;
+}
+
+absl::StatusOr<AsyncPingResult> MeasureAsyncPingPong(int count, int peers,
+                                                     const std::string& log_path) {
+  const std::string out_path = absl::StrCat(log_path, ".async-ping.", getpid());
+  ChildProcess child({SelfPath(), "--ping-async", out_path, "--ping-count", std::to_string(count),
+                      "--ping-peers", std::to_string(peers), "--log", log_path},
+                     log_path);
+  const int code = child.Wait();
+  if (code != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("async ping-pong child exited with ", code, " (see ", log_path, ")"));
+  }
+  AsyncPingResult result;
+  std::ifstream in(out_path);
+  in >> result.cpu_us >> result.runs;
+  double v = 0.0;
+  while (in >> v) result.samples.push_back(v);
+  std::remove(out_path.c_str());
+  if (result.samples.size() != static_cast<size_t>(count)) {
+    return absl::DataLossError(absl::StrCat("async ping-pong: ", result.samples.size(), " of ",
+                                            count, " samples in ", out_path));
+  }
+  return result;
+}
 
 }  // namespace cosimo::bench

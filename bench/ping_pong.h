@@ -76,6 +76,25 @@ class CallbackPingPong {
   std::unique_ptr<Impl> impl_;
 };
 
+// The same ping-pong with the fewest thread wake-ups gRPC allows: a process of its own serves
+// Attach with the asynchronous API on one completion queue that its main thread alone drives,
+// so that thread is the only one polling the sockets (no sync-server pollers, no handler
+// threads, no other server in the process) and reads each reply itself. With `peers` > 1 each
+// round trip is a fan-out: one command to every peer, then every reply (a Jacobi step's
+// messages without the master). Runs `count` rounds in a child process (this executable with
+// --ping-async); also the CPU time and thread runs per round of that process and its peers.
+struct AsyncPingResult {
+  std::vector<double> samples;  // ns
+  double cpu_us = 0.0;          // per round, all processes
+  double runs = 0.0;            // thread runs per round, all processes
+};
+[[nodiscard]] absl::StatusOr<AsyncPingResult> MeasureAsyncPingPong(int count, int peers,
+                                                                   const std::string& log_path);
+// The child's main: --ping-async OUT --ping-count N --ping-peers K. Writes "cpu_us runs" and
+// then one sample per line to OUT. Returns the process exit code.
+int RunAsyncPingServer(const std::string& out_path, int count, int peers,
+                       const std::string& log_path);
+
 // The peer's main (this executable with --ping-peer ADDRESS --ping-outputs N): dials, says
 // Hello, answers every command with a StepDone of `outputs` values until the stream ends.
 // Returns the process exit code.
