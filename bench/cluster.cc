@@ -1,6 +1,8 @@
 #include "bench/cluster.h"
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 
 #include <thread>
 #include <vector>
@@ -39,11 +41,14 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   impl->pool = std::make_unique<orchestrator::WorkerPool>(std::chrono::seconds(30));
   impl->service =
       std::make_unique<orchestrator::WorkerServiceImpl>(impl->pool.get(), std::chrono::seconds(1));
+  // The orchestrator server's services and settings (orchestrator/src/server.cc): the health
+  // and reflection services bring their own threads, which take part in gRPC's polling.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(impl->service.get());
-  // The orchestrator server's settings (orchestrator/src/server.cc).
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);

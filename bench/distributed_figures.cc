@@ -40,11 +40,28 @@ absl::Status TimeRun(WorkerCluster& cluster, const v1::Scenario& scenario, int s
   return absl::OkStatus();
 }
 
-absl::Status AppendPings(PingPong& ping, int count, std::vector<double>* rtt) {
-  COSIMO_ASSIGN_OR_RETURN(std::vector<double> samples, ping.Measure(count));
-  rtt->insert(rtt->end(), samples.begin(), samples.end());
-  return absl::OkStatus();
-}
+// Ping-pongs of one mode, each batch measured in a child process of its own, pooled.
+struct PingSeries {
+  std::vector<double> samples;
+  double cpu_us_total = 0.0;
+  double runs_total = 0.0;
+
+  absl::Status Measure(PingMode mode, int count, int peers, const std::string& log_path) {
+    COSIMO_ASSIGN_OR_RETURN(PingResult r, MeasurePingPong(mode, count, peers, log_path));
+    const double n = static_cast<double>(r.samples.size());
+    samples.insert(samples.end(), r.samples.begin(), r.samples.end());
+    cpu_us_total += r.cpu_us * n;
+    runs_total += r.runs * n;
+    return absl::OkStatus();
+  }
+  double MedianUs() const { return Median(samples) / kNsPerUs; }
+  double CpuUs() const { return samples.empty() ? 0.0 : cpu_us_total / samples.size(); }
+  double Runs() const { return samples.empty() ? 0.0 : runs_total / samples.size(); }
+  // "CPU 85.2 us, thread runs 4.84" per round trip.
+  std::string Cost() const {
+    return absl::StrCat("CPU ", Fixed(CpuUs(), 1), " us, thread runs ", Fixed(Runs(), 2));
+  }
+};
 
 }  // namespace
 
@@ -65,33 +82,24 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
       options.Wants("fig2") ? std::max(2, *std::max_element(scaling.begin(), scaling.end())) : 2;
 
   const MessageSizes sizes = StepMessageSizes(1, 1);
-  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<PingPong> ping, PingPong::Start(1, 1, options.log_path));
-  std::unique_ptr<CallbackPingPong> callback_ping;
-  if (options.Wants("fig1")) {
-    COSIMO_ASSIGN_OR_RETURN(callback_ping, CallbackPingPong::Start(1, 1, options.log_path));
-  }
+  const std::string& log = options.log_path;
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<WorkerCluster> cluster,
-                          WorkerCluster::Start(max_units, options.worker_binary, options.log_path));
-  // Warm-up: connections, allocator, caches.
-  std::vector<double> ignored;
-  COSIMO_RETURN_IF_ERROR(AppendPings(*ping, smoke ? 50 : 2000, &ignored));
+                          WorkerCluster::Start(max_units, options.worker_binary, log));
+  // Warm-up: connections, allocator, caches (each ping-pong process warms itself up).
   COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(2, smoke ? 50 : 2000), smoke ? 50 : 2000,
                                  nullptr, nullptr, nullptr, nullptr));
 
   // ---- Figure 1: two units, Jacobi (also the round trip that figure 2 quotes).
-  std::vector<double> rtt, steps, handoff, cb_event, cb_handoff, single_poller,
-      single_poller_fan_out;
-  double single_poller_cpu = 0.0, single_poller_runs = 0.0, fan_out_cpu = 0.0, fan_out_runs = 0.0;
+  PingSeries rtt, handoff, callback, callback_handoff, single_poller, fan_out;
+  std::vector<double> steps;
   const int per_round = options.Wants("fig1") ? jacobi_steps / rounds : 0;
-  // CPU time and thread runs of the processes involved, to tell the CPU cost of a step from its
-  // latency: this process (the orchestrator's side), the workers, the ping-pong peers.
+  // CPU time and thread runs of this process (the orchestrator's side) and the workers, to tell
+  // the CPU cost of a step from its latency.
   const std::vector<pid_t> workers = cluster->worker_pids();
-  const std::vector<pid_t> ping_side = {0, ping->peer_pid()};
-  Usage ping_use, step_self, step_workers, cb_event_use, cb_handoff_use;
+  Usage step_self, step_workers;
+  const int variant_pings = pings_per_round / 2;
   for (int r = 0; r < rounds && per_round > 0; ++r) {
-    Usage::Span span(ping_side, &ping_use);
-    COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
-    span.Stop(pings_per_round);
+    COSIMO_RETURN_IF_ERROR(rtt.Measure(PingMode::kSync, pings_per_round, 1, log));
 
     Usage::Span self({0}, &step_self), others(workers, &step_workers);
     const size_t before = steps.size();
@@ -100,90 +108,53 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     self.Stop(static_cast<int64_t>(steps.size() - before + 1));
     others.Stop(static_cast<int64_t>(steps.size() - before + 1));
 
-    COSIMO_ASSIGN_OR_RETURN(std::vector<double> h, ping->MeasureWithHandoff(pings_per_round / 2));
-    handoff.insert(handoff.end(), h.begin(), h.end());
-    const std::vector<pid_t> cb_side = {0, callback_ping->peer_pid()};
-    Usage::Span event_span(cb_side, &cb_event_use);
-    COSIMO_ASSIGN_OR_RETURN(std::vector<double> ce,
-                            callback_ping->Measure(pings_per_round / 2, true));
-    event_span.Stop(static_cast<int64_t>(ce.size()));
-    cb_event.insert(cb_event.end(), ce.begin(), ce.end());
-    Usage::Span handoff_span(cb_side, &cb_handoff_use);
-    COSIMO_ASSIGN_OR_RETURN(std::vector<double> ch,
-                            callback_ping->Measure(pings_per_round / 2, false));
-    handoff_span.Stop(static_cast<int64_t>(ch.size()));
-    cb_handoff.insert(cb_handoff.end(), ch.begin(), ch.end());
-    for (int peers = 1; peers <= 2; ++peers) {
-      COSIMO_ASSIGN_OR_RETURN(AsyncPingResult a,
-                              MeasureAsyncPingPong(pings_per_round / 2, peers, options.log_path));
-      std::vector<double>& into = peers == 1 ? single_poller : single_poller_fan_out;
-      into.insert(into.end(), a.samples.begin(), a.samples.end());
-      (peers == 1 ? single_poller_cpu : fan_out_cpu) += a.cpu_us / rounds;
-      (peers == 1 ? single_poller_runs : fan_out_runs) += a.runs / rounds;
-    }
+    COSIMO_RETURN_IF_ERROR(handoff.Measure(PingMode::kSyncHandoff, variant_pings, 1, log));
+    COSIMO_RETURN_IF_ERROR(callback.Measure(PingMode::kCallback, variant_pings, 1, log));
+    COSIMO_RETURN_IF_ERROR(
+        callback_handoff.Measure(PingMode::kCallbackHandoff, variant_pings, 1, log));
+    COSIMO_RETURN_IF_ERROR(single_poller.Measure(PingMode::kSinglePoller, variant_pings, 1, log));
+    COSIMO_RETURN_IF_ERROR(fan_out.Measure(PingMode::kSinglePoller, variant_pings, 2, log));
   }
-  COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &rtt));
-  const double rtt_us = Median(rtt) / kNsPerUs;
+  COSIMO_RETURN_IF_ERROR(rtt.Measure(PingMode::kSync, pings_per_round, 1, log));
+  const double rtt_us = rtt.MedianUs();
   const double step_us = Median(steps) / kNsPerUs;
   if (per_round > 0) {
     report->Add(
         {"fig1", "Jacobi macro step, 2 units on 2 workers / raw gRPC stream round trip", step_us,
          rtt_us, "us", step_us / rtt_us, "<= 1.5", step_us / rtt_us <= 1.5,
          absl::StrCat(
-             steps.size(), " steps in ", rounds, " rounds; ", rtt.size(), " ping-pongs of ",
+             steps.size(), " steps in ", rounds, " rounds; ", rtt.samples.size(), " ping-pongs of ",
              sizes.command, " B / ", sizes.reply, " B messages; p90 step ",
              Fixed(Quantile(steps, 0.9) / kNsPerUs, 1), " us, p90 round trip ",
-             Fixed(Quantile(rtt, 0.9) / kNsPerUs, 1), " us; per step: CPU ",
+             Fixed(Quantile(rtt.samples, 0.9) / kNsPerUs, 1), " us; per step: CPU ",
              Fixed(step_self.CpuUsPer() + step_workers.CpuUsPer(), 1), " us (orchestrator ",
              Fixed(step_self.CpuUsPer(), 1), ", workers ", Fixed(step_workers.CpuUsPer(), 1),
              "), thread runs ", Fixed(step_self.RunsPer(), 2), " orchestrator + ",
-             Fixed(step_workers.RunsPer(), 2), " workers; per ping-pong: CPU ",
-             Fixed(ping_use.CpuUsPer(), 1), " us, thread runs ", Fixed(ping_use.RunsPer(), 2))});
-    const double handoff_us = Median(handoff) / kNsPerUs;
-    report->Add({"fig1.handoff",
-                 "raw ping-pong with a reader thread handing replies over / raw ping-pong",
-                 handoff_us, rtt_us, "us", handoff_us / rtt_us, "", true,
-                 absl::StrCat(handoff.size(),
-                              " ping-pongs: the threading WorkerConnection had "
-                              "before 44089f1 (the handler thread reads, a condition variable "
-                              "wakes the writer), without the unit, the master or a second "
-                              "worker")});
-    const double event_us = Median(cb_event) / kNsPerUs;
-    report->Add({"fig1.callback",
-                 "raw ping-pong over gRPC's callback API, next write from OnReadDone / raw "
-                 "ping-pong",
-                 event_us, rtt_us, "us", event_us / rtt_us, "", true,
-                 absl::StrCat(cb_event.size(), " ping-pongs; per ping-pong: CPU ",
-                              Fixed(cb_event_use.CpuUsPer(), 1), " us, thread runs ",
-                              Fixed(cb_event_use.RunsPer(), 2))});
-    const double cb_handoff_us = Median(cb_handoff) / kNsPerUs;
-    report->Add({"fig1.callback_handoff",
-                 "raw ping-pong over gRPC's callback API, OnReadDone wakes the writing thread / "
-                 "raw ping-pong",
-                 cb_handoff_us, rtt_us, "us", cb_handoff_us / rtt_us, "", true,
-                 absl::StrCat(cb_handoff.size(), " ping-pongs; per ping-pong: CPU ",
-                              Fixed(cb_handoff_use.CpuUsPer(), 1), " us, thread runs ",
-                              Fixed(cb_handoff_use.RunsPer(), 2))});
-  }
-
-  if (per_round > 0) {
-    const double single_us = Median(single_poller) / kNsPerUs;
-    report->Add({"fig1.single_poller",
-                 "raw ping-pong, async API, the server's one thread is the only poller of its "
-                 "process / raw ping-pong",
-                 single_us, rtt_us, "us", single_us / rtt_us, "", true,
-                 absl::StrCat(single_poller.size(),
-                              " ping-pongs in a process of its own; per "
-                              "ping-pong: CPU ",
-                              Fixed(single_poller_cpu, 1), " us, thread runs ",
-                              Fixed(single_poller_runs, 2))});
-    const double fan_out_us = Median(single_poller_fan_out) / kNsPerUs;
-    report->Add({"fig1.single_poller_2",
-                 "the same fan out to 2 peers (a Jacobi step's messages, no master) / raw "
-                 "ping-pong",
-                 fan_out_us, rtt_us, "us", fan_out_us / rtt_us, "", true,
-                 absl::StrCat(single_poller_fan_out.size(), " rounds; per round: CPU ",
-                              Fixed(fan_out_cpu, 1), " us, thread runs ", Fixed(fan_out_runs, 2))});
+             Fixed(step_workers.RunsPer(), 2), " workers; per ping-pong: ", rtt.Cost())});
+    auto variant = [&](const char* id, const char* what, const PingSeries& series,
+                       const std::string& how) {
+      report->Add({id, what, series.MedianUs(), rtt_us, "us", series.MedianUs() / rtt_us, "", true,
+                   absl::StrCat(series.samples.size(), " round trips", how,
+                                "; per round trip: ", series.Cost())});
+    };
+    variant("fig1.handoff",
+            "raw ping-pong with a reader thread handing replies over / raw ping-pong", handoff,
+            " (the threading WorkerConnection had before 44089f1: the handler thread reads, a "
+            "condition variable wakes the writer)");
+    variant("fig1.callback",
+            "raw ping-pong over gRPC's callback API, next write from OnReadDone / raw ping-pong",
+            callback, "");
+    variant("fig1.callback_handoff",
+            "raw ping-pong over gRPC's callback API, OnReadDone wakes the writing thread / raw "
+            "ping-pong",
+            callback_handoff, "");
+    variant("fig1.single_poller",
+            "raw ping-pong, async API, the server's one thread is the only poller of its process "
+            "/ raw ping-pong",
+            single_poller, "");
+    variant("fig1.single_poller_2",
+            "the same fanned out to 2 peers (a Jacobi step's messages, no master) / raw ping-pong",
+            fan_out, " (rounds of one command to each peer and both replies)");
   }
 
   // ---- Figure 2: scaling. The 2-unit case runs first and last; its median is the baseline.
@@ -202,12 +173,9 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     const double two_us = Median(per_units[2]) / kNsPerUs;
     // The transport's CPU floor: every unit-step costs at least the CPU of one raw ping-pong (all
     // processes), and N of them share the machine's cores.
-    Usage floor_use;
-    Usage::Span span(ping_side, &floor_use);
-    std::vector<double> floor_rtt;
-    COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &floor_rtt));
-    span.Stop(pings_per_round);
-    const double pingpong_cpu_us = floor_use.CpuUsPer();
+    PingSeries floor_rtt;
+    COSIMO_RETURN_IF_ERROR(floor_rtt.Measure(PingMode::kSync, pings_per_round, 1, log));
+    const double pingpong_cpu_us = floor_rtt.CpuUs();
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     for (int n : scaling) {
       const double n_us = Median(per_units[static_cast<size_t>(n)]) / kNsPerUs;
@@ -237,20 +205,27 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
   if (!options.Wants("fig3")) return absl::OkStatus();
   const int fp_steps = smoke ? 50 : 2000;
   const int fp_rounds = smoke ? 1 : 2;
-  std::vector<double> fp_rtt, per_iteration;
+  PingSeries fp_rtt;
+  std::vector<double> per_iteration;
+  Usage fp_self, fp_others;  // per iteration
+  const std::vector<pid_t> fp_workers = cluster->worker_pids();
   uint64_t iterations = 0;
   int64_t elapsed = 0;
   size_t fp_measured = 0;
   for (int r = 0; r < fp_rounds; ++r) {
-    COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &fp_rtt));
+    COSIMO_RETURN_IF_ERROR(fp_rtt.Measure(PingMode::kSync, pings_per_round, 1, log));
     std::vector<double> durations;
+    const uint64_t iterations_before = iterations;
+    Usage::Span self({0}, &fp_self), others(fp_workers, &fp_others);
     COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, FixedPointScenario(fp_steps / fp_rounds, 1e-8),
                                    fp_steps / fp_rounds, &durations, &per_iteration, &iterations,
                                    &elapsed));
+    self.Stop(static_cast<int64_t>(iterations - iterations_before));
+    others.Stop(static_cast<int64_t>(iterations - iterations_before));
     fp_measured += durations.size();
   }
-  COSIMO_RETURN_IF_ERROR(AppendPings(*ping, pings_per_round, &fp_rtt));
-  const double fp_rtt_us = Median(fp_rtt) / kNsPerUs;
+  COSIMO_RETURN_IF_ERROR(fp_rtt.Measure(PingMode::kSync, pings_per_round, 1, log));
+  const double fp_rtt_us = fp_rtt.MedianUs();
   const double iteration_us = Median(per_iteration) / kNsPerUs;
   const double per_step = static_cast<double>(iterations) / static_cast<double>(fp_measured);
   const double rate = static_cast<double>(iterations) / (static_cast<double>(elapsed) * 1e-9);
@@ -260,7 +235,11 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
        iteration_us / fp_rtt_us <= 1.5,
        absl::StrCat(Fixed(per_step, 2), " iterations per step (+1 commit round trip); ",
                     Fixed(rate, 0), " iterations/s; ", Fixed((per_step + 1.0) / per_step, 2),
-                    " unit messages per iteration per unit")});
+                    " unit messages per iteration per unit; per iteration: CPU ",
+                    Fixed(fp_self.CpuUsPer() + fp_others.CpuUsPer(), 1), " us (orchestrator ",
+                    Fixed(fp_self.CpuUsPer(), 1), ", workers ", Fixed(fp_others.CpuUsPer(), 1),
+                    "), thread runs ", Fixed(fp_self.RunsPer(), 2), " orchestrator + ",
+                    Fixed(fp_others.RunsPer(), 2), " workers")});
   report->Add({"fig3.rate", "fixed-point iterations per second over gRPC (x 1e3)", rate / 1e3,
                1e3 / fp_rtt_us, "k/s", rate * fp_rtt_us / 1e6, "", true,
                "baseline: raw round trips per second; ratio: iterations per raw round trip"});

@@ -1,8 +1,8 @@
 // cosimo-bench: measures the figures of issue 7 and prints them as a table and a JSON file.
 //   cosimo-bench [--smoke] [--only fig1,fig4,...] [--json PATH] [--jacobi-steps N]
 //                [--units 2,4,8,16,32] [--log PATH]
-// --ping-peer ADDRESS and --ping-async OUT are the ping-pong peer and the single-poller
-// ping-pong server modes (started by the benchmark itself).
+// --ping-peer ADDRESS and --ping-server MODE OUT are the ping-pong peer and server modes
+// (started by the benchmark itself).
 // Exit code: 0 when every figure was measured (met or not), 1 when one could not be measured.
 #include <spdlog/spdlog.h>
 
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   options.fmu_path = COSIMO_BENCH_FMU;
   options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
   options.log_path = "/tmp/cosimo-bench.log";
-  std::string json_path, peer, async_out;
+  std::string json_path, peer, ping_mode, ping_out;
   int peer_outputs = 1, ping_count = 0, ping_peers = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
       peer = argv[++i];
     } else if (arg == "--ping-outputs" && has_value) {
       peer_outputs = std::stoi(argv[++i]);
-    } else if (arg == "--ping-async" && has_value) {
-      async_out = argv[++i];
+    } else if (arg == "--ping-server" && i + 2 < argc) {
+      ping_mode = argv[++i];
+      ping_out = argv[++i];
     } else if (arg == "--ping-count" && has_value) {
       ping_count = std::stoi(argv[++i]);
     } else if (arg == "--ping-peers" && has_value) {
@@ -74,8 +75,9 @@ int main(int argc, char** argv) {
     }
   }
   if (!peer.empty()) return cosimo::bench::RunPingPeer(peer, peer_outputs);
-  if (!async_out.empty()) {
-    return cosimo::bench::RunAsyncPingServer(async_out, ping_count, ping_peers, options.log_path);
+  if (!ping_mode.empty()) {
+    return cosimo::bench::RunPingServer(ping_mode, ping_out, ping_count, ping_peers,
+                                        options.log_path);
   }
 
   spdlog::set_level(spdlog::level::warn);

@@ -1,6 +1,7 @@
 #include "bench/ping_pong.h"
 
 #include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -515,10 +516,9 @@ bool AwaitTag(grpc::ServerCompletionQueue* cq, void* want) {
          tag == want;
 }
 
-}  // namespace
-
-int RunAsyncPingServer(const std::string& out_path, int count, int peers,
-                       const std::string& log_path) {
+// The single-poller server (PingMode::kSinglePoller); returns 0 and fills `result`, or an exit
+// code.
+int RunSinglePoller(int count, int peers, const std::string& log_path, PingResult* result) {
   v1::WorkerService::AsyncService service;
   grpc::ServerBuilder builder;
   int port = 0;
@@ -594,32 +594,116 @@ int RunAsyncPingServer(const std::string& out_path, int count, int peers,
   }
   all.clear();
   if (!ok) return 3;
+  result->samples = std::move(samples);
+  result->cpu_us = usage.CpuUsPer();
+  result->runs = usage.RunsPer();
+  return 0;
+}
+
+// The other modes: the in-process servers above, in this (child) process.
+template <typename Server, typename MeasureFn>
+int RunWithServer(absl::StatusOr<std::unique_ptr<Server>> server, int count, MeasureFn measure,
+                  PingResult* result) {
+  if (!server.ok()) {
+    spdlog::error("ping-pong server: {}", server.status().ToString());
+    return 2;
+  }
+  if (!measure(**server, std::min(500, count)).ok()) return 3;  // warm-up
+  Usage usage;
+  Usage::Span span({0, (*server)->peer_pid()}, &usage);
+  absl::StatusOr<std::vector<double>> samples = measure(**server, count);
+  if (!samples.ok()) return 3;
+  span.Stop(static_cast<int64_t>(samples->size()));
+  result->samples = *std::move(samples);
+  result->cpu_us = usage.CpuUsPer();
+  result->runs = usage.RunsPer();
+  return 0;
+}
+
+const PingMode kAllModes[] = {PingMode::kSync, PingMode::kSyncHandoff, PingMode::kCallback,
+                              PingMode::kCallbackHandoff, PingMode::kSinglePoller};
+
+}  // namespace
+
+const char* PingModeName(PingMode mode) {
+  switch (mode) {
+    case PingMode::kSync:
+      return "sync";
+    case PingMode::kSyncHandoff:
+      return "sync-handoff";
+    case PingMode::kCallback:
+      return "callback";
+    case PingMode::kCallbackHandoff:
+      return "callback-handoff";
+    case PingMode::kSinglePoller:
+      return "single-poller";
+  }
+  return "?";
+}
+
+int RunPingServer(const std::string& mode_name, const std::string& out_path, int count, int peers,
+                  const std::string& log_path) {
+  const PingMode* mode = nullptr;
+  for (const PingMode& m : kAllModes) {
+    if (mode_name == PingModeName(m)) mode = &m;
+  }
+  if (mode == nullptr || count <= 0 || peers <= 0) return 2;
+  PingResult result;
+  int code = 0;
+  switch (*mode) {
+    case PingMode::kSync:
+    case PingMode::kSyncHandoff: {
+      const bool handoff = *mode == PingMode::kSyncHandoff;
+      code = RunWithServer(
+          PingPong::Start(1, 1, log_path), count,
+          [handoff](PingPong& p, int n) {
+            return handoff ? p.MeasureWithHandoff(n) : p.Measure(n);
+          },
+          &result);
+      break;
+    }
+    case PingMode::kCallback:
+    case PingMode::kCallbackHandoff: {
+      const bool event_driven = *mode == PingMode::kCallback;
+      code = RunWithServer(
+          CallbackPingPong::Start(1, 1, log_path), count,
+          [event_driven](CallbackPingPong& p, int n) { return p.Measure(n, event_driven); },
+          &result);
+      break;
+    }
+    case PingMode::kSinglePoller:
+      code = RunSinglePoller(count, peers, log_path, &result);
+      break;
+  }
+  if (code != 0) return code;
   std::ofstream out(out_path);
-  out << usage.CpuUsPer() << " " << usage.RunsPer() << "\n";
-  for (double v : samples) out << v << "\n";
+  out << result.cpu_us << " " << result.runs << "\n";
+  for (double v : result.samples) out << v << "\n";
   return out ? 0 : 4;
 }
 
-absl::StatusOr<AsyncPingResult> MeasureAsyncPingPong(int count, int peers,
-                                                     const std::string& log_path) {
-  const std::string out_path = absl::StrCat(log_path, ".async-ping.", getpid());
-  ChildProcess child({SelfPath(), "--ping-async", out_path, "--ping-count", std::to_string(count),
-                      "--ping-peers", std::to_string(peers), "--log", log_path},
-                     log_path);
+absl::StatusOr<PingResult> MeasurePingPong(PingMode mode, int count, int peers,
+                                           const std::string& log_path) {
+  const std::string out_path = absl::StrCat(log_path, ".ping.", getpid());
+  ChildProcess child(
+      {SelfPath(), "--ping-server", PingModeName(mode), out_path, "--ping-count",
+       std::to_string(count), "--ping-peers", std::to_string(peers), "--log", log_path},
+      log_path);
   const int code = child.Wait();
   if (code != 0) {
-    return absl::UnavailableError(
-        absl::StrCat("async ping-pong child exited with ", code, " (see ", log_path, ")"));
+    return absl::UnavailableError(absl::StrCat("the ", PingModeName(mode),
+                                               " ping-pong process exited with ", code, " (see ",
+                                               log_path, ")"));
   }
-  AsyncPingResult result;
+  PingResult result;
   std::ifstream in(out_path);
   in >> result.cpu_us >> result.runs;
   double v = 0.0;
   while (in >> v) result.samples.push_back(v);
   std::remove(out_path.c_str());
   if (result.samples.size() != static_cast<size_t>(count)) {
-    return absl::DataLossError(absl::StrCat("async ping-pong: ", result.samples.size(), " of ",
-                                            count, " samples in ", out_path));
+    return absl::DataLossError(absl::StrCat("the ", PingModeName(mode), " ping-pong: ",
+                                            result.samples.size(), " of ", count, " samples"));
   }
   return result;
 }

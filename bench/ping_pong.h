@@ -2,12 +2,12 @@
 // macro step (a Step command and its StepDone reply, built by the same ToProto functions as the
 // real path, so the sizes and the parsing work are the same).
 //
-// It reuses the WorkerService.Attach method, but not Cosimo's implementation of it: this process
-// serves a minimal Attach whose handler thread writes a command and reads the echo, as fast as
-// it can; the peer is a child process (this executable with --ping-peer ADDRESS) that dials
-// out, like a worker, and answers every command with a canned StepDone. The topology is the
-// production one (the orchestrator listens and writes commands, the worker dials and replies)
-// without the thread hop, the sequence bookkeeping and the unit.
+// It reuses the WorkerService.Attach method, but not Cosimo's implementation of it: a process of
+// its own (see MeasurePingPong) serves a minimal Attach whose handler thread writes a command and
+// reads the echo, as fast as it can; the peer is a child process (this executable with --ping-peer
+// ADDRESS) that dials out, like a worker, and answers every command with a canned StepDone. The
+// topology is the production one (the orchestrator listens and writes commands, the worker dials
+// and replies) without the thread hop, the sequence bookkeeping and the unit.
 //
 // Thread safety: one PingPong object per thread.
 #pragma once
@@ -76,24 +76,36 @@ class CallbackPingPong {
   std::unique_ptr<Impl> impl_;
 };
 
-// The same ping-pong with the fewest thread wake-ups gRPC allows: a process of its own serves
-// Attach with the asynchronous API on one completion queue that its main thread alone drives,
-// so that thread is the only one polling the sockets (no sync-server pollers, no handler
-// threads, no other server in the process) and reads each reply itself. With `peers` > 1 each
-// round trip is a fan-out: one command to every peer, then every reply (a Jacobi step's
-// messages without the master). Runs `count` rounds in a child process (this executable with
-// --ping-async); also the CPU time and thread runs per round of that process and its peers.
-struct AsyncPingResult {
-  std::vector<double> samples;  // ns
-  double cpu_us = 0.0;          // per round, all processes
-  double runs = 0.0;            // thread runs per round, all processes
+// The variants of the ping-pong. Each runs in a child process of its own (this executable with
+// --ping-server MODE), so that its server is the only one of its process, as the orchestrator's is
+// in production, and so that the benchmark's own process holds only the orchestrator's server
+// while it measures Jacobi steps.
+enum class PingMode {
+  kSync,             // PingPong::Measure: the baseline of figures 1-3
+  kSyncHandoff,      // PingPong::MeasureWithHandoff
+  kCallback,         // CallbackPingPong::Measure(event_driven = true)
+  kCallbackHandoff,  // CallbackPingPong::Measure(event_driven = false)
+  // The fewest thread wake-ups gRPC allows: Attach served with the asynchronous API on one
+  // completion queue that the main thread alone drives, so it is the only thread of its process
+  // polling the sockets and reads each reply itself. With `peers` > 1 each round is a fan-out:
+  // one command to every peer, then every reply (a Jacobi step's messages without the master).
+  kSinglePoller,
 };
-[[nodiscard]] absl::StatusOr<AsyncPingResult> MeasureAsyncPingPong(int count, int peers,
-                                                                   const std::string& log_path);
-// The child's main: --ping-async OUT --ping-count N --ping-peers K. Writes "cpu_us runs" and
-// then one sample per line to OUT. Returns the process exit code.
-int RunAsyncPingServer(const std::string& out_path, int count, int peers,
-                       const std::string& log_path);
+const char* PingModeName(PingMode mode);  // "sync", "sync-handoff", ...
+
+struct PingResult {
+  std::vector<double> samples;  // ns per round trip (per round of a fan-out)
+  double cpu_us = 0.0;          // CPU per round trip, the server's process and its peers
+  double runs = 0.0;            // thread runs per round trip, the same processes
+};
+
+// Runs `count` round trips (after a warm-up) in a child process and collects what it measured.
+[[nodiscard]] absl::StatusOr<PingResult> MeasurePingPong(PingMode mode, int count, int peers,
+                                                         const std::string& log_path);
+// The child's main: --ping-server MODE OUT --ping-count N --ping-peers K. Writes "cpu_us runs"
+// and then one sample per line to OUT. Returns the process exit code.
+int RunPingServer(const std::string& mode, const std::string& out_path, int count, int peers,
+                  const std::string& log_path);
 
 // The peer's main (this executable with --ping-peer ADDRESS --ping-outputs N): dials, says
 // Hello, answers every command with a StepDone of `outputs` values until the stream ends.
