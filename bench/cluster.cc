@@ -2,7 +2,6 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include <thread>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/harness.h"
 #include "cosimo/common/scenario.h"
+#include "orchestrator/src/health_service.h"
 #include "orchestrator/src/remote_unit.h"
 #include "orchestrator/src/services.h"
 #include "orchestrator/src/worker_pool.h"
@@ -20,6 +20,7 @@ class WorkerCluster::Impl {
  public:
   std::unique_ptr<orchestrator::WorkerPool> pool;
   std::unique_ptr<orchestrator::WorkerServiceImpl> service;
+  std::unique_ptr<orchestrator::HealthServiceImpl> health;
   std::unique_ptr<grpc::Server> server;
   std::vector<std::unique_ptr<ChildProcess>> workers;
   int jobs = 0;
@@ -29,6 +30,7 @@ WorkerCluster::WorkerCluster(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 
 WorkerCluster::~WorkerCluster() {
   // The workers run with --once: they exit when their streams end.
+  impl_->health->Shutdown();
   impl_->pool->Shutdown();
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   impl_->server->Wait();
@@ -41,14 +43,16 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   impl->pool = std::make_unique<orchestrator::WorkerPool>(std::chrono::seconds(30));
   impl->service =
       std::make_unique<orchestrator::WorkerServiceImpl>(impl->pool.get(), std::chrono::seconds(1));
-  // The orchestrator server's services and settings (orchestrator/src/server.cc): the health
-  // and reflection services bring their own threads, which take part in gRPC's polling.
-  grpc::EnableDefaultHealthCheckService(true);
+  impl->health = std::make_unique<orchestrator::HealthServiceImpl>(
+      std::vector<std::string>{"cosimo.v1.WorkerService"});
+  // The orchestrator server's services and settings (orchestrator/src/server.cc).
+  grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(impl->service.get());
+  builder.RegisterService(impl->health.get());
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/harness.h"
+#include "cosimo/common/status.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
 
@@ -43,6 +44,38 @@ grpc::ChannelArguments WorkerChannelArguments() {
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);
   return args;
+}
+
+// Serves `impl` (a service with members `server` and `peer`, WaitAttached() and Stop()) on a free
+// loopback port and starts the peer process, which dials it; fails if the peer does not attach.
+template <typename Impl>
+absl::Status ServeWithPeer(Impl* impl, int outputs, const std::string& log_path,
+                           const std::string& what) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(impl);
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || port == 0) return absl::UnavailableError(what + ": cannot listen");
+  impl->peer = std::make_unique<ChildProcess>(
+      std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
+                               "--ping-outputs", std::to_string(outputs)},
+      log_path);
+  if (!impl->WaitAttached(std::chrono::seconds(20))) {
+    impl->Stop();
+    impl->server->Shutdown(std::chrono::system_clock::now());
+    return absl::DeadlineExceededError(what + ": the peer did not attach (see " + log_path + ")");
+  }
+  return absl::OkStatus();
+}
+
+// Ends the peer's stream, the server and the peer process.
+template <typename Impl>
+void StopServing(Impl* impl) {
+  impl->Stop();
+  impl->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  impl->server->Wait();
+  impl->peer.reset();
 }
 
 }  // namespace
@@ -207,31 +240,12 @@ class PingPong::Impl final : public v1::WorkerService::Service {
 
 PingPong::PingPong(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-PingPong::~PingPong() {
-  impl_->Stop();
-  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  impl_->server->Wait();
-  impl_->peer.reset();
-}
+PingPong::~PingPong() { StopServing(impl_.get()); }
 
 absl::StatusOr<std::unique_ptr<PingPong>> PingPong::Start(int inputs, int outputs,
                                                           const std::string& log_path) {
   auto impl = std::make_unique<Impl>(inputs);
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(impl.get());
-  impl->server = builder.BuildAndStart();
-  if (!impl->server || port == 0) return absl::UnavailableError("ping-pong: cannot listen");
-  impl->peer = std::make_unique<ChildProcess>(
-      std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
-                               "--ping-outputs", std::to_string(outputs)},
-      log_path);
-  if (!impl->WaitAttached(std::chrono::seconds(20))) {
-    impl->Stop();
-    impl->server->Shutdown(std::chrono::system_clock::now());
-    return absl::DeadlineExceededError("ping-pong: the peer did not attach (see " + log_path + ")");
-  }
+  COSIMO_RETURN_IF_ERROR(ServeWithPeer(impl.get(), outputs, log_path, "ping-pong"));
   return std::unique_ptr<PingPong>(new PingPong(std::move(impl)));
 }
 
@@ -467,32 +481,12 @@ class CallbackPingPong::Impl final : public v1::WorkerService::CallbackService {
 
 CallbackPingPong::CallbackPingPong(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-CallbackPingPong::~CallbackPingPong() {
-  impl_->Stop();
-  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  impl_->server->Wait();
-  impl_->peer.reset();
-}
+CallbackPingPong::~CallbackPingPong() { StopServing(impl_.get()); }
 
 absl::StatusOr<std::unique_ptr<CallbackPingPong>> CallbackPingPong::Start(
     int inputs, int outputs, const std::string& log_path) {
   auto impl = std::make_unique<Impl>(inputs);
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(impl.get());
-  impl->server = builder.BuildAndStart();
-  if (!impl->server || port == 0)
-    return absl::UnavailableError("callback ping-pong: cannot listen");
-  impl->peer = std::make_unique<ChildProcess>(
-      std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
-                               "--ping-outputs", std::to_string(outputs)},
-      log_path);
-  if (!impl->WaitAttached(std::chrono::seconds(20))) {
-    impl->server->Shutdown(std::chrono::system_clock::now());
-    return absl::DeadlineExceededError("callback ping-pong: the peer did not attach (see " +
-                                       log_path + ")");
-  }
+  COSIMO_RETURN_IF_ERROR(ServeWithPeer(impl.get(), outputs, log_path, "callback ping-pong"));
   return std::unique_ptr<CallbackPingPong>(new CallbackPingPong(std::move(impl)));
 }
 

@@ -2,12 +2,12 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 #include <stdlib.h>
 
 #include <filesystem>
 
+#include "orchestrator/src/health_service.h"
 #include "orchestrator/src/services.h"
 
 namespace cosimo::orchestrator {
@@ -25,6 +25,7 @@ class OrchestratorServer::Impl {
   std::unique_ptr<JobServiceImpl> job_service;
   std::unique_ptr<WorkerServiceImpl> worker_service;
   std::unique_ptr<ArtifactServiceImpl> artifact_service;
+  std::unique_ptr<HealthServiceImpl> health_service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::mutex mutex;
@@ -70,13 +71,19 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       std::make_unique<WorkerServiceImpl>(impl->pool.get(), options.heartbeat_interval);
   impl->artifact_service = std::make_unique<ArtifactServiceImpl>(impl->artifacts.get());
 
-  grpc::EnableDefaultHealthCheckService(true);
+  impl->health_service = std::make_unique<HealthServiceImpl>(std::vector<std::string>{
+      "cosimo.v1.JobService", "cosimo.v1.WorkerService", "cosimo.v1.ArtifactService"});
+
+  // Not gRPC's default health service: it would bring callback threads that poll the workers'
+  // streams too (orchestrator/src/health_service.h).
+  grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(impl->job_service.get());
   builder.RegisterService(impl->worker_service.get());
   builder.RegisterService(impl->artifact_service.get());
+  builder.RegisterService(impl->health_service.get());
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
@@ -103,6 +110,7 @@ void OrchestratorServer::Shutdown() {
     if (impl_->shut_down) return;
     impl_->shut_down = true;
   }
+  impl_->health_service->Shutdown();
   impl_->jobs->Shutdown();
   impl_->pool->Shutdown();
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
