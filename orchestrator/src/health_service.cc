@@ -42,8 +42,9 @@ grpc::Status HealthServiceImpl::Watch(grpc::ServerContext* context, const Reques
       lock.unlock();
       if (!writer->Write(response)) return grpc::Status::OK;
       lock.lock();
+      continue;  // the status may have changed while the message went out
     }
-    if (shut_down_) return grpc::Status::OK;
+    if (shut_down_) return grpc::Status::OK;  // NOT_SERVING was the last message
     cv_.wait_for(lock, poll_, [&] { return shut_down_; });
     if (context->IsCancelled()) {
       return grpc::Status(grpc::StatusCode::CANCELLED, "health watch canceled by the client");

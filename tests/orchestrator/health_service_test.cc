@@ -1,9 +1,12 @@
-// The orchestrator's own grpc.health.v1.Health: what Check and Watch answer, and that a Watch
-// ends with NOT_SERVING when the server shuts down instead of holding the shutdown up.
+// The orchestrator's own grpc.health.v1.Health: what Check and Watch answer, that a Watch ends
+// with NOT_SERVING when the server shuts down instead of holding the shutdown up, and that the
+// server runs no callback-API threads (they would poll the workers' streams, docs/benchmarks.md).
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 
 #include "cosimo/orchestrator/server.h"
@@ -87,6 +90,22 @@ TEST_F(HealthTest, WatchOfAnUnknownServiceSaysServiceUnknown) {
   while (stream->Read(&response)) {
   }
   EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+// gRPC's default health service (or any callback service) would start the callback API's
+// polling threads; each one costs the running jobs thread wake-ups on every macro step.
+TEST_F(HealthTest, TheServerStartsNoCallbackPollingThreads) {
+  HealthCheckResponse response;
+  ASSERT_TRUE(Check("", &response).ok());  // the server is up and has served a call
+  std::vector<std::string> names;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
+  }
+  ASSERT_FALSE(names.empty());
+  for (const std::string& name : names) EXPECT_NE(name, "nexting_thread");
 }
 
 }  // namespace
