@@ -164,11 +164,18 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     order.push_back(2);
     std::vector<std::vector<double>> per_units(static_cast<size_t>(max_units) + 1);
     const int scaling_work = smoke ? 400 : 60000;  // unit-steps per configuration
+    // CPU and thread runs per unit-step, this process and all workers.
+    std::vector<Usage> self_use(per_units.size()), workers_use(per_units.size());
     for (int n : order) {
       const int steps_n = std::max(smoke ? 100 : 3000, scaling_work / n);
-      COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(n, steps_n), steps_n,
-                                     &per_units[static_cast<size_t>(n)], nullptr, nullptr,
-                                     nullptr));
+      const auto k = static_cast<size_t>(n);
+      const size_t before = per_units[k].size();
+      Usage::Span self({0}, &self_use[k]), others(workers, &workers_use[k]);
+      COSIMO_RETURN_IF_ERROR(TimeRun(*cluster, RingScenario(n, steps_n), steps_n, &per_units[k],
+                                     nullptr, nullptr, nullptr));
+      const auto unit_steps = static_cast<int64_t>((per_units[k].size() - before + 1) * k);
+      self.Stop(unit_steps);
+      others.Stop(unit_steps);
     }
     const double two_us = Median(per_units[2]) / kNsPerUs;
     // The transport's CPU floor: every unit-step costs at least the CPU of one raw ping-pong (all
@@ -186,7 +193,18 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
            n_us, two_us, "us", n_us / two_us, checked ? "<= 6" : "",
            !checked || n_us / two_us <= 6.0,
            absl::StrCat(per_units[static_cast<size_t>(n)].size(), " steps; ", Fixed(n_us / n, 2),
-                        " us per unit-step; ", Fixed(n_us / rtt_us, 2), " raw round trips")});
+                        " us per unit-step; ", Fixed(n_us / rtt_us, 2),
+                        " raw round trips; per unit-step: CPU ",
+                        Fixed(self_use[static_cast<size_t>(n)].CpuUsPer() +
+                                  workers_use[static_cast<size_t>(n)].CpuUsPer(),
+                              1),
+                        " us (orchestrator ", Fixed(self_use[static_cast<size_t>(n)].CpuUsPer(), 1),
+                        "), thread runs ",
+                        Fixed(self_use[static_cast<size_t>(n)].RunsPer() +
+                                  workers_use[static_cast<size_t>(n)].RunsPer(),
+                              2),
+                        " (orchestrator ", Fixed(self_use[static_cast<size_t>(n)].RunsPer(), 2),
+                        ")")});
     }
     const int largest = *std::max_element(scaling.begin(), scaling.end());
     const double floor_us = largest * pingpong_cpu_us / cores;
