@@ -13,7 +13,10 @@ absl::StatusOr<std::unique_ptr<LocalUnit>> LocalUnit::Create(const v1::LoadUnit&
 namespace {
 
 // Member-wise swap: cheaper than std::swap's three moves of every member. Lists every member of
-// StepReply (common/include/cosimo/common/unit_api.h says so beside it).
+// StepReply (common/include/cosimo/common/unit_api.h says so beside it); the size check fails
+// when a member is added, as a reminder (64-bit builds).
+static_assert(sizeof(StepReply) == 184 || sizeof(void*) != 8,
+              "StepReply changed: swap the new member in SwapReplies, then update this size");
 void SwapReplies(StepReply& a, StepReply& b) {
   std::swap(a.status, b.status);
   if (!a.message.empty() || !b.message.empty()) a.message.swap(b.message);
