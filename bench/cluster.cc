@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   impl->service =
       std::make_unique<orchestrator::WorkerServiceImpl>(impl->pool.get(), std::chrono::seconds(1));
   impl->health = std::make_unique<orchestrator::HealthServiceImpl>(
-      std::vector<std::string>{"cosimo.v1.WorkerService"});
+      std::vector<std::string>{v1::WorkerService::service_full_name()});
   // The orchestrator server's services and settings (orchestrator/src/server.cc).
   grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

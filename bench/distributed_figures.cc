@@ -40,6 +40,15 @@ absl::Status TimeRun(WorkerCluster& cluster, const v1::Scenario& scenario, int s
   return absl::OkStatus();
 }
 
+// "CPU 180.5 us (orchestrator 112.5, workers 68.0), thread runs 4.29 orchestrator + 2.17
+// workers": the cost per unit of work of this process and of the workers.
+std::string SplitCost(const Usage& self, const Usage& workers) {
+  return absl::StrCat("CPU ", Fixed(self.CpuUsPer() + workers.CpuUsPer(), 1), " us (orchestrator ",
+                      Fixed(self.CpuUsPer(), 1), ", workers ", Fixed(workers.CpuUsPer(), 1),
+                      "), thread runs ", Fixed(self.RunsPer(), 2), " orchestrator + ",
+                      Fixed(workers.RunsPer(), 2), " workers");
+}
+
 // Ping-pongs of one mode, each batch measured in a child process of its own, pooled.
 struct PingSeries {
   std::vector<double> samples;
@@ -122,15 +131,12 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     report->Add(
         {"fig1", "Jacobi macro step, 2 units on 2 workers / raw gRPC stream round trip", step_us,
          rtt_us, "us", step_us / rtt_us, "<= 1.5", step_us / rtt_us <= 1.5,
-         absl::StrCat(
-             steps.size(), " steps in ", rounds, " rounds; ", rtt.samples.size(), " ping-pongs of ",
-             sizes.command, " B / ", sizes.reply, " B messages; p90 step ",
-             Fixed(Quantile(steps, 0.9) / kNsPerUs, 1), " us, p90 round trip ",
-             Fixed(Quantile(rtt.samples, 0.9) / kNsPerUs, 1), " us; per step: CPU ",
-             Fixed(step_self.CpuUsPer() + step_workers.CpuUsPer(), 1), " us (orchestrator ",
-             Fixed(step_self.CpuUsPer(), 1), ", workers ", Fixed(step_workers.CpuUsPer(), 1),
-             "), thread runs ", Fixed(step_self.RunsPer(), 2), " orchestrator + ",
-             Fixed(step_workers.RunsPer(), 2), " workers; per ping-pong: ", rtt.Cost())});
+         absl::StrCat(steps.size(), " steps in ", rounds, " rounds; ", rtt.samples.size(),
+                      " ping-pongs of ", sizes.command, " B / ", sizes.reply,
+                      " B messages; p90 step ", Fixed(Quantile(steps, 0.9) / kNsPerUs, 1),
+                      " us, p90 round trip ", Fixed(Quantile(rtt.samples, 0.9) / kNsPerUs, 1),
+                      " us; per step: ", SplitCost(step_self, step_workers),
+                      "; per ping-pong: ", rtt.Cost())});
     auto variant = [&](const char* id, const char* what, const PingSeries& series,
                        const std::string& how) {
       report->Add({id, what, series.MedianUs(), rtt_us, "us", series.MedianUs() / rtt_us, "", true,
@@ -185,26 +191,17 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     const double pingpong_cpu_us = floor_rtt.CpuUs();
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     for (int n : scaling) {
-      const double n_us = Median(per_units[static_cast<size_t>(n)]) / kNsPerUs;
+      const auto k = static_cast<size_t>(n);
+      const double n_us = Median(per_units[k]) / kNsPerUs;
       const bool checked = n == max_units && n == 32;
       report->Add(
           {absl::StrCat("fig2.", n),
            absl::StrCat("Jacobi macro step, ", n, " units on ", n, " workers / the 2-unit step"),
            n_us, two_us, "us", n_us / two_us, checked ? "<= 6" : "",
            !checked || n_us / two_us <= 6.0,
-           absl::StrCat(per_units[static_cast<size_t>(n)].size(), " steps; ", Fixed(n_us / n, 2),
-                        " us per unit-step; ", Fixed(n_us / rtt_us, 2),
-                        " raw round trips; per unit-step: CPU ",
-                        Fixed(self_use[static_cast<size_t>(n)].CpuUsPer() +
-                                  workers_use[static_cast<size_t>(n)].CpuUsPer(),
-                              1),
-                        " us (orchestrator ", Fixed(self_use[static_cast<size_t>(n)].CpuUsPer(), 1),
-                        "), thread runs ",
-                        Fixed(self_use[static_cast<size_t>(n)].RunsPer() +
-                                  workers_use[static_cast<size_t>(n)].RunsPer(),
-                              2),
-                        " (orchestrator ", Fixed(self_use[static_cast<size_t>(n)].RunsPer(), 2),
-                        ")")});
+           absl::StrCat(per_units[k].size(), " steps; ", Fixed(n_us / n, 2), " us per unit-step; ",
+                        Fixed(n_us / rtt_us, 2), " raw round trips; per unit-step: ",
+                        SplitCost(self_use[k], workers_use[k]))});
     }
     const int largest = *std::max_element(scaling.begin(), scaling.end());
     const double floor_us = largest * pingpong_cpu_us / cores;
@@ -253,11 +250,8 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
        iteration_us / fp_rtt_us <= 1.5,
        absl::StrCat(Fixed(per_step, 2), " iterations per step (+1 commit round trip); ",
                     Fixed(rate, 0), " iterations/s; ", Fixed((per_step + 1.0) / per_step, 2),
-                    " unit messages per iteration per unit; per iteration: CPU ",
-                    Fixed(fp_self.CpuUsPer() + fp_others.CpuUsPer(), 1), " us (orchestrator ",
-                    Fixed(fp_self.CpuUsPer(), 1), ", workers ", Fixed(fp_others.CpuUsPer(), 1),
-                    "), thread runs ", Fixed(fp_self.RunsPer(), 2), " orchestrator + ",
-                    Fixed(fp_others.RunsPer(), 2), " workers")});
+                    " unit messages per iteration per unit; per iteration: ",
+                    SplitCost(fp_self, fp_others))});
   report->Add({"fig3.rate", "fixed-point iterations per second over gRPC (x 1e3)", rate / 1e3,
                1e3 / fp_rtt_us, "k/s", rate * fp_rtt_us / 1e6, "", true,
                "baseline: raw round trips per second; ratio: iterations per raw round trip"});

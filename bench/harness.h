@@ -100,7 +100,6 @@ struct SchedStat {
   int64_t runs = 0;
 };
 SchedStat ProcessSchedStat(pid_t pid);
-inline int64_t ProcessCpuNs(pid_t pid) { return ProcessSchedStat(pid).cpu_ns; }
 
 // CPU time and thread runs of some processes over measured spans, per unit of work.
 struct Usage {

@@ -7,8 +7,10 @@
 #include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <mutex>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "bench/harness.h"
 #include "cosimo/common/status.h"
@@ -90,10 +92,13 @@ MessageSizes StepMessageSizes(int inputs, int outputs) {
   return {command.ByteSizeLong(), reply.ByteSizeLong()};
 }
 
-// The minimal Attach: one peer; Measure() hands the handler thread a count and waits.
-class PingPong::Impl final : public v1::WorkerService::Service {
+namespace {
+
+// PingMode::kSync and kSyncHandoff: the minimal Attach for one peer; Measure() hands the handler
+// thread a count and waits.
+class SyncPingServer final : public v1::WorkerService::Service {
  public:
-  explicit Impl(int inputs) : inputs_(inputs) {}
+  explicit SyncPingServer(int inputs) : inputs_(inputs) {}
 
   grpc::Status Attach(
       grpc::ServerContext* /*context*/,
@@ -238,24 +243,7 @@ class PingPong::Impl final : public v1::WorkerService::Service {
   std::vector<double> samples_;
 };
 
-PingPong::PingPong(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-
-PingPong::~PingPong() { StopServing(impl_.get()); }
-
-absl::StatusOr<std::unique_ptr<PingPong>> PingPong::Start(int inputs, int outputs,
-                                                          const std::string& log_path) {
-  auto impl = std::make_unique<Impl>(inputs);
-  COSIMO_RETURN_IF_ERROR(ServeWithPeer(impl.get(), outputs, log_path, "ping-pong"));
-  return std::unique_ptr<PingPong>(new PingPong(std::move(impl)));
-}
-
-absl::StatusOr<std::vector<double>> PingPong::Measure(int count) { return impl_->Measure(count); }
-
-pid_t PingPong::peer_pid() const { return impl_->peer->pid(); }
-
-absl::StatusOr<std::vector<double>> PingPong::MeasureWithHandoff(int count) {
-  return impl_->MeasureWithHandoff(count);
-}
+}  // namespace
 
 int RunPingPeer(const std::string& address, int outputs) {
   auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(),
@@ -288,13 +276,17 @@ int RunPingPeer(const std::string& address, int outputs) {
 
 namespace cosimo::bench {
 
-class CallbackPingPong::Impl final : public v1::WorkerService::CallbackService {
+namespace {
+
+// PingMode::kCallback and kCallbackHandoff: the same ping-pong served with gRPC's callback API (a
+// ServerBidiReactor on a server with no synchronous service, so no sync-server pollers).
+class CallbackPingServer final : public v1::WorkerService::CallbackService {
  public:
-  explicit Impl(int inputs) : inputs_(inputs) {}
+  explicit CallbackPingServer(int inputs) : inputs_(inputs) {}
 
   class Reactor final : public grpc::ServerBidiReactor<v1::WorkerMessage, v1::OrchestratorMessage> {
    public:
-    explicit Reactor(Impl* impl) : impl_(impl) { StartRead(&reply_); }
+    explicit Reactor(CallbackPingServer* impl) : impl_(impl) { StartRead(&reply_); }
 
     void OnReadDone(bool ok) override {
       if (!ok) {
@@ -365,7 +357,7 @@ class CallbackPingPong::Impl final : public v1::WorkerService::CallbackService {
       StartWrite(&command_);
     }
 
-    Impl* impl_;
+    CallbackPingServer* impl_;
     bool attached_ = false;
     bool event_driven_ = false;
     int remaining_ = 0;
@@ -479,22 +471,7 @@ class CallbackPingPong::Impl final : public v1::WorkerService::CallbackService {
   std::vector<double> samples_;
 };
 
-CallbackPingPong::CallbackPingPong(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-
-CallbackPingPong::~CallbackPingPong() { StopServing(impl_.get()); }
-
-absl::StatusOr<std::unique_ptr<CallbackPingPong>> CallbackPingPong::Start(
-    int inputs, int outputs, const std::string& log_path) {
-  auto impl = std::make_unique<Impl>(inputs);
-  COSIMO_RETURN_IF_ERROR(ServeWithPeer(impl.get(), outputs, log_path, "callback ping-pong"));
-  return std::unique_ptr<CallbackPingPong>(new CallbackPingPong(std::move(impl)));
-}
-
-absl::StatusOr<std::vector<double>> CallbackPingPong::Measure(int count, bool event_driven) {
-  return impl_->Measure(count, event_driven);
-}
-
-pid_t CallbackPingPong::peer_pid() const { return impl_->peer->pid(); }
+}  // namespace
 
 }  // namespace cosimo::bench
 
@@ -594,18 +571,20 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
   return 0;
 }
 
-// The other modes: the in-process servers above, in this (child) process.
+// The other modes: one of the servers above, in this (child) process.
 template <typename Server, typename MeasureFn>
-int RunWithServer(absl::StatusOr<std::unique_ptr<Server>> server, int count, MeasureFn measure,
-                  PingResult* result) {
-  if (!server.ok()) {
-    spdlog::error("ping-pong server: {}", server.status().ToString());
+int RunWithServer(const std::string& what, int count, const std::string& log_path,
+                  MeasureFn measure, PingResult* result) {
+  Server server(1);
+  if (absl::Status s = ServeWithPeer(&server, 1, log_path, what); !s.ok()) {
+    spdlog::error("{}", s.ToString());
     return 2;
   }
-  if (!measure(**server, std::min(500, count)).ok()) return 3;  // warm-up
+  absl::Cleanup stop = [&server] { StopServing(&server); };
+  if (!measure(server, std::min(500, count)).ok()) return 3;  // warm-up
   Usage usage;
-  Usage::Span span({0, (*server)->peer_pid()}, &usage);
-  absl::StatusOr<std::vector<double>> samples = measure(**server, count);
+  Usage::Span span({0, server.peer->pid()}, &usage);
+  absl::StatusOr<std::vector<double>> samples = measure(server, count);
   if (!samples.ok()) return 3;
   span.Stop(static_cast<int64_t>(samples->size()));
   result->samples = *std::move(samples);
@@ -648,9 +627,9 @@ int RunPingServer(const std::string& mode_name, const std::string& out_path, int
     case PingMode::kSync:
     case PingMode::kSyncHandoff: {
       const bool handoff = *mode == PingMode::kSyncHandoff;
-      code = RunWithServer(
-          PingPong::Start(1, 1, log_path), count,
-          [handoff](PingPong& p, int n) {
+      code = RunWithServer<SyncPingServer>(
+          "ping-pong", count, log_path,
+          [handoff](SyncPingServer& p, int n) {
             return handoff ? p.MeasureWithHandoff(n) : p.Measure(n);
           },
           &result);
@@ -659,9 +638,9 @@ int RunPingServer(const std::string& mode_name, const std::string& out_path, int
     case PingMode::kCallback:
     case PingMode::kCallbackHandoff: {
       const bool event_driven = *mode == PingMode::kCallback;
-      code = RunWithServer(
-          CallbackPingPong::Start(1, 1, log_path), count,
-          [event_driven](CallbackPingPong& p, int n) { return p.Measure(n, event_driven); },
+      code = RunWithServer<CallbackPingServer>(
+          "callback ping-pong", count, log_path,
+          [event_driven](CallbackPingServer& p, int n) { return p.Measure(n, event_driven); },
           &result);
       break;
     }

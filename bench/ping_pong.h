@@ -8,13 +8,8 @@
 // ADDRESS) that dials out, like a worker, and answers every command with a canned StepDone. The
 // topology is the production one (the orchestrator listens and writes commands, the worker dials
 // and replies) without the thread hop, the sequence bookkeeping and the unit.
-//
-// Thread safety: one PingPong object per thread.
 #pragma once
 
-#include <sys/types.h>
-
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,60 +26,21 @@ struct MessageSizes {
 // outputs, as RemoteUnit and the worker build them.
 MessageSizes StepMessageSizes(int inputs, int outputs);
 
-class PingPong {
- public:
-  // Starts the server on 127.0.0.1 (a free port) and the peer process.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PingPong>> Start(int inputs, int outputs,
-                                                                       const std::string& log_path);
-  ~PingPong();
-
-  // Round-trip times of `count` ping-pongs, ns each.
-  [[nodiscard]] absl::StatusOr<std::vector<double>> Measure(int count);
-  // The same with Cosimo's threading: the calling thread writes and waits on a condition
-  // variable; the handler thread reads and hands each reply over (as WorkerConnection does).
-  // Not the baseline of any figure: it shows what that hand-off costs.
-  [[nodiscard]] absl::StatusOr<std::vector<double>> MeasureWithHandoff(int count);
-
-  pid_t peer_pid() const;
-
-  class Impl;
-
- private:
-  explicit PingPong(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
-
-// The same ping-pong served with gRPC's callback API (a ServerBidiReactor on a server with no
-// synchronous service, so no sync-server pollers), to measure what that API would give Attach.
-// Not the baseline of any figure.
-class CallbackPingPong {
- public:
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CallbackPingPong>> Start(
-      int inputs, int outputs, const std::string& log_path);
-  ~CallbackPingPong();
-
-  // Round trips, ns each. `event_driven`: the reactor writes the next command from OnReadDone
-  // (the master's loop would run on gRPC's thread); otherwise the calling thread writes and
-  // waits on a condition variable that OnReadDone signals (a job thread over a callback Attach).
-  [[nodiscard]] absl::StatusOr<std::vector<double>> Measure(int count, bool event_driven);
-  pid_t peer_pid() const;
-
-  class Impl;
-
- private:
-  explicit CallbackPingPong(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
-
 // The variants of the ping-pong. Each runs in a child process of its own (this executable with
 // --ping-server MODE), so that its server is the only one of its process, as the orchestrator's is
 // in production, and so that the benchmark's own process holds only the orchestrator's server
 // while it measures Jacobi steps.
 enum class PingMode {
-  kSync,             // PingPong::Measure: the baseline of figures 1-3
-  kSyncHandoff,      // PingPong::MeasureWithHandoff
-  kCallback,         // CallbackPingPong::Measure(event_driven = true)
-  kCallbackHandoff,  // CallbackPingPong::Measure(event_driven = false)
+  kSync,  // the baseline of figures 1-3: the handler thread writes a command, reads the echo
+  // Cosimo's threading before 44089f1: the measuring thread writes and waits on a condition
+  // variable; the handler thread reads and hands each reply over. Shows what that costs.
+  kSyncHandoff,
+  // gRPC's callback API (a ServerBidiReactor on a server with no synchronous service): the
+  // reactor writes the next command from OnReadDone (the master's loop on gRPC's thread) ...
+  kCallback,
+  // ... or OnReadDone wakes the measuring thread, which writes (a job thread over a callback
+  // Attach).
+  kCallbackHandoff,
   // The fewest thread wake-ups gRPC allows: Attach served with the asynchronous API on one
   // completion queue that the main thread alone drives, so it is the only thread of its process
   // polling the sockets and reads each reply itself. With `peers` > 1 each round is a fan-out:
