@@ -1,12 +1,19 @@
 #include "orchestrator/src/health_service.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace cosimo::orchestrator {
 
-HealthServiceImpl::HealthServiceImpl(std::vector<std::string> services,
-                                     std::chrono::milliseconds poll)
-    : services_(std::move(services)), poll_(poll) {}
+namespace {
+
+// How often a Watch looks for a canceled client.
+constexpr std::chrono::milliseconds kWatchPoll(500);
+
+}  // namespace
+
+HealthServiceImpl::HealthServiceImpl(std::vector<std::string> services)
+    : services_(std::move(services)) {}
 
 HealthServiceImpl::Response::ServingStatus HealthServiceImpl::StatusOf(
     const std::string& service) const {
@@ -45,7 +52,7 @@ grpc::Status HealthServiceImpl::Watch(grpc::ServerContext* context, const Reques
       continue;  // the status may have changed while the message went out
     }
     if (shut_down_) return grpc::Status::OK;  // NOT_SERVING was the last message
-    cv_.wait_for(lock, poll_, [&] { return shut_down_; });
+    cv_.wait_for(lock, kWatchPoll, [&] { return shut_down_; });
     if (context->IsCancelled()) {
       return grpc::Status(grpc::StatusCode::CANCELLED, "health watch canceled by the client");
     }

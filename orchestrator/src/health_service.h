@@ -9,7 +9,6 @@
 // Thread safe.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -24,8 +23,7 @@ class HealthServiceImpl final : public grpc::health::v1::Health::Service {
   using Request = grpc::health::v1::HealthCheckRequest;
   using Response = grpc::health::v1::HealthCheckResponse;
 
-  explicit HealthServiceImpl(std::vector<std::string> services,
-                             std::chrono::milliseconds poll = std::chrono::milliseconds(500));
+  explicit HealthServiceImpl(std::vector<std::string> services);
 
   grpc::Status Check(grpc::ServerContext*, const Request* request, Response* response) override;
   // Sends the status at once and again whenever it changes, until the client cancels or the
@@ -41,7 +39,6 @@ class HealthServiceImpl final : public grpc::health::v1::Health::Service {
   Response::ServingStatus StatusOf(const std::string& service) const;  // mutex_ held
 
   const std::vector<std::string> services_;
-  const std::chrono::milliseconds poll_;  // how often a Watch looks for a canceled client
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   bool shut_down_ = false;

@@ -72,7 +72,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->artifact_service = std::make_unique<ArtifactServiceImpl>(impl->artifacts.get());
 
   impl->health_service = std::make_unique<HealthServiceImpl>(std::vector<std::string>{
-      "cosimo.v1.JobService", "cosimo.v1.WorkerService", "cosimo.v1.ArtifactService"});
+      v1::JobService::service_full_name(), v1::WorkerService::service_full_name(),
+      v1::ArtifactService::service_full_name()});
 
   // Not gRPC's default health service: it would bring callback threads that poll the workers'
   // streams too (orchestrator/src/health_service.h).
