@@ -11,8 +11,8 @@
 #include "cosimo/common/scenario.h"
 #include "orchestrator/src/health_service.h"
 #include "orchestrator/src/remote_unit.h"
-#include "orchestrator/src/services.h"
 #include "orchestrator/src/worker_pool.h"
+#include "orchestrator/src/worker_service.h"
 
 namespace cosimo::bench {
 
@@ -32,8 +32,10 @@ WorkerCluster::~WorkerCluster() {
   // The workers run with --once: they exit when their streams end.
   impl_->health->Shutdown();
   impl_->pool->Shutdown();
+  impl_->service->CloseStreams(std::chrono::seconds(2));
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   impl_->server->Wait();
+  impl_->service->Shutdown();
   impl_->workers.clear();
 }
 
@@ -51,7 +53,7 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(impl->service.get());
+  impl->service->AddTo(&builder);
   builder.RegisterService(impl->health.get());
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
@@ -59,6 +61,7 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   impl->server = builder.BuildAndStart();
   if (!impl->server || port == 0) return absl::UnavailableError("cluster: cannot listen");
+  impl->service->Start();
   const std::string address = absl::StrCat("127.0.0.1:", port);
   for (int i = 0; i < workers; ++i) {
     impl->workers.push_back(std::make_unique<ChildProcess>(

@@ -9,6 +9,7 @@
 
 #include "orchestrator/src/health_service.h"
 #include "orchestrator/src/services.h"
+#include "orchestrator/src/worker_service.h"
 
 namespace cosimo::orchestrator {
 
@@ -82,7 +83,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
   builder.RegisterService(impl->job_service.get());
-  builder.RegisterService(impl->worker_service.get());
+  impl->worker_service->AddTo(&builder);
   builder.RegisterService(impl->artifact_service.get());
   builder.RegisterService(impl->health_service.get());
   builder.SetMaxReceiveMessageSize(64 << 20);
@@ -94,6 +95,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     return absl::UnavailableError("cannot listen on '" + options.listen +
                                   "' (address in use or invalid)");
   }
+  impl->worker_service->Start();
   spdlog::info("orchestrator listening on port {} (data: {})", impl->port,
                options.data_dir.empty() ? "in memory" : options.data_dir);
   return std::unique_ptr<OrchestratorServer>(new OrchestratorServer(std::move(impl)));
@@ -114,8 +116,10 @@ void OrchestratorServer::Shutdown() {
   impl_->health_service->Shutdown();
   impl_->jobs->Shutdown();
   impl_->pool->Shutdown();
+  impl_->worker_service->CloseStreams(std::chrono::seconds(2));
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   impl_->server->Wait();
+  impl_->worker_service->Shutdown();
   if (!impl_->temp_dir.empty()) {
     std::error_code ec;
     fs::remove_all(impl_->temp_dir, ec);

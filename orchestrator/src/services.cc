@@ -83,45 +83,6 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext*, const v1::GetResul
   return grpc::Status::OK;
 }
 
-// ----- WorkerService --------------------------------------------------------------------------
-
-grpc::Status WorkerServiceImpl::Attach(
-    grpc::ServerContext* context,
-    grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream) {
-  v1::WorkerMessage message;
-  if (!stream->Read(&message) || !message.has_hello()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the first message must be Hello");
-  }
-  const v1::Hello hello = message.hello();
-  v1::OrchestratorMessage welcome;
-  if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
-    const std::string reason = "incompatible protocol version " +
-                               std::to_string(hello.protocol_version()) + " from host " +
-                               hello.host() + " (this orchestrator speaks " +
-                               std::to_string(v1::PROTOCOL_VERSION_1) + ")";
-    spdlog::warn("refused a worker: {}", reason);
-    welcome.mutable_welcome()->set_accepted(false);
-    welcome.mutable_welcome()->set_reason(reason);
-    stream->Write(welcome);
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, reason);
-  }
-  std::shared_ptr<WorkerConnection> worker = pool_->Create(hello, stream, context);
-  welcome.mutable_welcome()->set_accepted(true);
-  welcome.mutable_welcome()->set_worker_id(worker->id());
-  welcome.mutable_welcome()->set_heartbeat_ms(static_cast<int>(heartbeat_interval_.count()));
-  // The welcome goes out before the worker becomes visible to jobs.
-  if (!worker->Write(welcome)) {
-    worker->MarkLost("could not send the welcome");
-  } else {
-    pool_->Register(worker);
-    while (stream->Read(&message)) worker->OnMessage(&message);
-    worker->MarkLost(context->IsCancelled() ? "stream canceled" : "the worker closed its stream");
-  }
-  worker->CloseStream();
-  pool_->Unregister(worker);
-  return grpc::Status::OK;
-}
-
 // ----- ArtifactService ------------------------------------------------------------------------
 
 grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext*,

@@ -1,16 +1,14 @@
-// The gRPC service adapters: they translate messages and delegate to the JobManager,
-// WorkerPool and ArtifactStore; no domain logic lives here. Status conversion goes through
-// cosimo::ToGrpcStatus only.
+// The gRPC service adapters: they translate messages and delegate to the JobManager and
+// ArtifactStore (WorkerService is in worker_service.h); no domain logic lives here. Status
+// conversion goes through cosimo::ToGrpcStatus only.
 #pragma once
 
 #include <chrono>
 
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
-#include "cosimo/v1/worker_service.grpc.pb.h"
 #include "orchestrator/src/artifact_store.h"
 #include "orchestrator/src/job_manager.h"
-#include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
 
@@ -32,19 +30,6 @@ class JobServiceImpl final : public v1::JobService::Service {
 
  private:
   JobManager* jobs_;
-};
-
-class WorkerServiceImpl final : public v1::WorkerService::Service {
- public:
-  WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval)
-      : pool_(pool), heartbeat_interval_(heartbeat_interval) {}
-  grpc::Status Attach(
-      grpc::ServerContext* context,
-      grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>* stream) override;
-
- private:
-  WorkerPool* pool_;
-  std::chrono::milliseconds heartbeat_interval_;
 };
 
 class ArtifactServiceImpl final : public v1::ArtifactService::Service {

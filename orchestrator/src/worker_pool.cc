@@ -21,110 +21,214 @@ bool Matches(const WorkerConnection& worker, const std::string& label) {
 
 }  // namespace
 
-WorkerConnection::WorkerConnection(std::string id, const v1::Hello& hello, WorkerStream* stream,
-                                   grpc::ServerContext* context)
-    : id_(std::move(id)),
-      host_(hello.host()),
-      labels_(hello.labels().begin(), hello.labels().end()),
-      pid_(hello.pid()),
-      stream_(stream),
-      context_(context),
+WorkerConnection::WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
+                                   std::chrono::milliseconds heartbeat_interval)
+    : loop_(loop),
+      pool_(pool),
+      heartbeat_interval_(heartbeat_interval),
+      context_(std::make_unique<grpc::ServerContext>()),
+      stream_(std::make_unique<Stream>(context_.get())),
       last_seen_ns_(NowNs()) {}
 
 std::string WorkerConnection::Describe() const { return "worker " + id_ + " on host " + host_; }
 
 bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
-  {
-    std::lock_guard<std::mutex> lock(write_mutex_);
-    if (closed_ || lost_) return false;
-    if (stream_->Write(message)) return true;
+  std::lock_guard<std::mutex> lock(loop_->mutex());
+  if (lost_ || state_ != State::kAttached) return false;
+  if (!write_pending_ && queue_.empty()) {
+    // The message is serialized now: the caller may reuse it at once.
+    stream_->Write(message, &write_tag_);
+    write_pending_ = true;
+  } else {
+    queue_.push_back(message);
   }
-  // While a job reads the stream the parked handler cannot notice the end; say it here, as the
-  // handler would have.
-  bool job_reads = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_reads = job_reads_;
-  }
-  if (job_reads) {
-    MarkLost(context_->IsCancelled() ? "stream canceled" : "the worker closed its stream");
-  }
-  return false;
-}
-
-void WorkerConnection::CloseStream() {
-  std::lock_guard<std::mutex> lock(write_mutex_);
-  closed_ = true;
+  return true;
 }
 
 absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  job_reads_ = true;
-  cv_.wait(lock, [&] { return (has_reply_ && reply_seq_ == seq) || lost_ || handler_parked_; });
+  std::unique_lock<std::mutex> lock(loop_->mutex());
+  loop_->Wait(lock, cv_, [&] { return (has_reply_ && reply_seq_ == seq) || lost_; });
   if (has_reply_ && reply_seq_ == seq) {
     out->Swap(&reply_);
     has_reply_ = false;
     return absl::OkStatus();
   }
-  if (lost_) return absl::UnavailableError(Describe() + " was lost: " + lost_reason_);
-  // The handler is parked: no other Read is pending, this thread reads.
-  lock.unlock();
-  while (stream_->Read(out)) {
-    last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
-    if (out->body_case() == v1::WorkerMessage::kHeartbeat) continue;
-    if (out->seq() == seq) return absl::OkStatus();
-  }
-  MarkLost(context_->IsCancelled() ? "stream canceled" : "the worker closed its stream");
-  lock.lock();
-  return absl::UnavailableError(Describe() + " was lost: " + lost_reason_);
-}
-
-void WorkerConnection::ReleaseReads() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_reads_ = false;
-  }
-  cv_.notify_all();
-}
-
-void WorkerConnection::OnMessage(v1::WorkerMessage* message) {
-  last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (message->body_case() != v1::WorkerMessage::kHeartbeat) {
-    reply_.Swap(message);
-    reply_seq_ = reply_.seq();
-    has_reply_ = true;
-  }
-  if (!job_reads_) {
-    lock.unlock();
-    cv_.notify_all();
-    return;
-  }
-  handler_parked_ = true;
-  cv_.notify_all();
-  // Not on lost_: the job thread may still be in Read, and a stream takes one reader at a time.
-  cv_.wait(lock, [&] { return !job_reads_; });
-  handler_parked_ = false;
+  return absl::UnavailableError(
+      Describe() + " was lost: " + (lost_ ? lost_reason_ : "the orchestrator shut down"));
 }
 
 void WorkerConnection::MarkLost(const std::string& reason) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (lost_) return;
+  std::lock_guard<std::mutex> lock(loop_->mutex());
+  LoseLocked(reason);
+}
+
+void WorkerConnection::LoseLocked(const std::string& reason) {
+  if (!lost_) {
     lost_reason_ = reason;
     lost_ = true;
   }
+  queue_.clear();
   cv_.notify_all();
 }
 
 std::string WorkerConnection::lost_reason() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(loop_->mutex());
   return lost_reason_;
 }
 
 std::chrono::steady_clock::time_point WorkerConnection::last_seen() const {
   return std::chrono::steady_clock::time_point(
       std::chrono::nanoseconds(last_seen_ns_.load(std::memory_order_relaxed)));
+}
+
+void WorkerConnection::CancelStream() {
+  std::lock_guard<std::mutex> lock(loop_->mutex());
+  if (context_ != nullptr && state_ != State::kAccepting) context_->TryCancel();
+}
+
+void WorkerConnection::OnEvent(Op op, bool ok) {
+  std::shared_ptr<WorkerConnection> registering, finished;
+  // The service asks for the next call first, so that workers never wait for this one.
+  const bool proceed = op == Op::kAccept && on_accepted_ && on_accepted_(ok);
+  {
+    std::lock_guard<std::mutex> lock(loop_->mutex());
+    switch (op) {
+      case Op::kAccept:
+        if (!ok) {
+          state_ = State::kFinished;  // never started: nothing is pending
+        } else if (!proceed) {
+          state_ = State::kHello;
+          LoseLocked("the orchestrator shut down");
+          Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the orchestrator is shutting down"));
+        } else {
+          state_ = State::kHello;
+          if (lost_) {  // the service closed its streams meanwhile
+            Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the orchestrator is shutting down"));
+          } else {
+            read_pending_ = true;
+            stream_->Read(&read_, &read_tag_);
+          }
+        }
+        break;
+      case Op::kRead:
+        read_pending_ = false;
+        OnRead(ok);
+        break;
+      case Op::kWrite:
+        write_pending_ = false;
+        if (OnWrite(ok)) registering = self_;
+        break;
+      case Op::kFinish:
+        finish_done_ = true;
+        break;
+    }
+    if (state_ == State::kClosing && finish_done_ && !read_pending_ && !write_pending_) {
+      state_ = State::kFinished;
+    }
+    if (state_ == State::kFinished) {
+      stream_.reset();
+      context_.reset();
+      finished = std::move(self_);
+    }
+  }
+  if (registering) {
+    registered_ = true;  // only handlers touch it, one at a time
+    pool_->Register(registering);
+  }
+  if (finished && registered_) pool_->Unregister(finished);
+  if (finished && finish_started_ && on_finished_) on_finished_();
+  // `finished` may hold the last reference: nothing touches `this` after it goes.
+}
+
+void WorkerConnection::OnRead(bool ok) {
+  if (!ok) {
+    // The worker half-closed or died, or the stream was canceled.
+    LoseLocked("the worker closed its stream");
+    Close(grpc::Status::OK);
+    return;
+  }
+  last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
+  if (state_ == State::kHello) {
+    OnHello();
+    return;
+  }
+  if (state_ == State::kClosing) return;
+  if (read_.body_case() != v1::WorkerMessage::kHeartbeat) {
+    reply_.Swap(&read_);
+    reply_seq_ = reply_.seq();
+    has_reply_ = true;
+    cv_.notify_one();
+  }
+  read_pending_ = true;
+  stream_->Read(&read_, &read_tag_);
+}
+
+void WorkerConnection::OnHello() {
+  if (!read_.has_hello()) {
+    Close(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the first message must be Hello"));
+    return;
+  }
+  const v1::Hello& hello = read_.hello();
+  v1::OrchestratorMessage welcome;
+  if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
+    const std::string reason = "incompatible protocol version " +
+                               std::to_string(hello.protocol_version()) + " from host " +
+                               hello.host() + " (this orchestrator speaks " +
+                               std::to_string(v1::PROTOCOL_VERSION_1) + ")";
+    spdlog::warn("refused a worker: {}", reason);
+    welcome.mutable_welcome()->set_accepted(false);
+    welcome.mutable_welcome()->set_reason(reason);
+    queue_.push_back(std::move(welcome));
+    StartWrite();
+    Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, reason));
+    return;
+  }
+  id_ = pool_->NextId();
+  host_ = hello.host();
+  labels_.assign(hello.labels().begin(), hello.labels().end());
+  pid_ = hello.pid();
+  welcome.mutable_welcome()->set_accepted(true);
+  welcome.mutable_welcome()->set_worker_id(id_);
+  welcome.mutable_welcome()->set_heartbeat_ms(static_cast<int>(heartbeat_interval_.count()));
+  // The welcome goes out before the worker becomes visible to jobs (OnWrite registers it).
+  state_ = State::kAttaching;
+  queue_.push_back(std::move(welcome));
+  StartWrite();
+  read_pending_ = true;
+  stream_->Read(&read_, &read_tag_);
+}
+
+bool WorkerConnection::OnWrite(bool ok) {
+  if (!ok) {
+    LoseLocked("the worker closed its stream");
+    Close(grpc::Status::OK);
+    return false;
+  }
+  const bool registering = state_ == State::kAttaching;
+  if (registering) state_ = State::kAttached;
+  StartWrite();
+  return registering;
+}
+
+void WorkerConnection::StartWrite() {
+  if (write_pending_) return;
+  if (!queue_.empty()) {
+    stream_->Write(queue_.front(), &write_tag_);
+    queue_.pop_front();
+    write_pending_ = true;
+    return;
+  }
+  if (state_ == State::kClosing && !finish_started_) {
+    finish_started_ = true;
+    stream_->Finish(finish_status_, &finish_tag_);
+  }
+}
+
+void WorkerConnection::Close(grpc::Status status) {
+  if (state_ == State::kClosing || state_ == State::kFinished) return;
+  state_ = State::kClosing;
+  finish_status_ = std::move(status);
+  StartWrite();
 }
 
 WorkerPool::WorkerPool(std::chrono::milliseconds heartbeat_timeout)
@@ -142,14 +246,12 @@ void WorkerPool::Shutdown() {
   if (watchdog_.joinable()) watchdog_.join();
 }
 
-std::shared_ptr<WorkerConnection> WorkerPool::Create(const v1::Hello& hello, WorkerStream* stream,
-                                                     grpc::ServerContext* context) {
-  std::lock_guard<std::mutex> lock(mutex_);
+std::string WorkerPool::NextId() {
   // Appended rather than "w" + to_string(): GCC 12 at -O3 (Release) reports a false -Wrestrict
   // on operator+(const char*, string&&).
   std::string id = "w";
-  id += std::to_string(next_id_++);
-  return std::make_shared<WorkerConnection>(std::move(id), hello, stream, context);
+  id += std::to_string(next_id_.fetch_add(1));
+  return id;
 }
 
 void WorkerPool::Register(const std::shared_ptr<WorkerConnection>& worker) {
@@ -205,7 +307,6 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
     for (const auto& w : workers) {
       w->busy = false;
       w->job_id.clear();
-      w->ReleaseReads();
     }
   }
   NotifyChange();

@@ -1,12 +1,12 @@
-// The pool of attached workers. Each worker's Attach stream is served by one gRPC handler thread
-// that reads the worker's messages while the worker is idle. Once a job waits for a reply
-// (WorkerConnection::WaitReply), the handler hands the reads over: after delivering the message
-// it has, it parks in OnMessage, and the job thread reads the stream itself (one thread wake per
-// reply instead of two) until the job releases the worker. Jobs acquire idle workers, matching
-// unit labels, and release them when they end. A watchdog marks a worker lost when it has been
-// silent longer than the heartbeat timeout (host cut off) and cancels its stream; a closed stream
-// (process killed) is noticed at once (by the handler, or by the job thread while it reads).
-// Thread safe.
+// The pool of attached workers and their connections. Each worker's Attach stream runs on gRPC's
+// async API over the WorkerService's CompletionLoop (orchestrator/src/completion_loop.h): one read
+// is always pending on it, and whichever thread leads the loop handles what arrives (a reply,
+// a heartbeat, the end of the stream). A job thread waiting for a reply (WaitReply) leads the loop
+// itself when no other thread does, so it reads its workers' replies from the sockets with no
+// thread hand-off. Jobs acquire idle workers, matching unit labels, and release them when they
+// end. A watchdog marks a worker lost when it has been silent longer than the heartbeat timeout
+// (host cut off) and cancels its stream; a closed stream (process killed) is noticed as soon as
+// a thread leads the loop (at once while a job waits). Thread safe.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -25,15 +26,23 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
+#include "orchestrator/src/completion_loop.h"
 
 namespace cosimo::orchestrator {
 
-using WorkerStream = grpc::ServerReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>;
+class WorkerPool;
 
+// One worker's Attach stream. Made by WorkerService for each call it accepts; the call order is
+// Accepted() (the call started), then the handlers of its tags until the stream ends. Job side:
+// Write, WaitReply. Identity (id, host, labels, pid) is set from the worker's Hello before the
+// worker is registered in the pool, and constant afterwards.
 class WorkerConnection {
  public:
-  WorkerConnection(std::string id, const v1::Hello& hello, WorkerStream* stream,
-                   grpc::ServerContext* context);
+  using Stream = grpc::ServerAsyncReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>;
+
+  // `heartbeat_interval`: the period asked of the worker in its Welcome.
+  WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
+                   std::chrono::milliseconds heartbeat_interval);
 
   const std::string& id() const { return id_; }
   const std::string& host() const { return host_; }
@@ -41,54 +50,96 @@ class WorkerConnection {
   int pid() const { return pid_; }
   std::string Describe() const;  // "worker w3 on host h1"
 
-  // Job side. Write returns false once the worker is lost.
+  // Job side. Queues one message for the worker; false once the worker is lost.
   bool Write(const v1::OrchestratorMessage& message);
-  // Waits for the reply with sequence number `seq` and puts it into `out`: handed over by the
-  // handler, or read from the stream by the calling thread once the handler has parked (skipping
-  // heartbeats, which still count as signs of life). Fails (naming the worker and why) if the
-  // worker is lost first. One job thread at a time.
+  // Waits for the reply with sequence number `seq` and swaps it into `out` (heartbeats still
+  // count as signs of life). Fails (naming the worker and why) if the worker is lost first. One
+  // job thread at a time.
   [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out);
-  // Job side, when the job lets the worker go: the handler reads again (WorkerPool::Release).
-  void ReleaseReads();
 
-  // Handler side: every message the worker sends. Parks (returns only when the job released
-  // the reads or the worker is lost) while a job reads the stream itself.
-  void OnMessage(v1::WorkerMessage* message);
-  // The stream ended or the watchdog gave up on the worker. Idempotent; wakes waiters.
+  // Idempotent; wakes a waiting job. The first reason stays.
   void MarkLost(const std::string& reason);
   bool lost() const { return lost_.load(); }
   std::string lost_reason() const;
-  // Handler side, before returning from Attach: no Write may touch the stream afterwards.
-  void CloseStream();
-
   std::chrono::steady_clock::time_point last_seen() const;
-  void CancelStream() { context_->TryCancel(); }
+  // Ends the stream (the watchdog, the server's shutdown); the worker sees it canceled.
+  void CancelStream();
+
+  // WorkerService side: what RequestAttach fills in, and the tag it completes.
+  grpc::ServerContext* context() { return context_.get(); }
+  Stream* stream() { return stream_.get(); }
+  CompletionLoop::Tag* accept_tag() { return &accept_tag_; }
+  // Keeps the connection alive until its stream has finished (all its tags are handled).
+  void set_self(std::shared_ptr<WorkerConnection> self) { self_ = std::move(self); }
+  // Handlers run on the loop's leader, without its mutex. on_accepted(ok): the call started (ok)
+  // or the server shuts down (!ok, the connection is done); returning false ends the stream at
+  // once. on_finished: the stream of an accepted call has finished.
+  void set_on_accepted(std::function<bool(bool ok)> on_accepted) {
+    on_accepted_ = std::move(on_accepted);
+  }
+  void set_on_finished(std::function<void()> on_finished) { on_finished_ = std::move(on_finished); }
 
   // Pool bookkeeping (guarded by the pool's mutex).
   bool busy = false;
   std::string job_id;
 
  private:
-  const std::string id_;
-  const std::string host_;
-  const std::vector<std::string> labels_;
-  const int pid_;
-  WorkerStream* stream_;
-  grpc::ServerContext* context_;
+  enum class Op { kAccept, kRead, kWrite, kFinish };
+  class OpTag final : public CompletionLoop::Tag {
+   public:
+    OpTag(WorkerConnection* connection, Op op) : connection_(connection), op_(op) {}
+    void Handle(bool ok) override { connection_->OnEvent(op_, ok); }
 
-  std::mutex write_mutex_;
-  bool closed_ = false;  // guarded by write_mutex_
+   private:
+    WorkerConnection* connection_;
+    Op op_;
+  };
+  enum class State { kAccepting, kHello, kAttaching, kAttached, kClosing, kFinished };
 
-  mutable std::mutex mutex_;
-  std::condition_variable cv_;
-  uint64_t reply_seq_ = 0;  // guarded by mutex_
-  bool has_reply_ = false;
-  bool job_reads_ = false;       // guarded by mutex_: a job thread is the stream's reader
-  bool handler_parked_ = false;  // guarded by mutex_: the handler waits in OnMessage
+  void OnEvent(Op op, bool ok);
+  // The rest: loop_->mutex() held.
+  void OnRead(bool ok);
+  bool OnWrite(bool ok);  // true: the welcome went out, register the worker
+  void OnHello();         // answers read_, a Hello or not
+  void StartWrite();      // the next queued message, or Finish once closing and none is left
+  void Close(grpc::Status status);  // no more reads; Finish once every write is out
+  void LoseLocked(const std::string& reason);
+
+  CompletionLoop* const loop_;
+  WorkerPool* const pool_;
+  const std::chrono::milliseconds heartbeat_interval_;
+  std::string id_;
+  std::string host_;
+  std::vector<std::string> labels_;
+  int pid_ = 0;
+
+  // Guarded by loop_->mutex().
+  std::unique_ptr<grpc::ServerContext> context_;
+  std::unique_ptr<Stream> stream_;
+  State state_ = State::kAccepting;
+  v1::WorkerMessage read_;  // the pending Read's target
   v1::WorkerMessage reply_;
+  uint64_t reply_seq_ = 0;
+  bool has_reply_ = false;
+  bool read_pending_ = false;
+  bool write_pending_ = false;
+  std::deque<v1::OrchestratorMessage> queue_;  // written in order, one at a time
+  grpc::Status finish_status_;
+  bool finish_started_ = false;
+  bool finish_done_ = false;
+  bool registered_ = false;  // only the handlers touch it (one at a time)
+  std::string lost_reason_;
+  std::condition_variable cv_;  // the waiting job's
+
   std::atomic<bool> lost_{false};
-  std::string lost_reason_;  // guarded by mutex_
   std::atomic<int64_t> last_seen_ns_;
+  OpTag accept_tag_{this, Op::kAccept};
+  OpTag read_tag_{this, Op::kRead};
+  OpTag write_tag_{this, Op::kWrite};
+  OpTag finish_tag_{this, Op::kFinish};
+  std::function<bool(bool)> on_accepted_;
+  std::function<void()> on_finished_;
+  std::shared_ptr<WorkerConnection> self_;
 };
 
 struct WorkerInfo {
@@ -107,10 +158,9 @@ class WorkerPool {
 
   std::chrono::milliseconds heartbeat_timeout() const { return heartbeat_timeout_; }
 
-  // A new connection with a fresh id; not yet visible to jobs (so its Welcome goes out first).
-  std::shared_ptr<WorkerConnection> Create(const v1::Hello& hello, WorkerStream* stream,
-                                           grpc::ServerContext* context);
-  // Makes the worker available to jobs.
+  // A fresh worker id ("w1", "w2", ...).
+  std::string NextId();
+  // Makes the worker available to jobs (once its Welcome has gone out).
   void Register(const std::shared_ptr<WorkerConnection>& worker);
   void Unregister(const std::shared_ptr<WorkerConnection>& worker);
 
@@ -134,7 +184,7 @@ class WorkerPool {
   const std::chrono::milliseconds heartbeat_timeout_;
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<WorkerConnection>> workers_;
-  uint64_t next_id_ = 1;
+  std::atomic<uint64_t> next_id_{1};
   std::function<void()> on_change_;
   std::condition_variable watchdog_cv_;
   bool shutdown_ = false;

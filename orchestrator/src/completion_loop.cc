@@ -1,0 +1,97 @@
+#include "orchestrator/src/completion_loop.h"
+
+namespace cosimo::orchestrator {
+
+CompletionLoop::CompletionLoop(grpc::CompletionQueue* cq) : cq_(cq) {}
+
+CompletionLoop::~CompletionLoop() { Shutdown(); }
+
+void CompletionLoop::Start() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (background_.joinable() || stopping_) return;
+  background_ = std::thread([this] { Background(); });
+}
+
+void CompletionLoop::Shutdown() {
+  bool started = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+    lead_in_background_ = true;
+    started = background_.joinable();
+  }
+  background_cv_.notify_all();
+  cq_->Shutdown();
+  if (started) {
+    background_.join();
+    return;
+  }
+  while (PollOnce()) {
+  }
+}
+
+void CompletionLoop::LeadInBackground() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lead_in_background_ = true;
+  }
+  background_cv_.notify_all();
+}
+
+CompletionLoop::Counts CompletionLoop::counts() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counts_;
+}
+
+bool CompletionLoop::PollOnce() {
+  void* tag = nullptr;
+  bool ok = false;
+  if (!cq_->Next(&tag, &ok)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    drained_ = true;
+    for (std::condition_variable* follower : followers_) follower->notify_one();
+    background_cv_.notify_all();
+    return false;
+  }
+  static_cast<Tag*>(tag)->Handle(ok);
+  return true;
+}
+
+void CompletionLoop::StopLeading() {
+  leader_ = nullptr;
+  if (!followers_.empty()) followers_.front()->notify_one();
+}
+
+void CompletionLoop::AlarmTag::Handle(bool) {
+  std::lock_guard<std::mutex> lock(loop_->mutex_);
+  loop_->alarm_pending_ = false;
+}
+
+void CompletionLoop::Background() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  uint64_t seen = epoch_;
+  bool first = true;
+  while (!drained_) {
+    // Lead if the lead is free and no job took it since the last look (or when told to).
+    if (leader_ == nullptr && (first || epoch_ == seen || lead_in_background_)) {
+      leader_ = &background_cv_;
+      background_leads_ = true;
+      ++epoch_;
+      bool polling = true;
+      while (polling && followers_.empty()) {
+        lock.unlock();
+        polling = PollOnce();
+        lock.lock();
+      }
+      background_leads_ = false;
+      StopLeading();
+      if (!polling) break;
+    }
+    first = false;
+    seen = epoch_;
+    background_cv_.wait_for(lock, kIdlePeriod);
+  }
+}
+
+}  // namespace cosimo::orchestrator

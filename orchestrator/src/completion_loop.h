@@ -1,0 +1,154 @@
+// Leader/followers over one gRPC completion queue: the thread that waits for an event polls the
+// queue itself. gRPC 1.51's epoll1 engine lets one thread of a process poll the sockets at a time;
+// every other thread blocked in gRPC is woken through it. So that a job thread waiting for its
+// workers' replies reads them from the sockets itself, with no hand-off, the workers' Attach
+// streams run on the async API over this loop and the server is "hybrid": its sync services wait
+// on non-polling queues and take no part in polling (docs/benchmarks.md).
+//
+// A thread calls Wait(lock, cv, done) with the loop's mutex held. If no thread leads, it leads:
+// it takes events from the queue and runs their tags' Handle() (without the mutex) until done()
+// holds. Otherwise it follows: it sleeps on `cv` until a Handle() notifies it (its event came) or
+// the leader stops leading (it may lead then). A background thread leads when no job has led for a
+// while (kIdlePeriod), so that idle workers' heartbeats, new workers and the sync services'
+// requests are served between jobs; a thread that wants to lead while the background thread does
+// wakes it with an alarm, once.
+//
+// Call order: construct, Start() once the server runs, Shutdown() once the server has shut down
+// (it shuts the queue down and drains it). Thread safe.
+#pragma once
+
+#include <grpcpp/alarm.h>
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cosimo::orchestrator {
+
+class CompletionLoop {
+ public:
+  // What every tag put on the queue is. Handle runs on the leading thread, without the mutex.
+  class Tag {
+   public:
+    virtual void Handle(bool ok) = 0;
+
+   protected:
+    ~Tag() = default;
+  };
+
+  // Without a job leading, the background thread takes over after this long.
+  static constexpr std::chrono::milliseconds kIdlePeriod{10};
+
+  explicit CompletionLoop(grpc::CompletionQueue* cq);
+  ~CompletionLoop();
+  CompletionLoop(const CompletionLoop&) = delete;
+  CompletionLoop& operator=(const CompletionLoop&) = delete;
+
+  // The mutex that guards the state the tags' handlers change and the waiters' done() reads.
+  std::mutex& mutex() { return mutex_; }
+
+  // Starts the background thread.
+  void Start();
+  // Shuts the queue down, drains it (handlers run) and joins the background thread. Every
+  // Wait returns from then on.
+  void Shutdown();
+  // Makes the background thread lead now (rather than after kIdlePeriod), e.g. while the server
+  // shuts down with no job running.
+  void LeadInBackground();
+
+  // Returns once done() holds (true) or the queue is drained (done() false). `lock` holds
+  // mutex(); done() is called with it held. `cv` is the caller's own: handlers notify it when
+  // they change what done() reads.
+  template <typename Done>
+  bool Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, Done done);
+
+  // How the Wait calls went (tests and benchmarks).
+  struct Counts {
+    uint64_t ready = 0;     // done() held at once: another thread had handled the event
+    uint64_t led = 0;       // polled the queue themselves
+    uint64_t followed = 0;  // slept while another thread led (and may have led afterwards)
+  };
+  Counts counts() const;
+
+ private:
+  class AlarmTag final : public Tag {
+   public:
+    explicit AlarmTag(CompletionLoop* loop) : loop_(loop) {}
+    void Handle(bool ok) override;
+
+   private:
+    CompletionLoop* loop_;
+  };
+
+  // One event from the queue, handled; false once the queue is drained. Without the mutex.
+  bool PollOnce();
+  void StopLeading();  // mutex_ held: hands the lead to the first follower, if any
+  void Background();
+
+  grpc::CompletionQueue* const cq_;
+  mutable std::mutex mutex_;
+  std::condition_variable* leader_ = nullptr;        // guarded by mutex_
+  std::vector<std::condition_variable*> followers_;  // guarded by mutex_, in arrival order
+  bool background_leads_ = false;                    // guarded by mutex_
+  bool lead_in_background_ = false;                  // guarded by mutex_
+  bool drained_ = false;                             // guarded by mutex_
+  bool stopping_ = false;                            // guarded by mutex_
+  uint64_t epoch_ = 0;  // guarded by mutex_: counts the times a thread took the lead
+  Counts counts_;       // guarded by mutex_
+  std::condition_variable background_cv_;
+  grpc::Alarm alarm_;
+  AlarmTag alarm_tag_{this};
+  bool alarm_pending_ = false;  // guarded by mutex_
+  std::thread background_;
+};
+
+template <typename Done>
+bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                          Done done) {
+  if (done()) {
+    ++counts_.ready;
+    return true;
+  }
+  bool counted = false;
+  while (!done()) {
+    if (drained_) return false;
+    if (leader_ == nullptr) {
+      leader_ = &cv;
+      ++epoch_;
+      if (!counted) ++counts_.led;
+      counted = true;
+      bool polling = true;
+      while (polling && !done()) {
+        lock.unlock();
+        polling = PollOnce();
+        lock.lock();
+      }
+      StopLeading();
+      continue;
+    }
+    if (!counted) ++counts_.followed;
+    counted = true;
+    followers_.push_back(&cv);
+    if (background_leads_ && !alarm_pending_) {
+      // Wake the background thread out of its poll: it hands the lead over.
+      alarm_pending_ = true;
+      alarm_.Set(cq_, gpr_now(GPR_CLOCK_MONOTONIC), &alarm_tag_);
+    }
+    cv.wait(lock);
+    for (auto it = followers_.begin(); it != followers_.end(); ++it) {
+      if (*it == &cv) {
+        followers_.erase(it);
+        break;
+      }
+    }
+  }
+  // Woken as the next leader but done already: pass the lead on.
+  if (leader_ == nullptr && !followers_.empty()) followers_.front()->notify_one();
+  return true;
+}
+
+}  // namespace cosimo::orchestrator

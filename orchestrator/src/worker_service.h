@@ -1,0 +1,54 @@
+// WorkerService.Attach on gRPC's async API: every worker's stream is a WorkerConnection driven by
+// one CompletionLoop over a completion queue of the server's own (orchestrator/src/
+// completion_loop.h says why). Registering this queue makes the server "hybrid": its sync
+// services then wait on non-polling queues, so while a job waits for its workers' replies its
+// thread is the process's only poller.
+//
+// Call order: AddTo(builder) before the server is built; Start() once it runs; at shutdown
+// CloseStreams(), then the server's Shutdown() and Wait(), then Shutdown(). Thread safe.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "cosimo/v1/worker_service.grpc.pb.h"
+#include "orchestrator/src/completion_loop.h"
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::orchestrator {
+
+class WorkerServiceImpl {
+ public:
+  // `heartbeat_interval`: the period asked of every worker in its Welcome.
+  WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval);
+  ~WorkerServiceImpl();
+
+  void AddTo(grpc::ServerBuilder* builder);
+  void Start();
+  // Refuses new workers and ends every worker's stream; waits (up to `timeout`) until all have
+  // finished, so that the server's shutdown does not wait for them.
+  void CloseStreams(std::chrono::milliseconds timeout);
+  // Shuts the queue down and drains it.
+  void Shutdown();
+
+  CompletionLoop& loop() { return *loop_; }
+
+ private:
+  void Accept();  // asks for the next Attach call
+
+  WorkerPool* const pool_;
+  const std::chrono::milliseconds heartbeat_interval_;
+  v1::WorkerService::AsyncService service_;
+  std::unique_ptr<grpc::ServerCompletionQueue> cq_;
+  std::unique_ptr<CompletionLoop> loop_;
+  std::mutex mutex_;                            // before the loop's mutex, never after it
+  bool accepting_ = true;                       // guarded by mutex_
+  std::unordered_set<WorkerConnection*> live_;  // guarded by mutex_: accepted, not finished
+};
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,329 @@
+// WorkerService over its CompletionLoop, against fake workers speaking the Attach protocol from
+// the test: the handshake (welcome, refusals), replies reaching the job thread that waits for
+// them (with the job thread leading the loop itself), several job threads waiting at once,
+// heartbeats read while no job leads, a worker lost by its stream or by the watchdog, and a
+// shutdown that ends the workers' streams.
+#include "orchestrator/src/worker_service.h"
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::orchestrator {
+namespace {
+
+using namespace std::chrono_literals;
+
+class FakeWorker {
+ public:
+  explicit FakeWorker(const std::string& address)
+      : stub_(v1::WorkerService::NewStub(
+            grpc::CreateChannel(address, grpc::InsecureChannelCredentials()))) {
+    context_.set_deadline(std::chrono::system_clock::now() + 60s);
+    stream_ = stub_->Attach(&context_);
+  }
+
+  bool Send(const v1::WorkerMessage& message) { return stream_->Write(message); }
+  bool SendHello(const std::string& host, v1::ProtocolVersion version = v1::PROTOCOL_VERSION_1) {
+    v1::WorkerMessage hello;
+    hello.mutable_hello()->set_protocol_version(version);
+    hello.mutable_hello()->set_host(host);
+    hello.mutable_hello()->add_labels("fake");
+    hello.mutable_hello()->set_pid(4242);
+    return Send(hello);
+  }
+  bool SendHeartbeat() {
+    v1::WorkerMessage beat;
+    beat.mutable_heartbeat()->set_unix_ms(1);
+    return Send(beat);
+  }
+  bool Reply(uint64_t seq) {
+    v1::WorkerMessage reply;
+    reply.set_seq(seq);
+    reply.mutable_ack();
+    return Send(reply);
+  }
+  bool Read(v1::OrchestratorMessage* message) { return stream_->Read(message); }
+  grpc::Status Close() {
+    stream_->WritesDone();
+    v1::OrchestratorMessage ignored;
+    while (stream_->Read(&ignored)) {
+    }
+    return stream_->Finish();
+  }
+  grpc::Status Finish() {
+    v1::OrchestratorMessage ignored;
+    while (stream_->Read(&ignored)) {
+    }
+    return stream_->Finish();
+  }
+  void Kill() { context_.TryCancel(); }
+
+ private:
+  std::unique_ptr<v1::WorkerService::Stub> stub_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::WorkerMessage, v1::OrchestratorMessage>> stream_;
+};
+
+class WorkerServiceTest : public ::testing::Test {
+ protected:
+  void Start(std::chrono::milliseconds heartbeat_timeout = 30s) {
+    pool_ = std::make_unique<WorkerPool>(heartbeat_timeout);
+    service_ = std::make_unique<WorkerServiceImpl>(pool_.get(), 50ms);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    service_->AddTo(&builder);
+    server_ = builder.BuildAndStart();
+    ASSERT_TRUE(server_ != nullptr);
+    ASSERT_NE(port, 0);
+    service_->Start();
+    address_ = "127.0.0.1:" + std::to_string(port);
+  }
+
+  void TearDown() override {
+    if (!server_) return;
+    pool_->Shutdown();
+    service_->CloseStreams(2s);
+    server_->Shutdown(std::chrono::system_clock::now() + 2s);
+    server_->Wait();
+    service_->Shutdown();
+  }
+
+  // Attaches a fake worker and waits until the pool lists it.
+  std::unique_ptr<FakeWorker> Attach(const std::string& host, std::string* id = nullptr) {
+    auto worker = std::make_unique<FakeWorker>(address_);
+    EXPECT_TRUE(worker->SendHello(host));
+    v1::OrchestratorMessage welcome;
+    EXPECT_TRUE(worker->Read(&welcome));
+    EXPECT_TRUE(welcome.welcome().accepted()) << welcome.welcome().reason();
+    if (id != nullptr) *id = welcome.welcome().worker_id();
+    EXPECT_TRUE(WaitFor([&] {
+      for (const WorkerInfo& info : pool_->List()) {
+        if (info.id == welcome.welcome().worker_id()) return true;
+      }
+      return false;
+    }));
+    return worker;
+  }
+
+  template <typename Predicate>
+  static bool WaitFor(Predicate predicate) {
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!predicate()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(1ms);
+    }
+    return true;
+  }
+
+  std::shared_ptr<WorkerConnection> Acquire(const std::string& job) {
+    auto workers = pool_->TryAcquire({""}, job);
+    EXPECT_TRUE(workers.has_value());
+    return workers ? workers->front() : nullptr;
+  }
+
+  static v1::OrchestratorMessage Command(uint64_t seq) {
+    v1::OrchestratorMessage command;
+    command.set_seq(seq);
+    command.mutable_save();
+    return command;
+  }
+
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<WorkerServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+};
+
+TEST_F(WorkerServiceTest, WelcomesAWorkerRegistersItAndUnregistersItWhenItCloses) {
+  Start();
+  auto worker = std::make_unique<FakeWorker>(address_);
+  ASSERT_TRUE(worker->SendHello("host-a"));
+  v1::OrchestratorMessage welcome;
+  ASSERT_TRUE(worker->Read(&welcome));
+  ASSERT_TRUE(welcome.has_welcome());
+  EXPECT_TRUE(welcome.welcome().accepted());
+  EXPECT_EQ(welcome.welcome().heartbeat_ms(), 50);
+  const std::string id = welcome.welcome().worker_id();
+  EXPECT_FALSE(id.empty());
+  ASSERT_TRUE(WaitFor([&] { return pool_->List().size() == 1; }));
+  const WorkerInfo info = pool_->List().front();
+  EXPECT_EQ(info.id, id);
+  EXPECT_EQ(info.host, "host-a");
+  EXPECT_EQ(info.labels, std::vector<std::string>{"fake"});
+  EXPECT_FALSE(info.busy);
+
+  EXPECT_TRUE(worker->Close().ok());
+  EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }));
+}
+
+TEST_F(WorkerServiceTest, RefusesAStreamThatDoesNotStartWithHello) {
+  Start();
+  FakeWorker worker(address_);
+  ASSERT_TRUE(worker.SendHeartbeat());
+  const grpc::Status status = worker.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "the first message must be Hello");
+  EXPECT_TRUE(pool_->List().empty());
+}
+
+TEST_F(WorkerServiceTest, RefusesAnotherProtocolVersionAndSaysWhichInTheWelcome) {
+  Start();
+  FakeWorker worker(address_);
+  ASSERT_TRUE(worker.SendHello("old-host", static_cast<v1::ProtocolVersion>(7)));
+  v1::OrchestratorMessage welcome;
+  ASSERT_TRUE(worker.Read(&welcome));
+  EXPECT_FALSE(welcome.welcome().accepted());
+  EXPECT_NE(welcome.welcome().reason().find("incompatible protocol version 7 from host old-host"),
+            std::string::npos)
+      << welcome.welcome().reason();
+  const grpc::Status status = worker.Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(pool_->List().empty());
+}
+
+TEST_F(WorkerServiceTest, TheWaitingJobThreadGetsItsReplyPastHeartbeatsAndLeadsTheLoopItself) {
+  Start();
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection);
+  std::thread fake([&] {
+    for (uint64_t seq = 1; seq <= 200; ++seq) {
+      v1::OrchestratorMessage command;
+      ASSERT_TRUE(worker->Read(&command));
+      ASSERT_EQ(command.seq(), seq);
+      ASSERT_TRUE(command.has_save());
+      if (seq % 10 == 0) {
+        ASSERT_TRUE(worker->SendHeartbeat());
+      }
+      ASSERT_TRUE(worker->Reply(seq));
+    }
+  });
+  const CompletionLoop::Counts before = service_->loop().counts();
+  for (uint64_t seq = 1; seq <= 200; ++seq) {
+    ASSERT_TRUE(connection->Write(Command(seq)));
+    v1::WorkerMessage reply;
+    ASSERT_TRUE(connection->WaitReply(seq, &reply).ok());
+    EXPECT_EQ(reply.seq(), seq);
+    EXPECT_TRUE(reply.has_ack());
+  }
+  fake.join();
+  const CompletionLoop::Counts after = service_->loop().counts();
+  // With no other job, the job thread leads: the background thread hands the lead over (once,
+  // or again after an idle period) and the waits after that poll the queue themselves.
+  EXPECT_GE(after.led - before.led, 150u)
+      << "led " << after.led - before.led << ", followed " << after.followed - before.followed;
+  pool_->Release({connection});
+}
+
+TEST_F(WorkerServiceTest, SeveralJobThreadsWaitAtOnceAndEachGetsItsOwnReplies) {
+  Start();
+  constexpr int kJobs = 3;
+  constexpr uint64_t kRounds = 300;
+  std::vector<std::unique_ptr<FakeWorker>> workers;
+  for (int i = 0; i < kJobs; ++i) workers.push_back(Attach("host-" + std::to_string(i)));
+  std::vector<std::thread> fakes, jobs;
+  for (int i = 0; i < kJobs; ++i) {
+    fakes.emplace_back([&, i] {
+      for (uint64_t seq = 1; seq <= kRounds; ++seq) {
+        v1::OrchestratorMessage command;
+        ASSERT_TRUE(workers[i]->Read(&command));
+        ASSERT_EQ(command.seq(), seq);
+        ASSERT_TRUE(workers[i]->Reply(seq));
+      }
+    });
+  }
+  std::vector<std::shared_ptr<WorkerConnection>> connections;
+  for (int i = 0; i < kJobs; ++i) connections.push_back(Acquire("job" + std::to_string(i)));
+  for (int i = 0; i < kJobs; ++i) {
+    jobs.emplace_back([&, i] {
+      for (uint64_t seq = 1; seq <= kRounds; ++seq) {
+        ASSERT_TRUE(connections[i]->Write(Command(seq)));
+        v1::WorkerMessage reply;
+        const absl::Status status = connections[i]->WaitReply(seq, &reply);
+        ASSERT_TRUE(status.ok()) << status;
+        ASSERT_EQ(reply.seq(), seq);
+      }
+    });
+  }
+  for (auto& t : jobs) t.join();
+  for (auto& t : fakes) t.join();
+  const CompletionLoop::Counts counts = service_->loop().counts();
+  EXPECT_EQ(counts.ready + counts.led + counts.followed, kJobs * kRounds);
+  pool_->Release(connections);
+}
+
+TEST_F(WorkerServiceTest, AWorkerThatDiesWhileAJobWaitsFailsTheWaitNamingTheWorker) {
+  Start();
+  std::string id;
+  auto worker = Attach("host-a", &id);
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection->Write(Command(1)));
+  v1::OrchestratorMessage command;
+  ASSERT_TRUE(worker->Read(&command));
+  std::future<absl::Status> wait = std::async(std::launch::async, [&] {
+    v1::WorkerMessage reply;
+    return connection->WaitReply(1, &reply);
+  });
+  std::this_thread::sleep_for(20ms);
+  worker->Kill();
+  const absl::Status status = wait.get();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(status.message().find("worker " + id + " on host host-a was lost"), std::string::npos)
+      << status;
+  EXPECT_TRUE(connection->lost());
+  EXPECT_FALSE(connection->Write(Command(2)));
+  pool_->Release({connection});
+  EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }));
+}
+
+TEST_F(WorkerServiceTest, HeartbeatsKeepAnIdleWorkerAndSilenceLosesItAndEndsItsStream) {
+  Start(300ms);
+  auto worker = Attach("host-a");
+  // No job leads the loop: the background thread reads the heartbeats.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(worker->SendHeartbeat());
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_EQ(pool_->List().size(), 1u) << "lost although it sent heartbeats";
+  // Silence: the watchdog gives up on the worker and cancels its stream.
+  EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }));
+  EXPECT_EQ(worker->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+TEST_F(WorkerServiceTest, ClosingTheStreamsEndsEveryWorkersStreamAndFailsAWaitingJob) {
+  Start();
+  auto first = Attach("host-a");
+  auto second = Attach("host-b");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");  // the other one stays idle
+  ASSERT_TRUE(connection);
+  ASSERT_TRUE(connection->Write(Command(1)));
+  std::future<absl::Status> wait = std::async(std::launch::async, [&] {
+    v1::WorkerMessage reply;
+    return connection->WaitReply(1, &reply);
+  });
+  std::this_thread::sleep_for(20ms);
+  service_->CloseStreams(5s);
+  const absl::Status status = wait.get();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(status.message().find("the orchestrator shut down"), std::string::npos) << status;
+  EXPECT_EQ(first->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(second->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(pool_->List().empty());
+  // A worker that comes now is turned away.
+  FakeWorker late(address_);
+  late.SendHello("host-late");
+  EXPECT_EQ(late.Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+}  // namespace
+}  // namespace cosimo::orchestrator
