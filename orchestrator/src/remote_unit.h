@@ -1,6 +1,7 @@
 // A UnitProxy for a unit that runs in a worker process, over the worker's Attach stream. Send
-// writes one command message; Await waits for its reply, which the stream's handler thread
-// delivers. Messages are reused, so the step path does not allocate once warmed up.
+// writes one command message; Await waits for its reply (WorkerConnection::WaitReply: the waiting
+// thread reads it from the socket itself when it leads the loop). Messages are reused, so the
+// step path does not allocate once warmed up.
 #pragma once
 
 #include <memory>

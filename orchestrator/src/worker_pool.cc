@@ -33,15 +33,11 @@ WorkerConnection::WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
 std::string WorkerConnection::Describe() const { return "worker " + id_ + " on host " + host_; }
 
 bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
-  if (lost_ || state_ != State::kAttached) return false;
-  if (!write_pending_ && queue_.empty()) {
-    // The message is serialized now: the caller may reuse it at once.
-    stream_->Write(message, &write_tag_);
-    write_pending_ = true;
-  } else {
-    queue_.push_back(message);
-  }
+  std::unique_lock<std::mutex> lock(loop_->mutex());
+  loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
+  if (lost_ || state_ != State::kAttached || write_pending_) return false;
+  stream_->Write(message, &write_tag_);
+  write_pending_ = true;
   return true;
 }
 
@@ -116,6 +112,7 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
         break;
       case Op::kWrite:
         write_pending_ = false;
+        cv_.notify_one();  // a job's next Write may wait for this
         if (OnWrite(ok)) registering = self_;
         break;
       case Op::kFinish:

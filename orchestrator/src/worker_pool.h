@@ -50,7 +50,9 @@ class WorkerConnection {
   int pid() const { return pid_; }
   std::string Describe() const;  // "worker w3 on host h1"
 
-  // Job side. Queues one message for the worker; false once the worker is lost.
+  // Job side. Sends one message to the worker (serialized at once: the caller may reuse it); false
+  // once the worker is lost. If the previous write's completion has not been handled yet (it may
+  // come after its reply), waits for it on the loop first, so that nothing is copied.
   bool Write(const v1::OrchestratorMessage& message);
   // Waits for the reply with sequence number `seq` and swaps it into `out` (heartbeats still
   // count as signs of life). Fails (naming the worker and why) if the worker is lost first. One
@@ -123,7 +125,7 @@ class WorkerConnection {
   bool has_reply_ = false;
   bool read_pending_ = false;
   bool write_pending_ = false;
-  std::deque<v1::OrchestratorMessage> queue_;  // written in order, one at a time
+  std::deque<v1::OrchestratorMessage> queue_;  // the handler's own (welcome), in order
   grpc::Status finish_status_;
   bool finish_started_ = false;
   bool finish_done_ = false;
