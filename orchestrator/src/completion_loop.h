@@ -133,8 +133,9 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
     if (!counted) ++counts_.followed;
     counted = true;
     followers_.push_back(&cv);
-    if (background_leads_ && !alarm_pending_) {
-      // Wake the background thread out of its poll: it hands the lead over.
+    if (background_leads_ && !alarm_pending_ && !stopping_) {
+      // Wake the background thread out of its poll: it hands the lead over. (Not once the queue
+      // is shut down: it takes no new work then, and drains by itself.)
       alarm_pending_ = true;
       alarm_.Set(cq_, gpr_now(GPR_CLOCK_MONOTONIC), &alarm_tag_);
     }
