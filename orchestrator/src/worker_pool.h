@@ -32,10 +32,10 @@ namespace cosimo::orchestrator {
 
 class WorkerPool;
 
-// One worker's Attach stream. Made by WorkerService for each call it accepts; the call order is
-// Accepted() (the call started), then the handlers of its tags until the stream ends. Job side:
-// Write, WaitReply. Identity (id, host, labels, pid) is set from the worker's Hello before the
-// worker is registered in the pool, and constant afterwards.
+// One worker's Attach stream. WorkerService makes one per call it asks for (RequestAttach with
+// context(), stream() and accept_tag()); from then on the loop runs the handlers of its tags until
+// the stream has finished. Job side: Write, WaitReply. Identity (id, host, labels, pid) is set from
+// the worker's Hello before the worker is registered in the pool, and constant afterwards.
 class WorkerConnection {
  public:
   using Stream = grpc::ServerAsyncReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>;
