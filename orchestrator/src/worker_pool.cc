@@ -36,8 +36,7 @@ bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
   std::unique_lock<std::mutex> lock(loop_->mutex());
   loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
   if (lost_ || state_ != State::kAttached || write_pending_) return false;
-  stream_->Write(message, &write_tag_);
-  write_pending_ = true;
+  StartWrite(message);
   return true;
 }
 
@@ -63,7 +62,6 @@ void WorkerConnection::LoseLocked(const std::string& reason) {
     lost_reason_ = reason;
     lost_ = true;
   }
-  queue_.clear();
   cv_.notify_all();
 }
 
@@ -92,17 +90,13 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
       case Op::kAccept:
         if (!ok) {
           state_ = State::kFinished;  // never started: nothing is pending
-        } else if (!proceed) {
-          state_ = State::kHello;
-          LoseLocked("the orchestrator shut down");
-          Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the orchestrator is shutting down"));
         } else {
           state_ = State::kHello;
-          if (lost_) {  // the service closed its streams meanwhile
+          if (!proceed || lost_) {  // no more workers, or the service closed its streams meanwhile
+            LoseLocked("the orchestrator shut down");
             Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the orchestrator is shutting down"));
           } else {
-            read_pending_ = true;
-            stream_->Read(&read_, &read_tag_);
+            StartRead();
           }
         }
         break;
@@ -156,6 +150,10 @@ void WorkerConnection::OnRead(bool ok) {
     has_reply_ = true;
     cv_.notify_one();
   }
+  StartRead();
+}
+
+void WorkerConnection::StartRead() {
   read_pending_ = true;
   stream_->Read(&read_, &read_tag_);
 }
@@ -175,8 +173,7 @@ void WorkerConnection::OnHello() {
     spdlog::warn("refused a worker: {}", reason);
     welcome.mutable_welcome()->set_accepted(false);
     welcome.mutable_welcome()->set_reason(reason);
-    queue_.push_back(std::move(welcome));
-    StartWrite();
+    StartWrite(welcome);
     Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, reason));
     return;
   }
@@ -189,10 +186,8 @@ void WorkerConnection::OnHello() {
   welcome.mutable_welcome()->set_heartbeat_ms(static_cast<int>(heartbeat_interval_.count()));
   // The welcome goes out before the worker becomes visible to jobs (OnWrite registers it).
   state_ = State::kAttaching;
-  queue_.push_back(std::move(welcome));
-  StartWrite();
-  read_pending_ = true;
-  stream_->Read(&read_, &read_tag_);
+  StartWrite(welcome);
+  StartRead();
 }
 
 bool WorkerConnection::OnWrite(bool ok) {
@@ -203,18 +198,17 @@ bool WorkerConnection::OnWrite(bool ok) {
   }
   const bool registering = state_ == State::kAttaching;
   if (registering) state_ = State::kAttached;
-  StartWrite();
+  MaybeFinish();
   return registering;
 }
 
-void WorkerConnection::StartWrite() {
+void WorkerConnection::StartWrite(const v1::OrchestratorMessage& message) {
+  stream_->Write(message, &write_tag_);
+  write_pending_ = true;
+}
+
+void WorkerConnection::MaybeFinish() {
   if (write_pending_) return;
-  if (!queue_.empty()) {
-    stream_->Write(queue_.front(), &write_tag_);
-    queue_.pop_front();
-    write_pending_ = true;
-    return;
-  }
   if (state_ == State::kClosing && !finish_started_) {
     finish_started_ = true;
     stream_->Finish(finish_status_, &finish_tag_);
@@ -225,7 +219,7 @@ void WorkerConnection::Close(grpc::Status status) {
   if (state_ == State::kClosing || state_ == State::kFinished) return;
   state_ = State::kClosing;
   finish_status_ = std::move(status);
-  StartWrite();
+  MaybeFinish();
 }
 
 WorkerPool::WorkerPool(std::chrono::milliseconds heartbeat_timeout)

@@ -14,7 +14,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -103,7 +102,11 @@ class WorkerConnection {
   void OnRead(bool ok);
   bool OnWrite(bool ok);  // true: the welcome went out, register the worker
   void OnHello();         // answers read_, a Hello or not
-  void StartWrite();      // the next queued message, or Finish once closing and none is left
+  void StartRead();
+  // One write at a time: the welcome (no write is pending at Hello), then the jobs' (Write waits
+  // for the previous one). Serialized at once.
+  void StartWrite(const v1::OrchestratorMessage& message);
+  void MaybeFinish();               // Finish once closing and no write is pending
   void Close(grpc::Status status);  // no more reads; Finish once every write is out
   void LoseLocked(const std::string& reason);
 
@@ -125,7 +128,6 @@ class WorkerConnection {
   bool has_reply_ = false;
   bool read_pending_ = false;
   bool write_pending_ = false;
-  std::deque<v1::OrchestratorMessage> queue_;  // the handler's own (welcome), in order
   grpc::Status finish_status_;
   bool finish_started_ = false;
   bool finish_done_ = false;
