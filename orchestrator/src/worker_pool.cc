@@ -191,13 +191,16 @@ void WorkerConnection::OnHello() {
 }
 
 bool WorkerConnection::OnWrite(bool ok) {
+  bool registering = false;
   if (!ok) {
     LoseLocked("the worker closed its stream");
     Close(grpc::Status::OK);
-    return false;
+  } else if (state_ == State::kAttaching) {
+    state_ = State::kAttached;
+    registering = true;
   }
-  const bool registering = state_ == State::kAttaching;
-  if (registering) state_ = State::kAttached;
+  // Also when the stream was closing already (its read failed first): Close deferred the Finish
+  // until this write was out.
   MaybeFinish();
   return registering;
 }
