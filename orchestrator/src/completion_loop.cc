@@ -59,7 +59,7 @@ bool CompletionLoop::PollOnce() {
 }
 
 void CompletionLoop::StopLeading() {
-  leader_ = nullptr;
+  leading_ = false;
   if (!followers_.empty()) followers_.front()->notify_one();
 }
 
@@ -74,8 +74,8 @@ void CompletionLoop::Background() {
   bool first = true;
   while (!drained_) {
     // Lead if the lead is free and no job took it since the last look (or when told to).
-    if (leader_ == nullptr && (first || epoch_ == seen || lead_in_background_)) {
-      leader_ = &background_cv_;
+    if (!leading_ && (first || epoch_ == seen || lead_in_background_)) {
+      leading_ = true;
       background_leads_ = true;
       ++epoch_;
       bool polling = true;

@@ -91,7 +91,7 @@ class CompletionLoop {
 
   grpc::CompletionQueue* const cq_;
   mutable std::mutex mutex_;
-  std::condition_variable* leader_ = nullptr;        // guarded by mutex_
+  bool leading_ = false;                             // guarded by mutex_: a thread leads
   std::vector<std::condition_variable*> followers_;  // guarded by mutex_, in arrival order
   bool background_leads_ = false;                    // guarded by mutex_
   bool lead_in_background_ = false;                  // guarded by mutex_
@@ -116,8 +116,8 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
   bool counted = false;
   while (!done()) {
     if (drained_) return false;
-    if (leader_ == nullptr) {
-      leader_ = &cv;
+    if (!leading_) {
+      leading_ = true;
       ++epoch_;
       if (!counted) ++counts_.led;
       counted = true;
@@ -148,7 +148,7 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
     }
   }
   // Woken as the next leader but done already: pass the lead on.
-  if (leader_ == nullptr && !followers_.empty()) followers_.front()->notify_one();
+  if (!leading_ && !followers_.empty()) followers_.front()->notify_one();
   return true;
 }
 
