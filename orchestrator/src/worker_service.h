@@ -10,7 +10,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
