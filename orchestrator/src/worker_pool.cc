@@ -37,7 +37,19 @@ bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
   loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
   if (lost_ || state_ != State::kAttached || write_pending_) return false;
   StartWrite(message);
+  ResumeReadsLocked();  // behind the command: its window update travels with it
   return true;
+}
+
+void WorkerConnection::ResumeReads() {
+  std::lock_guard<std::mutex> lock(loop_->mutex());
+  ResumeReadsLocked();
+}
+
+void WorkerConnection::ResumeReadsLocked() {
+  if (!read_deferred_) return;
+  read_deferred_ = false;
+  if (state_ == State::kAttached) StartRead();
 }
 
 absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out) {
@@ -77,7 +89,9 @@ std::chrono::steady_clock::time_point WorkerConnection::last_seen() const {
 
 void WorkerConnection::CancelStream() {
   std::lock_guard<std::mutex> lock(loop_->mutex());
-  if (context_ != nullptr && state_ != State::kAccepting) context_->TryCancel();
+  if (context_ == nullptr || state_ == State::kAccepting) return;
+  context_->TryCancel();
+  ResumeReadsLocked();  // the read fails at once and closes the stream
 }
 
 void WorkerConnection::OnEvent(Op op, bool ok) {
@@ -149,6 +163,8 @@ void WorkerConnection::OnRead(bool ok) {
     reply_seq_ = reply_.seq();
     has_reply_ = true;
     cv_.notify_one();
+    read_deferred_ = true;  // until the next command (Write) or ResumeReads
+    return;
   }
   StartRead();
 }
@@ -301,6 +317,7 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
     for (const auto& w : workers) {
       w->busy = false;
       w->job_id.clear();
+      w->ResumeReads();  // an idle worker's heartbeats and end of stream are read at once
     }
   }
   NotifyChange();
@@ -351,6 +368,9 @@ void WorkerPool::Watchdog() {
     watchdog_cv_.wait_for(lock, period);
     const auto now = std::chrono::steady_clock::now();
     for (const auto& w : workers_) {
+      // A job's worker whose read waits for the next command would have its heartbeats unread
+      // while the job computes (a read posted now reads them, and costs one window update).
+      w->ResumeReads();
       if (w->lost() || now - w->last_seen() <= heartbeat_timeout_) continue;
       const auto silent =
           std::chrono::duration_cast<std::chrono::milliseconds>(now - w->last_seen());

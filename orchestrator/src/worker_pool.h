@@ -1,7 +1,13 @@
 // The pool of attached workers and their connections. Each worker's Attach stream runs on gRPC's
-// async API over the WorkerService's CompletionLoop (orchestrator/src/completion_loop.h): one read
-// is always pending on it, and whichever thread leads the loop handles what arrives (a reply,
-// a heartbeat, the end of the stream). A job thread waiting for a reply (WaitReply) leads the loop
+// async API over the WorkerService's CompletionLoop (orchestrator/src/completion_loop.h): a read
+// is pending on it, and whichever thread leads the loop handles what arrives (a reply,
+// a heartbeat, the end of the stream). After a reply the next read waits for the job's next
+// command and is posted right behind it: gRPC 1.51 returns the HTTP/2 flow-control window the
+// moment a read is posted on an empty stream, and posted together with the command that window
+// update reaches the worker in the same wake as the command instead of waking it on its own
+// (docs/benchmarks.md, "deferred reads"). The read is posted again when the job releases the
+// worker, on every watchdog pass (so that heartbeats are read while a job computes) and when the
+// stream is canceled. A job thread waiting for a reply (WaitReply) leads the loop
 // itself when no other thread does, so it reads its workers' replies from the sockets with no
 // thread hand-off. Jobs acquire idle workers, matching unit labels, and release them when they
 // end. A watchdog marks a worker lost when it has been silent longer than the heartbeat timeout
@@ -58,6 +64,9 @@ class WorkerConnection {
   // job thread at a time.
   [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out);
 
+  // Posts the read that waits after a reply (see the file comment), if it waits. Idempotent.
+  void ResumeReads();
+
   // Idempotent; wakes a waiting job. The first reason stays.
   void MarkLost(const std::string& reason);
   bool lost() const { return lost_.load(); }
@@ -103,6 +112,7 @@ class WorkerConnection {
   bool OnWrite(bool ok);  // true: the welcome went out, register the worker
   void OnHello();         // answers read_, a Hello or not
   void StartRead();
+  void ResumeReadsLocked();
   // One write at a time: the welcome (no write is pending at Hello), then the jobs' (Write waits
   // for the previous one). Serialized at once.
   void StartWrite(const v1::OrchestratorMessage& message);
@@ -127,6 +137,7 @@ class WorkerConnection {
   uint64_t reply_seq_ = 0;
   bool has_reply_ = false;
   bool read_pending_ = false;
+  bool read_deferred_ = false;  // a reply came and the next read waits (the file comment)
   bool write_pending_ = false;
   grpc::Status finish_status_;
   bool finish_started_ = false;

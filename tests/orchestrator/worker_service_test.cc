@@ -1,8 +1,8 @@
 // WorkerService over its CompletionLoop, against fake workers speaking the Attach protocol from
 // the test: the handshake (welcome, refusals), replies reaching the job thread that waits for
 // them (with the job thread leading the loop itself), several job threads waiting at once,
-// heartbeats read while no job leads, a worker lost by its stream or by the watchdog, and a
-// shutdown that ends the workers' streams.
+// heartbeats read while no job leads, a worker lost by its stream or by the watchdog, a
+// shutdown that ends the workers' streams, and what holds while a read waits for the next command.
 #include "orchestrator/src/worker_service.h"
 
 #include <grpcpp/grpcpp.h>
@@ -324,6 +324,81 @@ TEST_F(WorkerServiceTest, ClosingTheStreamsEndsEveryWorkersStreamAndFailsAWaitin
   FakeWorker late(address_);
   late.SendHello("host-late");
   EXPECT_EQ(late.Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+// After a reply the connection's next read waits for the job's next command (worker_pool.h).
+// These check what must still hold while it waits.
+class DeferredReadTest : public WorkerServiceTest {
+ protected:
+  // One command and its reply: afterwards the connection's read waits.
+  void RoundTrip(FakeWorker* worker, WorkerConnection* connection, uint64_t seq) {
+    ASSERT_TRUE(connection->Write(Command(seq)));
+    v1::OrchestratorMessage command;
+    ASSERT_TRUE(worker->Read(&command));
+    ASSERT_EQ(command.seq(), seq);
+    ASSERT_TRUE(worker->Reply(seq));
+    v1::WorkerMessage reply;
+    const absl::Status status = connection->WaitReply(seq, &reply);
+    ASSERT_TRUE(status.ok()) << status;
+  }
+};
+
+TEST_F(DeferredReadTest, AJobsWorkerSendingHeartbeatsIsKeptWhileTheJobComputesPastTheTimeout) {
+  Start(300ms);
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 1));
+  // The job sends nothing for 1 s (another unit's long step, say); the worker heartbeats. The
+  // watchdog posts the waiting read, so the heartbeats count.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(worker->SendHeartbeat());
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_FALSE(connection->lost()) << connection->lost_reason();
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 2));
+  pool_->Release({connection});
+}
+
+TEST_F(DeferredReadTest, AWorkerKilledAfterItsReplyFailsTheJobsNextWaitNamingTheWorker) {
+  Start();
+  std::string id;
+  auto worker = Attach("host-a", &id);
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 1));
+  worker->Kill();
+  connection->Write(Command(2));  // may still succeed: the loss shows on the read behind it
+  v1::WorkerMessage reply;
+  const absl::Status status = connection->WaitReply(2, &reply);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(status.message().find("worker " + id + " on host host-a was lost"), std::string::npos)
+      << status;
+  pool_->Release({connection});
+  EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }));
+}
+
+TEST_F(DeferredReadTest, AReleasedWorkerIsReadAgainSoItsEndIsSeenAtOnce) {
+  Start();  // 30 s timeout: the watchdog's pass (every 6 s) would not post the read in time
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 1));
+  pool_->Release({connection});
+  worker->Kill();
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (!pool_->List().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(pool_->List().empty()) << "a killed idle worker was still listed after 3 s";
+}
+
+TEST_F(DeferredReadTest, ClosingTheStreamsEndsTheStreamOfAWorkerThatJustReplied) {
+  Start();
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 1));
+  service_->CloseStreams(5s);
+  EXPECT_EQ(worker->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_TRUE(pool_->List().empty()) << "the stream was canceled but never finished";
+  EXPECT_FALSE(connection->Write(Command(2)));
 }
 
 }  // namespace
