@@ -54,6 +54,8 @@ struct PingSeries {
   std::vector<double> samples;
   double cpu_us_total = 0.0;
   double runs_total = 0.0;
+  double peer_cpu_us_total = 0.0;
+  double peer_runs_total = 0.0;
 
   absl::Status Measure(PingMode mode, int count, int peers, const std::string& log_path) {
     COSIMO_ASSIGN_OR_RETURN(PingResult r, MeasurePingPong(mode, count, peers, log_path));
@@ -61,11 +63,15 @@ struct PingSeries {
     samples.insert(samples.end(), r.samples.begin(), r.samples.end());
     cpu_us_total += r.cpu_us * n;
     runs_total += r.runs * n;
+    peer_cpu_us_total += r.peer_cpu_us * n;
+    peer_runs_total += r.peer_runs * n;
     return absl::OkStatus();
   }
   double MedianUs() const { return Median(samples) / kNsPerUs; }
   double CpuUs() const { return samples.empty() ? 0.0 : cpu_us_total / samples.size(); }
   double Runs() const { return samples.empty() ? 0.0 : runs_total / samples.size(); }
+  double PeerCpuUs() const { return samples.empty() ? 0.0 : peer_cpu_us_total / samples.size(); }
+  double PeerRuns() const { return samples.empty() ? 0.0 : peer_runs_total / samples.size(); }
   // "CPU 85.2 us, thread runs 4.84" per round trip.
   std::string Cost() const {
     return absl::StrCat("CPU ", Fixed(CpuUs(), 1), " us, thread runs ", Fixed(Runs(), 2));
@@ -184,11 +190,12 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
       others.Stop(unit_steps);
     }
     const double two_us = Median(per_units[2]) / kNsPerUs;
-    // The transport's CPU floor: every unit-step costs at least the CPU of one raw ping-pong (all
-    // processes), and N of them share the machine's cores.
+    // The workers' CPU floor: every unit-step costs its worker at least what the peer of a raw
+    // ping-pong spends on a round trip (a wake, one message in, one out), and N workers share the
+    // machine's cores. The orchestrator's own CPU comes on top.
     PingSeries floor_rtt;
     COSIMO_RETURN_IF_ERROR(floor_rtt.Measure(PingMode::kSync, pings_per_round, 1, log));
-    const double pingpong_cpu_us = floor_rtt.CpuUs();
+    const double peer_cpu_us = floor_rtt.PeerCpuUs();
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     for (int n : scaling) {
       const auto k = static_cast<size_t>(n);
@@ -204,16 +211,46 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                         SplitCost(self_use[k], workers_use[k]))});
     }
     const int largest = *std::max_element(scaling.begin(), scaling.end());
-    const double floor_us = largest * pingpong_cpu_us / cores;
+    const double floor_us = largest * peer_cpu_us / cores;
     report->Add(
         {absl::StrCat("fig2.", largest, ".floor"),
-         absl::StrCat("transport CPU floor of ", largest, " units: ", largest,
-                      " x CPU of a raw ping-pong / ", cores, " cores, against the 2-unit step"),
+         absl::StrCat("workers' CPU floor of ", largest, " units: ", largest,
+                      " x a raw ping-pong peer's CPU per round trip / ", cores,
+                      " cores, against the 2-unit step"),
          floor_us, two_us, "us", floor_us / two_us, "", true,
-         absl::StrCat("CPU of one raw ping-pong (both processes) ", Fixed(pingpong_cpu_us, 1),
-                      " us; a ratio of 6 needs at least ",
-                      Fixed(largest * pingpong_cpu_us / (6.0 * two_us), 1),
-                      " free cores at this 2-unit step")});
+         absl::StrCat("a raw ping-pong's peer (dials out and answers, as a worker does) spends ",
+                      Fixed(peer_cpu_us, 1), " us of CPU and ", Fixed(floor_rtt.PeerRuns(), 2),
+                      " thread runs per round trip (the whole ping-pong ", floor_rtt.Cost(),
+                      "); a ratio of 6 needs at least ",
+                      Fixed(largest * peer_cpu_us / (6.0 * two_us), 1),
+                      " free cores at this 2-unit step for the workers alone")});
+    // The transport's own scaling: a raw fan-out to `largest` peers (one command to each, then
+    // every reply: a Jacobi step's messages with no master and no units) against the same to 2,
+    // interleaved.
+    if (largest > 2) {
+      PingSeries raw_two, raw_n;
+      const int raw_rounds = std::max(smoke ? 50 : 2000, scaling_work / largest);
+      for (int r = 0; r < (smoke ? 1 : 2); ++r) {
+        COSIMO_RETURN_IF_ERROR(raw_two.Measure(PingMode::kSinglePoller, raw_rounds, 2, log));
+        COSIMO_RETURN_IF_ERROR(raw_n.Measure(PingMode::kSinglePoller, raw_rounds, largest, log));
+      }
+      const double raw_n_us = raw_n.MedianUs();
+      const double raw_two_us = raw_two.MedianUs();
+      const double n_us = Median(per_units[static_cast<size_t>(largest)]) / kNsPerUs;
+      report->Add(
+          {absl::StrCat("fig2.", largest, ".raw"),
+           absl::StrCat("raw gRPC fan-out to ", largest,
+                        " peers (a Jacobi step's messages, no master, no units) / the same to 2"),
+           raw_n_us, raw_two_us, "us", raw_n_us / raw_two_us, "", true,
+           absl::StrCat(raw_n.samples.size(), " rounds each; per peer and round: CPU ",
+                        Fixed(raw_n.PeerCpuUs(), 1), " us, thread runs ",
+                        Fixed(raw_n.PeerRuns(), 2), " (2 peers: ", Fixed(raw_two.PeerCpuUs(), 1),
+                        " us, ", Fixed(raw_two.PeerRuns(), 2), "), the server's CPU ",
+                        Fixed(raw_n.CpuUs() / largest - raw_n.PeerCpuUs(), 1), " us (2 peers: ",
+                        Fixed(raw_two.CpuUs() / 2 - raw_two.PeerCpuUs(), 1), " us); the ", largest,
+                        "-unit Jacobi step is ", Fixed(n_us / raw_n_us, 2), "x this fan-out, the ",
+                        "2-unit step ", Fixed(two_us / raw_two_us, 2), "x the 2-peer one")});
+    }
   }
 
   // ---- Figure 3: fixed point with rollback over gRPC.

@@ -509,7 +509,7 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
     int tags[3] = {0, 0, 0};  // call, read, write
   };
   std::vector<std::unique_ptr<Peer>> all;
-  std::vector<pid_t> pids = {0};
+  std::vector<pid_t> peer_pids;
   bool ok = true;
   for (int k = 0; k < peers && ok; ++k) {
     auto p = std::make_unique<Peer>();
@@ -521,7 +521,7 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
         std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
                                  "--ping-outputs", "1"},
         log_path);
-    pids.push_back(p->process->pid());
+    peer_pids.push_back(p->process->pid());
     ok = AwaitTag(cq.get(), &p->tags[0]);
     if (ok) {
       p->stream->Read(&p->reply, &p->tags[1]);
@@ -532,18 +532,23 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
   const int warmup = std::min(500, count);
   std::vector<double> samples;
   samples.reserve(static_cast<size_t>(count));
-  Usage usage;
-  std::unique_ptr<Usage::Span> span;
+  Usage usage, peer_usage;
+  std::unique_ptr<Usage::Span> span, peer_span;
   double time = 0.0;
   const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(60);
   for (int i = 0; ok && i < warmup + count; ++i) {
-    if (i == warmup) span = std::make_unique<Usage::Span>(pids, &usage);
+    if (i == warmup) {
+      span = std::make_unique<Usage::Span>(std::vector<pid_t>{0}, &usage);
+      peer_span = std::make_unique<Usage::Span>(peer_pids, &peer_usage);
+    }
     const int64_t start = NowNs();
     for (auto& p : all) {
       p->command.set_seq(static_cast<uint64_t>(i + 1));
       ToProto(MakeRequest(1, time), p->command.mutable_step());
-      p->stream->Read(&p->reply, &p->tags[1]);
+      // Write first: a read posted on an empty stream sends gRPC 1.51's window update at once,
+      // and behind the command it reaches the peer in the same wake.
       p->stream->Write(p->command, &p->tags[2]);
+      p->stream->Read(&p->reply, &p->tags[1]);
     }
     time += kStep;
     // Every read and every write of this round completes.
@@ -555,7 +560,10 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
     for (auto& p : all) ok = ok && p->reply.seq() == p->command.seq();
     if (i >= warmup) samples.push_back(static_cast<double>(NowNs() - start));
   }
-  if (span != nullptr) span->Stop(static_cast<int64_t>(samples.size()));
+  if (span != nullptr) {
+    span->Stop(static_cast<int64_t>(samples.size()));
+    peer_span->Stop(static_cast<int64_t>(samples.size()) * peers);  // per peer and round
+  }
   for (auto& p : all) p->context.TryCancel();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   cq->Shutdown();
@@ -566,8 +574,10 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
   all.clear();
   if (!ok) return 3;
   result->samples = std::move(samples);
-  result->cpu_us = usage.CpuUsPer();
-  result->runs = usage.RunsPer();
+  result->peer_cpu_us = peer_usage.CpuUsPer();
+  result->peer_runs = peer_usage.RunsPer();
+  result->cpu_us = usage.CpuUsPer() + peers * result->peer_cpu_us;
+  result->runs = usage.RunsPer() + peers * result->peer_runs;
   return 0;
 }
 
@@ -582,14 +592,17 @@ int RunWithServer(const std::string& what, int count, const std::string& log_pat
   }
   absl::Cleanup stop = [&server] { StopServing(&server); };
   if (!measure(server, std::min(500, count)).ok()) return 3;  // warm-up
-  Usage usage;
-  Usage::Span span({0, server.peer->pid()}, &usage);
+  Usage usage, peer_usage;
+  Usage::Span span({0}, &usage), peer_span({server.peer->pid()}, &peer_usage);
   absl::StatusOr<std::vector<double>> samples = measure(server, count);
   if (!samples.ok()) return 3;
   span.Stop(static_cast<int64_t>(samples->size()));
+  peer_span.Stop(static_cast<int64_t>(samples->size()));
   result->samples = *std::move(samples);
-  result->cpu_us = usage.CpuUsPer();
-  result->runs = usage.RunsPer();
+  result->peer_cpu_us = peer_usage.CpuUsPer();
+  result->peer_runs = peer_usage.RunsPer();
+  result->cpu_us = usage.CpuUsPer() + result->peer_cpu_us;
+  result->runs = usage.RunsPer() + result->peer_runs;
   return 0;
 }
 
@@ -650,7 +663,8 @@ int RunPingServer(const std::string& mode_name, const std::string& out_path, int
   }
   if (code != 0) return code;
   std::ofstream out(out_path);
-  out << result.cpu_us << " " << result.runs << "\n";
+  out << result.cpu_us << " " << result.runs << " " << result.peer_cpu_us << " "
+      << result.peer_runs << "\n";
   for (double v : result.samples) out << v << "\n";
   return out ? 0 : 4;
 }
@@ -670,7 +684,7 @@ absl::StatusOr<PingResult> MeasurePingPong(PingMode mode, int count, int peers,
   }
   PingResult result;
   std::ifstream in(out_path);
-  in >> result.cpu_us >> result.runs;
+  in >> result.cpu_us >> result.runs >> result.peer_cpu_us >> result.peer_runs;
   double v = 0.0;
   while (in >> v) result.samples.push_back(v);
   std::remove(out_path.c_str());

@@ -53,13 +53,16 @@ struct PingResult {
   std::vector<double> samples;  // ns per round trip (per round of a fan-out)
   double cpu_us = 0.0;          // CPU per round trip, the server's process and its peers
   double runs = 0.0;            // thread runs per round trip, the same processes
+  // One peer's share: what a worker's process spends to take a command and answer it.
+  double peer_cpu_us = 0.0;
+  double peer_runs = 0.0;
 };
 
 // Runs `count` round trips (after a warm-up) in a child process and collects what it measured.
 [[nodiscard]] absl::StatusOr<PingResult> MeasurePingPong(PingMode mode, int count, int peers,
                                                          const std::string& log_path);
-// The child's main: --ping-server MODE OUT --ping-count N --ping-peers K. Writes "cpu_us runs"
-// and then one sample per line to OUT. Returns the process exit code.
+// The child's main: --ping-server MODE OUT --ping-count N --ping-peers K. Writes "cpu_us runs
+// peer_cpu_us peer_runs" and then one sample per line to OUT. Returns the process exit code.
 int RunPingServer(const std::string& mode, const std::string& out_path, int count, int peers,
                   const std::string& log_path);
 
