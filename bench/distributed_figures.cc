@@ -242,14 +242,14 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
            absl::StrCat("raw gRPC fan-out to ", largest,
                         " peers (a Jacobi step's messages, no master, no units) / the same to 2"),
            raw_n_us, raw_two_us, "us", raw_n_us / raw_two_us, "", true,
-           absl::StrCat(raw_n.samples.size(), " rounds each; per peer and round: CPU ",
-                        Fixed(raw_n.PeerCpuUs(), 1), " us, thread runs ",
-                        Fixed(raw_n.PeerRuns(), 2), " (2 peers: ", Fixed(raw_two.PeerCpuUs(), 1),
-                        " us, ", Fixed(raw_two.PeerRuns(), 2), "), the server's CPU ",
-                        Fixed(raw_n.CpuUs() / largest - raw_n.PeerCpuUs(), 1), " us (2 peers: ",
-                        Fixed(raw_two.CpuUs() / 2 - raw_two.PeerCpuUs(), 1), " us); the ", largest,
-                        "-unit Jacobi step is ", Fixed(n_us / raw_n_us, 2), "x this fan-out, the ",
-                        "2-unit step ", Fixed(two_us / raw_two_us, 2), "x the 2-peer one")});
+           absl::StrCat(
+               raw_n.samples.size(), " rounds each; per peer and round: CPU ",
+               Fixed(raw_n.PeerCpuUs(), 1), " us, thread runs ", Fixed(raw_n.PeerRuns(), 2),
+               " (2 peers: ", Fixed(raw_two.PeerCpuUs(), 1), " us, ", Fixed(raw_two.PeerRuns(), 2),
+               "), the server's CPU ", Fixed(raw_n.CpuUs() / largest - raw_n.PeerCpuUs(), 1),
+               " us (2 peers: ", Fixed(raw_two.CpuUs() / 2 - raw_two.PeerCpuUs(), 1), " us); the ",
+               largest, "-unit Jacobi step is ", Fixed(n_us / raw_n_us, 2), "x this fan-out, the ",
+               "2-unit step ", Fixed(two_us / raw_two_us, 2), "x the 2-peer one")});
     }
   }
 

@@ -663,8 +663,8 @@ int RunPingServer(const std::string& mode_name, const std::string& out_path, int
   }
   if (code != 0) return code;
   std::ofstream out(out_path);
-  out << result.cpu_us << " " << result.runs << " " << result.peer_cpu_us << " "
-      << result.peer_runs << "\n";
+  out << result.cpu_us << " " << result.runs << " " << result.peer_cpu_us << " " << result.peer_runs
+      << "\n";
   for (double v : result.samples) out << v << "\n";
   return out ? 0 : 4;
 }
