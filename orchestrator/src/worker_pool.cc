@@ -37,12 +37,19 @@ bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
   loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
   if (lost_ || state_ != State::kAttached || write_pending_) return false;
   StartWrite(message);
+  defer_reads_ = true;  // a job exchanges commands and replies: the next read waits for the next
   ResumeReadsLocked();  // behind the command: its window update travels with it
   return true;
 }
 
 void WorkerConnection::ResumeReads() {
   std::lock_guard<std::mutex> lock(loop_->mutex());
+  ResumeReadsLocked();
+}
+
+void WorkerConnection::Released() {
+  std::lock_guard<std::mutex> lock(loop_->mutex());
+  defer_reads_ = false;  // a late reply to the job's last command does not stop the reads
   ResumeReadsLocked();
 }
 
@@ -163,8 +170,10 @@ void WorkerConnection::OnRead(bool ok) {
     reply_seq_ = reply_.seq();
     has_reply_ = true;
     cv_.notify_one();
-    read_deferred_ = true;  // until the next command (Write) or ResumeReads
-    return;
+    if (defer_reads_) {
+      read_deferred_ = true;  // until the next command (Write) or ResumeReads
+      return;
+    }
   }
   StartRead();
 }
@@ -317,7 +326,7 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
     for (const auto& w : workers) {
       w->busy = false;
       w->job_id.clear();
-      w->ResumeReads();  // an idle worker's heartbeats and end of stream are read at once
+      w->Released();  // an idle worker's heartbeats and end of stream are read at once
     }
   }
   NotifyChange();

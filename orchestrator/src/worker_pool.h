@@ -1,18 +1,22 @@
 // The pool of attached workers and their connections. Each worker's Attach stream runs on gRPC's
 // async API over the WorkerService's CompletionLoop (orchestrator/src/completion_loop.h): a read
-// is pending on it, and whichever thread leads the loop handles what arrives (a reply,
-// a heartbeat, the end of the stream). After a reply the next read waits for the job's next
-// command and is posted right behind it: gRPC 1.51 returns the HTTP/2 flow-control window the
-// moment a read is posted on an empty stream, and posted together with the command that window
-// update reaches the worker in the same wake as the command instead of waking it on its own
-// (docs/benchmarks.md, "deferred reads"). The read is posted again when the job releases the
-// worker, on every watchdog pass (so that heartbeats are read while a job computes) and when the
-// stream is canceled. A job thread waiting for a reply (WaitReply) leads the loop
+// is pending on it, and whichever thread leads the loop handles what arrives (a reply, a
+// heartbeat, the end of the stream). A job thread waiting for a reply (WaitReply) leads the loop
 // itself when no other thread does, so it reads its workers' replies from the sockets with no
-// thread hand-off. Jobs acquire idle workers, matching unit labels, and release them when they
-// end. A watchdog marks a worker lost when it has been silent longer than the heartbeat timeout
-// (host cut off) and cancels its stream; a closed stream (process killed) is noticed as soon as
-// a thread leads the loop (at once while a job waits). Thread safe.
+// thread hand-off.
+//
+// Deferred reads: during a job, the read after a reply waits for the job's next command and is
+// posted right behind it. gRPC 1.51 returns the HTTP/2 flow-control window the moment a read is
+// posted on an empty stream; posted behind the command, that window update reaches the worker in
+// the same wake as the command instead of waking it on its own (docs/benchmarks.md). The waiting
+// read is also posted when the job releases the worker (after which replies no longer defer it),
+// on every watchdog pass (so that heartbeats are read while a job computes), and when the stream
+// is canceled.
+//
+// Jobs acquire idle workers, matching unit labels, and release them when they end. A watchdog
+// marks a worker lost when it has been silent longer than the heartbeat timeout (host cut off)
+// and cancels its stream; a closed stream (process killed) is noticed as soon as a thread leads
+// the loop with a read pending (at once while a job waits). Thread safe.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -66,6 +70,9 @@ class WorkerConnection {
 
   // Posts the read that waits after a reply (see the file comment), if it waits. Idempotent.
   void ResumeReads();
+  // The job let the worker go: reads wait no more (until a job's next Write), and the waiting
+  // one is posted.
+  void Released();
 
   // Idempotent; wakes a waiting job. The first reason stays.
   void MarkLost(const std::string& reason);
@@ -137,6 +144,7 @@ class WorkerConnection {
   uint64_t reply_seq_ = 0;
   bool has_reply_ = false;
   bool read_pending_ = false;
+  bool defer_reads_ = false;    // a job writes to the worker: reads after replies wait
   bool read_deferred_ = false;  // a reply came and the next read waits (the file comment)
   bool write_pending_ = false;
   grpc::Status finish_status_;

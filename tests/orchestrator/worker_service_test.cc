@@ -390,6 +390,24 @@ TEST_F(DeferredReadTest, AReleasedWorkerIsReadAgainSoItsEndIsSeenAtOnce) {
   EXPECT_TRUE(pool_->List().empty()) << "a killed idle worker was still listed after 3 s";
 }
 
+TEST_F(DeferredReadTest, ALateReplyAfterTheJobReleasedTheWorkerDoesNotStopItsReads) {
+  Start();  // 30 s timeout, as above
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection->Write(Command(1)));
+  v1::OrchestratorMessage command;
+  ASSERT_TRUE(worker->Read(&command));
+  pool_->Release({connection});  // the job failed elsewhere and let the worker go
+  ASSERT_TRUE(worker->Reply(1));
+  std::this_thread::sleep_for(50ms);  // the reply is read
+  worker->Kill();
+  const auto deadline = std::chrono::steady_clock::now() + 3s;
+  while (!pool_->List().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(pool_->List().empty()) << "a killed idle worker was still listed after 3 s";
+}
+
 TEST_F(DeferredReadTest, ClosingTheStreamsEndsTheStreamOfAWorkerThatJustReplied) {
   Start();
   auto worker = Attach("host-a");
