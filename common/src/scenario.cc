@@ -359,6 +359,17 @@ v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::stri
   for (const std::string& name : RecordedNames(scenario, unit)) load.add_record(name);
   load.set_start_time(scenario.start_time());
   load.set_stop_time(scenario.stop_time());
+  bool derivatives_used = false;
+  for (const v1::Connection& c : scenario.connections()) {
+    absl::StatusOr<VariableRef> from = ParseVariableRef(c.from(), "from");
+    absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");
+    if (!from.ok() || !to.ok() || from->unit != scenario.units(unit).name()) continue;
+    const int consumer = FindUnit(scenario, to->unit);
+    if (consumer >= 0 && EffectiveApproximation(scenario, consumer) == v1::HERMITE) {
+      derivatives_used = true;
+    }
+  }
+  load.set_skip_output_derivatives(!derivatives_used);
   return load;
 }
 

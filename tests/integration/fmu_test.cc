@@ -8,6 +8,7 @@
 
 #include "cosimo/orchestrator/local_unit.h"
 #include "cosimo/orchestrator/master.h"
+#include "cosimo/worker/unit_host.h"
 #include "tests/integration/fixture.h"
 
 namespace cosimo {
@@ -145,6 +146,38 @@ TEST(InProcessFmuTest, RecordsStringAndBooleanColumnsThroughLocalUnits) {
     EXPECT_EQ(r->strings[row], "in process") << "row " << row;
     EXPECT_TRUE(std::isnan(r->values[row * 7 + 5]));
     EXPECT_EQ(r->values[row * 7 + 6], 1.0);
+  }
+}
+
+// An FMU's output derivatives cost an FMI call per step: the unit reads them only when an input
+// it feeds is HERMITE (LoadUnit.skip_output_derivatives), and then they are dx/dt = v.
+TEST(InProcessFmuTest, ReadsOutputDerivativesOnlyWhenAHermiteInputUsesThem) {
+  for (bool hermite : {false, true}) {
+    SCOPED_TRACE(hermite ? "spring's inputs HERMITE" : "ZOH everywhere");
+    v1::Scenario scenario = MsdWithSpring(Fmu("fmi2_msd"), 0.01);
+    if (hermite) scenario.mutable_units(1)->set_input_approximation(v1::HERMITE);
+    const v1::LoadUnit load = LoadUnitFor(scenario, 0, "local");
+    EXPECT_EQ(load.skip_output_derivatives(), !hermite);
+    // The spring feeds only the FMU, whose input stays ZOH.
+    EXPECT_TRUE(LoadUnitFor(scenario, 1, "local").skip_output_derivatives());
+    absl::StatusOr<std::unique_ptr<worker::UnitHost>> host = worker::UnitHost::Create(load);
+    ASSERT_TRUE(host.ok()) << host.status();
+    OutputsReply initial;
+    ASSERT_TRUE((*host)->Initialize(0.0, &initial).ok());
+    StepRequest request;
+    request.time = 0.0;
+    request.step = 0.01;
+    request.mode = StepMode::kFinal;
+    request.inputs.coefficients = Eigen::MatrixXd::Constant(1, 1, 0.5);
+    StepReply reply;
+    (*host)->Step(request, &reply);
+    ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+    if (hermite) {
+      ASSERT_EQ(reply.derivatives.size(), 3);
+      EXPECT_NEAR(reply.derivatives[0], reply.outputs[1], 1e-9);  // dx/dt = v
+    } else {
+      EXPECT_EQ(reply.derivatives.size(), 0);
+    }
   }
 }
 

@@ -259,6 +259,7 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
     return absl::InvalidArgumentError(
         absl::StrCat("unit '", load.unit().name(), "': record: ", s.message()));
   }
+  unit->SetOutputDerivativesNeeded(!load.skip_output_derivatives());
   auto impl = std::make_unique<Impl>(std::move(unit), load);
   return std::unique_ptr<UnitHost>(new UnitHost(std::move(impl)));
 }

@@ -209,7 +209,7 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
     if (absl::Status s = instance_->Get(outputs_, outputs->data()); !s.ok()) return s;
   }
   if (derivatives != nullptr) {
-    if (description_.capabilities.max_output_derivative_order > 0) {
+    if (output_derivatives_needed_ && description_.capabilities.max_output_derivative_order > 0) {
       derivatives->setZero(static_cast<Eigen::Index>(outputs_.size()));
       std::vector<double>& values = output_derivative_values_;  // sized at load
       if (!values.empty()) {

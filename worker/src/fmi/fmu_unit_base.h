@@ -24,6 +24,7 @@ class FmuUnitBase : public Unit {
   const UnitDescription& description() const override { return description_; }
   double time() const override { return time_; }
   absl::Status SetRecorded(const std::vector<std::string>& names) override;
+  void SetOutputDerivativesNeeded(bool needed) override { output_derivatives_needed_ = needed; }
 
  protected:
   const KindInfo& kind() const { return model_exchange_ ? md_.model_exchange : md_.co_simulation; }
@@ -34,8 +35,8 @@ class FmuUnitBase : public Unit {
   absl::Status ApplyParameters();
   // Sets the inputs from a vector in description().inputs order.
   absl::Status SetInputs(const Eigen::VectorXd& u);
-  // Reads outputs (and dy/dt when `derivatives` is not null and offered) and recorded values
-  // (the String ones too when `recorded_strings` is not null).
+  // Reads outputs (and dy/dt when `derivatives` is not null, offered and needed: otherwise it is
+  // left empty) and recorded values (the String ones too when `recorded_strings` is not null).
   absl::Status ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
                            std::vector<double>* recorded,
                            std::vector<std::string>* recorded_strings = nullptr);
@@ -57,6 +58,7 @@ class FmuUnitBase : public Unit {
   std::vector<uint32_t> real_output_vrs_;      // Float64 outputs, for output derivatives
   std::vector<int> real_output_positions_;
   std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per Real output
+  bool output_derivatives_needed_ = true;
 };
 
 }  // namespace cosimo::worker::fmi

@@ -47,6 +47,11 @@ class Unit {
   // Errors name the variable that does not exist.
   [[nodiscard]] virtual absl::Status SetRecorded(const std::vector<std::string>& names) = 0;
 
+  // Whether replies must carry output time derivatives (LoadUnit.skip_output_derivatives): a
+  // unit that pays for reading them (an FMU) leaves them out when they are not. By default they
+  // are; built-in models compute theirs for nothing and may ignore it.
+  virtual void SetOutputDerivativesNeeded(bool needed) { (void)needed; }
+
   [[nodiscard]] virtual absl::Status Initialize(double start_time, double stop_time) = 0;
 
   // Sets the inputs at the current time and computes the outputs, without advancing time.
