@@ -359,7 +359,9 @@ v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::stri
   for (const std::string& name : RecordedNames(scenario, unit)) load.add_record(name);
   load.set_start_time(scenario.start_time());
   load.set_stop_time(scenario.stop_time());
-  bool derivatives_used = false;
+  // Used by HERMITE inputs (values and derivatives), and by adaptive step control's error
+  // estimate on the first step (the tangent at t0); nowhere else.
+  bool derivatives_used = scenario.algorithm().has_adaptive();
   for (const v1::Connection& c : scenario.connections()) {
     absl::StatusOr<VariableRef> from = ParseVariableRef(c.from(), "from");
     absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");

@@ -150,7 +150,8 @@ TEST(InProcessFmuTest, RecordsStringAndBooleanColumnsThroughLocalUnits) {
 }
 
 // An FMU's output derivatives cost an FMI call per step: the unit reads them only when an input
-// it feeds is HERMITE (LoadUnit.skip_output_derivatives), and then they are dx/dt = v.
+// it feeds is HERMITE or the step is adaptive (LoadUnit.skip_output_derivatives), and then they
+// are dx/dt = v.
 TEST(InProcessFmuTest, ReadsOutputDerivativesOnlyWhenAHermiteInputUsesThem) {
   for (bool hermite : {false, true}) {
     SCOPED_TRACE(hermite ? "spring's inputs HERMITE" : "ZOH everywhere");
@@ -160,6 +161,10 @@ TEST(InProcessFmuTest, ReadsOutputDerivativesOnlyWhenAHermiteInputUsesThem) {
     EXPECT_EQ(load.skip_output_derivatives(), !hermite);
     // The spring feeds only the FMU, whose input stays ZOH.
     EXPECT_TRUE(LoadUnitFor(scenario, 1, "local").skip_output_derivatives());
+    // Adaptive steps: the first step's error estimate takes the tangent at t0.
+    v1::Scenario adaptive = scenario;
+    adaptive.mutable_algorithm()->mutable_adaptive()->set_max_step(0.1);
+    EXPECT_FALSE(LoadUnitFor(adaptive, 1, "local").skip_output_derivatives());
     absl::StatusOr<std::unique_ptr<worker::UnitHost>> host = worker::UnitHost::Create(load);
     ASSERT_TRUE(host.ok()) << host.status();
     OutputsReply initial;
