@@ -1,10 +1,10 @@
 // Figure 5: a Co-Simulation FMU stepped through its unit (worker::Unit::Step of the FMU unit:
 // inputs, input derivatives, fmi2DoStep, outputs; no output derivatives, as LoadUnit asks when no
-// input the unit feeds is HERMITE and the step is fixed) against a bare loop over the same shared library (dlopen):
-// fmi2SetReal(inputs), fmi2DoStep, fmi2GetReal and fmi2GetInteger of the same outputs.
-// fig5.hermite: the unit also reading its output derivatives (fmi2GetRealOutputDerivatives), as it
-// does when a HERMITE input uses them. Test FMU fmi2_msd (mass-spring-damper, RK4 substeps of 1e-4
-// s inside DoStep), communication step 1e-3 s.
+// input the unit feeds is HERMITE and the step is fixed) against a bare loop over the same shared
+// library (dlopen): fmi2SetReal(inputs), fmi2DoStep, fmi2GetReal and fmi2GetInteger of the same
+// outputs. fig5.hermite: the unit also reading its output derivatives
+// (fmi2GetRealOutputDerivatives), as it does when they are used. Test FMU fmi2_msd
+// (mass-spring-damper, RK4 substeps of 1e-4 s inside DoStep), communication step 1e-3 s.
 #include <dlfcn.h>
 
 #include <cstdio>

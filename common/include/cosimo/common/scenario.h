@@ -57,7 +57,8 @@ std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit);
 
 // The LoadUnit command for unit `unit` of `scenario` in job `job_id`: the unit, the algorithm,
 // its RecordedNames, start and stop times, and whether its output derivatives can be skipped (no
-// input it feeds is HERMITE and the macro step is fixed). Every UnitProxy (local or remote) is loaded with it.
+// input it feeds is HERMITE and the macro step is fixed). Every UnitProxy (local or remote) is
+// loaded with it.
 v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::string& job_id);
 
 // A recorded column: unit index and either an output index or an index into the unit's
