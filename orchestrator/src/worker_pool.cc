@@ -37,8 +37,11 @@ bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
   loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
   if (lost_ || state_ != State::kAttached || write_pending_) return false;
   StartWrite(message);
-  defer_reads_ = true;  // a job exchanges commands and replies: the next read waits for the next
-  ResumeReadsLocked();  // behind the command: its window update travels with it
+  // A job exchanges commands and replies: from now on the read after a reply waits for the next
+  // command, and a waiting read is posted here, behind the command, so that its window update
+  // travels with it.
+  defer_reads_ = true;
+  ResumeReadsLocked();
   return true;
 }
 
