@@ -487,6 +487,15 @@ bool AwaitTag(grpc::ServerCompletionQueue* cq, void* want) {
          tag == want;
 }
 
+// The costs of `result` per round trip: `usage` the server's process per round, `peer_usage`
+// one peer per round (`peers` of them take part in each).
+void SetCosts(const Usage& usage, const Usage& peer_usage, int peers, PingResult* result) {
+  result->peer_cpu_us = peer_usage.CpuUsPer();
+  result->peer_runs = peer_usage.RunsPer();
+  result->cpu_us = usage.CpuUsPer() + peers * result->peer_cpu_us;
+  result->runs = usage.RunsPer() + peers * result->peer_runs;
+}
+
 // The single-poller server (PingMode::kSinglePoller); returns 0 and fills `result`, or an exit
 // code.
 int RunSinglePoller(int count, int peers, const std::string& log_path, PingResult* result) {
@@ -574,10 +583,7 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
   all.clear();
   if (!ok) return 3;
   result->samples = std::move(samples);
-  result->peer_cpu_us = peer_usage.CpuUsPer();
-  result->peer_runs = peer_usage.RunsPer();
-  result->cpu_us = usage.CpuUsPer() + peers * result->peer_cpu_us;
-  result->runs = usage.RunsPer() + peers * result->peer_runs;
+  SetCosts(usage, peer_usage, peers, result);
   return 0;
 }
 
@@ -599,10 +605,7 @@ int RunWithServer(const std::string& what, int count, const std::string& log_pat
   span.Stop(static_cast<int64_t>(samples->size()));
   peer_span.Stop(static_cast<int64_t>(samples->size()));
   result->samples = *std::move(samples);
-  result->peer_cpu_us = peer_usage.CpuUsPer();
-  result->peer_runs = peer_usage.RunsPer();
-  result->cpu_us = usage.CpuUsPer() + result->peer_cpu_us;
-  result->runs = usage.RunsPer() + result->peer_runs;
+  SetCosts(usage, peer_usage, 1, result);
   return 0;
 }
 

@@ -116,8 +116,8 @@ class WorkerServiceTest : public ::testing::Test {
   }
 
   template <typename Predicate>
-  static bool WaitFor(Predicate predicate) {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
+  static bool WaitFor(Predicate predicate, std::chrono::milliseconds timeout = 20s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!predicate()) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::sleep_for(1ms);
@@ -383,11 +383,8 @@ TEST_F(DeferredReadTest, AReleasedWorkerIsReadAgainSoItsEndIsSeenAtOnce) {
   ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 1));
   pool_->Release({connection});
   worker->Kill();
-  const auto deadline = std::chrono::steady_clock::now() + 3s;
-  while (!pool_->List().empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(1ms);
-  }
-  EXPECT_TRUE(pool_->List().empty()) << "a killed idle worker was still listed after 3 s";
+  EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }, 3s))
+      << "a killed idle worker was still listed after 3 s";
 }
 
 TEST_F(DeferredReadTest, ALateReplyAfterTheJobReleasedTheWorkerDoesNotStopItsReads) {
@@ -401,11 +398,8 @@ TEST_F(DeferredReadTest, ALateReplyAfterTheJobReleasedTheWorkerDoesNotStopItsRea
   ASSERT_TRUE(worker->Reply(1));
   std::this_thread::sleep_for(50ms);  // the reply is read
   worker->Kill();
-  const auto deadline = std::chrono::steady_clock::now() + 3s;
-  while (!pool_->List().empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(1ms);
-  }
-  EXPECT_TRUE(pool_->List().empty()) << "a killed idle worker was still listed after 3 s";
+  EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }, 3s))
+      << "a killed idle worker was still listed after 3 s";
 }
 
 TEST_F(DeferredReadTest, ClosingTheStreamsEndsTheStreamOfAWorkerThatJustReplied) {
