@@ -88,7 +88,7 @@ std::vector<pid_t> WorkerCluster::worker_pids() const {
 }
 
 absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
-    const v1::Scenario& scenario, orchestrator::MasterObserver* observer) {
+    const v1::Scenario& scenario, orchestrator::MasterObserver* observer, uint64_t* commands) {
   const std::string job_id = absl::StrCat("bench-", ++impl_->jobs);
   const std::vector<std::string> labels(static_cast<size_t>(scenario.units_size()));
   auto workers = impl_->pool->TryAcquire(labels, job_id);
@@ -122,6 +122,9 @@ absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
       orchestrator::UnitResponse ignored;
       (void)unit->Call(terminate, &ignored);
     }
+  }
+  if (commands != nullptr) {
+    for (const auto& unit : units) *commands += unit->commands_sent();
   }
   units.clear();
   impl_->pool->Release(*workers);

@@ -30,9 +30,11 @@ class WorkerCluster {
   ~WorkerCluster();
 
   // Loads every unit of `scenario` on its own idle worker, runs it, terminates the units and
-  // returns the workers to the pool.
+  // returns the workers to the pool. `commands`, when given, gets the commands (round trips)
+  // sent to all units, from LoadUnit to Terminate.
   [[nodiscard]] absl::StatusOr<orchestrator::MasterResult> Run(
-      const v1::Scenario& scenario, orchestrator::MasterObserver* observer);
+      const v1::Scenario& scenario, orchestrator::MasterObserver* observer,
+      uint64_t* commands = nullptr);
 
   // Process ids of the workers (for CPU accounting).
   std::vector<pid_t> worker_pids() const;

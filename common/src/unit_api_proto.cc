@@ -169,6 +169,7 @@ void ToProto(const StepRequest& r, v1::Step* out) {
     for (Eigen::Index k = 0; k < c.cols(); ++k) field->AddAlreadyReserved(c(i, k));
   }
   out->set_sensitivities(r.sensitivities);
+  out->set_commit_previous(r.commit_previous);
 }
 
 void FromProto(const v1::Step& step, StepRequest* out) {
@@ -183,6 +184,7 @@ void FromProto(const v1::Step& step, StepRequest* out) {
     for (int k = 0; k < order; ++k) c(i, k) = step.coefficients(i * order + k);
   }
   out->sensitivities = step.sensitivities();
+  out->commit_previous = step.commit_previous();
 }
 
 void ToProto(const StepReply& r, v1::StepDone* out) {

@@ -30,6 +30,8 @@ class RemoteUnit final : public UnitProxy {
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;
 
   WorkerConnection& worker() { return *worker_; }
+  // Commands written to the worker so far (LoadUnit included): one round trip each.
+  uint64_t commands_sent() const { return seq_; }
 
  private:
   RemoteUnit(std::shared_ptr<WorkerConnection> worker, std::string name)

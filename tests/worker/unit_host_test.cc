@@ -94,6 +94,65 @@ TEST(UnitHostTest, RollbackRestoresBeforeEveryTentativeStepAndOnReject) {
   EXPECT_EQ(report->estimates, 0u);
 }
 
+TEST(UnitHostTest, CommitPreviousAcceptsTheLastTentativeStepBeforeStepping) {
+  std::unique_ptr<UnitHost> host = Host("AUTO");
+  StepReply reply;
+  host->Step(Request(0.0, 0.5, StepMode::kTentative, 5.0), &reply);
+  host->Step(Request(0.0, 0.5, StepMode::kTentative, 2.0), &reply);  // the accepted one
+  const double x1 = Exact(1.0, 0.5, 2.0, 0.0);
+  ASSERT_NEAR(reply.outputs[0], x1, 1e-13);
+  StepRequest next = Request(0.5, 0.5, StepMode::kTentative, -1.0);
+  next.commit_previous = true;
+  host->Step(next, &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  EXPECT_NEAR(reply.outputs[0], Exact(x1, 0.5, -1.0, 0.0), 1e-13);
+  // The snapshot is now at t = 0.5: a reject and a retry start from the committed state.
+  ASSERT_TRUE(host->Reject().ok());
+  host->Step(Request(0.5, 0.25, StepMode::kTentative, 3.0), &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  EXPECT_NEAR(reply.outputs[0], Exact(x1, 0.25, 3.0, 0.0), 1e-13);
+  // A final step may carry it too.
+  StepRequest final_step = Request(0.75, 0.25, StepMode::kFinal, 0.0);
+  final_step.commit_previous = true;
+  host->Step(final_step, &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  EXPECT_NEAR(reply.outputs[0], Exact(Exact(x1, 0.25, 3.0, 0.0), 0.25, 0.0, 0.0), 1e-13);
+  absl::StatusOr<UnitReport> report = host->Terminate();
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->real_integrations, 5u);
+}
+
+TEST(UnitHostTest, CommitPreviousFailsWithoutATentativeStepOrOnAnEstimatedUnit) {
+  std::unique_ptr<UnitHost> rollback = Host("AUTO");
+  StepRequest r = Request(0.0, 0.5, StepMode::kTentative, 1.0);
+  r.commit_previous = true;
+  StepReply reply;
+  rollback->Step(r, &reply);
+  EXPECT_EQ(reply.status, StepStatus::kFailed);
+  EXPECT_NE(reply.message.find("no tentative step to commit"), std::string::npos) << reply.message;
+  // Nor after a final step, which leaves nothing tentative.
+  rollback->Step(Request(0.0, 0.5, StepMode::kFinal, 1.0), &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  r.time = 0.5;
+  rollback->Step(r, &reply);
+  EXPECT_EQ(reply.status, StepStatus::kFailed);
+  EXPECT_NE(reply.message.find("no tentative step to commit"), std::string::npos) << reply.message;
+
+  std::unique_ptr<UnitHost> estimated = Host("FORBID");
+  estimated->Step(Request(0.0, 0.5, StepMode::kTentative, 1.0), &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  r.time = 0.5;
+  estimated->Step(r, &reply);
+  EXPECT_EQ(reply.status, StepStatus::kFailed);
+  EXPECT_NE(reply.message.find("'p' is estimated"), std::string::npos) << reply.message;
+  EXPECT_NE(reply.message.find("Commit"), std::string::npos) << reply.message;
+  // Nothing was integrated for it: the Commit still does the one real integration.
+  StepReply committed;
+  estimated->Commit(&committed);
+  ASSERT_EQ(committed.status, StepStatus::kOk) << committed.message;
+  EXPECT_NEAR(committed.outputs[0], Exact(1.0, 0.5, 1.0, 0.0), 1e-13);
+}
+
 TEST(UnitHostTest, ForbidEstimatesTentativeStepsAndIntegratesOnceOnCommit) {
   std::unique_ptr<UnitHost> host = Host("FORBID");
   EXPECT_EQ(host->iterative_mode(), "estimate");

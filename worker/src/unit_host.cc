@@ -119,6 +119,31 @@ class UnitHost::Impl {
     }
   }
 
+  // Step.commit_previous: a rollback unit keeps the state of its last tentative step, whose
+  // reply the orchestrator already has. An estimated unit's commit is its real integration and
+  // needs a Commit of its own (its reply carries the real outputs).
+  bool CommitCarried(StepReply* reply) {
+    if (!rollback_) {
+      Fail(reply, absl::StrCat("unit '", name_,
+                               "' is estimated (cannot roll back): its commit integrates for real "
+                               "and needs a Commit command, not a step with commit_previous"));
+      return false;
+    }
+    if (!have_tentative_) {
+      Fail(reply, absl::StrCat("unit '", name_,
+                               "': step with commit_previous but no tentative step to commit"));
+      return false;
+    }
+    AcceptTentative();
+    return true;
+  }
+
+  void AcceptTentative() {
+    have_tentative_ = false;
+    dirty_ = false;
+    snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
+  }
+
   void FinalStep(const StepRequest& request, StepReply* reply) {
     if (rollback_ && dirty_ && snapshot_ && snapshot_time_ == request.time) {
       if (absl::Status s = unit_->Restore(*snapshot_); !s.ok()) {
@@ -291,6 +316,7 @@ absl::Status UnitHost::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* rep
 void UnitHost::Step(const StepRequest& request, StepReply* reply) {
   Impl& h = *impl_;
   if (!h.CheckRequest(request, reply)) return;
+  if (request.commit_previous && !h.CommitCarried(reply)) return;
   if (request.mode == StepMode::kFinal) {
     h.FinalStep(request, reply);
     h.ClearSensitivities(reply);
@@ -310,14 +336,13 @@ void UnitHost::Commit(StepReply* reply) {
     h.Fail(reply, absl::StrCat("unit '", h.name_, "': commit without a tentative step"));
     return;
   }
-  h.have_tentative_ = false;
   if (h.rollback_) {
     *reply = h.last_reply_;
     h.ClearSensitivities(reply);
-    h.dirty_ = false;
-    h.snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
+    h.AcceptTentative();
     return;
   }
+  h.have_tentative_ = false;
   // Algorithm 2: the single real integration, with the converged inputs.
   h.RealStep(h.last_request_, reply);
   h.ClearSensitivities(reply);

@@ -127,6 +127,7 @@ absl::Status MasterRun::Setup() {
     UnitSlot& s = slots_[u];
     s.proxy = proxies_[u];
     s.name = names_[u];
+    s.rolls_back = s.proxy->iterative_mode() == "rollback";
     s.num_inputs = static_cast<int>(descriptions_[u].inputs.size());
     s.num_outputs = static_cast<int>(descriptions_[u].outputs.size());
     s.approx.kind = EffectiveApproximation(scenario_, u);
@@ -425,7 +426,7 @@ void MasterRun::RecordRow(double t) {
 }
 
 absl::Status MasterRun::Accept(double t_new, bool tentative) {
-  if (tentative) COSIMO_RETURN_IF_ERROR(CommitAll(t_new, 0.0));
+  if (tentative) COSIMO_RETURN_IF_ERROR(CommitAll(t_new));
   for (UnitSlot& s : slots_) {
     // Swapped, not copied: the reply's buffers are next read after the unit's next reply has
     // overwritten them (AwaitStep checks the sizes).

@@ -41,6 +41,11 @@ struct UnitSlot {
   int first_unknown = 0;
   int num_unknowns = 0;
   bool stepped = false;  // Gauss-Seidel: already stepped in this macro step
+  // Rolls back under tentative steps (iterative_mode "rollback"): its commit keeps the state of
+  // its last tentative step, whose reply the master already has, so it rides on the unit's next
+  // Step (commit_previous) instead of a round trip of its own.
+  bool rolls_back = false;
+  bool commit_pending = false;  // accepted, not yet told: the next Step carries the commit
 };
 
 // One coupling unknown at t[N+1]: the value (or, with HERMITE, the derivative) of a connected
@@ -112,7 +117,12 @@ class MasterRun {
   double ScaledResidual(const Eigen::VectorXd& r, const Eigen::VectorXd& ref, int* worst) const;
   double ErrorEstimate(const Eigen::VectorXd& predicted, const Eigen::VectorXd& actual) const;
   std::string DescribeUnknown(int j) const;
-  absl::Status CommitAll(double t, double h);
+  // Sends the slot's Step command (filled by the caller), carrying a pending commit.
+  void SendStep(UnitSlot& slot);
+  // Accepts the tentative step ending at t: Commit round trips to the estimated units (their
+  // real integration), a pending commit for those that roll back.
+  absl::Status CommitAll(double t);
+  // Discards the tentative steps from t; units with a pending commit were not stepped from t.
   absl::Status RejectAll(double t);
 
   const v1::Scenario& scenario_;

@@ -176,7 +176,6 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative, 
   std::string reason;
   for (UnitSlot& s : slots_) {
     s.stepped = false;
-    s.command.kind = UnitCommand::Kind::kStep;
     s.command.step.time = t;
     s.command.step.step = h;
     s.command.step.mode = mode;
@@ -185,7 +184,7 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative, 
     for (int u : order_) {
       UnitSlot& s = slots_[u];
       FillInputsExtrapolated(s, h, /*use_fresh=*/true);
-      s.proxy->Send(s.command);
+      SendStep(s);
       COSIMO_RETURN_IF_ERROR(AwaitStep(s, t, h, &rejected, &reason));
       s.stepped = true;
       if (rejected) break;
@@ -194,7 +193,7 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative, 
     // Jacobi: fan the step out to every unit before awaiting any reply.
     for (UnitSlot& s : slots_) {
       FillInputsExtrapolated(s, h, /*use_fresh=*/false);
-      s.proxy->Send(s.command);
+      SendStep(s);
     }
     absl::Status first;
     for (UnitSlot& s : slots_) {
@@ -231,13 +230,12 @@ absl::Status MasterRun::NonIterativeAttempt(double t, double h, bool tentative, 
 absl::Status MasterRun::EvaluateStepMap(double t, double h, const Eigen::VectorXd& z,
                                         Eigen::VectorXd* g, bool* rejected, std::string* reason) {
   for (UnitSlot& s : slots_) {
-    s.command.kind = UnitCommand::Kind::kStep;
     s.command.step.time = t;
     s.command.step.step = h;
     s.command.step.mode = StepMode::kTentative;
     s.command.step.sensitivities = want_sensitivities_;
     FillInputsFromUnknowns(s, h, z);
-    s.proxy->Send(s.command);
+    SendStep(s);
   }
   absl::Status first;
   for (UnitSlot& s : slots_) {
@@ -337,13 +335,25 @@ absl::Status MasterRun::IterativeAttempt(double t, double h, Attempt* attempt) {
   return absl::OkStatus();
 }
 
-absl::Status MasterRun::CommitAll(double t, double /*h*/) {
+void MasterRun::SendStep(UnitSlot& slot) {
+  slot.command.kind = UnitCommand::Kind::kStep;
+  slot.command.step.commit_previous = slot.commit_pending;
+  slot.commit_pending = false;
+  slot.proxy->Send(slot.command);
+}
+
+absl::Status MasterRun::CommitAll(double t) {
   for (UnitSlot& s : slots_) {
+    if (s.rolls_back) {
+      s.commit_pending = true;  // its response still holds the tentative step's reply
+      continue;
+    }
     s.command.kind = UnitCommand::Kind::kCommit;
     s.proxy->Send(s.command);
   }
   absl::Status first;
   for (UnitSlot& s : slots_) {
+    if (s.rolls_back) continue;
     absl::Status st = s.proxy->Await(&s.response);
     if (!st.ok()) st = Annotate(st, absl::StrCat("unit '", s.name, "' commit at t=", t));
     if (st.ok() && s.response.step.status != StepStatus::kOk &&
@@ -359,11 +369,13 @@ absl::Status MasterRun::CommitAll(double t, double /*h*/) {
 
 absl::Status MasterRun::RejectAll(double t) {
   for (UnitSlot& s : slots_) {
+    if (s.commit_pending) continue;
     s.command.kind = UnitCommand::Kind::kReject;
     s.proxy->Send(s.command);
   }
   absl::Status first;
   for (UnitSlot& s : slots_) {
+    if (s.commit_pending) continue;
     absl::Status st = s.proxy->Await(&s.response);
     if (!st.ok()) st = Annotate(st, absl::StrCat("unit '", s.name, "' reject at t=", t));
     if (first.ok()) first = st;

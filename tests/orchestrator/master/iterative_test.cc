@@ -284,16 +284,19 @@ TEST(IterativeTest, CostaricaOnAUnitWithoutJacobiansIsAClearError) {
   EXPECT_NE(m.find("t=0"), std::string::npos) << m;
 }
 
-TEST(IterativeTest, MixedRollbackAndDegradedEstimateOnFakeUnits) {
-  // a rolls back; b cannot and exposes Jacobians but not xdot (degraded). Both are linear,
-  // x' = -x + u with no offset, so the true control part f_C = xdot - A x - B u is zero and
-  // even the degraded estimate is exact: the mixed run agrees with an all-rollback run.
-  const v1::Scenario scenario = testing::Parse(R"({"start_time": 0, "stop_time": 1,
+// Two fake units a and b, each x' = -x + u, in a loop under fixed point.
+constexpr const char* kFakeLoop = R"({"start_time": 0, "stop_time": 1,
     "units": [ {"name": "a", "builtin": {"model": "fake"}},
                {"name": "b", "builtin": {"model": "fake"}} ],
     "connections": [ {"from": "a.y", "to": "b.u"}, {"from": "b.y", "to": "a.u"} ],
     "algorithm": {"kind": "FIXED_POINT", "step_size": 0.1, "input_approximation": "FOH",
-                  "tolerance": 1e-12}})");
+                  "tolerance": 1e-12}})";
+
+TEST(IterativeTest, MixedRollbackAndDegradedEstimateOnFakeUnits) {
+  // a rolls back; b cannot and exposes Jacobians but not xdot (degraded). Both are linear,
+  // x' = -x + u with no offset, so the true control part f_C = xdot - A x - B u is zero and
+  // even the degraded estimate is exact: the mixed run agrees with an all-rollback run.
+  const v1::Scenario scenario = testing::Parse(kFakeLoop);
   auto run = [&](bool b_rolls_back) {
     testing::FakeUnit::Config a, b;
     a.x0 = 1.0;
@@ -315,6 +318,76 @@ TEST(IterativeTest, MixedRollbackAndDegradedEstimateOnFakeUnits) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->report.mode, "estimate-degraded");
   EXPECT_EQ(b->report.real_integrations, mixed.steps_accepted);
+}
+
+// Runs `scenario` on fake units a and b (in `job`); *pa and *pb count the commands each got.
+absl::StatusOr<MasterResult> RunCounted(const v1::Scenario& scenario,
+                                        const testing::FakeUnit::Config& a,
+                                        const testing::FakeUnit::Config& b, testing::LocalJob* job,
+                                        testing::HostProxy** pa, testing::HostProxy** pb) {
+  job->Add(testing::FakeProxy(scenario, 0, a, nullptr, pa));
+  job->Add(testing::FakeProxy(scenario, 1, b, nullptr, pb));
+  return RunMaster(scenario, job->units, nullptr);
+}
+
+TEST(IterativeTest, RollbackUnitsCommitOnTheirNextStepEstimatedUnitsByCommit) {
+  // The fake loop: a rolls back, b is estimated. An accepted step costs a Commit
+  // round trip only for b (its real integration); a's commit rides on its next step.
+  const v1::Scenario scenario = testing::Parse(kFakeLoop);
+  testing::FakeUnit::Config a, b;
+  a.x0 = 1.0;
+  a.capabilities.can_rollback = true;
+  b.capabilities.provides_jacobians = true;
+  b.capabilities.provides_state_derivatives = true;
+  testing::HostProxy* pa = nullptr;
+  testing::HostProxy* pb = nullptr;
+  testing::LocalJob job;
+  absl::StatusOr<MasterResult> r = RunCounted(scenario, a, b, &job, &pa, &pb);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const auto accepted = static_cast<int>(r->steps_accepted);
+  ASSERT_EQ(accepted, 10);
+  EXPECT_EQ(pa->Sent(UnitCommand::Kind::kCommit), 0);
+  // Every accepted step but the last is committed by the next step's first tentative step.
+  EXPECT_EQ(pa->carried_commits, accepted - 1);
+  EXPECT_EQ(pb->Sent(UnitCommand::Kind::kCommit), accepted);
+  EXPECT_EQ(pb->carried_commits, 0);
+  EXPECT_EQ(pa->Sent(UnitCommand::Kind::kStep), pb->Sent(UnitCommand::Kind::kStep));
+  // x_a = x_b at all times (a symmetric loop x' = -x + y_other from x_a(0) = 1, x_b(0) = 0 has
+  // x_a + x_b = 1 and x_a - x_b = e^{-2t}); FOH coupling keeps it to O(H^2).
+  const size_t last = Rows(*r) - 1;
+  EXPECT_NEAR(At(*r, last, "a.y"), 0.5 * (1.0 + std::exp(-2.0)), 2e-3);
+  EXPECT_NEAR(At(*r, last, "b.y"), 0.5 * (1.0 - std::exp(-2.0)), 2e-3);
+}
+
+TEST(GaussSeidelTest, AdaptiveRejectionLeavesUnsteppedUnitsAtTheirAcceptedState) {
+  // a (x' = -x, x(0) = 1) steps first and rejects any step longer than 0.03; b (x' = -x + a.y)
+  // is then never stepped in that attempt: its commit of the previous step is still pending,
+  // so it must not be rolled back to the step before. b(t) = t e^{-t}. The error tolerance is
+  // loose, so every rejection is a's.
+  const v1::Scenario scenario = testing::Parse(R"({"start_time": 0, "stop_time": 1,
+    "units": [ {"name": "a", "builtin": {"model": "fake"}},
+               {"name": "b", "builtin": {"model": "fake"}} ],
+    "connections": [ {"from": "a.y", "to": "b.u"} ],
+    "algorithm": {"kind": "GAUSS_SEIDEL", "step_size": 0.01, "input_approximation": "FOH",
+                  "adaptive": {"min_step": 0.001, "max_step": 0.1, "tolerance": 1}}})");
+  testing::FakeUnit::Config a, b;
+  a.x0 = 1.0;
+  a.has_input = false;
+  a.reject_above = 0.03;
+  a.capabilities.can_rollback = b.capabilities.can_rollback = true;
+  a.capabilities.can_vary_step = b.capabilities.can_vary_step = true;
+  testing::HostProxy* pa = nullptr;
+  testing::HostProxy* pb = nullptr;
+  testing::LocalJob job;
+  absl::StatusOr<MasterResult> r = RunCounted(scenario, a, b, &job, &pa, &pb);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->steps_rejected, 3u);
+  EXPECT_EQ(pa->Sent(UnitCommand::Kind::kReject), static_cast<int>(r->steps_rejected));
+  EXPECT_EQ(pb->Sent(UnitCommand::Kind::kReject), 0);
+  const size_t last = Rows(*r) - 1;
+  EXPECT_EQ(At(*r, last, "time"), 1.0);
+  EXPECT_NEAR(At(*r, last, "a.y"), std::exp(-1.0), 1e-9);
+  EXPECT_NEAR(At(*r, last, "b.y"), std::exp(-1.0), 5e-4);
 }
 
 }  // namespace

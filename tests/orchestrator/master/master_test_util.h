@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +87,8 @@ class HostProxy final : public UnitProxy {
   const std::string& iterative_mode() const override { return host_->iterative_mode(); }
   std::string location() const override { return "test"; }
   void Send(const UnitCommand& c) override {
+    ++sent[static_cast<size_t>(c.kind)];
+    if (c.kind == UnitCommand::Kind::kStep && c.step.commit_previous) ++carried_commits;
     status_ = absl::OkStatus();
     switch (c.kind) {
       case UnitCommand::Kind::kInitialize:
@@ -121,6 +125,11 @@ class HostProxy final : public UnitProxy {
     return status_;
   }
 
+  // Commands sent, by kind, and the steps among them that carried a commit.
+  int Sent(UnitCommand::Kind kind) const { return sent[static_cast<size_t>(kind)]; }
+  std::array<int, 8> sent{};
+  int carried_commits = 0;
+
  private:
   std::string name_;
   std::unique_ptr<worker::UnitHost> host_;
@@ -135,6 +144,7 @@ class FakeUnit final : public worker::Unit {
   struct Config {
     double a = -1.0, b = 1.0, c = 1.0, d = 0.0, x0 = 0.0;
     bool has_input = true;
+    double reject_above = std::numeric_limits<double>::infinity();  // steps longer are rejected
     Capabilities capabilities;
   };
   explicit FakeUnit(const Config& config) : config_(config) {
@@ -165,6 +175,11 @@ class FakeUnit final : public worker::Unit {
   }
   void Step(const StepRequest& r, StepReply* reply) override {
     ++steps;
+    if (r.step > config_.reject_above) {
+      reply->status = StepStatus::kRejected;
+      reply->message = "step longer than reject_above";
+      return;
+    }
     auto input = [&](double s) {
       if (!config_.has_input) return 0.0;
       double v = 0.0, p = 1.0;
@@ -185,6 +200,7 @@ class FakeUnit final : public worker::Unit {
     t_ = r.time + r.step;
     const double u_end = input(r.step);
     reply->status = StepStatus::kOk;
+    reply->message.clear();
     reply->end_time = t_;
     reply->outputs = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * u_end);
     reply->derivatives =
@@ -237,13 +253,15 @@ class FakeUnit final : public worker::Unit {
 
 inline std::unique_ptr<UnitProxy> FakeProxy(const v1::Scenario& scenario, int u,
                                             const FakeUnit::Config& config,
-                                            FakeUnit** raw = nullptr) {
+                                            FakeUnit** raw = nullptr, HostProxy** proxy = nullptr) {
   auto unit = std::make_unique<FakeUnit>(config);
   if (raw != nullptr) *raw = unit.get();
   absl::StatusOr<std::unique_ptr<worker::UnitHost>> host =
       worker::UnitHost::Create(std::move(unit), LoadFor(scenario, u));
   EXPECT_TRUE(host.ok()) << host.status();
-  return std::make_unique<HostProxy>(scenario.units(u).name(), *std::move(host));
+  auto hosted = std::make_unique<HostProxy>(scenario.units(u).name(), *std::move(host));
+  if (proxy != nullptr) *proxy = hosted.get();
+  return hosted;
 }
 
 }  // namespace cosimo::orchestrator::testing

@@ -72,6 +72,8 @@ struct StepRequest {
   InputPolynomials inputs;
   // Tentative steps: also return StepReply::output_sensitivity (units with Jacobians).
   bool sensitivities = false;
+  // Tentative steps of rollback units: accept the last tentative step first (what Commit does).
+  bool commit_previous = false;
 };
 
 enum class StepStatus {

@@ -9,6 +9,9 @@
 //   once per attempt, i.e. per step size), never moving time.
 // - Commit(): accept the last tentative step. Rollback units keep their state; estimated units
 //   integrate for real, once, with the last tentative inputs. Replies with the outputs.
+// - Step with commit_previous: a rollback unit first accepts its last tentative step, as Commit
+//   does, without a reply of its own (the orchestrator has the tentative step's reply). Fails
+//   for estimated units and without a tentative step.
 // - Reject(): rollback units restore t[N]; estimated units have nothing to undo.
 // - Save()/Restore(): explicit snapshot commands.
 //
