@@ -20,11 +20,13 @@ std::string DefaultOrchestrator() {
   return (env != nullptr && *env != '\0') ? env : "localhost:7700";
 }
 
-Client::Client(const std::string& target, std::chrono::milliseconds call_deadline)
+Client::Client(const std::string& target, std::chrono::milliseconds call_deadline,
+               std::shared_ptr<grpc::ChannelCredentials> credentials)
     : target_(target), call_deadline_(call_deadline) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
-  channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
+  channel_ = grpc::CreateCustomChannel(target, credentials, args);
   jobs_ = v1::JobService::NewStub(channel_);
   artifacts_ = v1::ArtifactService::NewStub(channel_);
 }

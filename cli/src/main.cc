@@ -2,6 +2,7 @@
 //   cosimo run SCENARIO.json [--out results.csv]
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
+// Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted.
 #include <google/protobuf/util/json_util.h>
@@ -19,6 +20,7 @@
 #include "cosimo/client/client.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/security.h"
 #include "cosimo/common/status.h"
 #include "progress.h"
 
@@ -90,9 +92,15 @@ int main(int argc, char** argv) {
   run->add_option("--out", out, "results CSV (metadata beside it, .meta.json)")
       ->capture_default_str();
 
+  cosimo::ClientSecurity security = cosimo::ClientSecurityFromEnvironment();
   auto add_orchestrator = [&](CLI::App* cmd) {
     cmd->add_option("--orchestrator", orchestrator,
                     "orchestrator HOST:PORT (default: $COSIMO_ORCHESTRATOR, else localhost:7700)");
+    cmd->add_option("--tls-ca", security.tls_ca_file,
+                    "dial TLS, trusting the PEM certificates in this file (default: "
+                    "$COSIMO_TLS_CA)");
+    cmd->add_option("--token-file", security.token_file,
+                    "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
   };
   CLI::App* submit = app.add_subcommand("submit", "submit a scenario; prints the job id");
   submit->add_option("scenario", scenario_path, "scenario JSON file")->required();
@@ -145,13 +153,19 @@ int main(int argc, char** argv) {
                 << results->columns.size() << " columns; metadata in " << out << ".meta.json)\n";
       return 0;
     }
-    Client client(orchestrator);
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        cosimo::MakeChannelCredentials(security);
+    if (!credentials.ok()) return Fail(credentials.status(), 2);
+    Client client(orchestrator, std::chrono::seconds(30), *credentials);
     absl::StatusOr<std::string> job = client.Submit(*scenario);
     if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
     std::cout << *job << std::endl;
     return wait ? WatchToEnd(client, *job) : 0;
   }
-  Client client(orchestrator);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      cosimo::MakeChannelCredentials(security);
+  if (!credentials.ok()) return Fail(credentials.status(), 2);
+  Client client(orchestrator, std::chrono::seconds(30), *credentials);
   if (watch->parsed()) return WatchToEnd(client, job_id);
   if (results->parsed()) {
     absl::StatusOr<JobResults> r = client.Results(job_id);

@@ -1,5 +1,6 @@
 // cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
 //   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
+//                       [--tls-cert FILE --tls-key FILE [--token-file FILE]]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -26,6 +27,11 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat-interval-ms", heartbeat_interval_ms,
                  "heartbeat period asked of workers, ms")
       ->capture_default_str();
+  app.add_option("--tls-cert", options.tls_cert_file,
+                 "serve TLS with this PEM certificate chain (with --tls-key)");
+  app.add_option("--tls-key", options.tls_key_file, "the PEM private key of --tls-cert");
+  app.add_option("--token-file", options.token_file,
+                 "require the token in this file from every client and worker (needs TLS)");
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "cosimo/common/security.h"
 #include "orchestrator/src/health_service.h"
 #include "orchestrator/src/services.h"
 #include "orchestrator/src/worker_service.h"
@@ -27,6 +28,7 @@ class OrchestratorServer::Impl {
   std::unique_ptr<WorkerServiceImpl> worker_service;
   std::unique_ptr<ArtifactServiceImpl> artifact_service;
   std::unique_ptr<HealthServiceImpl> health_service;
+  TokenCheck auth;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::mutex mutex;
@@ -41,6 +43,20 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     const ServerOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials(options.tls_cert_file, options.tls_key_file);
+  if (!credentials.ok()) return credentials.status();
+  const bool tls = !options.tls_cert_file.empty();
+  if (!options.token_file.empty()) {
+    if (!tls) {
+      return absl::InvalidArgumentError(
+          "--token-file needs --tls-cert and --tls-key: a token sent in clear text protects "
+          "nothing");
+    }
+    absl::StatusOr<std::string> token = ReadCredentialFile(options.token_file, "--token-file");
+    if (!token.ok()) return token.status();
+    impl->auth = TokenCheck(*token);
+  }
   std::string db_path, artifact_dir;
   std::error_code ec;
   if (!options.data_dir.empty()) {
@@ -67,10 +83,11 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->jobs =
       std::make_unique<JobManager>(impl->pool.get(), impl->store.get(), impl->artifacts.get());
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
-  impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get());
-  impl->worker_service =
-      std::make_unique<WorkerServiceImpl>(impl->pool.get(), options.heartbeat_interval);
-  impl->artifact_service = std::make_unique<ArtifactServiceImpl>(impl->artifacts.get());
+  impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
+  impl->worker_service = std::make_unique<WorkerServiceImpl>(
+      impl->pool.get(), options.heartbeat_interval, &impl->auth);
+  impl->artifact_service =
+      std::make_unique<ArtifactServiceImpl>(impl->artifacts.get(), &impl->auth);
 
   impl->health_service = std::make_unique<HealthServiceImpl>(std::vector<std::string>{
       v1::JobService::service_full_name(), v1::WorkerService::service_full_name(),
@@ -81,7 +98,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &impl->port);
+  builder.AddListeningPort(options.listen, *credentials, &impl->port);
   builder.RegisterService(impl->job_service.get());
   impl->worker_service->AddTo(&builder);
   builder.RegisterService(impl->artifact_service.get());
@@ -93,10 +110,13 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->server = builder.BuildAndStart();
   if (!impl->server || impl->port == 0) {
     return absl::UnavailableError("cannot listen on '" + options.listen +
-                                  "' (address in use or invalid)");
+                                  (tls ? "' (address in use or invalid, or the --tls-cert and "
+                                         "--tls-key files are not a valid PEM pair)"
+                                       : "' (address in use or invalid)"));
   }
   impl->worker_service->Start();
-  spdlog::info("orchestrator listening on port {} (data: {})", impl->port,
+  spdlog::info("orchestrator listening on port {} ({}{}; data: {})", impl->port,
+               tls ? "TLS" : "plain gRPC", impl->auth.enabled() ? ", token required" : "",
                options.data_dir.empty() ? "in memory" : options.data_dir);
   return std::unique_ptr<OrchestratorServer>(new OrchestratorServer(std::move(impl)));
 }

@@ -13,16 +13,19 @@ namespace cosimo::orchestrator {
 
 // ----- JobService -----------------------------------------------------------------------------
 
-grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
+                                       const v1::SubmitJobRequest* request,
                                        v1::SubmitJobResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<std::string> id = jobs_->Submit(request->scenario());
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                     v1::GetJobResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<v1::JobStatus> status = jobs_->Get(request->job_id());
   if (!status.ok()) return ToGrpcStatus(status.status());
   *response->mutable_status() = *std::move(status);
@@ -32,6 +35,7 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobReques
 grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
                                       const v1::WatchJobRequest* request,
                                       grpc::ServerWriter<v1::JobStatus>* writer) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   const auto interval =
       std::chrono::milliseconds(request->min_interval_ms() > 0 ? request->min_interval_ms() : 200);
   uint64_t version = 0;
@@ -49,22 +53,27 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
   return grpc::Status(grpc::StatusCode::CANCELLED, "watch canceled by the client");
 }
 
-grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
+                                       const v1::CancelJobRequest* request,
                                        v1::CancelJobResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<v1::JobStatus> status = jobs_->Cancel(request->job_id());
   if (!status.ok()) return ToGrpcStatus(status.status());
   *response->mutable_status() = *std::move(status);
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
+grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest*,
                                       v1::ListJobsResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   for (v1::JobStatus& status : jobs_->List()) *response->add_jobs() = std::move(status);
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::GetResults(grpc::ServerContext*, const v1::GetResultsRequest* request,
+grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
+                                        const v1::GetResultsRequest* request,
                                         grpc::ServerWriter<v1::ResultsChunk>* writer) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<StoredResults> results = jobs_->Results(request->job_id());
   if (!results.ok()) return ToGrpcStatus(results.status());
   v1::ResultsChunk chunk;
@@ -85,9 +94,10 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext*, const v1::GetResul
 
 // ----- ArtifactService ------------------------------------------------------------------------
 
-grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext*,
+grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext* context,
                                          grpc::ServerReader<v1::UploadChunk>* reader,
                                          v1::UploadResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   v1::UploadChunk chunk;
   if (!reader->Read(&chunk)) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty upload");
@@ -120,16 +130,19 @@ grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext*,
   return ToGrpcStatus(store_->Commit(temp, digest));
 }
 
-grpc::Status ArtifactServiceImpl::Stat(grpc::ServerContext*, const v1::StatRequest* request,
+grpc::Status ArtifactServiceImpl::Stat(grpc::ServerContext* context, const v1::StatRequest* request,
                                        v1::StatResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<uint64_t> size = store_->Size(request->digest());
   response->set_stored(size.ok());
   if (size.ok()) response->set_size(*size);
   return grpc::Status::OK;
 }
 
-grpc::Status ArtifactServiceImpl::Fetch(grpc::ServerContext*, const v1::FetchRequest* request,
+grpc::Status ArtifactServiceImpl::Fetch(grpc::ServerContext* context,
+                                        const v1::FetchRequest* request,
                                         grpc::ServerWriter<v1::FetchChunk>* writer) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<uint64_t> size = store_->Size(request->digest());
   if (!size.ok()) return ToGrpcStatus(size.status());
   std::ifstream in(store_->PathOf(request->digest()), std::ios::binary);

@@ -9,41 +9,45 @@
 #include "cosimo/v1/job_service.grpc.pb.h"
 #include "orchestrator/src/artifact_store.h"
 #include "orchestrator/src/job_manager.h"
+#include "orchestrator/src/token_check.h"
 
 namespace cosimo::orchestrator {
 
 class JobServiceImpl final : public v1::JobService::Service {
  public:
-  explicit JobServiceImpl(JobManager* jobs) : jobs_(jobs) {}
-  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+  // `auth` checks every call's token; it outlives the service.
+  JobServiceImpl(JobManager* jobs, const TokenCheck* auth) : jobs_(jobs), auth_(auth) {}
+  grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                          v1::SubmitJobResponse* response) override;
-  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+  grpc::Status GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                       v1::GetJobResponse* response) override;
   grpc::Status WatchJob(grpc::ServerContext* context, const v1::WatchJobRequest* request,
                         grpc::ServerWriter<v1::JobStatus>* writer) override;
-  grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+  grpc::Status CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
                          v1::CancelJobResponse* response) override;
-  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+  grpc::Status ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
                         v1::ListJobsResponse* response) override;
-  grpc::Status GetResults(grpc::ServerContext*, const v1::GetResultsRequest* request,
+  grpc::Status GetResults(grpc::ServerContext* context, const v1::GetResultsRequest* request,
                           grpc::ServerWriter<v1::ResultsChunk>* writer) override;
 
  private:
   JobManager* jobs_;
+  const TokenCheck* auth_;
 };
 
 class ArtifactServiceImpl final : public v1::ArtifactService::Service {
  public:
-  explicit ArtifactServiceImpl(ArtifactStore* store) : store_(store) {}
-  grpc::Status Upload(grpc::ServerContext*, grpc::ServerReader<v1::UploadChunk>* reader,
+  ArtifactServiceImpl(ArtifactStore* store, const TokenCheck* auth) : store_(store), auth_(auth) {}
+  grpc::Status Upload(grpc::ServerContext* context, grpc::ServerReader<v1::UploadChunk>* reader,
                       v1::UploadResponse* response) override;
-  grpc::Status Stat(grpc::ServerContext*, const v1::StatRequest* request,
+  grpc::Status Stat(grpc::ServerContext* context, const v1::StatRequest* request,
                     v1::StatResponse* response) override;
-  grpc::Status Fetch(grpc::ServerContext*, const v1::FetchRequest* request,
+  grpc::Status Fetch(grpc::ServerContext* context, const v1::FetchRequest* request,
                      grpc::ServerWriter<v1::FetchChunk>* writer) override;
 
  private:
   ArtifactStore* store_;
+  const TokenCheck* auth_;
 };
 
 }  // namespace cosimo::orchestrator

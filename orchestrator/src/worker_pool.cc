@@ -22,10 +22,12 @@ bool Matches(const WorkerConnection& worker, const std::string& label) {
 }  // namespace
 
 WorkerConnection::WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
-                                   std::chrono::milliseconds heartbeat_interval)
+                                   std::chrono::milliseconds heartbeat_interval,
+                                   const TokenCheck* auth)
     : loop_(loop),
       pool_(pool),
       heartbeat_interval_(heartbeat_interval),
+      auth_(auth),
       context_(std::make_unique<grpc::ServerContext>()),
       stream_(std::make_unique<Stream>(context_.get())),
       last_seen_ns_(NowNs()) {}
@@ -193,17 +195,25 @@ void WorkerConnection::OnHello() {
   }
   const v1::Hello& hello = read_.hello();
   v1::OrchestratorMessage welcome;
-  if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
-    const std::string reason = "incompatible protocol version " +
-                               std::to_string(hello.protocol_version()) + " from host " +
-                               hello.host() + " (this orchestrator speaks " +
-                               std::to_string(v1::PROTOCOL_VERSION_1) + ")";
-    spdlog::warn("refused a worker: {}", reason);
+  auto refuse = [&](grpc::StatusCode code, const std::string& reason) {
+    spdlog::warn("refused a worker from host {}: {}", hello.host(), reason);
     welcome.mutable_welcome()->set_accepted(false);
     welcome.mutable_welcome()->set_reason(reason);
     StartWrite(welcome);
-    Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, reason));
+    Close(grpc::Status(code, reason));
+  };
+  if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
+    refuse(grpc::StatusCode::FAILED_PRECONDITION,
+           "incompatible protocol version " + std::to_string(hello.protocol_version()) +
+               " from host " + hello.host() + " (this orchestrator speaks " +
+               std::to_string(v1::PROTOCOL_VERSION_1) + ")");
     return;
+  }
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context_); !s.ok()) {
+      refuse(grpc::StatusCode::UNAUTHENTICATED, s.error_message());
+      return;
+    }
   }
   id_ = pool_->NextId();
   host_ = hello.host();

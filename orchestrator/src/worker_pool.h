@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
 #include "orchestrator/src/completion_loop.h"
+#include "orchestrator/src/token_check.h"
 
 namespace cosimo::orchestrator {
 
@@ -49,9 +50,10 @@ class WorkerConnection {
  public:
   using Stream = grpc::ServerAsyncReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>;
 
-  // `heartbeat_interval`: the period asked of the worker in its Welcome.
+  // `heartbeat_interval`: the period asked of the worker in its Welcome. `auth`, when given,
+  // checks the stream's token at the Hello (a worker without the right one is refused).
   WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
-                   std::chrono::milliseconds heartbeat_interval);
+                   std::chrono::milliseconds heartbeat_interval, const TokenCheck* auth = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& host() const { return host_; }
@@ -130,6 +132,7 @@ class WorkerConnection {
   CompletionLoop* const loop_;
   WorkerPool* const pool_;
   const std::chrono::milliseconds heartbeat_interval_;
+  const TokenCheck* const auth_;
   std::string id_;
   std::string host_;
   std::vector<std::string> labels_;

@@ -4,8 +4,9 @@
 
 namespace cosimo::orchestrator {
 
-WorkerServiceImpl::WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval)
-    : pool_(pool), heartbeat_interval_(heartbeat_interval) {}
+WorkerServiceImpl::WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval,
+                                     const TokenCheck* auth)
+    : pool_(pool), heartbeat_interval_(heartbeat_interval), auth_(auth) {}
 
 WorkerServiceImpl::~WorkerServiceImpl() { Shutdown(); }
 
@@ -21,7 +22,8 @@ void WorkerServiceImpl::Start() {
 }
 
 void WorkerServiceImpl::Accept() {
-  auto connection = std::make_shared<WorkerConnection>(loop_.get(), pool_, heartbeat_interval_);
+  auto connection =
+      std::make_shared<WorkerConnection>(loop_.get(), pool_, heartbeat_interval_, auth_);
   WorkerConnection* raw = connection.get();
   raw->set_on_accepted([this, raw](bool ok) {
     if (!ok) return false;  // the server shuts down

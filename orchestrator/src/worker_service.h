@@ -23,8 +23,10 @@ namespace cosimo::orchestrator {
 
 class WorkerServiceImpl {
  public:
-  // `heartbeat_interval`: the period asked of every worker in its Welcome.
-  WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval);
+  // `heartbeat_interval`: the period asked of every worker in its Welcome; `auth` (optional,
+  // outlives the service) checks every worker's token at its Hello.
+  WorkerServiceImpl(WorkerPool* pool, std::chrono::milliseconds heartbeat_interval,
+                    const TokenCheck* auth = nullptr);
   ~WorkerServiceImpl();
 
   void AddTo(grpc::ServerBuilder* builder);
@@ -42,6 +44,7 @@ class WorkerServiceImpl {
 
   WorkerPool* const pool_;
   const std::chrono::milliseconds heartbeat_interval_;
+  const TokenCheck* const auth_;
   v1::WorkerService::AsyncService service_;
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
   std::unique_ptr<CompletionLoop> loop_;

@@ -1,5 +1,6 @@
 // cosimo-worker: one simulation unit at a time, for an orchestrator it dials.
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
+//                 [--tls-ca FILE [--token-file FILE]]
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
@@ -22,6 +23,11 @@ int main(int argc, char** argv) {
   app.add_option("--label", options.labels, "worker label units can be pinned to (repeatable)");
   app.add_option("--host", options.host, "host name to report (default: this machine's)");
   app.add_option("--cache-dir", options.cache_dir, "artifact cache directory");
+  options.security = cosimo::ClientSecurityFromEnvironment();
+  app.add_option("--tls-ca", options.security.tls_ca_file,
+                 "dial TLS, trusting the PEM certificates in this file (default: $COSIMO_TLS_CA)");
+  app.add_option("--token-file", options.security.token_file,
+                 "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
   app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
   app.add_option("--reconnect-ms", options.reconnect_ms,
                  "first wait between connection attempts, ms")

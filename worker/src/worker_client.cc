@@ -287,6 +287,10 @@ void WorkerClient::Shutdown() {
 }
 
 absl::Status WorkerClient::Run() {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      MakeChannelCredentials(options_.security);
+  if (!credentials.ok()) return credentials.status();
+  credentials_ = *std::move(credentials);
   int failures = 0;
   while (!shutdown_) {
     bool connected = false;
@@ -312,10 +316,13 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);
-  auto channel =
-      grpc::CreateCustomChannel(options_.orchestrator, grpc::InsecureChannelCredentials(), args);
+  auto channel = grpc::CreateCustomChannel(options_.orchestrator, credentials_, args);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
-    return absl::UnavailableError("cannot connect");
+    return absl::UnavailableError(
+        options_.security.tls_ca_file.empty()
+            ? "cannot connect (does the orchestrator serve TLS? then give --tls-ca)"
+            : "cannot connect over TLS (does the orchestrator serve TLS, with a certificate "
+              "that --tls-ca signs and that names this address?)");
   }
   auto stub = v1::WorkerService::NewStub(channel);
   grpc::ClientContext context;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/security/credentials.h>
+
 #include "absl/status/statusor.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
@@ -30,8 +32,10 @@ std::string DefaultOrchestrator();
 
 class Client {
  public:
+  // `credentials`: from MakeChannelCredentials (cosimo/common/security.h); null: plain gRPC.
   explicit Client(const std::string& target,
-                  std::chrono::milliseconds call_deadline = std::chrono::seconds(30));
+                  std::chrono::milliseconds call_deadline = std::chrono::seconds(30),
+                  std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
   // Uploads one file; returns its digest. Idempotent: a stored artifact is not sent again.
   [[nodiscard]] absl::StatusOr<std::string> Upload(const std::string& path);

@@ -19,6 +19,11 @@ struct ServerOptions {
   std::string data_dir;                 // empty: in memory, artifacts in a temporary folder
   std::chrono::milliseconds heartbeat_interval{1000};  // what workers are asked to send
   std::chrono::milliseconds heartbeat_timeout{10000};  // silence after which a worker is lost
+  // TLS (cosimo/common/security.h): PEM certificate chain and private key; both or neither.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // A file holding the token every client and worker must send; needs TLS. Empty: no token.
+  std::string token_file;
 };
 
 class OrchestratorServer {

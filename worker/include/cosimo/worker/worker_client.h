@@ -14,10 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-
-namespace grpc {
-class ClientContext;
-}
+#include "cosimo/common/security.h"
 
 namespace cosimo::worker {
 
@@ -29,6 +26,7 @@ struct WorkerOptions {
   int reconnect_ms = 1000;   // wait between connection attempts, ms
   bool once = false;         // exit when the first stream ends instead of reconnecting
   int protocol_version = 1;  // only tests change this (to check the refusal)
+  ClientSecurity security;   // TLS and token toward the orchestrator (cosimo/common/security.h)
 };
 
 class WorkerClient {
@@ -46,6 +44,7 @@ class WorkerClient {
   [[nodiscard]] absl::Status RunOnce(bool* connected);
 
   WorkerOptions options_;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // made by Run
   std::atomic<bool> shutdown_{false};
   std::mutex mutex_;
   grpc::ClientContext* active_context_ = nullptr;  // guarded by mutex_
