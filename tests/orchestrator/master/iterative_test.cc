@@ -73,6 +73,23 @@ TEST(IterativeTest, FixedPointAndNewtonConvergeToTheSameSolution) {
   }
 }
 
+TEST(IterativeTest, ShippedDualMassExampleMatchesTheAnalyticSolution) {
+  // examples/dual_mass.json: Newton, HERMITE, m1 estimated by COSTARICA (rollback FORBID).
+  absl::StatusOr<v1::Scenario> scenario =
+      LoadScenarioFile(std::string(COSIMO_SOURCE_DIR) + "/examples/dual_mass.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  absl::StatusOr<MasterResult> r = testing::RunScenario(*scenario);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const double error = MaxError(*r);
+  std::printf("examples/dual_mass.json: max error %.3e, %.2f iterations per step\n", error,
+              r->iterations_mean);
+  EXPECT_LT(error, 1e-6);
+  const UnitSummary* m1 = testing::Summary(*r, "m1");
+  ASSERT_NE(m1, nullptr);
+  EXPECT_EQ(m1->report.mode, "estimate");
+  EXPECT_EQ(m1->report.real_integrations, r->steps_accepted);
+}
+
 TEST(IterativeTest, HermiteErrorFallsAtFourthOrder) {
   std::vector<double> errors;
   for (double h : {0.04, 0.02, 0.01, 0.005}) {
