@@ -1,5 +1,6 @@
 // cosimo: the Cosimo command line.
-//   cosimo run SCENARIO.json [--out results.csv]
+//   cosimo run SCENARIO.json [--out results.csv]   (or an SSP: SYSTEM.ssp / SYSTEM.ssd)
+//   cosimo import SYSTEM.ssp [--out scenario.json] [--step-size H] [--stop-time T]
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
@@ -13,11 +14,13 @@
 #include <atomic>
 #include <csignal>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
 
 #include "cosimo/client/client.h"
+#include "cosimo/client/ssp_import.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
@@ -68,6 +71,35 @@ int WatchToEnd(Client& client, const std::string& job) {
   return status->state() == cosimo::v1::SUCCEEDED ? 0 : 1;
 }
 
+bool IsSsp(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".ssp" || ext == ".ssd";
+}
+
+// An .ssp or .ssd as a scenario (cosimo/client/ssp_import.h); notices go to stderr.
+absl::StatusOr<cosimo::v1::Scenario> ImportForRun(const std::string& path,
+                                                  const cosimo::client::SspImportOptions& options) {
+  absl::StatusOr<cosimo::client::SspImport> imported = cosimo::client::ImportSsp(path, options);
+  if (!imported.ok()) return imported.status();
+  for (const std::string& notice : imported->notices) std::cerr << "cosimo: " << notice << "\n";
+  return imported->scenario;
+}
+
+// Writes `scenario` as JSON to `out`, its FMU paths relative to the file's folder.
+absl::Status WriteScenario(cosimo::v1::Scenario scenario, const std::string& out) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(out).parent_path();
+  for (cosimo::v1::Unit& unit : *scenario.mutable_units()) {
+    if (!unit.has_fmu()) continue;
+    unit.mutable_fmu()->set_path(
+        fs::path(unit.fmu().path()).lexically_relative(dir).generic_string());
+  }
+  std::ofstream file(out, std::ios::trunc);
+  file << cosimo::ScenarioToJson(scenario) << "\n";
+  if (!file) return absl::PermissionDeniedError("cannot write '" + out + "'");
+  return absl::OkStatus();
+}
+
 std::string FormatTime(int64_t unix_ms) {
   const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};
@@ -88,11 +120,27 @@ int main(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand(
       "run", "run a scenario here: an embedded orchestrator and one worker process per unit");
-  run->add_option("scenario", scenario_path, "scenario JSON file")->required();
+  run->add_option("scenario", scenario_path, "scenario JSON file (or an SSP: .ssp, .ssd)")
+      ->required();
   run->add_option("--out", out, "results CSV (metadata beside it, .meta.json)")
       ->capture_default_str();
 
   cosimo::ClientSecurity security = cosimo::ClientSecurityFromEnvironment();
+  cosimo::client::SspImportOptions ssp;
+  CLI::App* import = app.add_subcommand(
+      "import", "turn an SSP system (.ssp or .ssd) into a scenario JSON, its FMUs beside it");
+  import->add_option("system", scenario_path, "the .ssp archive or .ssd file")->required();
+  std::string import_out = "scenario.json";
+  import->add_option("--out", import_out, "scenario JSON to write (FMUs go to <name>_resources/)")
+      ->capture_default_str();
+  auto add_ssp_options = [&](CLI::App* cmd) {
+    cmd->add_option("--step-size", ssp.step_size,
+                    "SSP input: the macro step (default: a thousandth of the run)");
+    cmd->add_option("--stop-time", ssp.stop_time,
+                    "SSP input: override DefaultExperiment's stopTime");
+  };
+  add_ssp_options(run);
+  add_ssp_options(import);
   auto add_orchestrator = [&](CLI::App* cmd) {
     cmd->add_option("--orchestrator", orchestrator,
                     "orchestrator HOST:PORT (default: $COSIMO_ORCHESTRATOR, else localhost:7700)");
@@ -103,9 +151,11 @@ int main(int argc, char** argv) {
                     "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
   };
   CLI::App* submit = app.add_subcommand("submit", "submit a scenario; prints the job id");
-  submit->add_option("scenario", scenario_path, "scenario JSON file")->required();
+  submit->add_option("scenario", scenario_path, "scenario JSON file (or an SSP: .ssp, .ssd)")
+      ->required();
   submit->add_flag("--wait", wait, "follow the job until it ends; exit 0 only if it succeeded");
   add_orchestrator(submit);
+  add_ssp_options(submit);
   CLI::App* watch = app.add_subcommand("watch", "follow a job until it ends");
   watch->add_option("job", job_id, "job id")->required();
   add_orchestrator(watch);
@@ -136,8 +186,38 @@ int main(int argc, char** argv) {
     std::cerr << "\ncosimo: interrupted, stopping\n";
   }).detach();
 
+  if (import->parsed()) {
+    const std::filesystem::path out_path(import_out);
+    ssp.resources_dir =
+        (out_path.parent_path() / (out_path.stem().string() + "_resources")).string();
+    absl::StatusOr<cosimo::v1::Scenario> scenario = ImportForRun(scenario_path, ssp);
+    if (!scenario.ok()) return Fail(scenario.status(), 2);
+    if (absl::Status s = WriteScenario(*scenario, import_out); !s.ok()) return Fail(s);
+    std::cerr << "scenario written to " << import_out << " (" << scenario->units_size()
+              << " units, " << scenario->connections_size() << " connections)\n";
+    return 0;
+  }
+  // An SSP given to run or submit is imported into a folder that lives as long as this process.
+  std::string temp_resources;
+  struct RemoveOnExit {
+    std::string* dir;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      if (!dir->empty()) std::filesystem::remove_all(*dir, ignored);
+    }
+  } remove_on_exit{&temp_resources};
+  if ((run->parsed() || submit->parsed()) && IsSsp(scenario_path)) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "cosimo-ssp-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Fail(absl::InternalError("cannot create a folder for the SSP's FMUs"));
+    }
+    temp_resources = pattern;
+    ssp.resources_dir = pattern;
+  }
   if (run->parsed() || submit->parsed()) {
-    absl::StatusOr<cosimo::v1::Scenario> scenario = cosimo::LoadScenarioFile(scenario_path);
+    absl::StatusOr<cosimo::v1::Scenario> scenario = IsSsp(scenario_path)
+                                                        ? ImportForRun(scenario_path, ssp)
+                                                        : cosimo::LoadScenarioFile(scenario_path);
     if (!scenario.ok()) return Fail(scenario.status(), 2);
     if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
     if (run->parsed()) {

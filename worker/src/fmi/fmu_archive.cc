@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 
 namespace cosimo::worker::fmi {
 namespace {
@@ -47,18 +46,6 @@ absl::StatusOr<std::string> MakeTempDir() {
 UnpackedFmu::~UnpackedFmu() {
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
-}
-
-bool IsSafeEntryName(const std::string& name) {
-  if (name.empty() || name.front() == '/' || name.find('\\') != std::string::npos ||
-      name.find('\0') != std::string::npos) {
-    return false;
-  }
-  if (name.size() >= 2 && name[1] == ':') return false;  // "C:..."
-  for (absl::string_view part : absl::StrSplit(name, '/')) {
-    if (part == "..") return false;
-  }
-  return true;
 }
 
 absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_path,

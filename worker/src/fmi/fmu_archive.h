@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "cosimo/common/archive_names.h"
 
 namespace cosimo::worker::fmi {
 
@@ -39,7 +40,6 @@ class UnpackedFmu {
 [[nodiscard]] absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(
     const std::string& fmu_path, const UnpackLimits& limits = UnpackLimits());
 
-// True when `name` (a zip entry name) stays inside the extraction folder.
-bool IsSafeEntryName(const std::string& name);
+using cosimo::IsSafeEntryName;  // cosimo/common/archive_names.h
 
 }  // namespace cosimo::worker::fmi

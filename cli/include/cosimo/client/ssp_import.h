@@ -1,0 +1,41 @@
+// Import of a System Structure and Parameterization (SSP 1.0) system into a Cosimo scenario: the
+// ecosystem's standard system description (DESIGN section 6). An `.ssp` is a zip archive with a
+// `SystemStructure.ssd` and the FMUs and parameter files it names (under `resources/`); an
+// `.ssd` may also be given alone, its sources then relative to its folder.
+//
+// What is imported: every FMU component of the system (a unit each, its name made a valid unit
+// name), their connections (start -> end; from output to input), parameter values bound inline
+// (`ssv:ParameterSet`) or from `.ssv` files, with a binding's `prefix`, and on the system (names
+// "<component>.<variable>"), and `DefaultExperiment` for the start and stop times. SSP describes
+// no master algorithm: the scenario gets JACOBI with `step_size` from the options (default: a
+// thousandth of the run) for the user to edit. Refused with an error naming the element: nested
+// systems and SSD components, connections to the system's own connectors, connection
+// transformations and unit conversions, parameter mappings, enumeration parameters.
+//
+// Thread safety: none needed (functions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/v1/scenario.pb.h"
+
+namespace cosimo::client {
+
+struct SspImportOptions {
+  // Where the archive's FMUs are extracted (created if needed); unused for an .ssd.
+  std::string resources_dir;
+  double step_size = 0.0;  // > 0: the scenario's algorithm.step_size; 0: (stop - start) / 1000
+  double stop_time = 0.0;  // > 0: overrides DefaultExperiment's stopTime
+};
+
+struct SspImport {
+  v1::Scenario scenario;             // FMU paths absolute
+  std::vector<std::string> notices;  // renamed units, the chosen step, for the user
+};
+
+[[nodiscard]] absl::StatusOr<SspImport> ImportSsp(const std::string& path,
+                                                  const SspImportOptions& options);
+
+}  // namespace cosimo::client

@@ -1,0 +1,278 @@
+// SSP import (cosimo/client/ssp_import.h): an .ssp archive (made with `zip`) of two test FMUs
+// with inline, file and system parameter bindings, the errors for what is not supported, and
+// `cosimo import` / `cosimo run SYSTEM.ssp` against the same system written as a scenario.
+#include "cosimo/client/ssp_import.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cosimo/common/scenario.h"
+#include "tests/integration/process.h"
+
+namespace cosimo {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BinDir;
+using ::testing::HasSubstr;
+using testing::Process;
+using testing::ReadFile;
+
+std::string Fmu(const std::string& name) {
+  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
+}
+
+void Write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// Two mass-spring-dampers pulling on each other: "msd A".x -> msd2.F and msd2.x -> "msd A".F,
+// the second connection written from its input end (the connector kinds say which is which).
+std::string Ssd(
+    const std::string& elements_extra = "", const std::string& connections_extra = "",
+    const std::string& experiment = R"(<ssd:DefaultExperiment startTime="0" stopTime="5"/>)") {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription version="1.0" name="two-masses"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+    xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues">
+  <ssd:System name="root">
+    <ssd:Elements>
+      <ssd:Component name="msd A" source="resources/msd.fmu" type="application/x-fmu-sharedlibrary">
+        <ssd:Connectors>
+          <ssd:Connector name="x" kind="output"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="F" kind="input"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding>
+            <ssd:ParameterValues>
+              <ssv:ParameterSet version="1.0" name="a">
+                <ssv:Parameters>
+                  <ssv:Parameter name="m"><ssv:Real value="2"/></ssv:Parameter>
+                  <ssv:Parameter name="x"><ssv:Real value="1"/></ssv:Parameter>
+                  <ssv:Parameter name="damping"><ssv:Boolean value="false"/></ssv:Parameter>
+                  <ssv:Parameter name="label"><ssv:String value="left"/></ssv:Parameter>
+                </ssv:Parameters>
+              </ssv:ParameterSet>
+            </ssd:ParameterValues>
+          </ssd:ParameterBinding>
+        </ssd:ParameterBindings>
+      </ssd:Component>
+      <ssd:Component name="msd2" source="resources/other/msd2.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="x" kind="output"/>
+          <ssd:Connector name="F" kind="input"/>
+        </ssd:Connectors>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding source="resources/msd2.ssv"/>
+        </ssd:ParameterBindings>
+      </ssd:Component>)" +
+         elements_extra + R"(
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startElement="msd A" startConnector="x" endElement="msd2" endConnector="F"/>
+      <ssd:Connection startElement="msd A" startConnector="F" endElement="msd2" endConnector="x"/>)" +
+         connections_extra + R"(
+    </ssd:Connections>
+    <ssd:ParameterBindings>
+      <ssd:ParameterBinding>
+        <ssd:ParameterValues>
+          <ssv:ParameterSet version="1.0" name="system">
+            <ssv:Parameters>
+              <ssv:Parameter name="msd2.cf"><ssv:Real value="0.25"/></ssv:Parameter>
+            </ssv:Parameters>
+          </ssv:ParameterSet>
+        </ssd:ParameterValues>
+      </ssd:ParameterBinding>
+    </ssd:ParameterBindings>
+  </ssd:System>
+  )" + experiment +
+         R"(
+</ssd:SystemStructureDescription>
+)";
+}
+
+constexpr const char* kMsd2Ssv = R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssv:ParameterSet version="1.0" name="msd2"
+    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues">
+  <ssv:Parameters>
+    <ssv:Parameter name="c"><ssv:Real value="3"/></ssv:Parameter>
+    <ssv:Parameter name="x"><ssv:Real value="-0.5"/></ssv:Parameter>
+  </ssv:Parameters>
+</ssv:ParameterSet>
+)";
+
+class SspTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir("cosimo-ssp");
+    fs::create_directories(dir_ + "/system/resources/other");
+    fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/msd.fmu");
+    fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/other/msd2.fmu");
+    Write(dir_ + "/system/resources/msd2.ssv", kMsd2Ssv);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // The system as an archive.
+  std::string Pack(const std::string& ssd) {
+    Write(dir_ + "/system/SystemStructure.ssd", ssd);
+    const std::string ssp = dir_ + "/two.ssp";
+    fs::remove(ssp);
+    const std::string command = "cd " + dir_ + "/system && zip -q -r " + ssp +
+                                " SystemStructure.ssd resources > " + dir_ + "/zip.log 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << ReadFile(dir_ + "/zip.log");
+    return ssp;
+  }
+
+  // The system as a lone .ssd beside its resources.
+  std::string Loose(const std::string& ssd) {
+    Write(dir_ + "/system/two.ssd", ssd);
+    return dir_ + "/system/two.ssd";
+  }
+
+  std::string dir_;
+};
+
+TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
+  client::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Pack(Ssd()), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const v1::Scenario& s = imported->scenario;
+  EXPECT_EQ(s.name(), "two-masses");
+  EXPECT_EQ(s.start_time(), 0.0);
+  EXPECT_EQ(s.stop_time(), 5.0);
+  ASSERT_EQ(s.units_size(), 2);
+  EXPECT_EQ(s.units(0).name(), "msd_A");
+  EXPECT_EQ(s.units(1).name(), "msd2");
+  // The FMUs are extracted byte for byte.
+  EXPECT_EQ(s.units(0).fmu().path(), dir_ + "/out/resources/msd.fmu");
+  EXPECT_EQ(ReadFile(s.units(1).fmu().path()), ReadFile(Fmu("fmi2_msd")));
+  const auto& a = s.units(0).parameters();
+  EXPECT_EQ(a.at("m").number_value(), 2.0);
+  EXPECT_EQ(a.at("x").number_value(), 1.0);
+  EXPECT_FALSE(a.at("damping").bool_value());
+  EXPECT_EQ(a.at("damping").kind_case(), google::protobuf::Value::kBoolValue);
+  EXPECT_EQ(a.at("label").string_value(), "left");
+  const auto& b = s.units(1).parameters();
+  EXPECT_EQ(b.at("c").number_value(), 3.0);    // from resources/msd2.ssv
+  EXPECT_EQ(b.at("x").number_value(), -0.5);   // from resources/msd2.ssv
+  EXPECT_EQ(b.at("cf").number_value(), 0.25);  // bound on the system as "msd2.cf"
+  ASSERT_EQ(s.connections_size(), 2);
+  EXPECT_EQ(s.connections(0).from(), "msd_A.x");
+  EXPECT_EQ(s.connections(0).to(), "msd2.F");
+  EXPECT_EQ(s.connections(1).from(), "msd2.x");  // turned round: from output to input
+  EXPECT_EQ(s.connections(1).to(), "msd_A.F");
+  EXPECT_EQ(s.algorithm().kind(), v1::Algorithm::JACOBI);
+  EXPECT_DOUBLE_EQ(s.algorithm().step_size(), 0.005);
+  EXPECT_THAT(imported->notices, ::testing::Contains(HasSubstr("'msd A' is unit 'msd_A'")));
+  EXPECT_TRUE(ValidateScenario(s).ok()) << ValidateScenario(s);
+
+  // The same system as a lone .ssd: the FMUs stay where they are.
+  options.step_size = 0.01;
+  imported = client::ImportSsp(Loose(Ssd()), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->scenario.units(1).fmu().path(), dir_ + "/system/resources/other/msd2.fmu");
+  EXPECT_EQ(imported->scenario.algorithm().step_size(), 0.01);
+}
+
+TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
+  struct Case {
+    std::string ssd;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {Ssd(R"(
+      <ssd:System name="inner"/>)"),
+       "element 'inner' is an ssd:System; only FMU components are supported"},
+      {Ssd("", R"(
+      <ssd:Connection startConnector="in" endElement="msd2" endConnector="F"/>)"),
+       "uses a connector of the system itself"},
+      {Ssd("", R"(
+      <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="F">
+        <ssc:LinearTransformation factor="2"/>
+      </ssd:Connection>)"),
+       "ssc:LinearTransformation is not supported"},
+      {Ssd("", R"(
+      <ssd:Connection startElement="msd2" startConnector="x" endElement="ghost" endConnector="u"/>)"),
+       "no component 'ghost'"},
+      {Ssd(R"(
+      <ssd:Component name="c3" source="resources/missing.fmu"/>)"),
+       "component 'c3', source 'resources/missing.fmu'"},
+      {Ssd(R"(
+      <ssd:Component name="msd_A" source="resources/msd.fmu"/>)"),
+       "makes the unit name 'msd_A', which another component has already"},
+      {Ssd("", "", ""), "no DefaultExperiment with a stopTime; give the stop time (--stop-time)"},
+      {"<ssd:SystemStructureDescription>\n  <ssd:System>\n</ssd:SystemStructureDescription>",
+       "line 3: not well-formed XML"},
+  };
+  client::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  for (const Case& c : cases) {
+    absl::StatusOr<client::SspImport> imported = client::ImportSsp(Loose(c.ssd), options);
+    ASSERT_FALSE(imported.ok()) << c.expected;
+    EXPECT_THAT(std::string(imported.status().message()), HasSubstr(c.expected));
+    EXPECT_THAT(std::string(imported.status().message()), HasSubstr("two.ssd"));
+  }
+  // Enumeration values, with the line of the value.
+  std::string enumeration = Ssd();
+  const std::string label = R"(<ssv:String value="left"/>)";
+  enumeration.replace(enumeration.find(label), label.size(), R"(<ssv:Enumeration value="L"/>)");
+  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Loose(enumeration), options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(
+      std::string(imported.status().message()),
+      HasSubstr("two.ssd line 21: parameter 'label': Enumeration values are not supported"));
+  // An archive without its SystemStructure.ssd.
+  const std::string ssp = Pack(Ssd());
+  std::system(("cd " + dir_ + " && zip -q -d " + ssp + " SystemStructure.ssd").c_str());
+  imported = client::ImportSsp(ssp, options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(std::string(imported.status().message()), HasSubstr("no SystemStructure.ssd"));
+}
+
+// `cosimo import` then `cosimo run` of its scenario, and `cosimo run SYSTEM.ssp`, give the
+// results of the same system written as a scenario by hand.
+TEST_F(SspTest, ImportedSystemRunsLikeTheSameScenarioWrittenByHand) {
+  const std::string ssp = Pack(Ssd());
+  Process import({BinDir() + "/cosimo", "import", ssp, "--out", dir_ + "/imported/two.json",
+                  "--step-size", "0.01"},
+                 dir_ + "/import.log");
+  ASSERT_EQ(import.Wait(std::chrono::seconds(60)), 0) << import.log();
+  EXPECT_THAT(import.log(), HasSubstr("scenario written to"));
+  const std::string json = ReadFile(dir_ + "/imported/two.json");
+  EXPECT_THAT(json, HasSubstr("\"two_resources/resources/msd.fmu\""));  // relative to the JSON
+
+  const std::string by_hand = R"({"name": "two-masses", "start_time": 0, "stop_time": 5,
+    "units": [
+      {"name": "msd_A", "fmu": {"path": ")" +
+                              Fmu("fmi2_msd") + R"("},
+       "parameters": {"m": 2, "x": 1, "damping": false, "label": "left"}},
+      {"name": "msd2", "fmu": {"path": ")" +
+                              Fmu("fmi2_msd") + R"("},
+       "parameters": {"c": 3, "x": -0.5, "cf": 0.25}} ],
+    "connections": [ {"from": "msd_A.x", "to": "msd2.F"}, {"from": "msd2.x", "to": "msd_A.F"} ],
+    "algorithm": {"kind": "JACOBI", "step_size": 0.01}})";
+  Write(dir_ + "/by_hand.json", by_hand);
+
+  auto run = [&](const std::vector<std::string>& args, const std::string& out) {
+    std::vector<std::string> argv = {BinDir() + "/cosimo", "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--out", dir_ + "/" + out});
+    Process p(argv, dir_ + "/" + out + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(120)), 0) << p.log();
+    return ReadFile(dir_ + "/" + out);
+  };
+  const std::string reference = run({dir_ + "/by_hand.json"}, "by_hand.csv");
+  ASSERT_EQ(std::count(reference.begin(), reference.end(), '\n'), 1 + 501);
+  EXPECT_EQ(run({dir_ + "/imported/two.json"}, "imported.csv"), reference);
+  EXPECT_EQ(run({ssp, "--step-size", "0.01"}, "direct.csv"), reference);
+}
+
+}  // namespace
+}  // namespace cosimo
