@@ -137,12 +137,14 @@ class HostProxy final : public UnitProxy {
   absl::Status status_;
 };
 
-// A scalar unit x' = a x + b u, y = c x + d u, integrated with fine RK4 on each step, with
-// configurable capabilities. Counts its steps.
+// A scalar unit x' = a x + b u + q x^3, y = c x + d u, integrated with fine RK4 on each step,
+// with configurable capabilities (its Jacobians are exact at the linearisation point). Counts its
+// steps.
 class FakeUnit final : public worker::Unit {
  public:
   struct Config {
     double a = -1.0, b = 1.0, c = 1.0, d = 0.0, x0 = 0.0;
+    double q = 0.0;  // cubic term: nonlinear when non-zero
     bool has_input = true;
     double reject_above = std::numeric_limits<double>::infinity();  // steps longer are rejected
     Capabilities capabilities;
@@ -168,8 +170,7 @@ class FakeUnit final : public worker::Unit {
   absl::Status Evaluate(const Eigen::VectorXd& u, OutputsReply* reply) override {
     const double uu = u.size() > 0 ? u[0] : 0.0;
     reply->outputs = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * uu);
-    reply->derivatives =
-        Eigen::VectorXd::Constant(1, config_.c * (config_.a * x_ + config_.b * uu));
+    reply->derivatives = Eigen::VectorXd::Constant(1, config_.c * Rate(x_, uu));
     reply->recorded.assign(recorded_, x_);
     return absl::OkStatus();
   }
@@ -186,7 +187,7 @@ class FakeUnit final : public worker::Unit {
       for (int k = 0; k < r.inputs.order(); ++k, p *= s) v += r.inputs.coefficients(0, k) * p;
       return v;
     };
-    auto f = [&](double s, double x) { return config_.a * x + config_.b * input(s); };
+    auto f = [&](double s, double x) { return Rate(x, input(s)); };
     const int n = 200;
     const double h = r.step / n;
     double x = x_;
@@ -203,8 +204,7 @@ class FakeUnit final : public worker::Unit {
     reply->message.clear();
     reply->end_time = t_;
     reply->outputs = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * u_end);
-    reply->derivatives =
-        Eigen::VectorXd::Constant(1, config_.c * (config_.a * x_ + config_.b * u_end));
+    reply->derivatives = Eigen::VectorXd::Constant(1, config_.c * Rate(x_, u_end));
     reply->recorded.assign(recorded_, x_);
   }
   struct Snapshot : worker::UnitSnapshot {
@@ -232,10 +232,10 @@ class FakeUnit final : public worker::Unit {
     const int m = config_.has_input ? 1 : 0;
     lin.x = Eigen::VectorXd::Constant(1, x_);
     if (description_.capabilities.provides_state_derivatives) {
-      lin.xdot = Eigen::VectorXd::Constant(1, config_.a * x_ + config_.b * uu);
+      lin.xdot = Eigen::VectorXd::Constant(1, Rate(x_, uu));
     }
     lin.y = Eigen::VectorXd::Constant(1, config_.c * x_ + config_.d * uu);
-    lin.A = Eigen::MatrixXd::Constant(1, 1, config_.a);
+    lin.A = Eigen::MatrixXd::Constant(1, 1, config_.a + 3.0 * config_.q * x_ * x_);
     lin.B = Eigen::MatrixXd::Constant(1, m, config_.b);
     lin.C = Eigen::MatrixXd::Constant(1, 1, config_.c);
     lin.D = Eigen::MatrixXd::Constant(1, m, config_.d);
@@ -245,6 +245,10 @@ class FakeUnit final : public worker::Unit {
   int steps = 0;
 
  private:
+  double Rate(double x, double u) const {
+    return config_.a * x + config_.b * u + config_.q * x * x * x;
+  }
+
   Config config_;
   UnitDescription description_;
   double t_ = 0.0, x_ = 0.0;
