@@ -135,6 +135,30 @@ class SspSource {
   std::unique_ptr<zip_t, ZipCloser> archive_;
 };
 
+// An SSP `source` is a URI reference relative to the SSD: percent-decoded and normalised
+// ("./resources/my%20model.fmu" is "resources/my model.fmu"). Absolute URIs are refused.
+absl::StatusOr<std::string> SourcePath(const std::string& uri) {
+  const size_t colon = uri.find(':');
+  if (colon != std::string::npos && uri.find('/') > colon) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", uri, "' is an absolute URI; only references relative to the SSD are supported"));
+  }
+  std::string decoded;
+  for (size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] != '%') {
+      decoded += uri[i];
+      continue;
+    }
+    if (i + 2 >= uri.size() || std::isxdigit(static_cast<unsigned char>(uri[i + 1])) == 0 ||
+        std::isxdigit(static_cast<unsigned char>(uri[i + 2])) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("'", uri, "' has a malformed %-escape"));
+    }
+    decoded += static_cast<char>(std::stoi(uri.substr(i + 1, 2), nullptr, 16));
+    i += 2;
+  }
+  return fs::path(decoded).lexically_normal().generic_string();
+}
+
 // SSP documents qualify their elements with namespace prefixes (ssd:, ssv:, ssc:), whatever
 // prefix a tool chose: elements are matched by their local name.
 const char* LocalName(const pugi::xml_node& node) {
@@ -341,7 +365,8 @@ class Importer {
                                              "' (unit names are [A-Za-z0-9_])"));
       }
       element_units_[name] = unit;
-      absl::StatusOr<std::string> path = source_.Materialize(source, options_.resources_dir);
+      absl::StatusOr<std::string> path = SourcePath(source);
+      if (path.ok()) path = source_.Materialize(*path, options_.resources_dir);
       if (!path.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
                                                        "', source '", source,
@@ -381,7 +406,8 @@ class Importer {
         }
         XmlFile ssv;
         ssv.name = source;
-        absl::StatusOr<std::string> text = source_.Read(source);
+        absl::StatusOr<std::string> text = SourcePath(source);
+        if (text.ok()) text = source_.Read(*text);
         if (!text.ok()) {
           return absl::InvalidArgumentError(absl::StrCat(file.Where(binding),
                                                          ": parameter binding source '", source,

@@ -31,8 +31,9 @@ void Write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-// Two mass-spring-dampers pulling on each other: "msd A".x -> msd2.F and msd2.x -> "msd A".F,
-// the second connection written from its input end (the connector kinds say which is which).
+// Two mass-spring-dampers pulling on each other (the second FMU's source percent-encoded): "msd
+// A".x -> msd2.F and msd2.x -> "msd A".F, the second connection written from its input end (the
+// connector kinds say which is which).
 std::string Ssd(
     const std::string& elements_extra = "", const std::string& connections_extra = "",
     const std::string& experiment = R"(<ssd:DefaultExperiment startTime="0" stopTime="5"/>)") {
@@ -63,13 +64,13 @@ std::string Ssd(
           </ssd:ParameterBinding>
         </ssd:ParameterBindings>
       </ssd:Component>
-      <ssd:Component name="msd2" source="resources/other/msd2.fmu">
+      <ssd:Component name="msd2" source="resources/other/msd%202.fmu">
         <ssd:Connectors>
           <ssd:Connector name="x" kind="output"/>
           <ssd:Connector name="F" kind="input"/>
         </ssd:Connectors>
         <ssd:ParameterBindings>
-          <ssd:ParameterBinding source="resources/msd2.ssv"/>
+          <ssd:ParameterBinding source="./resources/msd2.ssv"/>
         </ssd:ParameterBindings>
       </ssd:Component>)" +
          elements_extra + R"(
@@ -113,7 +114,7 @@ class SspTest : public ::testing::Test {
     dir_ = testing::TempDir("cosimo-ssp");
     fs::create_directories(dir_ + "/system/resources/other");
     fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/msd.fmu");
-    fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/other/msd2.fmu");
+    fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/other/msd 2.fmu");
     Write(dir_ + "/system/resources/msd2.ssv", kMsd2Ssv);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -177,7 +178,7 @@ TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
   options.step_size = 0.01;
   imported = client::ImportSsp(Loose(Ssd()), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
-  EXPECT_EQ(imported->scenario.units(1).fmu().path(), dir_ + "/system/resources/other/msd2.fmu");
+  EXPECT_EQ(imported->scenario.units(1).fmu().path(), dir_ + "/system/resources/other/msd 2.fmu");
   EXPECT_EQ(imported->scenario.algorithm().step_size(), 0.01);
 }
 
@@ -207,6 +208,9 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
       {Ssd(R"(
       <ssd:Component name="msd_A" source="resources/msd.fmu"/>)"),
        "makes the unit name 'msd_A', which another component has already"},
+      {Ssd(R"(
+      <ssd:Component name="c4" source="file:///tmp/x.fmu"/>)"),
+       "is an absolute URI; only references relative to the SSD are supported"},
       {Ssd("", "", ""), "no DefaultExperiment with a stopTime; give the stop time (--stop-time)"},
       {"<ssd:SystemStructureDescription>\n  <ssd:System>\n</ssd:SystemStructureDescription>",
        "line 3: not well-formed XML"},
