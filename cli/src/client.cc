@@ -168,6 +168,15 @@ absl::StatusOr<v1::JobStatus> Client::Cancel(const std::string& job_id) {
   return response.status();
 }
 
+absl::Status Client::Delete(const std::string& job_id) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::DeleteJobRequest request;
+  request.set_job_id(job_id);
+  v1::DeleteJobResponse response;
+  return Rpc(jobs_->DeleteJob(&context, request, &response), "delete", target_);
+}
+
 absl::StatusOr<std::vector<v1::JobStatus>> Client::List() {
   grpc::ClientContext context;
   SetDeadline(&context);

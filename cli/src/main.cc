@@ -3,6 +3,7 @@
 //   cosimo import SYSTEM.ssp [--out scenario.json] [--step-size H] [--stop-time T]
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
+//   cosimo delete JOB
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted.
@@ -168,6 +169,9 @@ int main(int argc, char** argv) {
   add_orchestrator(cancel);
   CLI::App* list = app.add_subcommand("list", "list the orchestrator's jobs");
   add_orchestrator(list);
+  CLI::App* remove = app.add_subcommand("delete", "forget a finished job and its results");
+  remove->add_option("job", job_id, "job id")->required();
+  add_orchestrator(remove);
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   CLI11_PARSE(app, argc, argv);
@@ -258,6 +262,11 @@ int main(int argc, char** argv) {
     absl::StatusOr<cosimo::v1::JobStatus> s = client.Cancel(job_id);
     if (!s.ok()) return Fail(s.status());
     std::cout << s->job_id() << " " << cosimo::v1::JobState_Name(s->state()) << "\n";
+    return 0;
+  }
+  if (remove->parsed()) {
+    if (absl::Status s = client.Delete(job_id); !s.ok()) return Fail(s);
+    std::cout << job_id << " deleted\n";
     return 0;
   }
   if (list->parsed()) {

@@ -380,6 +380,19 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
   }
 }
 
+absl::Status JobManager::Delete(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_ptr<Job> job = Find(job_id);
+  if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  if (!IsFinished(job->status.state())) {
+    return absl::FailedPreconditionError(
+        "job " + job_id + " is " + v1::JobState_Name(job->status.state()) + ": cancel it first");
+  }
+  if (absl::Status s = store_->Delete(job_id); !s.ok()) return s;
+  jobs_.erase(job_id);
+  return absl::OkStatus();
+}
+
 std::vector<v1::JobStatus> JobManager::List() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<v1::JobStatus> out;

@@ -38,6 +38,8 @@ class JobManager {
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
   std::vector<v1::JobStatus> List() const;
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
+  // Forgets a finished job (record and results); a queued or running one is refused.
+  [[nodiscard]] absl::Status Delete(const std::string& job_id);
 
   // Waits until the job's status changed after `*version` (or `timeout` passed), then returns
   // it and updates `*version`. `*version` 0 returns at once.

@@ -107,6 +107,26 @@ absl::Status JobStore::UpdateStatus(const v1::JobStatus& status) {
   return absl::OkStatus();
 }
 
+absl::Status JobStore::Delete(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
+  for (const char* sql : {"DELETE FROM results WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
+    Statement s;
+    if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK) {
+      (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return Error("prepare delete");
+    }
+    sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s.stmt) != SQLITE_DONE) {
+      absl::Status error = Error("delete job " + job_id);
+      (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return error;
+    }
+  }
+  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("commit");
+  return absl::OkStatus();
+}
+
 absl::Status JobStore::PutResults(const std::string& job_id, const StoredResults& results) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;

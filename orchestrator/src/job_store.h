@@ -36,6 +36,8 @@ class JobStore {
   [[nodiscard]] absl::Status PutResults(const std::string& job_id, const StoredResults& results);
   [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll();
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id);
+  // Removes the job's record and results (nothing to remove is not an error).
+  [[nodiscard]] absl::Status Delete(const std::string& job_id);
 
  private:
   explicit JobStore(sqlite3* db) : db_(db) {}

@@ -92,6 +92,13 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status JobServiceImpl::DeleteJob(grpc::ServerContext* context,
+                                       const v1::DeleteJobRequest* request,
+                                       v1::DeleteJobResponse* /*response*/) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
+  return ToGrpcStatus(jobs_->Delete(request->job_id()));
+}
+
 // ----- ArtifactService ------------------------------------------------------------------------
 
 grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext* context,

@@ -29,6 +29,8 @@ class JobServiceImpl final : public v1::JobService::Service {
                         v1::ListJobsResponse* response) override;
   grpc::Status GetResults(grpc::ServerContext* context, const v1::GetResultsRequest* request,
                           grpc::ServerWriter<v1::ResultsChunk>* writer) override;
+  grpc::Status DeleteJob(grpc::ServerContext* context, const v1::DeleteJobRequest* request,
+                         v1::DeleteJobResponse* response) override;
 
  private:
   JobManager* jobs_;

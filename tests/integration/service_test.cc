@@ -147,6 +147,44 @@ TEST_F(DurableTest, FinishedJobsSurviveARestart) {
   EXPECT_THAT(failed->message(), HasSubstr("nope"));
 }
 
+// Deleting forgets a finished job and its results, also across a restart; a running job is
+// refused until canceled.
+TEST_F(DurableTest, DeletedJobsAreGoneAndRunningOnesAreRefused) {
+  StartWorkers(2);
+  std::string kept, deleted;
+  {
+    client::Client client(orchestrator_->address());
+    ASSERT_EQ(RunJob(client, CarScenario(0.1), &kept).state(), v1::SUCCEEDED);
+    ASSERT_EQ(RunJob(client, CarScenario(0.1), &deleted).state(), v1::SUCCEEDED);
+    ASSERT_TRUE(client.Delete(deleted).ok());
+    EXPECT_EQ(client.Get(deleted).status().code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(client.Results(deleted).status().code(), absl::StatusCode::kNotFound);
+    absl::Status again = client.Delete(deleted);
+    EXPECT_EQ(again.code(), absl::StatusCode::kNotFound) << again;
+    EXPECT_THAT(std::string(again.message()), HasSubstr(deleted));
+
+    absl::StatusOr<std::string> running = client.Submit(LongCar());
+    ASSERT_TRUE(running.ok());
+    ASSERT_TRUE(WaitForState(client, *running, v1::RUNNING, std::chrono::seconds(20)));
+    absl::Status refused = client.Delete(*running);
+    EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+    EXPECT_THAT(std::string(refused.message()), HasSubstr("RUNNING: cancel it first"));
+    ASSERT_TRUE(client.Cancel(*running).ok());
+    ASSERT_TRUE(WaitForState(client, *running, v1::CANCELED, std::chrono::seconds(10)));
+    EXPECT_TRUE(client.Delete(*running).ok());
+  }
+  orchestrator_->process().Stop();
+  OrchestratorProcess restarted(dir_, {"--data-dir", data_dir_});
+  ASSERT_GT(restarted.port(), 0);
+  client::Client client(restarted.address());
+  absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].job_id(), kept);
+  EXPECT_TRUE(client.Results(kept).ok());
+  EXPECT_EQ(client.Get(deleted).status().code(), absl::StatusCode::kNotFound);
+}
+
 // A job running when the orchestrator dies is marked failed, with the reason, on restart.
 TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
   StartWorkers(2);

@@ -47,6 +47,36 @@ TEST(JobStoreTest, ResultsKeepTypesAndStrings) {
   std::filesystem::remove(path);
 }
 
+TEST(JobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
+  const std::string path = TempPath("delete.db");
+  std::filesystem::remove(path);
+  StoredResults results;
+  results.columns = {"time"};
+  results.types = {ValueType::kReal};
+  results.values = {0.0};
+  {
+    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    for (const char* id : {"job-1", "job-2"}) {
+      v1::JobStatus status;
+      status.set_job_id(id);
+      ASSERT_TRUE((*store)->Put(status, v1::Scenario()).ok());
+      ASSERT_TRUE((*store)->PutResults(id, results).ok());
+    }
+    ASSERT_TRUE((*store)->Delete("job-1").ok());
+    ASSERT_TRUE((*store)->Delete("job-unknown").ok());  // nothing to remove
+  }
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::vector<StoredJob>> jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].status.job_id(), "job-2");
+  EXPECT_FALSE((*store)->LoadResults("job-1").ok());
+  EXPECT_TRUE((*store)->LoadResults("job-2").ok());
+  std::filesystem::remove(path);
+}
+
 TEST(JobStoreTest, OpensAStoreWrittenBeforeStringColumns) {
   const std::string path = TempPath("old.db");
   std::filesystem::remove(path);
