@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev
-  iproute2 procps python3 python3-yaml clang-format
+  iproute2 procps python3 python3-yaml python3-grpcio clang-format
 )
 
 missing=()

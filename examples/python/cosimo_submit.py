@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Submit a scenario to a Cosimo orchestrator from Python, follow it, and write its results.
+
+What `cosimo submit SCENARIO.json --wait` and `cosimo results` do, with nothing but gRPC:
+the Python stubs are generated from the project's proto/ files by Debian's protoc and
+grpc_python_plugin (packages protobuf-compiler, protobuf-compiler-grpc, python3-grpcio).
+
+    python3 examples/python/cosimo_submit.py examples/car.json --orchestrator localhost:7700 \
+        --out car.csv [--tls-ca cert.pem --token-file token]
+
+Prints the job id first, then progress lines on standard error; exits 0 only if the job
+succeeded. FMU and table paths are uploaded (by SHA-256) as the CLI does.
+"""
+
+import argparse
+import atexit
+import hashlib
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PROTO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto")
+CHUNK = 1 << 20
+
+
+def load_stubs():
+    """Generates the cosimo.v1 Python modules into a temporary folder and imports them."""
+    out = tempfile.mkdtemp(prefix="cosimo-py-")
+    atexit.register(shutil.rmtree, out, True)
+    protos = [os.path.join("cosimo", "v1", f) for f in
+              ("scenario.proto", "job_service.proto", "artifact_service.proto")]
+    subprocess.run(["protoc", "-I", PROTO_DIR, "--python_out", out, "--grpc_python_out", out,
+                    "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] + protos,
+                   check=True)
+    sys.path.insert(0, out)
+    names = ("scenario_pb2", "job_service_pb2", "job_service_pb2_grpc",
+             "artifact_service_pb2", "artifact_service_pb2_grpc")
+    return {n: importlib.import_module("cosimo.v1." + n) for n in names}
+
+
+def channel(args):
+    import grpc
+    options = [("grpc.max_receive_message_length", 64 << 20)]
+    if not args.tls_ca:
+        if args.token_file:
+            sys.exit("cosimo_submit: --token-file needs --tls-ca (the token is only sent over TLS)")
+        return grpc.insecure_channel(args.orchestrator, options=options)
+    with open(args.tls_ca, "rb") as f:
+        credentials = grpc.ssl_channel_credentials(root_certificates=f.read())
+    if args.token_file:
+        with open(args.token_file) as f:
+            token = f.read().strip()
+        credentials = grpc.composite_channel_credentials(
+            credentials, grpc.access_token_call_credentials(token))
+    return grpc.secure_channel(args.orchestrator, credentials, options=options)
+
+
+def upload(stubs, artifacts, path):
+    """Uploads one file unless the orchestrator has it; returns its digest."""
+    pb = stubs["artifact_service_pb2"]
+    with open(path, "rb") as f:
+        data = f.read()
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    if artifacts.Stat(pb.StatRequest(digest=digest)).stored:
+        return digest
+
+    def chunks():
+        first = pb.UploadChunk(digest=digest, size=len(data), file_name=os.path.basename(path))
+        for offset in range(0, max(len(data), 1), CHUNK):
+            chunk = first if offset == 0 else pb.UploadChunk()
+            chunk.data = data[offset:offset + CHUNK]
+            yield chunk
+
+    return artifacts.Upload(chunks()).digest
+
+
+def csv_text(text):
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def write_csv(stubs, header, rows, path):
+    """The CSV `cosimo results` writes: %.17g numbers, true/false, quoted strings."""
+    scenario_pb2 = stubs["scenario_pb2"]
+    width = len(header.columns)
+    types = list(header.column_types) or [scenario_pb2.REAL] * width
+    texts_per_row = sum(1 for t in types if t == scenario_pb2.STRING)
+    with open(path, "w", newline="") as out:
+        out.write(",".join(csv_text(c) for c in header.columns) + "\n")
+        values = [v for r in rows for v in r.values]
+        strings = [s for r in rows for s in r.strings]
+        for row in range(len(values) // width if width else 0):
+            cells = []
+            text = row * texts_per_row
+            for c in range(width):
+                v = values[row * width + c]
+                if types[c] == scenario_pb2.BOOLEAN:
+                    cells.append("true" if v != 0.0 else "false")
+                elif types[c] == scenario_pb2.STRING:
+                    cells.append(csv_text(strings[text]) if text < len(strings) else "")
+                    text += 1
+                else:
+                    cells.append("%.17g" % v)
+            out.write(",".join(cells) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenario", help="scenario JSON file")
+    parser.add_argument("--orchestrator",
+                        default=os.environ.get("COSIMO_ORCHESTRATOR") or "localhost:7700")
+    parser.add_argument("--out", default="results.csv", help="results CSV")
+    parser.add_argument("--tls-ca", default=os.environ.get("COSIMO_TLS_CA"))
+    parser.add_argument("--token-file", default=os.environ.get("COSIMO_TOKEN_FILE"))
+    args = parser.parse_args()
+
+    stubs = load_stubs()
+    from google.protobuf import json_format
+    scenario = stubs["scenario_pb2"].Scenario()
+    with open(args.scenario) as f:
+        json_format.Parse(f.read(), scenario)
+
+    ch = channel(args)
+    jobs = stubs["job_service_pb2_grpc"].JobServiceStub(ch)
+    artifacts = stubs["artifact_service_pb2_grpc"].ArtifactServiceStub(ch)
+    base = os.path.dirname(os.path.abspath(args.scenario))
+    for unit in scenario.units:
+        model = unit.fmu if unit.HasField("fmu") else unit.table if unit.HasField("table") else None
+        if model is not None and model.path and not model.digest:
+            model.digest = upload(stubs, artifacts, os.path.join(base, model.path))
+
+    pb = stubs["job_service_pb2"]
+    job_id = jobs.SubmitJob(pb.SubmitJobRequest(scenario=scenario)).job_id
+    print(job_id, flush=True)
+    status = None
+    for status in jobs.WatchJob(pb.WatchJobRequest(job_id=job_id, min_interval_ms=200)):
+        print("%s %s t=%g/%g steps=%d" % (job_id, pb.JobState.Name(status.state), status.time,
+                                         status.stop_time, status.steps_accepted),
+              file=sys.stderr)
+    if status is None or status.state != pb.SUCCEEDED:
+        sys.exit("cosimo_submit: job %s %s: %s" % (
+            job_id, pb.JobState.Name(status.state) if status else "lost", status.message if status else ""))
+
+    header, rows = None, []
+    for chunk in jobs.GetResults(pb.GetResultsRequest(job_id=job_id)):
+        if chunk.HasField("header"):
+            header = chunk.header
+        else:
+            rows.append(chunk.rows)
+    write_csv(stubs, header, rows, args.out)
+    print("results written to %s" % args.out, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
