@@ -2,8 +2,14 @@
 //
 // Baseline and subject alternate in rounds (ping-pong, run, ping-pong, run, ...) so that a
 // compiler starting on the other core slows both alike; every figure is a ratio of medians.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +19,7 @@
 #include "bench/ping_pong.h"
 #include "bench/scenarios.h"
 #include "bench/step_timer.h"
+#include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 
 namespace cosimo::bench {
@@ -38,6 +45,41 @@ absl::Status TimeRun(WorkerCluster& cluster, const v1::Scenario& scenario, int s
   if (iterations != nullptr) *iterations += timer.iterations();
   if (elapsed_ns != nullptr) *elapsed_ns += timer.elapsed_ns();
   return absl::OkStatus();
+}
+
+// Wall time in us of one `cosimo run` of the 2-unit ring with `steps` steps: the whole process
+// (an embedded orchestrator, its worker processes, the job, the results CSV), as a user runs it.
+absl::StatusOr<double> TimeCosimoRun(const std::string& cosimo, int steps, const std::string& log) {
+  namespace fs = std::filesystem;
+  const std::string dir =
+      fs::temp_directory_path() / ("cosimo-bench-run-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string scenario = dir + "/ring.json";
+  std::ofstream(scenario) << ScenarioToJson(RingScenario(2, steps));
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) return absl::ResourceExhaustedError("fork failed");
+  if (pid == 0) {
+    FILE* out = std::fopen(log.c_str(), "a");
+    if (out != nullptr) {
+      dup2(fileno(out), 1);
+      dup2(fileno(out), 2);
+    }
+    const std::string csv = dir + "/ring.csv";
+    execl(cosimo.c_str(), cosimo.c_str(), "run", scenario.c_str(), "--out", csv.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::InternalError(absl::StrCat("'", cosimo, " run' failed (see ", log, ")"));
+  }
+  return us;
 }
 
 // "CPU 180.5 us (orchestrator 112.5, workers 68.0), thread runs 4.29 orchestrator + 2.17
@@ -167,6 +209,29 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
     variant("fig1.single_poller_2",
             "the same fanned out to 2 peers (a Jacobi step's messages, no master) / raw ping-pong",
             fan_out, " (rounds of one command to each peer and both replies)");
+  }
+
+  // ---- fig1.embedded: what `cosimo run` costs per step, the whole program (JobManager, the
+  // in-process client, results): the marginal time of 3N steps over N, so that starting the
+  // processes cancels out. Alternating pairs, the median of the differences.
+  const std::string cosimo =
+      (std::filesystem::path(options.worker_binary).parent_path() / "cosimo").string();
+  if (per_round > 0 && access(cosimo.c_str(), X_OK) == 0) {
+    const int n = smoke ? 200 : 20000;
+    std::vector<double> marginal;
+    for (int r = 0; r < (smoke ? 1 : 3); ++r) {
+      COSIMO_ASSIGN_OR_RETURN(const double short_us, TimeCosimoRun(cosimo, n, log));
+      COSIMO_ASSIGN_OR_RETURN(const double long_us, TimeCosimoRun(cosimo, 3 * n, log));
+      marginal.push_back((long_us - short_us) / (2.0 * n) * kNsPerUs);
+    }
+    const double embedded_us = Median(marginal) / kNsPerUs;
+    report->Add({"fig1.embedded",
+                 "`cosimo run` of the 2-unit ring, marginal time per step / raw round trip",
+                 embedded_us, rtt_us, "us", embedded_us / rtt_us, "", true,
+                 absl::StrCat(marginal.size(), " pairs of runs of ", n, " and ", 3 * n,
+                              " steps (whole processes: embedded orchestrator and JobManager, "
+                              "2 worker processes, the results CSV); fig1's step is ",
+                              Fixed(step_us, 1), " us")});
   }
 
   // ---- Figure 2: scaling. The 2-unit case runs first and last; its median is the baseline.
