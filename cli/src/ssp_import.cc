@@ -228,7 +228,10 @@ absl::StatusOr<google::protobuf::Value> ParameterValue(const XmlFile& file,
     if (typed.type() != pugi::node_element) continue;
     const std::string kind = LocalName(typed);
     const pugi::xml_attribute v = typed.attribute("value");
-    if (kind == "Real" || kind == "Integer") {
+    // SSP 1.0 types, and SSP 2.0's Float64/Int32/UInt8 and the like.
+    const bool numeric = kind == "Real" || kind == "Integer" || kind.rfind("Float", 0) == 0 ||
+                         kind.rfind("Int", 0) == 0 || kind.rfind("UInt", 0) == 0;
+    if (numeric) {
       if (!v) break;
       char* end = nullptr;
       const double number = std::strtod(v.value(), &end);

@@ -103,7 +103,7 @@ constexpr const char* kMsd2Ssv = R"(<?xml version="1.0" encoding="UTF-8"?>
     xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues">
   <ssv:Parameters>
     <ssv:Parameter name="c"><ssv:Real value="3"/></ssv:Parameter>
-    <ssv:Parameter name="x"><ssv:Real value="-0.5"/></ssv:Parameter>
+    <ssv:Parameter name="x"><ssv:Float64 value="-0.5"/></ssv:Parameter>
   </ssv:Parameters>
 </ssv:ParameterSet>
 )";
@@ -162,7 +162,7 @@ TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
   EXPECT_EQ(a.at("label").string_value(), "left");
   const auto& b = s.units(1).parameters();
   EXPECT_EQ(b.at("c").number_value(), 3.0);    // from resources/msd2.ssv
-  EXPECT_EQ(b.at("x").number_value(), -0.5);   // from resources/msd2.ssv
+  EXPECT_EQ(b.at("x").number_value(), -0.5);   // from resources/msd2.ssv (an SSP 2.0 type)
   EXPECT_EQ(b.at("cf").number_value(), 0.25);  // bound on the system as "msd2.cf"
   ASSERT_EQ(s.connections_size(), 2);
   EXPECT_EQ(s.connections(0).from(), "msd_A.x");
