@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -67,7 +68,7 @@ class SecuredTest : public testing::DistributedTest {
   std::string certs_;
 };
 
-TEST_F(SecuredTest, JobRunsOverTlsWithTheTokenAndHealthNeedsNone) {
+TEST_F(SecuredTest, JobsRunOverTlsWithTheTokenAndHealthNeedsNone) {
   StartWorkers(2, WorkerArgs(certs_ + "/token"));
   client::Client client(orchestrator_->address(), std::chrono::seconds(30),
                         Credentials(certs_ + "/token"));
@@ -77,10 +78,14 @@ TEST_F(SecuredTest, JobRunsOverTlsWithTheTokenAndHealthNeedsNone) {
   absl::StatusOr<client::JobResults> results = client.Results(id);
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_GT(results->rows(), 100u);
-  // Artifacts go through the same check.
-  WriteText(certs_ + "/artifact.txt", "an artifact\n");
-  absl::StatusOr<std::string> digest = client.Upload(certs_ + "/artifact.txt");
-  EXPECT_TRUE(digest.ok()) << digest.status();
+  // Artifacts go through the same check: the client uploads an FMU, a worker fetches it.
+  absl::StatusOr<v1::Scenario> fmu = ParseScenarioJson(R"({"name": "msd", "stop_time": 1,
+    "units": [ {"name": "msd", "fmu": {"path": ")" + std::string(COSIMO_BINARY_DIR) +
+                                                       R"(/fmus/fmi2_msd.fmu"}} ],
+    "algorithm": {"step_size": 0.01}})");
+  ASSERT_TRUE(fmu.ok()) << fmu.status();
+  const v1::JobStatus fmu_status = RunJob(client, *fmu, &id);
+  EXPECT_EQ(fmu_status.state(), v1::SUCCEEDED) << fmu_status.message();
 
   // Health probes carry no token.
   auto channel = grpc::CreateChannel(orchestrator_->address(), Credentials(""));
