@@ -378,6 +378,19 @@ class Importer {
       v1::Unit* u = out_->scenario.add_units();
       u->set_name(unit);
       u->mutable_fmu()->set_path(*path);
+      // An FMU runs as Model Exchange when its unit has a solver (docs/fmi.md).
+      const std::string implementation = element.attribute("implementation").value();
+      if (implementation == "ModelExchange") {
+        u->mutable_solver()->set_method(v1::Solver::CVODE);
+        out_->notices.push_back(absl::StrCat("component '", name,
+                                             "' runs as Model Exchange, integrated by CVODE "
+                                             "(edit its solver to change)"));
+      } else if (!implementation.empty() && implementation != "CoSimulation" &&
+                 implementation != "any") {
+        return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
+                                                       "' has implementation '", implementation,
+                                                       "' (CoSimulation, ModelExchange or any)"));
+      }
       units_by_name_[unit] = u;
       for (pugi::xml_node connector : Children(Child(element, "Connectors"), "Connector")) {
         kinds_[{name, connector.attribute("name").value()}] = connector.attribute("kind").value();

@@ -180,6 +180,18 @@ TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->scenario.units(1).fmu().path(), dir_ + "/system/resources/other/msd 2.fmu");
   EXPECT_EQ(imported->scenario.algorithm().step_size(), 0.01);
+  EXPECT_FALSE(imported->scenario.units(1).has_solver());
+
+  // implementation="ModelExchange": the unit gets a solver, which makes it Model Exchange.
+  std::string me = Ssd();
+  const std::string component = R"(<ssd:Component name="msd2")";
+  me.replace(me.find(component), component.size(),
+             R"(<ssd:Component name="msd2" implementation="ModelExchange")");
+  imported = client::ImportSsp(Loose(me), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->scenario.units(1).solver().method(), v1::Solver::CVODE);
+  EXPECT_FALSE(imported->scenario.units(0).has_solver());
+  EXPECT_THAT(imported->notices, ::testing::Contains(HasSubstr("'msd2' runs as Model Exchange")));
 }
 
 TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
