@@ -24,6 +24,7 @@ import tempfile
 
 PROTO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "proto")
 CHUNK = 1 << 20
+CALL_TIMEOUT = 30.0  # s, for every call but the job's watch (as long as the job) and results
 
 
 def load_stubs():
@@ -64,7 +65,7 @@ def upload(stubs, artifacts, path):
     with open(path, "rb") as f:
         data = f.read()
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    if artifacts.Stat(pb.StatRequest(digest=digest)).stored:
+    if artifacts.Stat(pb.StatRequest(digest=digest), timeout=CALL_TIMEOUT).stored:
         return digest
 
     def chunks():
@@ -74,7 +75,8 @@ def upload(stubs, artifacts, path):
             chunk.data = data[offset:offset + CHUNK]
             yield chunk
 
-    return artifacts.Upload(chunks()).digest
+    # At least 10 MB/s, as the CLI allows.
+    return artifacts.Upload(chunks(), timeout=CALL_TIMEOUT + len(data) / 10e6).digest
 
 
 def csv_text(text):
@@ -134,7 +136,7 @@ def main():
             model.digest = upload(stubs, artifacts, os.path.join(base, model.path))
 
     pb = stubs["job_service_pb2"]
-    job_id = jobs.SubmitJob(pb.SubmitJobRequest(scenario=scenario)).job_id
+    job_id = jobs.SubmitJob(pb.SubmitJobRequest(scenario=scenario), timeout=CALL_TIMEOUT).job_id
     print(job_id, flush=True)
     status = None
     for status in jobs.WatchJob(pb.WatchJobRequest(job_id=job_id, min_interval_ms=200)):
