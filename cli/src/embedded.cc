@@ -142,6 +142,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     // in gRPC. Cancel on request; notice workers that die before attaching.
     absl::StatusOr<v1::JobStatus> final_status = absl::UnknownError("not watched");
     bool cancel_sent = false;
+    // The job waits while its workers start: that is shown only if it lasts.
+    const auto submitted = std::chrono::steady_clock::now();
     while (true) {
       if (!cancel_sent && options.cancel != nullptr && options.cancel->load()) {
         (void)client.Cancel(*job);
@@ -149,8 +151,10 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
       }
       final_status = client.Get(*job);
       if (!final_status.ok()) break;
-      if (options.on_update) options.on_update(*final_status);
       const v1::JobState state = final_status->state();
+      const bool starting = state == v1::QUEUED &&
+                            std::chrono::steady_clock::now() - submitted < std::chrono::seconds(3);
+      if (options.on_update && !starting) options.on_update(*final_status);
       if (state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELED) break;
       if (state == v1::QUEUED && !cancel_sent) {
         if (std::string exited = workers.Exited(); !exited.empty()) {
