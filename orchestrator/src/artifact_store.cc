@@ -57,4 +57,14 @@ absl::Status ArtifactStore::Commit(const std::string& temp_path, const std::stri
   return absl::OkStatus();
 }
 
+absl::Status ArtifactStore::Remove(const std::string& digest) {
+  if (!IsValidDigest(digest)) {
+    return absl::InvalidArgumentError("artifact digest '" + digest + "' is not sha256:<hex>");
+  }
+  std::error_code ec;
+  std::filesystem::remove(PathOf(digest), ec);
+  if (ec) return absl::InternalError("cannot remove artifact " + digest + ": " + ec.message());
+  return absl::OkStatus();
+}
+
 }  // namespace cosimo::orchestrator

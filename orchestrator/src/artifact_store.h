@@ -21,6 +21,8 @@ class ArtifactStore {
   std::string TemporaryPath() const;
   // Moves a completed upload at `temp_path` into place after checking its digest.
   [[nodiscard]] absl::Status Commit(const std::string& temp_path, const std::string& digest);
+  // Removes a stored artifact (an open Fetch keeps reading it); nothing stored is not an error.
+  [[nodiscard]] absl::Status Remove(const std::string& digest);
 
  private:
   std::string dir_;

@@ -390,6 +390,24 @@ absl::Status JobManager::Delete(const std::string& job_id) {
   }
   if (absl::Status s = store_->Delete(job_id); !s.ok()) return s;
   jobs_.erase(job_id);
+  for (const v1::Unit& unit : job->scenario.units()) {
+    const std::string& digest = unit.has_fmu()     ? unit.fmu().digest()
+                                : unit.has_table() ? unit.table().digest()
+                                                   : std::string();
+    if (digest.empty() || !artifacts_->Has(digest)) continue;
+    const bool named = std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+      for (const v1::Unit& u : entry.second->scenario.units()) {
+        if (u.fmu().digest() == digest || u.table().digest() == digest) return true;
+      }
+      return false;
+    });
+    if (named) continue;
+    if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
+      spdlog::warn("job {} deleted, but {}", job_id, s.message());
+    } else {
+      spdlog::info("artifact {} removed: no job names it any more", digest);
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -38,7 +38,10 @@ class JobManager {
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
   std::vector<v1::JobStatus> List() const;
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
-  // Forgets a finished job (record and results); a queued or running one is refused.
+  // Forgets a finished job (record and results) and removes the artifacts that no other job
+  // names; a queued or running one is refused. An artifact uploaded for a job not submitted yet
+  // is only named once that job is: submitting it after such a removal fails naming the
+  // artifact, and uploading again mends it (the CLI uploads right before it submits).
   [[nodiscard]] absl::Status Delete(const std::string& job_id);
 
   // Waits until the job's status changed after `*version` (or `timeout` passed), then returns

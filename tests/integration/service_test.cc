@@ -14,6 +14,7 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <grpcpp/generic/generic_stub.h>
 #include "cosimo/common/digest.h"
+#include "cosimo/common/scenario.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "tests/integration/fixture.h"
 
@@ -183,6 +184,46 @@ TEST_F(DurableTest, DeletedJobsAreGoneAndRunningOnesAreRefused) {
   EXPECT_EQ((*jobs)[0].job_id(), kept);
   EXPECT_TRUE(client.Results(kept).ok());
   EXPECT_EQ(client.Get(deleted).status().code(), absl::StatusCode::kNotFound);
+}
+
+// Deleting the last job that names an artifact removes the artifact; while another job names
+// it, it stays.
+TEST_F(DistributedTest, DeletingTheLastJobThatNamesAnArtifactRemovesIt) {
+  StartWorkers(1);
+  std::filesystem::copy_file(std::string(COSIMO_BINARY_DIR) + "/fmus/fmi2_msd.fmu",
+                             dir_ + "/msd.fmu");
+  absl::StatusOr<v1::Scenario> scenario = ParseScenarioJson(R"({"name": "msd", "stop_time": 0.1,
+    "units": [ {"name": "msd", "fmu": {"path": ")" + dir_ + R"(/msd.fmu"}} ],
+    "algorithm": {"step_size": 0.01}})");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  absl::StatusOr<std::string> digest = DigestOfFile(dir_ + "/msd.fmu");
+  ASSERT_TRUE(digest.ok());
+  client::Client client(orchestrator_->address());
+  std::string first, second;
+  ASSERT_EQ(RunJob(client, *scenario, &first).state(), v1::SUCCEEDED);
+  ASSERT_EQ(RunJob(client, *scenario, &second).state(), v1::SUCCEEDED);
+
+  auto stub = v1::ArtifactService::NewStub(
+      grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials()));
+  auto stored = [&] {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::StatRequest request;
+    request.set_digest(*digest);
+    v1::StatResponse response;
+    EXPECT_TRUE(stub->Stat(&context, request, &response).ok());
+    return response.stored();
+  };
+  ASSERT_TRUE(stored());
+  ASSERT_TRUE(client.Delete(first).ok());
+  EXPECT_TRUE(stored()) << "the second job still names it";
+  ASSERT_TRUE(client.Delete(second).ok());
+  EXPECT_FALSE(stored());
+  EXPECT_THAT(orchestrator_->process().log(), HasSubstr("artifact " + *digest + " removed"));
+  // Submitting again uploads it again.
+  std::string third;
+  EXPECT_EQ(RunJob(client, *scenario, &third).state(), v1::SUCCEEDED);
+  EXPECT_TRUE(stored());
 }
 
 // A job running when the orchestrator dies is marked failed, with the reason, on restart.
