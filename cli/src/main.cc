@@ -78,7 +78,7 @@ bool IsSsp(const std::string& path) {
 }
 
 // An .ssp or .ssd as a scenario (cosimo/client/ssp_import.h); notices go to stderr.
-absl::StatusOr<cosimo::v1::Scenario> ImportForRun(const std::string& path,
+absl::StatusOr<cosimo::v1::Scenario> ImportSystem(const std::string& path,
                                                   const cosimo::client::SspImportOptions& options) {
   absl::StatusOr<cosimo::client::SspImport> imported = cosimo::client::ImportSsp(path, options);
   if (!imported.ok()) return imported.status();
@@ -90,6 +90,8 @@ absl::StatusOr<cosimo::v1::Scenario> ImportForRun(const std::string& path,
 absl::Status WriteScenario(cosimo::v1::Scenario scenario, const std::string& out) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::absolute(out).parent_path();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
   for (cosimo::v1::Unit& unit : *scenario.mutable_units()) {
     if (!unit.has_fmu()) continue;
     unit.mutable_fmu()->set_path(
@@ -194,7 +196,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path out_path(import_out);
     ssp.resources_dir =
         (out_path.parent_path() / (out_path.stem().string() + "_resources")).string();
-    absl::StatusOr<cosimo::v1::Scenario> scenario = ImportForRun(scenario_path, ssp);
+    absl::StatusOr<cosimo::v1::Scenario> scenario = ImportSystem(scenario_path, ssp);
     if (!scenario.ok()) return Fail(scenario.status(), 2);
     if (absl::Status s = WriteScenario(*scenario, import_out); !s.ok()) return Fail(s);
     std::cerr << "scenario written to " << import_out << " (" << scenario->units_size()
@@ -220,7 +222,7 @@ int main(int argc, char** argv) {
   }
   if (run->parsed() || submit->parsed()) {
     absl::StatusOr<cosimo::v1::Scenario> scenario = IsSsp(scenario_path)
-                                                        ? ImportForRun(scenario_path, ssp)
+                                                        ? ImportSystem(scenario_path, ssp)
                                                         : cosimo::LoadScenarioFile(scenario_path);
     if (!scenario.ok()) return Fail(scenario.status(), 2);
     if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
