@@ -20,8 +20,9 @@ absl::StatusOr<std::string> ReadCredentialFile(const std::string& path, const st
                            text.back() == '\t')) {
     text.pop_back();
   }
-  if (text.empty())
+  if (text.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(flag, ": '", path, "' is empty"));
+  }
   return text;
 }
 
