@@ -26,6 +26,24 @@ absl::StatusOr<std::string> ReadCredentialFile(const std::string& path, const st
   return text;
 }
 
+namespace {
+
+// Reads a PEM file and checks it holds a `what` block ("CERTIFICATE", "PRIVATE KEY"), so that a
+// wrong file is named here rather than by a failed TLS handshake.
+absl::StatusOr<std::string> ReadPem(const std::string& path, const std::string& flag,
+                                    const std::string& what) {
+  absl::StatusOr<std::string> text = ReadCredentialFile(path, flag);
+  if (!text.ok()) return text.status();
+  if (text->find("-----BEGIN ") == std::string::npos ||
+      text->find(what + "-----") == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": '", path, "' holds no PEM ", what,
+                                                   " (-----BEGIN ... ", what, "-----)"));
+  }
+  return *text + "\n";
+}
+
+}  // namespace
+
 ClientSecurity ClientSecurityFromEnvironment() {
   ClientSecurity security;
   if (const char* ca = std::getenv("COSIMO_TLS_CA"); ca != nullptr) security.tls_ca_file = ca;
@@ -45,10 +63,10 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
     }
     return grpc::InsecureChannelCredentials();
   }
-  absl::StatusOr<std::string> roots = ReadCredentialFile(security.tls_ca_file, "--tls-ca");
+  absl::StatusOr<std::string> roots = ReadPem(security.tls_ca_file, "--tls-ca", "CERTIFICATE");
   if (!roots.ok()) return roots.status();
   grpc::SslCredentialsOptions options;
-  options.pem_root_certs = *roots + "\n";
+  options.pem_root_certs = *roots;
   std::shared_ptr<grpc::ChannelCredentials> tls = grpc::SslCredentials(options);
   if (security.token_file.empty()) return tls;
   absl::StatusOr<std::string> token = ReadCredentialFile(security.token_file, "--token-file");
@@ -63,12 +81,12 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
     return absl::InvalidArgumentError(
         "--tls-cert and --tls-key go together: give the certificate chain and its private key");
   }
-  absl::StatusOr<std::string> cert = ReadCredentialFile(cert_file, "--tls-cert");
+  absl::StatusOr<std::string> cert = ReadPem(cert_file, "--tls-cert", "CERTIFICATE");
   if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadCredentialFile(key_file, "--tls-key");
+  absl::StatusOr<std::string> key = ReadPem(key_file, "--tls-key", "PRIVATE KEY");
   if (!key.ok()) return key.status();
   grpc::SslServerCredentialsOptions options;
-  options.pem_key_cert_pairs.push_back({*key + "\n", *cert + "\n"});
+  options.pem_key_cert_pairs.push_back({*key, *cert});
   return grpc::SslServerCredentials(options);
 }
 

@@ -156,6 +156,15 @@ TEST(SecurityFlagsTest, TokenWithoutTlsIsRefusedByEveryBinary) {
               dir + "/cli.log");
   EXPECT_EQ(cli.Wait(std::chrono::seconds(20)), 2) << cli.log();
   EXPECT_NE(cli.log().find("--tls-ca: cannot read"), std::string::npos) << cli.log();
+
+  // A file that is not PEM is named before any handshake.
+  Process garbage({BinDir() + "/cosimo-orchestrator", "--listen", "127.0.0.1:0", "--tls-cert",
+                   dir + "/token", "--tls-key", dir + "/token"},
+                  dir + "/garbage.log");
+  EXPECT_EQ(garbage.Wait(std::chrono::seconds(20)), 1) << garbage.log();
+  EXPECT_NE(garbage.log().find("--tls-cert: '" + dir + "/token' holds no PEM CERTIFICATE"),
+            std::string::npos)
+      << garbage.log();
 }
 
 }  // namespace
