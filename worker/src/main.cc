@@ -23,6 +23,10 @@ int main(int argc, char** argv) {
   app.add_option("--label", options.labels, "worker label units can be pinned to (repeatable)");
   app.add_option("--host", options.host, "host name to report (default: this machine's)");
   app.add_option("--cache-dir", options.cache_dir, "artifact cache directory");
+  uint64_t cache_max_mb = options.cache_max_bytes >> 20;
+  app.add_option("--cache-max-mb", cache_max_mb,
+                 "artifact cache limit, MiB: the least recently used artifacts go")
+      ->capture_default_str();
   options.security = cosimo::ClientSecurityFromEnvironment();
   app.add_option("--tls-ca", options.security.tls_ca_file,
                  "dial TLS, trusting the PEM certificates in this file (default: $COSIMO_TLS_CA)");
@@ -36,6 +40,7 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   CLI11_PARSE(app, argc, argv);
+  options.cache_max_bytes = cache_max_mb << 20;
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [worker %P] [%l] %v");
 

@@ -16,6 +16,7 @@
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
+#include "cosimo/worker/artifact_cache.h"
 #include "cosimo/worker/unit_factory.h"
 #include "cosimo/worker/unit_host.h"
 
@@ -42,15 +43,19 @@ std::string DefaultCacheDir() {
 }
 
 // Fetches an artifact by digest into the cache (verified, written atomically); a cached copy is
-// used as it is.
+// used as it is. Either counts as a use; after a fetch the cache is kept within `max_bytes`.
 absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& channel,
-                                          const std::string& digest, const std::string& cache_dir) {
+                                          const std::string& digest, const std::string& cache_dir,
+                                          uint64_t max_bytes) {
   if (!IsValidDigest(digest)) {
     return absl::InvalidArgumentError("artifact digest '" + digest + "' is not sha256:<hex>");
   }
   const fs::path path = fs::path(cache_dir) / (digest.substr(7) + ".bin");
   std::error_code ec;
-  if (fs::exists(path, ec)) return path.string();
+  if (fs::exists(path, ec)) {
+    TouchCacheEntry(path.string());
+    return path.string();
+  }
   fs::create_directories(cache_dir, ec);
   const fs::path partial = path.string() + ".part." + std::to_string(getpid());
   auto stub = v1::ArtifactService::NewStub(channel);
@@ -79,6 +84,9 @@ absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& 
   }
   fs::rename(partial, path, ec);
   if (ec) return absl::InternalError("cannot store artifact in cache: " + ec.message());
+  for (const std::string& removed : EvictCacheEntries(cache_dir, max_bytes, path.string())) {
+    spdlog::info("cache over {} MiB: removed the least recently used {}", max_bytes >> 20, removed);
+  }
   return path.string();
 }
 
@@ -205,7 +213,8 @@ class WorkerClient::Session {
     if (unit.has_table()) digest = unit.table().digest();
     if (!digest.empty() && load.artifact_path().empty()) {
       absl::StatusOr<std::string> path = FetchArtifact(
-          channel_, digest, options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir);
+          channel_, digest, options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
+          options_.cache_max_bytes);
       if (!path.ok()) {
         ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
         return;

@@ -22,7 +22,9 @@ struct WorkerOptions {
   std::string orchestrator = "localhost:7700";  // HOST:PORT
   std::vector<std::string> labels;              // matched against Unit.worker_label
   std::string host;                             // reported host name; default gethostname()
-  std::string cache_dir;     // artifact cache; default $XDG_CACHE_HOME/cosimo or ~/.cache/cosimo
+  std::string cache_dir;  // artifact cache; default $XDG_CACHE_HOME/cosimo or ~/.cache/cosimo
+  // The cache's size limit (cosimo/worker/artifact_cache.h): least recently used artifacts go.
+  uint64_t cache_max_bytes = uint64_t{20} << 30;
   int reconnect_ms = 1000;   // wait between connection attempts, ms
   bool once = false;         // exit when the first stream ends instead of reconnecting
   int protocol_version = 1;  // only tests change this (to check the refusal)
