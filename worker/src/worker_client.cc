@@ -329,9 +329,9 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
     return absl::UnavailableError(
         options_.security.tls_ca_file.empty()
-            ? "cannot connect (does the orchestrator serve TLS? then give --tls-ca)"
-            : "cannot connect over TLS (does the orchestrator serve TLS, with a certificate "
-              "that --tls-ca signs and that names this address?)");
+            ? "cannot connect (is it running? if it serves TLS, give --tls-ca)"
+            : "cannot connect over TLS (is it running, serving TLS with a certificate that "
+              "--tls-ca signs and that names this address?)");
   }
   auto stub = v1::WorkerService::NewStub(channel);
   grpc::ClientContext context;
