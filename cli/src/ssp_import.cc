@@ -1,7 +1,5 @@
 #include "cosimo/client/ssp_import.h"
 
-#include <zip.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -16,19 +14,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/archive_names.h"
+#include "cosimo/common/zip_archive.h"
 
 namespace cosimo::client {
 namespace fs = std::filesystem;
 namespace {
-
-struct ZipCloser {
-  void operator()(zip_t* archive) const {
-    if (archive != nullptr) zip_discard(archive);
-  }
-};
-struct ZipFileCloser {
-  void operator()(zip_file_t* file) const { zip_fclose(file); }
-};
 
 // The files of an SSP: entries of its archive, or files beside an .ssd.
 class SspSource {
@@ -43,12 +33,8 @@ class SspSource {
     int error = 0;
     source.archive_.reset(zip_open(path.c_str(), ZIP_RDONLY, &error));
     if (source.archive_ == nullptr) {
-      zip_error_t z;
-      zip_error_init_with_code(&z, error);
-      const std::string text = zip_error_strerror(&z);
-      zip_error_fini(&z);
       return absl::InvalidArgumentError(
-          absl::StrCat("SSP '", path, "': cannot open as a zip archive: ", text));
+          absl::StrCat("SSP '", path, "': cannot open as a zip archive: ", ZipErrorText(error)));
     }
     return source;
   }
@@ -112,7 +98,7 @@ class SspSource {
       return absl::InvalidArgumentError(
           absl::StrCat("'", name, "' is not a relative path inside the archive"));
     }
-    std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen(archive_.get(), name.c_str(), 0));
+    ZipEntry file(zip_fopen(archive_.get(), name.c_str(), 0));
     if (file == nullptr) {
       return absl::NotFoundError(absl::StrCat("the archive has no entry '", name, "'"));
     }
@@ -132,7 +118,7 @@ class SspSource {
 
   std::string path_;
   fs::path dir_;
-  std::unique_ptr<zip_t, ZipCloser> archive_;
+  ZipArchive archive_;
 };
 
 // An SSP `source` is a URI reference relative to the SSD: percent-decoded and normalised

@@ -1,7 +1,6 @@
 #include "worker/src/fmi/fmu_archive.h"
 
 #include <sys/stat.h>
-#include <zip.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -9,25 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/zip_archive.h"
 
 namespace cosimo::worker::fmi {
 namespace {
-
-std::string ZipErrorText(int code) {
-  zip_error_t error;
-  zip_error_init_with_code(&error, code);
-  std::string text = zip_error_strerror(&error);
-  zip_error_fini(&error);
-  return text;
-}
-
-// Closes the archive without writing anything back.
-struct ZipCloser {
-  void operator()(zip_t* archive) const { zip_discard(archive); }
-};
-struct ZipFileCloser {
-  void operator()(zip_file_t* file) const { zip_fclose(file); }
-};
 
 absl::StatusOr<std::string> MakeTempDir() {
   const char* tmp = std::getenv("TMPDIR");
@@ -52,7 +36,7 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
                                                        const UnpackLimits& limits) {
   const std::string where = absl::StrCat("FMU archive '", fmu_path, "'");
   int error_code = 0;
-  std::unique_ptr<zip_t, ZipCloser> archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
+  ZipArchive archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
   if (archive == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": cannot open as a zip archive: ", ZipErrorText(error_code)));
@@ -119,7 +103,7 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
       return absl::InternalError(
           absl::StrCat(where, ": cannot create the folder of '", name, "': ", ec.message()));
     }
-    std::unique_ptr<zip_file_t, ZipFileCloser> file(zip_fopen_index(archive.get(), i, 0));
+    ZipEntry file(zip_fopen_index(archive.get(), i, 0));
     if (file == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": cannot read entry '", name, "': ", zip_strerror(archive.get())));
