@@ -9,7 +9,6 @@
 #include <map>
 #include <memory>
 #include <pugixml.hpp>
-#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -48,8 +47,9 @@ class SspSource {
   absl::StatusOr<std::string> Read(const std::string& name) const {
     if (!archived()) {
       std::ifstream in(dir_ / name, std::ios::binary);
-      if (!in)
+      if (!in) {
         return absl::NotFoundError(absl::StrCat("cannot read '", (dir_ / name).string(), "'"));
+      }
       std::stringstream s;
       s << in.rdbuf();
       return s.str();
@@ -174,24 +174,20 @@ struct XmlFile {
   std::string text;
   pugi::xml_document doc;
 
-  std::string Where(const pugi::xml_node& node) const {
-    const auto offset = static_cast<size_t>(std::max<ptrdiff_t>(0, node.offset_debug()));
-    const auto line =
-        1 + std::count(text.begin(), text.begin() + std::min(offset, text.size()), '\n');
-    return absl::StrCat(name, " line ", line);
+  std::string Where(const pugi::xml_node& node) const { return At(node.offset_debug()); }
+
+  // "name line N" for a byte offset into `text` (< 0: its start).
+  std::string At(ptrdiff_t offset) const {
+    const size_t end = std::min(static_cast<size_t>(std::max<ptrdiff_t>(0, offset)), text.size());
+    return absl::StrCat(name, " line ", 1 + std::count(text.begin(), text.begin() + end, '\n'));
   }
 };
 
 absl::Status ParseXml(XmlFile* file) {
   const pugi::xml_parse_result parsed = file->doc.load_buffer(file->text.data(), file->text.size());
   if (!parsed) {
-    const auto line =
-        1 + std::count(file->text.begin(),
-                       file->text.begin() +
-                           std::min<size_t>(static_cast<size_t>(parsed.offset), file->text.size()),
-                       '\n');
     return absl::InvalidArgumentError(
-        absl::StrCat(file->name, " line ", line, ": not well-formed XML: ", parsed.description()));
+        absl::StrCat(file->At(parsed.offset), ": not well-formed XML: ", parsed.description()));
   }
   return absl::OkStatus();
 }
@@ -284,7 +280,7 @@ class Importer {
                                              : system.attribute("name").value());
     if (absl::Status s = Experiment(root); !s.ok()) return s;
     if (absl::Status s = Components(system); !s.ok()) return s;
-    if (absl::Status s = SystemParameters(system); !s.ok()) return s;
+    if (absl::Status s = Bindings(ssd_, system, nullptr); !s.ok()) return s;
     if (absl::Status s = Connections(system); !s.ok()) return s;
     v1::Algorithm* algorithm = scenario.mutable_algorithm();
     algorithm->set_kind(v1::Algorithm::JACOBI);
@@ -344,7 +340,9 @@ class Importer {
             absl::StrCat(ssd_.Where(element), ": component '", name, "' has no source"));
       }
       const std::string unit = UnitName(name);
-      if (!units_.insert(unit).second) {
+      const auto& units = out_->scenario.units();
+      if (std::any_of(units.begin(), units.end(),
+                      [&](const v1::Unit& u) { return u.name() == unit; })) {
         return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
                                                        "' makes the unit name '", unit,
                                                        "', which another component has already"));
@@ -353,7 +351,6 @@ class Importer {
         out_->notices.push_back(absl::StrCat("component '", name, "' is unit '", unit,
                                              "' (unit names are [A-Za-z0-9_])"));
       }
-      element_units_[name] = unit;
       absl::StatusOr<std::string> path = SourcePath(source);
       if (path.ok()) path = source_.Materialize(*path, options_.resources_dir);
       if (!path.ok()) {
@@ -377,7 +374,7 @@ class Importer {
                                                        "' has implementation '", implementation,
                                                        "' (CoSimulation, ModelExchange or any)"));
       }
-      units_by_name_[unit] = u;
+      element_units_[name] = u;
       for (pugi::xml_node connector : Children(Child(element, "Connectors"), "Connector")) {
         kinds_[{name, connector.attribute("name").value()}] = connector.attribute("kind").value();
       }
@@ -451,16 +448,12 @@ class Importer {
               absl::StrCat(file.Where(parameter), ": system parameter '", name,
                            "' names no component (expected \"<component>.<variable>\")"));
         }
-        target = units_by_name_[it->second];
+        target = it->second;
         variable = name.substr(dot + 1);
       }
       (*target->mutable_parameters())[variable] = *std::move(value);
     }
     return absl::OkStatus();
-  }
-
-  absl::Status SystemParameters(const pugi::xml_node& system) {
-    return Bindings(ssd_, system, nullptr);
   }
 
   absl::Status Connections(const pugi::xml_node& system) {
@@ -497,8 +490,8 @@ class Importer {
         std::swap(start, end);
       }
       v1::Connection* connection = out_->scenario.add_connections();
-      connection->set_from(absl::StrCat(element_units_[start_element], ".", start));
-      connection->set_to(absl::StrCat(element_units_[end_element], ".", end));
+      connection->set_from(absl::StrCat(element_units_[start_element]->name(), ".", start));
+      connection->set_to(absl::StrCat(element_units_[end_element]->name(), ".", end));
     }
     return absl::OkStatus();
   }
@@ -507,9 +500,7 @@ class Importer {
   const SspImportOptions& options_;
   SspImport* out_;
   XmlFile ssd_;
-  std::set<std::string> units_;
-  std::map<std::string, std::string> element_units_;  // SSP element name -> unit name
-  std::map<std::string, v1::Unit*> units_by_name_;
+  std::map<std::string, v1::Unit*> element_units_;  // SSP element name -> its unit
   std::map<std::pair<std::string, std::string>, std::string> kinds_;  // connector kinds
 };
 
