@@ -2,7 +2,6 @@
 //
 // Baseline and subject alternate in rounds (ping-pong, run, ping-pong, run, ...) so that a
 // compiler starting on the other core slows both alike; every figure is a ratio of medians.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,26 +56,13 @@ absl::StatusOr<double> TimeCosimoRun(const std::string& cosimo, int steps, const
   const std::string scenario = dir + "/ring.json";
   std::ofstream(scenario) << ScenarioToJson(RingScenario(2, steps));
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) return absl::ResourceExhaustedError("fork failed");
-  if (pid == 0) {
-    FILE* out = std::fopen(log.c_str(), "a");
-    if (out != nullptr) {
-      dup2(fileno(out), 1);
-      dup2(fileno(out), 2);
-    }
-    const std::string csv = dir + "/ring.csv";
-    execl(cosimo.c_str(), cosimo.c_str(), "run", scenario.c_str(), "--out", csv.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
+  ChildProcess run({cosimo, "run", scenario, "--out", dir + "/ring.csv"}, log);
+  const int code = run.Wait();
   const double us =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
   std::error_code ignored;
   fs::remove_all(dir, ignored);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (code != 0) {
     return absl::InternalError(absl::StrCat("'", cosimo, " run' failed (see ", log, ")"));
   }
   return us;
