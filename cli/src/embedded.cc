@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cosimo/client/client.h"
+#include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
@@ -155,7 +156,7 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
       const bool starting = state == v1::QUEUED &&
                             std::chrono::steady_clock::now() - submitted < std::chrono::seconds(3);
       if (options.on_update && !starting) options.on_update(*final_status);
-      if (state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELED) break;
+      if (IsFinished(state)) break;
       if (state == v1::QUEUED && !cancel_sent) {
         if (std::string exited = workers.Exited(); !exited.empty()) {
           spdlog::error("{}", exited);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "cosimo/common/digest.h"
+#include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/orchestrator/master.h"
 #include "orchestrator/src/remote_unit.h"
@@ -42,10 +43,6 @@ std::string DeterministicDigest(const google::protobuf::Message& message) {
     message.SerializeToCodedStream(&coded);
   }
   return DigestOf(bytes);
-}
-
-bool IsFinished(v1::JobState state) {
-  return state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELED;
 }
 
 std::string ArtifactDigest(const v1::Unit& unit) {
@@ -391,15 +388,12 @@ absl::Status JobManager::Delete(const std::string& job_id) {
   if (absl::Status s = store_->Delete(job_id); !s.ok()) return s;
   jobs_.erase(job_id);
   for (const v1::Unit& unit : job->scenario.units()) {
-    const std::string& digest = unit.has_fmu()     ? unit.fmu().digest()
-                                : unit.has_table() ? unit.table().digest()
-                                                   : std::string();
+    const std::string digest = ArtifactDigest(unit);
     if (digest.empty() || !artifacts_->Has(digest)) continue;
     const bool named = std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
-      for (const v1::Unit& u : entry.second->scenario.units()) {
-        if (u.fmu().digest() == digest || u.table().digest() == digest) return true;
-      }
-      return false;
+      const auto& units = entry.second->scenario.units();
+      return std::any_of(units.begin(), units.end(),
+                         [&](const v1::Unit& u) { return ArtifactDigest(u) == digest; });
     });
     if (named) continue;
     if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {

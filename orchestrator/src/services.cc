@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cosimo/common/digest.h"
+#include "cosimo/common/job_state.h"
 #include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
 
@@ -44,10 +45,7 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
         jobs_->WaitForChange(request->job_id(), &version, std::chrono::milliseconds(1000));
     if (!status.ok()) return ToGrpcStatus(status.status());
     if (!writer->Write(*status)) return grpc::Status::OK;
-    const v1::JobState state = status->state();
-    if (state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELED) {
-      return grpc::Status::OK;
-    }
+    if (IsFinished(status->state())) return grpc::Status::OK;
     std::this_thread::sleep_for(interval);
   }
   return grpc::Status(grpc::StatusCode::CANCELLED, "watch canceled by the client");
