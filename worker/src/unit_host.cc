@@ -134,11 +134,12 @@ class UnitHost::Impl {
                                "': step with commit_previous but no tentative step to commit"));
       return false;
     }
-    AcceptTentative();
+    ClearTentative();
     return true;
   }
 
-  void AcceptTentative() {
+  // Nothing tentative any more: the state is the unit's own (accepted, or a final step's).
+  void ClearTentative() {
     have_tentative_ = false;
     dirty_ = false;
     snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
@@ -151,9 +152,7 @@ class UnitHost::Impl {
         return;
       }
     }
-    dirty_ = false;
-    have_tentative_ = false;
-    snapshot_time_ = std::numeric_limits<double>::quiet_NaN();
+    ClearTentative();
     RealStep(request, reply);
     reply->estimated = false;
     lin_time_ = std::numeric_limits<double>::quiet_NaN();
@@ -339,7 +338,7 @@ void UnitHost::Commit(StepReply* reply) {
   if (h.rollback_) {
     *reply = h.last_reply_;
     h.ClearSensitivities(reply);
-    h.AcceptTentative();
+    h.ClearTentative();
     return;
   }
   h.have_tentative_ = false;
