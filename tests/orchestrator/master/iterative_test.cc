@@ -365,9 +365,9 @@ TEST(IterativeTest, RollbackUnitsCommitOnTheirNextStepEstimatedUnitsByCommit) {
   ASSERT_EQ(accepted, 10);
   EXPECT_EQ(pa->Sent(UnitCommand::Kind::kCommit), 0);
   // Every accepted step but the last is committed by the next step's first tentative step.
-  EXPECT_EQ(pa->carried_commits, accepted - 1);
+  EXPECT_EQ(pa->carried_commits(), accepted - 1);
   EXPECT_EQ(pb->Sent(UnitCommand::Kind::kCommit), accepted);
-  EXPECT_EQ(pb->carried_commits, 0);
+  EXPECT_EQ(pb->carried_commits(), 0);
   EXPECT_EQ(pa->Sent(UnitCommand::Kind::kStep), pb->Sent(UnitCommand::Kind::kStep));
   // x_a = x_b at all times (a symmetric loop x' = -x + y_other from x_a(0) = 1, x_b(0) = 0 has
   // x_a + x_b = 1 and x_a - x_b = e^{-2t}); FOH coupling keeps it to O(H^2).

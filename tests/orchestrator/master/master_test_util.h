@@ -87,8 +87,8 @@ class HostProxy final : public UnitProxy {
   const std::string& iterative_mode() const override { return host_->iterative_mode(); }
   std::string location() const override { return "test"; }
   void Send(const UnitCommand& c) override {
-    ++sent[static_cast<size_t>(c.kind)];
-    if (c.kind == UnitCommand::Kind::kStep && c.step.commit_previous) ++carried_commits;
+    ++sent_[static_cast<size_t>(c.kind)];
+    if (c.kind == UnitCommand::Kind::kStep && c.step.commit_previous) ++carried_commits_;
     status_ = absl::OkStatus();
     switch (c.kind) {
       case UnitCommand::Kind::kInitialize:
@@ -126,15 +126,16 @@ class HostProxy final : public UnitProxy {
   }
 
   // Commands sent, by kind, and the steps among them that carried a commit.
-  int Sent(UnitCommand::Kind kind) const { return sent[static_cast<size_t>(kind)]; }
-  std::array<int, 8> sent{};
-  int carried_commits = 0;
+  int Sent(UnitCommand::Kind kind) const { return sent_[static_cast<size_t>(kind)]; }
+  int carried_commits() const { return carried_commits_; }
 
  private:
   std::string name_;
   std::unique_ptr<worker::UnitHost> host_;
   UnitResponse pending_;
   absl::Status status_;
+  std::array<int, 8> sent_{};
+  int carried_commits_ = 0;
 };
 
 // A scalar unit x' = a x + b u + q x^3, y = c x + d u, integrated with fine RK4 on each step,
