@@ -26,6 +26,12 @@ inline std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// Writes `text` to `path`, creating its folder.
+inline void WriteFile(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
 inline std::string TempDir(const std::string& name) {
   std::string pattern = (std::filesystem::temp_directory_path() / (name + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) return "/tmp";

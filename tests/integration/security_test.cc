@@ -20,8 +20,7 @@ namespace {
 using testing::BinDir;
 using testing::CarScenario;
 using testing::Process;
-
-void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+using testing::WriteFile;
 
 class SecuredTest : public testing::DistributedTest {
  protected:
@@ -34,8 +33,8 @@ class SecuredTest : public testing::DistributedTest {
         "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
         certs_ + "/key.pem -out " + certs_ + "/cert.pem > " + certs_ + "/openssl.log 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << testing::ReadFile(certs_ + "/openssl.log");
-    WriteText(certs_ + "/token", "correct horse battery staple\n");
-    WriteText(certs_ + "/wrong", "incorrect horse\n");
+    WriteFile(certs_ + "/token", "correct horse battery staple\n");
+    WriteFile(certs_ + "/wrong", "incorrect horse\n");
     return {"--tls-cert",
             certs_ + "/cert.pem",
             "--tls-key",
@@ -137,7 +136,7 @@ TEST_F(SecuredTest, WorkerWithAWrongTokenIsRefusedAndExits) {
 
 TEST(SecurityFlagsTest, TokenWithoutTlsIsRefusedByEveryBinary) {
   const std::string dir = testing::TempDir("cosimo-flags");
-  WriteText(dir + "/token", "t\n");
+  WriteFile(dir + "/token", "t\n");
   Process orchestrator({BinDir() + "/cosimo-orchestrator", "--listen", "127.0.0.1:0",
                         "--token-file", dir + "/token"},
                        dir + "/orchestrator.log");

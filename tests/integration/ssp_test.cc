@@ -21,14 +21,10 @@ using testing::BinDir;
 using ::testing::HasSubstr;
 using testing::Process;
 using testing::ReadFile;
+using testing::WriteFile;
 
 std::string Fmu(const std::string& name) {
   return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
-}
-
-void Write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
 }
 
 // Two mass-spring-dampers pulling on each other (the second FMU's source percent-encoded): "msd
@@ -115,13 +111,13 @@ class SspTest : public ::testing::Test {
     fs::create_directories(dir_ + "/system/resources/other");
     fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/msd.fmu");
     fs::copy_file(Fmu("fmi2_msd"), dir_ + "/system/resources/other/msd 2.fmu");
-    Write(dir_ + "/system/resources/msd2.ssv", kMsd2Ssv);
+    WriteFile(dir_ + "/system/resources/msd2.ssv", kMsd2Ssv);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   // The system as an archive.
   std::string Pack(const std::string& ssd) {
-    Write(dir_ + "/system/SystemStructure.ssd", ssd);
+    WriteFile(dir_ + "/system/SystemStructure.ssd", ssd);
     const std::string ssp = dir_ + "/two.ssp";
     fs::remove(ssp);
     const std::string command = "cd " + dir_ + "/system && zip -q -r " + ssp +
@@ -132,7 +128,7 @@ class SspTest : public ::testing::Test {
 
   // The system as a lone .ssd beside its resources.
   std::string Loose(const std::string& ssd) {
-    Write(dir_ + "/system/two.ssd", ssd);
+    WriteFile(dir_ + "/system/two.ssd", ssd);
     return dir_ + "/system/two.ssd";
   }
 
@@ -274,7 +270,7 @@ TEST_F(SspTest, ImportedSystemRunsLikeTheSameScenarioWrittenByHand) {
        "parameters": {"c": 3, "x": -0.5, "cf": 0.25}} ],
     "connections": [ {"from": "msd_A.x", "to": "msd2.F"}, {"from": "msd2.x", "to": "msd_A.F"} ],
     "algorithm": {"kind": "JACOBI", "step_size": 0.01}})";
-  Write(dir_ + "/by_hand.json", by_hand);
+  WriteFile(dir_ + "/by_hand.json", by_hand);
 
   auto run = [&](const std::vector<std::string>& args, const std::string& out) {
     std::vector<std::string> argv = {BinDir() + "/cosimo", "run"};
