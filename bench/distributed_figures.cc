@@ -301,6 +301,44 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
                " us (2 peers: ", Fixed(raw_two.CpuUs() / 2 - raw_two.PeerCpuUs(), 1), " us); the ",
                largest, "-unit Jacobi step is ", Fixed(n_us / raw_n_us, 2), "x this fan-out, the ",
                "2-unit step ", Fixed(two_us / raw_two_us, 2), "x the 2-peer one")});
+      // What gRPC's client side alone implies: every peer process of that fan-out spent this much
+      // CPU per round, and `largest` of them share the cores, whatever the server does.
+      const double peers_us = largest * raw_n.PeerCpuUs() / cores;
+      report->Add(
+          {absl::StrCat("fig2.", largest, ".peers"),
+           absl::StrCat("CPU of ", largest, " raw gRPC peers per round of that fan-out / ", cores,
+                        " cores (no master, no units, no orchestrator), against the 2-unit step"),
+           peers_us, two_us, "us", peers_us / two_us, "", true,
+           absl::StrCat("a raw peer spends ", Fixed(raw_n.PeerCpuUs(), 1), " us per round among ",
+                        largest, " peers (", Fixed(raw_two.PeerCpuUs(), 1), " us among 2); the ",
+                        largest, " workers of fig2.", largest, " spent ",
+                        Fixed(workers_use[static_cast<size_t>(largest)].CpuUsPer(), 1),
+                        " us per unit-step, i.e. ",
+                        Fixed(largest * workers_use[static_cast<size_t>(largest)].CpuUsPer() /
+                                  cores / two_us,
+                              2),
+                        "x the 2-unit step on their own")});
+      // The kernel's floor: the same fan-out over plain TCP sockets, with no gRPC.
+      PingSeries sockets_two, sockets_n;
+      for (int r = 0; r < (smoke ? 1 : 2); ++r) {
+        COSIMO_RETURN_IF_ERROR(sockets_two.Measure(PingMode::kSockets, raw_rounds, 2, log));
+        COSIMO_RETURN_IF_ERROR(sockets_n.Measure(PingMode::kSockets, raw_rounds, largest, log));
+      }
+      const double sockets_n_us = sockets_n.MedianUs();
+      report->Add(
+          {absl::StrCat("fig2.", largest, ".sockets"),
+           absl::StrCat("the same fan-out to ", largest,
+                        " processes over plain TCP sockets (no gRPC: the kernel's share), "
+                        "against the 2-unit step"),
+           sockets_n_us, two_us, "us", sockets_n_us / two_us, "", true,
+           absl::StrCat(sockets_n.samples.size(), " rounds each; ", Fixed(sockets_n_us, 1),
+                        " us per round to ", largest, " peers, ", Fixed(sockets_two.MedianUs(), 1),
+                        " us to 2 (", Fixed(sockets_n_us / sockets_two.MedianUs(), 2),
+                        "x); per peer and round: CPU ", Fixed(sockets_n.PeerCpuUs(), 1),
+                        " us, thread runs ", Fixed(sockets_n.PeerRuns(), 2), "; the server's CPU ",
+                        Fixed(sockets_n.CpuUs() / largest - sockets_n.PeerCpuUs(), 1),
+                        " us per peer; gRPC's own fan-out takes ",
+                        Fixed(raw_n_us / sockets_n_us, 2), "x these sockets' round")});
     }
   }
 

@@ -46,6 +46,11 @@ enum class PingMode {
   // polling the sockets and reads each reply itself. With `peers` > 1 each round is a fan-out:
   // one command to every peer, then every reply (a Jacobi step's messages without the master).
   kSinglePoller,
+  // No gRPC at all: the same fan-out over plain TCP loopback sockets (TCP_NODELAY, as gRPC sets),
+  // messages of a step's command and reply sizes, one server thread on epoll and `peers` forked
+  // processes that block in read() and answer with write(). What one process per unit costs the
+  // kernel alone on this machine: a wake, one message in and one out per peer and round.
+  kSockets,
 };
 const char* PingModeName(PingMode mode);  // "sync", "sync-handoff", ...
 
