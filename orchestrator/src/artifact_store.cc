@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
+
 #include <atomic>
 #include <filesystem>
 
@@ -65,6 +67,44 @@ absl::Status ArtifactStore::Remove(const std::string& digest) {
   std::filesystem::remove(PathOf(digest), ec);
   if (ec) return absl::InternalError("cannot remove artifact " + digest + ": " + ec.message());
   return absl::OkStatus();
+}
+
+void ArtifactStore::Touch(const std::string& digest) {
+  if (!IsValidDigest(digest)) return;
+  std::error_code ec;  // a file removed meanwhile is simply not touched
+  fs::last_write_time(PathOf(digest), fs::file_time_type::clock::now(), ec);
+}
+
+std::vector<std::string> ArtifactStore::Prune(const std::set<std::string>& keep,
+                                              std::chrono::seconds older_than) {
+  const fs::file_time_type cutoff = fs::file_time_type::clock::now() - older_than;
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
+    const std::string name = entry.path().filename().string();
+    std::string what;  // what the file is, when it is the store's own
+    if (IsValidDigest("sha256:" + name)) {
+      what = "sha256:" + name;
+      if (keep.count(what) != 0) continue;
+    } else if (name.rfind("upload.", 0) == 0 && name.size() > 12 &&
+               name.compare(name.size() - 5, 5, ".part") == 0) {
+      what = name;
+    } else {
+      continue;
+    }
+    std::error_code entry_ec;
+    const bool regular = entry.is_regular_file(entry_ec);
+    const fs::file_time_type used = entry.last_write_time(entry_ec);
+    if (!regular || entry_ec || used >= cutoff) continue;
+    if (fs::remove(entry.path(), entry_ec)) {
+      removed.push_back(what);
+    } else if (entry_ec) {
+      spdlog::warn("cannot remove {} from the artifact store: {}", what, entry_ec.message());
+    }
+  }
+  if (ec) spdlog::warn("cannot list the artifact store '{}': {}", dir_, ec.message());
+  return removed;
 }
 
 }  // namespace cosimo::orchestrator

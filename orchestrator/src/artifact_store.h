@@ -1,9 +1,13 @@
 // Artifacts (FMUs, tables) on the orchestrator's disk, addressed by SHA-256 digest:
 // <dir>/<hex>. Writes go to a temporary file that is renamed once its digest is verified, so a
-// stored artifact is always complete. Thread safe.
+// stored artifact is always complete. A stored file's modification time is its last use (upload,
+// Touch), which Prune measures retention from. Thread safe.
 #pragma once
 
+#include <chrono>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -23,6 +27,13 @@ class ArtifactStore {
   [[nodiscard]] absl::Status Commit(const std::string& temp_path, const std::string& digest);
   // Removes a stored artifact (an open Fetch keeps reading it); nothing stored is not an error.
   [[nodiscard]] absl::Status Remove(const std::string& digest);
+  // Marks a stored artifact as used now; nothing stored is not an error.
+  void Touch(const std::string& digest);
+  // Removes the stored artifacts that are not in `keep` and were last used longer than
+  // `older_than` ago, and the partial files of uploads abandoned that long ago. Other files in
+  // the folder are left alone. Returns what it removed: digests, and partial files by name.
+  std::vector<std::string> Prune(const std::set<std::string>& keep,
+                                 std::chrono::seconds older_than);
 
  private:
   std::string dir_;

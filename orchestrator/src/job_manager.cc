@@ -119,6 +119,7 @@ absl::Status JobManager::Recover() {
 
 absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
+  std::shared_lock<std::shared_mutex> use(artifact_use_);
   for (int i = 0; i < scenario.units_size(); ++i) {
     const v1::Unit& unit = scenario.units(i);
     if (!unit.has_fmu() && !unit.has_table()) continue;
@@ -135,6 +136,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
                                            unit.name() +
                                            "' was never uploaded to this orchestrator");
     }
+    artifacts_->Touch(digest);
   }
   auto job = std::make_shared<Job>();
   job->id = NewJobId();
@@ -378,6 +380,7 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
 }
 
 absl::Status JobManager::Delete(const std::string& job_id) {
+  std::unique_lock<std::shared_mutex> use(artifact_use_);
   std::lock_guard<std::mutex> lock(mutex_);
   std::shared_ptr<Job> job = Find(job_id);
   if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
@@ -403,6 +406,25 @@ absl::Status JobManager::Delete(const std::string& job_id) {
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_than) {
+  std::unique_lock<std::shared_mutex> use(artifact_use_);
+  std::set<std::string> named;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [id, job] : jobs_) {
+      for (const v1::Unit& unit : job->scenario.units()) {
+        if (std::string digest = ArtifactDigest(unit); !digest.empty()) named.insert(digest);
+      }
+    }
+  }
+  std::vector<std::string> removed = artifacts_->Prune(named, older_than);
+  for (const std::string& what : removed) {
+    spdlog::info("artifact store: removed {}: no job names it and it was not used for {} h", what,
+                 static_cast<double>(older_than.count()) / 3600.0);
+  }
+  return removed;
 }
 
 std::vector<v1::JobStatus> JobManager::List() const {

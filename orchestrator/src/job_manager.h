@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +45,11 @@ class JobManager {
   // is only named once that job is: submitting it after such a removal fails naming the
   // artifact, and uploading again mends it (the CLI uploads right before it submits).
   [[nodiscard]] absl::Status Delete(const std::string& job_id);
+  // Removes the artifacts that no job names and that nobody used (uploaded, asked about, named in
+  // a submit) for `older_than`, and uploads abandoned that long ago; returns what it removed. A
+  // submit that names an artifact is not interleaved with this: the artifact is either kept (the
+  // job names it) or was gone when the submit checked it (which then fails naming it).
+  std::vector<std::string> PruneArtifacts(std::chrono::seconds older_than);
 
   // Waits until the job's status changed after `*version` (or `timeout` passed), then returns
   // it and updates `*version`. `*version` 0 returns at once.
@@ -66,6 +73,9 @@ class JobManager {
   JobStore* store_;
   ArtifactStore* artifacts_;
 
+  // Held shared by a submit from its artifact checks until its job is in jobs_, and exclusively
+  // while artifacts are removed (Delete, PruneArtifacts). Taken before mutex_.
+  std::shared_mutex artifact_use_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

@@ -1,10 +1,12 @@
 // cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
 //   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
 //                       [--tls-cert FILE --tls-key FILE [--token-file FILE]]
+//                       [--artifact-retention-hours H]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -32,6 +34,12 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", options.tls_key_file, "the PEM private key of --tls-cert");
   app.add_option("--token-file", options.token_file,
                  "require the token in this file from every client and worker (needs TLS)");
+  double retention_hours = static_cast<double>(options.artifact_retention.count()) / 3600.0;
+  app.add_option("--artifact-retention-hours", retention_hours,
+                 "remove artifacts that no job names and nobody used for this long, and "
+                 "abandoned uploads (0: keep them forever)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
@@ -40,6 +48,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
+  options.artifact_retention = std::chrono::seconds(std::llround(retention_hours * 3600.0));
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [orchestrator] [%l] %v");
 

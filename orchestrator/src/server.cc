@@ -5,7 +5,10 @@
 #include <spdlog/spdlog.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <filesystem>
+#include <thread>
 
 #include "cosimo/common/security.h"
 #include "orchestrator/src/health_service.h"
@@ -32,7 +35,23 @@ class OrchestratorServer::Impl {
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::mutex mutex;
-  bool shut_down = false;
+  bool shut_down = false;  // guarded by mutex
+  std::condition_variable shut_down_cv;
+  std::thread pruner;  // artifact retention; runs while options.artifact_retention > 0
+
+  // Prunes the artifact store now, then every quarter of the retention period (between a second
+  // and an hour) until shutdown.
+  void PruneArtifacts() {
+    const std::chrono::seconds period = std::clamp<std::chrono::seconds>(
+        options.artifact_retention / 4, std::chrono::seconds(1), std::chrono::hours(1));
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!shut_down) {
+      lock.unlock();
+      (void)jobs->PruneArtifacts(options.artifact_retention);
+      lock.lock();
+      shut_down_cv.wait_for(lock, period, [this] { return shut_down; });
+    }
+  }
 };
 
 OrchestratorServer::OrchestratorServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -115,6 +134,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
                                        : "' (address in use or invalid)"));
   }
   impl->worker_service->Start();
+  if (options.artifact_retention.count() > 0) {
+    impl->pruner = std::thread([raw = impl.get()] { raw->PruneArtifacts(); });
+  }
   spdlog::info("orchestrator listening on port {} ({}{}; data: {})", impl->port,
                tls ? "TLS" : "plain gRPC", impl->auth.enabled() ? ", token required" : "",
                options.data_dir.empty() ? "in memory" : options.data_dir);
@@ -133,6 +155,8 @@ void OrchestratorServer::Shutdown() {
     if (impl_->shut_down) return;
     impl_->shut_down = true;
   }
+  impl_->shut_down_cv.notify_all();
+  if (impl_->pruner.joinable()) impl_->pruner.join();
   impl_->health_service->Shutdown();
   impl_->jobs->Shutdown();
   impl_->pool->Shutdown();

@@ -114,6 +114,7 @@ grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext* context,
   }
   response->set_digest(digest);
   if (store_->Has(digest)) {
+    store_->Touch(digest);  // a use: the retention period starts again
     response->set_already_stored(true);
     while (reader->Read(&chunk)) {
     }
@@ -140,7 +141,12 @@ grpc::Status ArtifactServiceImpl::Stat(grpc::ServerContext* context, const v1::S
   if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<uint64_t> size = store_->Size(request->digest());
   response->set_stored(size.ok());
-  if (size.ok()) response->set_size(*size);
+  // A client asks before it skips the upload and submits: a use, so that the artifact is not
+  // pruned in between.
+  if (size.ok()) {
+    store_->Touch(request->digest());
+    response->set_size(*size);
+  }
   return grpc::Status::OK;
 }
 

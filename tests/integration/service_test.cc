@@ -27,6 +27,16 @@ using ::testing::HasSubstr;
 using testing::OrchestratorProcess;
 
 // A car run that takes a few seconds of wall time (many small steps).
+// One unit, the test FMU fmi2_msd, copied into `dir` as msd.fmu (whose digest the tests read).
+absl::StatusOr<v1::Scenario> MsdScenario(const std::string& dir) {
+  std::filesystem::copy_file(std::string(COSIMO_BINARY_DIR) + "/fmus/fmi2_msd.fmu",
+                             dir + "/msd.fmu");
+  return ParseScenarioJson(R"({"name": "msd", "stop_time": 0.1,
+    "units": [ {"name": "msd", "fmu": {"path": ")" +
+                           dir + R"(/msd.fmu"}} ],
+    "algorithm": {"step_size": 0.01}})");
+}
+
 v1::Scenario LongCar() {
   v1::Scenario s = CarScenario(1e-3);
   s.set_stop_time(400.0);
@@ -190,11 +200,7 @@ TEST_F(DurableTest, DeletedJobsAreGoneAndRunningOnesAreRefused) {
 // it, it stays.
 TEST_F(DistributedTest, DeletingTheLastJobThatNamesAnArtifactRemovesIt) {
   StartWorkers(1);
-  std::filesystem::copy_file(std::string(COSIMO_BINARY_DIR) + "/fmus/fmi2_msd.fmu",
-                             dir_ + "/msd.fmu");
-  absl::StatusOr<v1::Scenario> scenario = ParseScenarioJson(R"({"name": "msd", "stop_time": 0.1,
-    "units": [ {"name": "msd", "fmu": {"path": ")" + dir_ + R"(/msd.fmu"}} ],
-    "algorithm": {"step_size": 0.01}})");
+  absl::StatusOr<v1::Scenario> scenario = MsdScenario(dir_);
   ASSERT_TRUE(scenario.ok()) << scenario.status();
   absl::StatusOr<std::string> digest = DigestOfFile(dir_ + "/msd.fmu");
   ASSERT_TRUE(digest.ok());
@@ -224,6 +230,52 @@ TEST_F(DistributedTest, DeletingTheLastJobThatNamesAnArtifactRemovesIt) {
   std::string third;
   EXPECT_EQ(RunJob(client, *scenario, &third).state(), v1::SUCCEEDED);
   EXPECT_TRUE(stored());
+}
+
+// Artifact retention: at start, the orchestrator removes the artifacts that no job names and
+// nobody used for the period, and abandoned uploads; an artifact a job names stays however old.
+TEST_F(DurableTest, ArtifactsThatNoJobNamesAreRemovedAfterTheRetentionPeriod) {
+  namespace fs = std::filesystem;
+  StartWorkers(1);
+  absl::StatusOr<v1::Scenario> scenario = MsdScenario(dir_);
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  absl::StatusOr<std::string> named = DigestOfFile(dir_ + "/msd.fmu");
+  ASSERT_TRUE(named.ok());
+  std::string id;
+  {
+    client::Client client(orchestrator_->address());
+    ASSERT_EQ(RunJob(client, *scenario, &id).state(), v1::SUCCEEDED);
+  }
+  orchestrator_->process().Stop();
+
+  // Two days old: the job's FMU, an artifact no job names, and an abandoned upload.
+  const fs::path store = fs::path(data_dir_) / "artifacts";
+  const fs::path named_file = store / named->substr(7);
+  ASSERT_TRUE(fs::exists(named_file));
+  testing::WriteFile(dir_ + "/orphan.bin", "uploaded, never submitted");
+  absl::StatusOr<std::string> orphan = DigestOfFile(dir_ + "/orphan.bin");
+  ASSERT_TRUE(orphan.ok());
+  const fs::path orphan_file = store / orphan->substr(7);
+  fs::copy_file(dir_ + "/orphan.bin", orphan_file);
+  const fs::path abandoned = store / "upload.1.1.part";
+  testing::WriteFile(abandoned.string(), "half an upload");
+  for (const fs::path& p : {named_file, orphan_file, abandoned}) {
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(48));
+  }
+
+  OrchestratorProcess restarted(dir_,
+                                {"--data-dir", data_dir_, "--artifact-retention-hours", "24"});
+  ASSERT_GT(restarted.port(), 0);
+  for (int i = 0; i < 500 && (fs::exists(orphan_file) || fs::exists(abandoned)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(fs::exists(orphan_file));
+  EXPECT_FALSE(fs::exists(abandoned));
+  EXPECT_TRUE(fs::exists(named_file)) << "job " << id << " names it";
+  EXPECT_THAT(restarted.process().log(), HasSubstr("removed " + *orphan));
+  // The job and its results are still there.
+  client::Client client(restarted.address());
+  EXPECT_TRUE(client.Results(id).ok());
 }
 
 // A job running when the orchestrator dies is marked failed, with the reason, on restart.

@@ -24,6 +24,9 @@ struct ServerOptions {
   std::string tls_key_file;
   // A file holding the token every client and worker must send; needs TLS. Empty: no token.
   std::string token_file;
+  // Artifacts that no job names and that nobody used for this long are removed (at start, then
+  // periodically), and so are uploads abandoned that long ago. Zero: kept forever.
+  std::chrono::seconds artifact_retention{24 * 3600};
 };
 
 class OrchestratorServer {
