@@ -1,8 +1,7 @@
 #include "orchestrator/src/artifact_store.h"
 
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
                  "remove artifacts that no job names and nobody used for this long, and "
                  "abandoned uploads (0: keep them forever)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 24.0 * 365 * 100));
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
