@@ -99,6 +99,7 @@ absl::Status JobManager::Recover() {
       for (const v1::Unit& unit : job->scenario.units()) job->labels.push_back(unit.worker_label());
       if (job->status.state() == v1::RUNNING) {
         job->status.set_state(v1::FAILED);
+        job->status.set_finished_unix_ms(NowUnixMs());
         job->status.set_message("the orchestrator restarted while the job was running (at t=" +
                                 std::to_string(job->status.time()) +
                                 "); its workers and unit states were lost");
@@ -336,6 +337,7 @@ void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
     std::lock_guard<std::mutex> lock(mutex_);
     job->status.set_state(state);
     job->status.set_message(message);
+    job->status.set_finished_unix_ms(NowUnixMs());
     job->status.set_wall_seconds(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
     (void)store_->UpdateStatus(job->status);
@@ -372,6 +374,7 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
       queue_.erase(std::remove(queue_.begin(), queue_.end(), job), queue_.end());
       job->status.set_state(v1::CANCELED);
       job->status.set_message("canceled before it started");
+      job->status.set_finished_unix_ms(NowUnixMs());
       (void)store_->UpdateStatus(job->status);
       Touch(*job);
     }
@@ -406,6 +409,35 @@ absl::Status JobManager::Delete(const std::string& job_id) {
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> JobManager::ExpireJobs(std::chrono::seconds older_than) {
+  const int64_t cutoff_ms =
+      NowUnixMs() - std::chrono::duration_cast<std::chrono::milliseconds>(older_than).count();
+  std::vector<std::string> expired;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [id, job] : jobs_) {
+      const v1::JobStatus& st = job->status;
+      // A job recorded before finish times were kept counts from its submission.
+      const int64_t ended_ms =
+          st.finished_unix_ms() != 0 ? st.finished_unix_ms() : st.submitted_unix_ms();
+      if (IsFinished(st.state()) && ended_ms < cutoff_ms) expired.push_back(id);
+    }
+  }
+  std::vector<std::string> deleted;
+  for (const std::string& id : expired) {
+    // Deleted by a client meanwhile: nothing left to do.
+    if (absl::Status s = Delete(id); !s.ok()) {
+      if (s.code() != absl::StatusCode::kNotFound)
+        spdlog::warn("expiring job {}: {}", id, s.message());
+      continue;
+    }
+    spdlog::info("job {} expired: it ended more than {} days ago", id,
+                 static_cast<double>(older_than.count()) / 86400.0);
+    deleted.push_back(id);
+  }
+  return deleted;
 }
 
 std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_than) {

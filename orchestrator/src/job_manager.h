@@ -50,6 +50,9 @@ class JobManager {
   // submit that names an artifact is not interleaved with this: the artifact is either kept (the
   // job names it) or was gone when the submit checked it (which then fails naming it).
   std::vector<std::string> PruneArtifacts(std::chrono::seconds older_than);
+  // Deletes (as Delete does) the jobs that ended longer than `older_than` ago; queued and
+  // running jobs stay. Returns their ids.
+  std::vector<std::string> ExpireJobs(std::chrono::seconds older_than);
 
   // Waits until the job's status changed after `*version` (or `timeout` passed), then returns
   // it and updates `*version`. `*version` 0 returns at once.

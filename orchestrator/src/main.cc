@@ -1,11 +1,12 @@
 // cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
 //   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
 //                       [--tls-cert FILE --tls-key FILE [--token-file FILE]]
-//                       [--artifact-retention-hours H]
+//                       [--artifact-retention-hours H] [--job-retention-days D]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <fstream>
@@ -40,6 +41,12 @@ int main(int argc, char** argv) {
                  "abandoned uploads (0: keep them forever)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 24.0 * 365 * 100));
+  double job_retention_days = 0.0;
+  app.add_option("--job-retention-days", job_retention_days,
+                 "delete finished jobs and their results this long after they ended (0: keep "
+                 "them until a client deletes them)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 365.0 * 100));
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
@@ -48,7 +55,12 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
-  options.artifact_retention = std::chrono::seconds(std::llround(retention_hours * 3600.0));
+  // A period that is set stays at least a second (0 means "keep").
+  auto period = [](double seconds) {
+    return std::chrono::seconds(seconds > 0.0 ? std::max(1LL, std::llround(seconds)) : 0LL);
+  };
+  options.artifact_retention = period(retention_hours * 3600.0);
+  options.job_retention = period(job_retention_days * 86400.0);
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [orchestrator] [%l] %v");
 

@@ -37,17 +37,24 @@ class OrchestratorServer::Impl {
   std::mutex mutex;
   bool shut_down = false;  // guarded by mutex
   std::condition_variable shut_down_cv;
-  std::thread pruner;  // artifact retention; runs while options.artifact_retention > 0
+  std::thread housekeeper;  // job and artifact retention, while either is set
 
-  // Prunes the artifact store now, then every quarter of the retention period (between a second
-  // and an hour) until shutdown.
-  void PruneArtifacts() {
+  // Expires old jobs and prunes the artifact store now, then every quarter of the shorter
+  // retention period (between a second and an hour) until shutdown.
+  void Housekeeping() {
+    std::chrono::seconds shortest = std::chrono::hours(1) * 4;
+    for (std::chrono::seconds r : {options.job_retention, options.artifact_retention}) {
+      if (r.count() > 0) shortest = std::min(shortest, r);
+    }
     const std::chrono::seconds period = std::clamp<std::chrono::seconds>(
-        options.artifact_retention / 4, std::chrono::seconds(1), std::chrono::hours(1));
+        shortest / 4, std::chrono::seconds(1), std::chrono::hours(1));
     std::unique_lock<std::mutex> lock(mutex);
     while (!shut_down) {
       lock.unlock();
-      (void)jobs->PruneArtifacts(options.artifact_retention);
+      if (options.job_retention.count() > 0) (void)jobs->ExpireJobs(options.job_retention);
+      if (options.artifact_retention.count() > 0) {
+        (void)jobs->PruneArtifacts(options.artifact_retention);
+      }
       lock.lock();
       shut_down_cv.wait_for(lock, period, [this] { return shut_down; });
     }
@@ -134,8 +141,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
                                        : "' (address in use or invalid)"));
   }
   impl->worker_service->Start();
-  if (options.artifact_retention.count() > 0) {
-    impl->pruner = std::thread([raw = impl.get()] { raw->PruneArtifacts(); });
+  if (options.artifact_retention.count() > 0 || options.job_retention.count() > 0) {
+    impl->housekeeper = std::thread([raw = impl.get()] { raw->Housekeeping(); });
   }
   spdlog::info("orchestrator listening on port {} ({}{}; data: {})", impl->port,
                tls ? "TLS" : "plain gRPC", impl->auth.enabled() ? ", token required" : "",
@@ -156,7 +163,7 @@ void OrchestratorServer::Shutdown() {
     impl_->shut_down = true;
   }
   impl_->shut_down_cv.notify_all();
-  if (impl_->pruner.joinable()) impl_->pruner.join();
+  if (impl_->housekeeper.joinable()) impl_->housekeeper.join();
   impl_->health_service->Shutdown();
   impl_->jobs->Shutdown();
   impl_->pool->Shutdown();

@@ -278,6 +278,47 @@ TEST_F(DurableTest, ArtifactsThatNoJobNamesAreRemovedAfterTheRetentionPeriod) {
   EXPECT_TRUE(client.Results(id).ok());
 }
 
+// Job retention: the orchestrator deletes the jobs that ended longer ago than
+// --job-retention-days, with their results; a queued job stays. Every ended job says when.
+TEST_F(DurableTest, JobsAreDeletedOnceTheyEndedLongerAgoThanTheRetentionPeriod) {
+  StartWorkers(2);
+  std::string done, queued;
+  {
+    client::Client client(orchestrator_->address());
+    ASSERT_EQ(RunJob(client, CarScenario(0.1), &done).state(), v1::SUCCEEDED);
+    absl::StatusOr<v1::JobStatus> status = client.Get(done);
+    ASSERT_TRUE(status.ok()) << status.status();
+    EXPECT_GE(status->finished_unix_ms(), status->submitted_unix_ms());
+    v1::Scenario waiting = CarScenario(0.1);
+    waiting.mutable_units(0)->set_worker_label("no-such-worker");  // queued for ever
+    absl::StatusOr<std::string> job = client.Submit(waiting);
+    ASSERT_TRUE(job.ok()) << job.status();
+    queued = *job;
+    ASSERT_TRUE(WaitForState(client, queued, v1::QUEUED, std::chrono::seconds(10), &*status));
+    EXPECT_EQ(status->finished_unix_ms(), 0);
+  }
+  orchestrator_->process().Stop();
+  // The retention below is one second: the finished job ended longer ago than that.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  OrchestratorProcess restarted(dir_, {"--data-dir", data_dir_, "--job-retention-days", "0.00001"});
+  ASSERT_GT(restarted.port(), 0);
+  client::Client client(restarted.address());
+  absl::StatusOr<v1::JobStatus> gone = client.Get(done);
+  for (int i = 0; i < 500 && gone.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    gone = client.Get(done);
+  }
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(restarted.process().log(), HasSubstr("job " + done + " expired"));
+  absl::StatusOr<v1::JobStatus> still = client.Get(queued);
+  ASSERT_TRUE(still.ok()) << still.status();
+  EXPECT_EQ(still->state(), v1::QUEUED);
+  absl::StatusOr<v1::JobStatus> canceled = client.Cancel(queued);
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  EXPECT_EQ(canceled->state(), v1::CANCELED);
+  EXPECT_GT(canceled->finished_unix_ms(), 0);
+}
+
 // A job running when the orchestrator dies is marked failed, with the reason, on restart.
 TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
   StartWorkers(2);

@@ -27,6 +27,9 @@ struct ServerOptions {
   // Artifacts that no job names and that nobody used for this long are removed (at start, then
   // periodically), and so are uploads abandoned that long ago. Zero: kept forever.
   std::chrono::seconds artifact_retention{24 * 3600};
+  // Finished jobs (succeeded, failed, canceled) are deleted, with their results, this long after
+  // they ended (at start, then periodically). Zero: kept until a client deletes them.
+  std::chrono::seconds job_retention{0};
 };
 
 class OrchestratorServer {
