@@ -387,6 +387,28 @@ TEST(ReconnectTest, WorkersReRegisterAfterAnOrchestratorRestart) {
   EXPECT_THAT(orchestrator->log(), HasSubstr("attached"));
 }
 
+// A worker whose orchestrator does not answer (a port that listens but never speaks HTTP/2)
+// still stops at once on SIGTERM, rather than when its connection attempt times out.
+TEST(ReconnectTest, WorkerStopsPromptlyWhileItWaitsToConnect) {
+  const std::string dir = testing::TempDir("cosimo-silent");
+  const int silent = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(silent, 4), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &len);
+  testing::Process worker({testing::BinDir() + "/cosimo-worker", "--orchestrator",
+                           "127.0.0.1:" + std::to_string(ntohs(addr.sin_port))},
+                          dir + "/worker.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into its 5 s attempt
+  worker.Signal(SIGTERM);
+  // Before, the attempt ran its 5 s out first.
+  EXPECT_EQ(worker.Wait(std::chrono::seconds(3)), 0) << worker.log();
+  close(silent);
+}
+
 std::string WriteRandomFile(const std::string& path, size_t bytes) {
   std::mt19937_64 rng(42);
   std::ofstream out(path, std::ios::binary);

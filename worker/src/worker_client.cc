@@ -326,7 +326,15 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, 64 << 20);
   auto channel = grpc::CreateCustomChannel(options_.orchestrator, credentials_, args);
-  if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
+  // Up to 5 s, in slices, so that a shutdown (SIGTERM while the orchestrator is down) is not held
+  // up by the attempt.
+  bool connected_channel = false;
+  for (int slice = 0; slice < 50 && !connected_channel && !shutdown_; ++slice) {
+    connected_channel = channel->WaitForConnected(std::chrono::system_clock::now() +
+                                                  std::chrono::milliseconds(100));
+  }
+  if (shutdown_) return absl::OkStatus();
+  if (!connected_channel) {
     return absl::UnavailableError(
         options_.security.tls_ca_file.empty()
             ? "cannot connect (is it running? if it serves TLS, give --tls-ca)"
