@@ -429,11 +429,12 @@ std::vector<std::string> JobManager::ExpireJobs(std::chrono::seconds older_than)
   for (const std::string& id : expired) {
     // Deleted by a client meanwhile: nothing left to do.
     if (absl::Status s = Delete(id); !s.ok()) {
-      if (s.code() != absl::StatusCode::kNotFound)
+      if (s.code() != absl::StatusCode::kNotFound) {
         spdlog::warn("expiring job {}: {}", id, s.message());
+      }
       continue;
     }
-    spdlog::info("job {} expired: it ended more than {} days ago", id,
+    spdlog::info("job {} expired: it ended more than {:g} days ago", id,
                  static_cast<double>(older_than.count()) / 86400.0);
     deleted.push_back(id);
   }
@@ -453,7 +454,7 @@ std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_t
   }
   std::vector<std::string> removed = artifacts_->Prune(named, older_than);
   for (const std::string& what : removed) {
-    spdlog::info("artifact store: removed {}: no job names it and it was not used for {} h", what,
+    spdlog::info("artifact store: removed {}: no job names it and it was not used for {:g} h", what,
                  static_cast<double>(older_than.count()) / 3600.0);
   }
   return removed;
