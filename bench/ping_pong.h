@@ -63,6 +63,12 @@ struct PingResult {
   double peer_runs = 0.0;
 };
 
+struct Usage;  // bench/harness.h
+
+// Fills the costs of `result` per round trip: `usage` the server's process per round,
+// `peer_usage` one peer per round (`peers` of them take part in each).
+void SetCosts(const Usage& usage, const Usage& peer_usage, int peers, PingResult* result);
+
 // Runs `count` round trips (after a warm-up) in a child process and collects what it measured.
 [[nodiscard]] absl::StatusOr<PingResult> MeasurePingPong(PingMode mode, int count, int peers,
                                                          const std::string& log_path);
