@@ -22,6 +22,7 @@
 
 #include "cosimo/client/client.h"
 #include "cosimo/client/ssp_import.h"
+#include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
@@ -176,7 +177,21 @@ int main(int argc, char** argv) {
   add_orchestrator(remove);
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
-  CLI11_PARSE(app, argc, argv);
+  // An unknown verb is named (CLI11 would only say that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string verbs;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "cosimo: unknown command '" << argv[1] << "' (commands: " << verbs
+                << "; see --help)\n";
+      return 2;
+    }
+  }
+  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   spdlog::set_level(spdlog::level::from_str(log_level));
 
   // Ctrl-C / TERM: handled on a thread (sigwait) that asks the run to cancel.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "cosimo/common/command_line.h"
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
 
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
                  "write the bound port to this file once listening (useful with port 0)");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
-  CLI11_PARSE(app, argc, argv);
+  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
   // A period that is set stays at least a second (0 means "keep").

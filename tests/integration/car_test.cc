@@ -131,5 +131,32 @@ TEST(CosimoRunTest, BadScenarioExitsWithUsageErrorNamingTheField) {
   EXPECT_THAT(run.log(), HasSubstr("algorithm.step_size must be > 0"));
 }
 
+// Bad usage of any of the three binaries exits with 2 (README, "The command line") and names
+// what was wrong; --help exits with 0.
+TEST(CommandLineTest, BadUsageExitsWithTwoAndHelpWithZero) {
+  const std::string dir = testing::TempDir("cosimo-usage");
+  struct Case {
+    std::vector<std::string> argv;
+    int code;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{BinDir() + "/cosimo", "run"}, 2, "scenario is required"},
+      {{BinDir() + "/cosimo", "frobnicate"}, 2, "frobnicate"},
+      {{BinDir() + "/cosimo", "list", "--bogus"}, 2, "--bogus"},
+      {{BinDir() + "/cosimo-worker", "--bogus"}, 2, "--bogus"},
+      {{BinDir() + "/cosimo-orchestrator", "--artifact-retention-hours", "-1"},
+       2,
+       "--artifact-retention-hours"},
+      {{BinDir() + "/cosimo", "--help"}, 0, "submit"},
+      {{BinDir() + "/cosimo-orchestrator", "--help"}, 0, "--job-retention-days"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    Process p(cases[i].argv, dir + "/" + std::to_string(i) + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(30)), cases[i].code) << cases[i].argv[1];
+    EXPECT_THAT(p.log(), HasSubstr(cases[i].says)) << cases[i].argv[1];
+  }
+}
+
 }  // namespace
 }  // namespace cosimo

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <thread>
 
+#include "cosimo/common/command_line.h"
 #include "cosimo/common/status.h"
 #include "cosimo/worker/worker_client.h"
 
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
-  CLI11_PARSE(app, argc, argv);
+  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   options.cache_max_bytes = cache_max_mb << 20;
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [worker %P] [%l] %v");
