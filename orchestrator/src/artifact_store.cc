@@ -68,10 +68,12 @@ absl::Status ArtifactStore::Remove(const std::string& digest) {
   return absl::OkStatus();
 }
 
-void ArtifactStore::Touch(const std::string& digest) {
-  if (!IsValidDigest(digest)) return;
-  std::error_code ec;  // a file removed meanwhile is simply not touched
+bool ArtifactStore::Touch(const std::string& digest) {
+  if (!IsValidDigest(digest)) return false;
+  std::lock_guard<std::mutex> lock(use_mutex_);
+  std::error_code ec;  // not stored: nothing to touch
   fs::last_write_time(PathOf(digest), fs::file_time_type::clock::now(), ec);
+  return !ec;
 }
 
 std::vector<std::string> ArtifactStore::Prune(const std::set<std::string>& keep,
@@ -92,9 +94,10 @@ std::vector<std::string> ArtifactStore::Prune(const std::set<std::string>& keep,
     } else {
       continue;
     }
+    std::lock_guard<std::mutex> lock(use_mutex_);  // not touched between the check and removal
     std::error_code entry_ec;
-    const bool regular = entry.is_regular_file(entry_ec);
-    const fs::file_time_type used = entry.last_write_time(entry_ec);
+    const bool regular = fs::is_regular_file(entry.path(), entry_ec);
+    const fs::file_time_type used = fs::last_write_time(entry.path(), entry_ec);
     if (!regular || entry_ec || used >= cutoff) continue;
     if (fs::remove(entry.path(), entry_ec)) {
       removed.push_back(what);

@@ -1,10 +1,12 @@
 // Artifacts (FMUs, tables) on the orchestrator's disk, addressed by SHA-256 digest:
 // <dir>/<hex>. Writes go to a temporary file that is renamed once its digest is verified, so a
 // stored artifact is always complete. A stored file's modification time is its last use (upload,
-// Touch), which Prune measures retention from. Thread safe.
+// Touch), which Prune measures retention from; Touch and Prune's removals exclude each other, so
+// an artifact Touch found stays for a whole retention period. Thread safe.
 #pragma once
 
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,8 +29,8 @@ class ArtifactStore {
   [[nodiscard]] absl::Status Commit(const std::string& temp_path, const std::string& digest);
   // Removes a stored artifact (an open Fetch keeps reading it); nothing stored is not an error.
   [[nodiscard]] absl::Status Remove(const std::string& digest);
-  // Marks a stored artifact as used now; nothing stored is not an error.
-  void Touch(const std::string& digest);
+  // Marks a stored artifact as used now; false if it is not stored.
+  bool Touch(const std::string& digest);
   // Removes the stored artifacts that are not in `keep` and were last used longer than
   // `older_than` ago, and the partial files of uploads abandoned that long ago. Other files in
   // the folder are left alone. Returns what it removed: digests, and partial files by name.
@@ -37,6 +39,7 @@ class ArtifactStore {
 
  private:
   std::string dir_;
+  std::mutex use_mutex_;  // Touch against Prune's check-and-remove of one file
 };
 
 }  // namespace cosimo::orchestrator

@@ -132,12 +132,11 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
           field + " is missing for unit '" + unit.name() +
           "': upload the file first (the cosimo client does this on submit)");
     }
-    if (!artifacts_->Has(digest)) {
+    if (!artifacts_->Touch(digest)) {  // a use: the retention period starts again
       return absl::FailedPreconditionError(field + ": artifact " + digest + " of unit '" +
                                            unit.name() +
                                            "' was never uploaded to this orchestrator");
     }
-    artifacts_->Touch(digest);
   }
   auto job = std::make_shared<Job>();
   job->id = NewJobId();

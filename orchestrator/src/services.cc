@@ -113,8 +113,7 @@ grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext* context,
                         "upload: digest '" + digest + "' is not sha256:<64 hex digits>");
   }
   response->set_digest(digest);
-  if (store_->Has(digest)) {
-    store_->Touch(digest);  // a use: the retention period starts again
+  if (store_->Touch(digest)) {  // stored, and used now: the retention period starts again
     response->set_already_stored(true);
     while (reader->Read(&chunk)) {
     }
@@ -139,14 +138,13 @@ grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext* context,
 grpc::Status ArtifactServiceImpl::Stat(grpc::ServerContext* context, const v1::StatRequest* request,
                                        v1::StatResponse* response) {
   if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  absl::StatusOr<uint64_t> size = store_->Size(request->digest());
+  // A client asks before it skips the upload and submits: a use (touched before its size is
+  // read), so that the artifact is not pruned in between.
+  absl::StatusOr<uint64_t> size = store_->Touch(request->digest())
+                                      ? store_->Size(request->digest())
+                                      : absl::NotFoundError(request->digest());
   response->set_stored(size.ok());
-  // A client asks before it skips the upload and submits: a use, so that the artifact is not
-  // pruned in between.
-  if (size.ok()) {
-    store_->Touch(request->digest());
-    response->set_size(*size);
-  }
+  if (size.ok()) response->set_size(*size);
   return grpc::Status::OK;
 }
 

@@ -1,5 +1,6 @@
 // The artifact store's retention: Prune removes what no job keeps and nobody used for the period
-// (artifacts and abandoned uploads), and nothing else; a use (Touch) starts the period again.
+// (artifacts and abandoned uploads), and nothing else; a use (Touch) starts the period again and
+// says whether the artifact is stored.
 #include "orchestrator/src/artifact_store.h"
 
 #include <gmock/gmock.h>
@@ -56,7 +57,7 @@ TEST_F(ArtifactStoreTest, PruneRemovesOnlyOldArtifactsThatNothingKeeps) {
   Age(store_->PathOf(old_kept), 48);
   Age(store_->PathOf(recent), 1);
   Age(store_->PathOf(touched), 48);
-  store_->Touch(touched);
+  EXPECT_TRUE(store_->Touch(touched));
   // An upload abandoned two days ago, one in progress, and a file that is not the store's.
   const std::string abandoned = store_->TemporaryPath();
   std::ofstream(abandoned) << "half";
@@ -82,9 +83,9 @@ TEST_F(ArtifactStoreTest, PruneRemovesOnlyOldArtifactsThatNothingKeeps) {
   EXPECT_THAT(store_->Prune({old_kept}, std::chrono::minutes(30)), UnorderedElementsAre(recent));
 }
 
-TEST_F(ArtifactStoreTest, TouchOfAnUnknownDigestIsHarmless) {
-  store_->Touch("sha256:" + std::string(64, 'a'));
-  store_->Touch("not a digest");
+TEST_F(ArtifactStoreTest, TouchSaysWhetherTheArtifactIsStored) {
+  EXPECT_FALSE(store_->Touch("sha256:" + std::string(64, 'a')));
+  EXPECT_FALSE(store_->Touch("not a digest"));
   EXPECT_FALSE(store_->Has("sha256:" + std::string(64, 'a')));
   EXPECT_TRUE(store_->Prune({}, std::chrono::seconds(0)).empty());
 }
