@@ -71,9 +71,13 @@ absl::Status ArtifactStore::Remove(const std::string& digest) {
 bool ArtifactStore::Touch(const std::string& digest) {
   if (!IsValidDigest(digest)) return false;
   std::lock_guard<std::mutex> lock(use_mutex_);
-  std::error_code ec;  // not stored: nothing to touch
-  fs::last_write_time(PathOf(digest), fs::file_time_type::clock::now(), ec);
-  return !ec;
+  const std::string path = PathOf(digest);
+  std::error_code ec;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+  if (!ec) return true;
+  // Not stored, or stored but not this process's to touch (another owner): then retention counts
+  // from its upload, and it is still there to use.
+  return fs::is_regular_file(path, ec);
 }
 
 std::vector<std::string> ArtifactStore::Prune(const std::set<std::string>& keep,
