@@ -392,15 +392,10 @@ absl::Status JobManager::Delete(const std::string& job_id) {
   }
   if (absl::Status s = store_->Delete(job_id); !s.ok()) return s;
   jobs_.erase(job_id);
+  const std::set<std::string> named = NamedArtifacts();
   for (const v1::Unit& unit : job->scenario.units()) {
     const std::string digest = ArtifactDigest(unit);
-    if (digest.empty() || !artifacts_->Has(digest)) continue;
-    const bool named = std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
-      const auto& units = entry.second->scenario.units();
-      return std::any_of(units.begin(), units.end(),
-                         [&](const v1::Unit& u) { return ArtifactDigest(u) == digest; });
-    });
-    if (named) continue;
+    if (digest.empty() || named.count(digest) != 0 || !artifacts_->Has(digest)) continue;
     if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
       spdlog::warn("job {} deleted, but {}", job_id, s.message());
     } else {
@@ -445,11 +440,7 @@ std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_t
   std::set<std::string> named;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [id, job] : jobs_) {
-      for (const v1::Unit& unit : job->scenario.units()) {
-        if (std::string digest = ArtifactDigest(unit); !digest.empty()) named.insert(digest);
-      }
-    }
+    named = NamedArtifacts();
   }
   std::vector<std::string> removed = artifacts_->Prune(named, older_than);
   for (const std::string& what : removed) {
@@ -457,6 +448,16 @@ std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_t
                  static_cast<double>(older_than.count()) / 3600.0);
   }
   return removed;
+}
+
+std::set<std::string> JobManager::NamedArtifacts() const {
+  std::set<std::string> named;
+  for (const auto& [id, job] : jobs_) {
+    for (const v1::Unit& unit : job->scenario.units()) {
+      if (std::string digest = ArtifactDigest(unit); !digest.empty()) named.insert(digest);
+    }
+  }
+  return named;
 }
 
 std::vector<v1::JobStatus> JobManager::List() const {

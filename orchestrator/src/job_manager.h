@@ -71,6 +71,8 @@ class JobManager {
   void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message);
   void Touch(Job& job);  // under mutex_: bump version, notify watchers
   std::shared_ptr<Job> Find(const std::string& job_id) const;
+  // mutex_ held: the artifact digests that the units of the jobs in jobs_ name.
+  std::set<std::string> NamedArtifacts() const;
 
   WorkerPool* pool_;
   JobStore* store_;
