@@ -304,6 +304,7 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
       // What gRPC's client side alone implies: every peer process of that fan-out spent this much
       // CPU per round, and `largest` of them share the cores, whatever the server does.
       const double peers_us = largest * raw_n.PeerCpuUs() / cores;
+      const double workers_us = workers_use[static_cast<size_t>(largest)].CpuUsPer();
       report->Add(
           {absl::StrCat("fig2.", largest, ".peers"),
            absl::StrCat("CPU of ", largest, " raw gRPC peers per round of that fan-out / ", cores,
@@ -311,12 +312,8 @@ absl::Status RunDistributedFigures(const Options& options, Report* report) {
            peers_us, two_us, "us", peers_us / two_us, "", true,
            absl::StrCat("a raw peer spends ", Fixed(raw_n.PeerCpuUs(), 1), " us per round among ",
                         largest, " peers (", Fixed(raw_two.PeerCpuUs(), 1), " us among 2); the ",
-                        largest, " workers of fig2.", largest, " spent ",
-                        Fixed(workers_use[static_cast<size_t>(largest)].CpuUsPer(), 1),
-                        " us per unit-step, i.e. ",
-                        Fixed(largest * workers_use[static_cast<size_t>(largest)].CpuUsPer() /
-                                  cores / two_us,
-                              2),
+                        largest, " workers of fig2.", largest, " spent ", Fixed(workers_us, 1),
+                        " us per unit-step, i.e. ", Fixed(largest * workers_us / cores / two_us, 2),
                         "x the 2-unit step on their own")});
       // The kernel's floor: the same fan-out over plain TCP sockets, with no gRPC.
       PingSeries sockets_two, sockets_n;

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
                  "abandoned uploads (0: keep them forever)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 24.0 * 365 * 100));
-  double job_retention_days = 0.0;
+  double job_retention_days = static_cast<double>(options.job_retention.count()) / 86400.0;
   app.add_option("--job-retention-days", job_retention_days,
                  "delete finished jobs and their results this long after they ended (0: keep "
                  "them until a client deletes them)")
