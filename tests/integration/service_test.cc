@@ -340,16 +340,27 @@ TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
   EXPECT_THAT(status->message(), HasSubstr("orchestrator restarted"));
 }
 
-int FreePort() {
+// A TCP socket bound to a free loopback port (-1 if that fails); the port in `*port`.
+int BindLoopback(int* port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  *port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int FreePort() {
+  int port = 0;
+  const int fd = BindLoopback(&port);
+  if (fd >= 0) close(fd);
+  return port;
 }
 
 // Workers outlive the orchestrator: after a restart on the same address they re-register by
@@ -391,17 +402,13 @@ TEST(ReconnectTest, WorkersReRegisterAfterAnOrchestratorRestart) {
 // still stops at once on SIGTERM, rather than when its connection attempt times out.
 TEST(ReconnectTest, WorkerStopsPromptlyWhileItWaitsToConnect) {
   const std::string dir = testing::TempDir("cosimo-silent");
-  const int silent = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  int port = 0;
+  const int silent = BindLoopback(&port);
+  ASSERT_GE(silent, 0);
   ASSERT_EQ(listen(silent, 4), 0);
-  socklen_t len = sizeof(addr);
-  getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &len);
-  testing::Process worker({testing::BinDir() + "/cosimo-worker", "--orchestrator",
-                           "127.0.0.1:" + std::to_string(ntohs(addr.sin_port))},
-                          dir + "/worker.log");
+  testing::Process worker(
+      {testing::BinDir() + "/cosimo-worker", "--orchestrator", "127.0.0.1:" + std::to_string(port)},
+      dir + "/worker.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into its 5 s attempt
   worker.Signal(SIGTERM);
   // Before, the attempt ran its 5 s out first.
