@@ -5,12 +5,27 @@
 
 #include <atomic>
 #include <filesystem>
+#include <string_view>
 
 #include "cosimo/common/digest.h"
 
 namespace cosimo::orchestrator {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Uploads in progress are "upload.<pid>.<n>.part" in the store's folder.
+constexpr std::string_view kUploadPrefix = "upload.";
+constexpr std::string_view kUploadSuffix = ".part";
+
+bool IsUploadName(std::string_view name) {
+  return name.size() > kUploadPrefix.size() + kUploadSuffix.size() &&
+         name.substr(0, kUploadPrefix.size()) == kUploadPrefix &&
+         name.substr(name.size() - kUploadSuffix.size()) == kUploadSuffix;
+}
+
+}  // namespace
 
 ArtifactStore::ArtifactStore(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
@@ -36,8 +51,8 @@ absl::StatusOr<uint64_t> ArtifactStore::Size(const std::string& digest) const {
 
 std::string ArtifactStore::TemporaryPath() const {
   static std::atomic<uint64_t> counter{0};
-  return (fs::path(dir_) /
-          ("upload." + std::to_string(getpid()) + "." + std::to_string(++counter) + ".part"))
+  return (fs::path(dir_) / (std::string(kUploadPrefix) + std::to_string(getpid()) + "." +
+                            std::to_string(++counter) + std::string(kUploadSuffix)))
       .string();
 }
 
@@ -92,8 +107,7 @@ std::vector<std::string> ArtifactStore::Prune(const std::set<std::string>& keep,
     if (IsValidDigest("sha256:" + name)) {
       what = "sha256:" + name;
       if (keep.count(what) != 0) continue;
-    } else if (name.rfind("upload.", 0) == 0 && name.size() > 12 &&
-               name.compare(name.size() - 5, 5, ".part") == 0) {
+    } else if (IsUploadName(name)) {
       what = name;
     } else {
       continue;
