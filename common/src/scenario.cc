@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cosimo/common/algorithm_settings.h"
 
 namespace cosimo {
 namespace {
@@ -86,59 +87,18 @@ absl::Status ValidateSolver(const v1::Solver& solver, const std::string& field) 
     return absl::InvalidArgumentError(
         absl::StrCat(field, ".step must be > 0 (got ", Num(solver.step()), ")"));
   }
-  if (solver.tolerance() < 0) {
+  if (!(solver.tolerance() >= 0)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ".tolerance must be > 0 (got ", Num(solver.tolerance()), ")"));
+        absl::StrCat(field, ".tolerance must be > 0, or 0 for the solver's default (got ",
+                     Num(solver.tolerance()), ")"));
   }
   if (solver.max_iterations() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ".max_iterations must be >= 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".max_iterations must be >= 1, or 0 for the solver's default (got ",
+                     solver.max_iterations(), ")"));
   }
   if (!v1::Solver::Method_IsValid(solver.method())) {
     return absl::InvalidArgumentError(absl::StrCat(field, ".method is unknown"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateAlgorithm(const v1::Scenario& scenario) {
-  const v1::Algorithm& a = scenario.algorithm();
-  if (!scenario.has_algorithm()) {
-    return absl::InvalidArgumentError("algorithm is required (at least algorithm.step_size)");
-  }
-  if (!(a.step_size() > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("algorithm.step_size must be > 0 (got ", Num(a.step_size()), ")"));
-  }
-  if (a.tolerance() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("algorithm.tolerance must be >= 0 (got ", Num(a.tolerance()), ")"));
-  }
-  if (a.max_iterations() < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("algorithm.max_iterations must be >= 1 (got ", a.max_iterations(), ")"));
-  }
-  if (a.relaxation() < 0 || a.relaxation() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("algorithm.relaxation must be in (0, 1] (got ", Num(a.relaxation()), ")"));
-  }
-  if (a.extrapolation_degree() < 0 || a.extrapolation_degree() > 5) {
-    return absl::InvalidArgumentError("algorithm.extrapolation_degree must be in 0..5");
-  }
-  if (a.has_adaptive()) {
-    const v1::Adaptive& ad = a.adaptive();
-    if (!(ad.min_step() > 0)) {
-      return absl::InvalidArgumentError("algorithm.adaptive.min_step must be > 0");
-    }
-    if (!(ad.max_step() >= ad.min_step())) {
-      return absl::InvalidArgumentError(
-          "algorithm.adaptive.max_step must be >= algorithm.adaptive.min_step");
-    }
-    if (ad.tolerance() < 0) {
-      return absl::InvalidArgumentError("algorithm.adaptive.tolerance must be >= 0");
-    }
-    if (a.step_size() < ad.min_step() || a.step_size() > ad.max_step()) {
-      return absl::InvalidArgumentError(
-          "algorithm.step_size must lie within [adaptive.min_step, adaptive.max_step]");
-    }
   }
   return absl::OkStatus();
 }
@@ -209,11 +169,9 @@ absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text, std::string_
 }
 
 absl::Status ValidateScenario(const v1::Scenario& scenario) {
-  if (!std::isfinite(scenario.start_time()) || !std::isfinite(scenario.stop_time()) ||
-      !(scenario.stop_time() > scenario.start_time())) {
-    return absl::InvalidArgumentError(absl::StrCat("stop_time (", Num(scenario.stop_time()),
-                                                   ") must be greater than start_time (",
-                                                   Num(scenario.start_time()), ")"));
+  // Times and the algorithm: the rules (and defaults) the master applies too.
+  if (absl::StatusOr<AlgorithmSettings> a = ResolveAlgorithm(scenario); !a.ok()) {
+    return a.status();
   }
   if (scenario.units().empty()) {
     return absl::InvalidArgumentError("units: a scenario needs at least one unit");
@@ -254,11 +212,11 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
             absl::StrCat(field, ": unit '", unit.name(), "' needs one of builtin, fmu or table"));
     }
     if (absl::Status s = ValidateSolver(unit.solver(), field + ".solver"); !s.ok()) return s;
-    if (unit.extrapolation_degree() < 0 || unit.extrapolation_degree() > 5) {
-      return absl::InvalidArgumentError(field + ".extrapolation_degree must be in 0..5");
+    if (unit.extrapolation_degree() < 0 || unit.extrapolation_degree() > kMaxExtrapolationDegree) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".extrapolation_degree must be in 0..", kMaxExtrapolationDegree));
     }
   }
-  if (absl::Status s = ValidateAlgorithm(scenario); !s.ok()) return s;
 
   std::map<std::string, int> connected;  // input -> connection index
   for (int i = 0; i < scenario.connections_size(); ++i) {

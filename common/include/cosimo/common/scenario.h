@@ -2,9 +2,10 @@
 //
 // ParseScenarioJson turns the JSON a user wrote into the message, with errors that name the line
 // and column (syntax) or the field (mapping). ValidateScenario checks everything that can be
-// checked without loading the units: times, step sizes, names, connection syntax, inputs
-// connected twice, record syntax. Checks that need the units' variables (a connection naming a
-// variable that does not exist) are done by ValidateCoupling once the units are loaded.
+// checked without loading the units: times and the algorithm (ResolveAlgorithm, the rules the
+// master applies too), names, connection syntax, inputs connected twice, record syntax. Checks
+// that need the units' variables (a connection naming a variable that does not exist) are done
+// by ResolveCoupling and PlanRecording once the units are loaded.
 // All functions are stateless and thread safe.
 #pragma once
 

@@ -1,0 +1,130 @@
+#include "cosimo/common/algorithm_settings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace cosimo {
+namespace {
+
+std::string Num(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+// A number where 0 (absent) means the default: finite and >= 0.
+absl::Status CheckOptional(double v, const char* field, const std::string& meaning) {
+  if (std::isfinite(v) && v >= 0.0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " must be ", meaning, " (got ", Num(v), ")"));
+}
+
+}  // namespace
+
+absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario) {
+  AlgorithmSettings s;
+  s.start_time = scenario.start_time();
+  s.stop_time = scenario.stop_time();
+  if (!std::isfinite(s.start_time) || !std::isfinite(s.stop_time) ||
+      !(s.stop_time > s.start_time)) {
+    return absl::InvalidArgumentError(absl::StrCat("stop_time (", Num(s.stop_time),
+                                                   ") must be greater than start_time (",
+                                                   Num(s.start_time), ")"));
+  }
+  if (!scenario.has_algorithm()) {
+    return absl::InvalidArgumentError("algorithm is required (at least algorithm.step_size)");
+  }
+  const v1::Algorithm& a = scenario.algorithm();
+  if (!v1::Algorithm::Kind_IsValid(a.kind())) {
+    return absl::InvalidArgumentError(absl::StrCat("algorithm.kind ", a.kind(), " is unknown"));
+  }
+  s.kind = a.kind();
+  s.iterative = s.kind == v1::Algorithm::FIXED_POINT || s.kind == v1::Algorithm::NEWTON;
+  s.step_size = a.step_size();
+  if (!(std::isfinite(s.step_size) && s.step_size > 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.step_size must be > 0 (got ", Num(s.step_size), ")"));
+  }
+  if (absl::Status st =
+          CheckOptional(a.tolerance(), "algorithm.tolerance",
+                        absl::StrCat("> 0, or 0 for the default ", Num(kDefaultCouplingTolerance)));
+      !st.ok()) {
+    return st;
+  }
+  s.tolerance = a.tolerance() > 0.0 ? a.tolerance() : kDefaultCouplingTolerance;
+  if (a.max_iterations() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.max_iterations must be >= 1, or 0 for the default ",
+                     kDefaultMaxIterations, " (got ", a.max_iterations(), ")"));
+  }
+  s.max_iterations = a.max_iterations() > 0 ? a.max_iterations() : kDefaultMaxIterations;
+  // Aitken starts from the relaxation written and adapts it; the factor written is a
+  // relaxation either way, (0, 1] (docs/scenario.md).
+  if (!(std::isfinite(a.relaxation()) && a.relaxation() >= 0.0 && a.relaxation() <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.relaxation must be in (0, 1], or 0 for the default 1 (got ",
+                     Num(a.relaxation()), ")"));
+  }
+  s.relaxation = a.relaxation() > 0.0 ? a.relaxation() : kDefaultRelaxation;
+  s.aitken = a.aitken();
+  s.linear_coupling = a.linear_coupling();
+  if (a.extrapolation_degree() < 0 || a.extrapolation_degree() > kMaxExtrapolationDegree) {
+    return absl::InvalidArgumentError(absl::StrCat("algorithm.extrapolation_degree must be in 0..",
+                                                   kMaxExtrapolationDegree, " (got ",
+                                                   a.extrapolation_degree(), ")"));
+  }
+  s.extrapolation_degree = a.extrapolation_degree();
+  if (!v1::Algorithm::NewtonJacobian_IsValid(a.newton_jacobian())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.newton_jacobian ", a.newton_jacobian(), " is unknown"));
+  }
+  s.newton_jacobian = a.newton_jacobian();
+
+  s.adaptive = a.has_adaptive();
+  if (!s.adaptive) return s;
+  const v1::Adaptive& ad = a.adaptive();
+  const std::string default_min = Num(kDefaultMinStepFraction * s.step_size);
+  if (absl::Status st =
+          CheckOptional(ad.min_step(), "algorithm.adaptive.min_step",
+                        absl::StrCat("> 0, or 0 for the default ", Num(kDefaultMinStepFraction),
+                                     " x step_size = ", default_min, " s"));
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = CheckOptional(ad.max_step(), "algorithm.adaptive.max_step",
+                                      "> 0, or 0 for the default stop_time - start_time");
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st =
+          CheckOptional(ad.tolerance(), "algorithm.adaptive.tolerance",
+                        absl::StrCat("> 0, or 0 for the default (", Num(kDefaultErrorTolerance),
+                                     " for non-iterative kinds, none for iterative ones)"));
+      !st.ok()) {
+    return st;
+  }
+  s.min_step = ad.min_step() > 0.0 ? ad.min_step() : kDefaultMinStepFraction * s.step_size;
+  // The default is the whole run, or H if that is longer (the first step lands on stop_time).
+  s.max_step =
+      ad.max_step() > 0.0 ? ad.max_step() : std::max(s.stop_time - s.start_time, s.step_size);
+  if (s.min_step > s.max_step) {
+    return absl::InvalidArgumentError(absl::StrCat("algorithm.adaptive.max_step (", Num(s.max_step),
+                                                   ") must be >= algorithm.adaptive.min_step (",
+                                                   Num(s.min_step), ")"));
+  }
+  if (s.step_size < s.min_step || s.step_size > s.max_step) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "algorithm.step_size (", Num(s.step_size), ") must lie within [adaptive.min_step, ",
+        "adaptive.max_step] = [", Num(s.min_step), ", ", Num(s.max_step), "]"));
+  }
+  s.error_tolerance =
+      ad.tolerance() > 0.0 ? ad.tolerance() : (s.iterative ? 0.0 : kDefaultErrorTolerance);
+  return s;
+}
+
+}  // namespace cosimo
