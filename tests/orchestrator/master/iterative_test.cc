@@ -3,6 +3,7 @@
 // monolithic analytic solution x(t) = e^{A t} x0 of the same parameters (model defaults:
 // m1 = m2 = 1, c1 = c2 = 10, d1 = d2 = 1, c_c = 100, d_c = 1, x1(0) = 1). Both units integrate
 // exactly (linear, EXACT solver), so the error measured is the co-simulation's own.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -230,6 +231,35 @@ TEST(IterativeTest, MaxIterationsAtMinStepFailsWithTimeAndUnits) {
   EXPECT_NE(m.find("min_step=0.05"), std::string::npos) << m;
   EXPECT_NE(m.find("m1"), std::string::npos) << m;
   EXPECT_NE(m.find("m2"), std::string::npos) << m;
+}
+
+// The master applies the rules the service applies (ResolveAlgorithm): a relaxation above 1
+// is refused with Aitken too (the master used to run it), and absent adaptive bounds take their
+// documented defaults (min_step 1e-3 H) rather than being refused.
+TEST(IterativeTest, MasterAppliesTheServicesAlgorithmRules) {
+  Options o;
+  o.extra = R"("relaxation": 1.5, "aitken": true,)";
+  absl::StatusOr<MasterResult> r = RunJson(DualMass(o));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(r.status().message()),
+              ::testing::HasSubstr("algorithm.relaxation must be in (0, 1]"));
+
+  // a rejects every step: H halves down to the default min_step, 1e-3 x 0.1, and fails there.
+  const v1::Scenario scenario = testing::Parse(R"({"start_time": 0, "stop_time": 1,
+    "units": [ {"name": "a", "builtin": {"model": "fake"}} ],
+    "algorithm": {"kind": "JACOBI", "step_size": 0.1, "adaptive": {"max_step": 0.1}}})");
+  testing::FakeUnit::Config a;
+  a.has_input = false;
+  a.reject_above = 1e-9;
+  a.capabilities.can_rollback = a.capabilities.can_vary_step = true;
+  testing::LocalJob job;
+  job.Add(testing::FakeProxy(scenario, 0, a));
+  r = RunMaster(scenario, job.units, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              ::testing::HasSubstr("rejected at min_step=0.0001: unit 'a' rejected"));
+  EXPECT_EQ(ValidateScenario(scenario), absl::OkStatus());  // and the service runs it
 }
 
 TEST(IterativeTest, NonConvergenceWithFixedStepFails) {

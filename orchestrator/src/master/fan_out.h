@@ -1,0 +1,30 @@
+// The one place where the master waits on its units: every command a master run sends goes
+// through SendCommand and every reply through AwaitReply, whether to one unit (Gauss-Seidel,
+// initial outputs) or fanned out to many (FanOut: send to every unit, then await all, so a
+// round costs one round trip, not one per unit). A deadline per command or a count of round
+// trips belongs here. Job thread only.
+#pragma once
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "orchestrator/src/master/unit_slot.h"
+
+namespace cosimo::orchestrator::master {
+
+// Sends slot.command to the unit. At most one command per unit is in flight.
+void SendCommand(UnitSlot& slot);
+// Waits for the reply to the slot's command into slot.response.
+[[nodiscard]] absl::Status AwaitReply(UnitSlot& slot);
+// SendCommand, then AwaitReply.
+[[nodiscard]] absl::Status CallUnit(UnitSlot& slot);
+
+// One round over `slots`: `prepare(slot)` fills the command of every slot and says whether it
+// takes part; every taking part gets its command before any reply is awaited. Then each reply
+// is awaited, in the same order, and `check(slot, awaited)` (awaited: the Await's status) gives
+// that unit's outcome. Every command sent is awaited, also after a failure, so no reply is left
+// in flight; the first failed outcome is returned.
+[[nodiscard]] absl::Status FanOut(std::vector<UnitSlot>& slots,
+                                  absl::FunctionRef<bool(UnitSlot&)> prepare,
+                                  absl::FunctionRef<absl::Status(UnitSlot&, absl::Status)> check);
+
+}  // namespace cosimo::orchestrator::master

@@ -1,0 +1,171 @@
+#include "orchestrator/src/master/initial_outputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cosimo/common/status.h"
+#include "orchestrator/src/master/fan_out.h"
+
+namespace cosimo::orchestrator::master {
+namespace {
+
+absl::Status InitialDerivatives(CoupledUnits& units, const std::vector<int>& order, bool cyclic) {
+  std::vector<UnitSlot>& slots = units.slots();
+  const MasterConfig& config = units.config();
+  const double start = config.algorithm.start_time;
+  // Evaluate replies give dy/dt at frozen inputs (u' = 0). For an output reactive unit the
+  // true derivative adds dG/du u', with u' the sources' output derivatives: a central
+  // directional difference of Evaluate along u' (exact for outputs linear in u). Hermite
+  // coupling needs it at t0, where no converged step gives the derivative yet.
+  std::vector<Eigen::VectorXd> frozen(slots.size());
+  for (size_t u = 0; u < slots.size(); ++u) frozen[u] = slots[u].derivatives;
+  const int sweeps = cyclic ? 50 : 1;
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    double change = 0.0;
+    for (int u : order) {
+      UnitSlot& s = slots[u];
+      if (s.num_inputs == 0 || !config.descriptions[u].capabilities.output_reactive) continue;
+      Eigen::VectorXd u0(s.num_inputs), du(s.num_inputs);
+      for (int i = 0; i < s.num_inputs; ++i) {
+        const Coupling::Source& src = s.sources[i];
+        u0[i] = src.unit < 0 ? 0.0 : slots[src.unit].outputs[src.output];
+        du[i] = src.unit < 0 ? 0.0 : slots[src.unit].derivatives[src.output];
+      }
+      const double du_norm = du.lpNorm<Eigen::Infinity>();
+      Eigen::VectorXd corrected = frozen[u];
+      if (du_norm > 0.0) {
+        const double eps = 1e-5 * (1.0 + u0.lpNorm<Eigen::Infinity>()) / du_norm;
+        Eigen::VectorXd y_plus, y_minus;
+        for (double sign : {1.0, -1.0}) {
+          s.command.kind = UnitCommand::Kind::kEvaluate;
+          s.command.inputs = u0 + sign * eps * du;
+          COSIMO_RETURN_IF_ERROR(Annotate(
+              CallUnit(s),
+              absl::StrCat("unit '", s.name, "' at t=", start, ": evaluate output derivatives")));
+          (sign > 0 ? y_plus : y_minus) = s.response.outputs.outputs;
+        }
+        corrected += (y_plus - y_minus) / (2.0 * eps);
+        // Leave the unit evaluated at the consistent inputs.
+        s.command.inputs = u0;
+        COSIMO_RETURN_IF_ERROR(Annotate(
+            CallUnit(s),
+            absl::StrCat("unit '", s.name, "' at t=", start, ": evaluate initial outputs")));
+        s.recorded = s.response.outputs.recorded;
+        s.recorded_strings = s.response.outputs.recorded_strings;
+      }
+      change = std::max(change, (corrected - s.derivatives).lpNorm<Eigen::Infinity>() /
+                                    (1.0 + corrected.lpNorm<Eigen::Infinity>()));
+      s.derivatives = corrected;
+    }
+    if (change <= 1e-12) break;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status InitializeUnits(CoupledUnits& units) {
+  const double start = units.config().algorithm.start_time;
+  return FanOut(
+      units.slots(),
+      [&](UnitSlot& s) {
+        s.command.kind = UnitCommand::Kind::kInitialize;
+        s.command.time = start;
+        return true;
+      },
+      [&](UnitSlot& s, absl::Status awaited) {
+        if (!awaited.ok()) {
+          return Annotate(awaited,
+                          absl::StrCat("unit '", s.name, "' at t=", start, ": initialize"));
+        }
+        const OutputsReply& out = s.response.outputs;
+        if (out.outputs.size() != s.num_outputs) {
+          return absl::InternalError(absl::StrCat("unit '", s.name, "' initialised with ",
+                                                  out.outputs.size(), " outputs; it declares ",
+                                                  s.num_outputs));
+        }
+        s.outputs = out.outputs;
+        if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
+        s.recorded = out.recorded;
+        s.recorded_strings = out.recorded_strings;
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ResolveInitialOutputs(CoupledUnits& units) {
+  std::vector<UnitSlot>& slots = units.slots();
+  const MasterConfig& config = units.config();
+  const double start = config.algorithm.start_time;
+  // Evaluate every unit with inputs from its sources' outputs, in feedthrough order; with a
+  // feedthrough cycle, sweep until the outputs stop changing.
+  std::vector<CouplingEdge> feedthrough;
+  for (const CouplingEdge& e : config.edges) {
+    if (IsFeedthrough(config.descriptions, e)) feedthrough.push_back(e);
+  }
+  const int n = static_cast<int>(slots.size());
+  const std::vector<std::vector<int>> cycles = Cycles(n, feedthrough);
+  std::vector<int> order;
+  if (cycles.empty()) {
+    COSIMO_ASSIGN_OR_RETURN(order, TopologicalOrder(n, feedthrough));
+  } else {
+    for (int u = 0; u < n; ++u) order.push_back(u);
+  }
+  // With a feedthrough cycle, sweep until the outputs stop changing; then one more pass so that
+  // every unit (also those evaluated before their sources settled) has its outputs, output
+  // derivatives and recorded values at the final inputs.
+  const int sweeps = cycles.empty() ? 2 : 200;
+  bool final_pass = false;
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    double change = 0.0;
+    for (int u : order) {
+      UnitSlot& s = slots[u];
+      if (s.num_inputs == 0) continue;
+      for (int i = 0; i < s.num_inputs; ++i) {
+        const Coupling::Source& src = s.sources[i];
+        s.command.inputs[i] = src.unit < 0 ? 0.0 : slots[src.unit].outputs[src.output];
+      }
+      s.command.kind = UnitCommand::Kind::kEvaluate;
+      COSIMO_RETURN_IF_ERROR(Annotate(CallUnit(s), absl::StrCat("unit '", s.name, "' at t=", start,
+                                                                ": evaluate initial outputs")));
+      const OutputsReply& out = s.response.outputs;
+      if (out.outputs.size() != s.num_outputs) {
+        return absl::InternalError(
+            absl::StrCat("unit '", s.name, "' evaluated ", out.outputs.size(), " outputs"));
+      }
+      for (int o = 0; o < s.num_outputs; ++o) {
+        change = std::max(
+            change, std::abs(out.outputs[o] - s.outputs[o]) / (1.0 + std::abs(out.outputs[o])));
+      }
+      s.outputs = out.outputs;
+      if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
+      s.recorded = out.recorded;
+      s.recorded_strings = out.recorded_strings;
+    }
+    if (cycles.empty() && sweep == 0) continue;
+    if (cycles.empty()) break;
+    if (change <= 1e-13) {
+      if (final_pass) break;
+      final_pass = true;
+      continue;
+    }
+    if (sweep + 1 == sweeps || !std::isfinite(change)) {
+      std::vector<std::string> described;
+      for (const std::vector<int>& c : cycles) {
+        described.push_back(DescribeCycle(c, config.names, config.descriptions, feedthrough));
+      }
+      return absl::FailedPreconditionError(
+          absl::StrCat("at t=", start, ": the initial outputs of the feedthrough loop ",
+                       absl::StrJoin(described, "; "), " did not converge in ", sweeps,
+                       " fixed-point sweeps (last change ", change, ")"));
+    }
+  }
+  COSIMO_RETURN_IF_ERROR(InitialDerivatives(units, order, !cycles.empty()));
+  for (UnitSlot& s : slots) s.history.Push(start, s.outputs, s.derivatives);
+  return absl::OkStatus();
+}
+
+}  // namespace cosimo::orchestrator::master
