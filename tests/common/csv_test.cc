@@ -81,6 +81,50 @@ TEST(CsvTest, FormattedValuesReadBackExactly) {
   }
 }
 
+TEST(CsvReadTest, WhatTheWriterWritesReadsBackWithItsTypes) {
+  ResultTable table;
+  table.columns = {"time", "f.on", "f.label", "f.x"};
+  table.types = {ValueType::kReal, ValueType::kBoolean, ValueType::kString, ValueType::kReal};
+  const double nan = std::nan("");
+  table.values = {0.0, 1.0, nan, 1.0 / 3.0,  //
+                  0.1, 0.0, nan, -6.02214076e23};
+  table.strings = {"a, \"b\"", "line\nbreak"};
+  std::ostringstream out;
+  WriteCsv(out, table);
+  absl::StatusOr<ResultTable> back = ReadCsv(out.str());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->columns, table.columns);
+  EXPECT_EQ(back->types, table.types);
+  EXPECT_EQ(back->strings, table.strings);
+  ASSERT_EQ(back->rows(), 2u);
+  for (size_t i : {0u, 1u, 3u, 4u, 5u, 7u}) EXPECT_EQ(back->values[i], table.values[i]) << i;
+}
+
+TEST(CsvReadTest, EmptyCellsAndNonFiniteNumbersAreReal) {
+  absl::StatusOr<ResultTable> table = ReadCsv("time,x\r\n0,\r\n1,inf\r\n2,nan");
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(table->type(1), ValueType::kReal);
+  ASSERT_EQ(table->rows(), 3u);
+  EXPECT_TRUE(std::isnan(table->values[1]));
+  EXPECT_TRUE(std::isinf(table->values[3]));
+  EXPECT_TRUE(std::isnan(table->values[5]));
+}
+
+TEST(CsvReadTest, ErrorsNameTheLine) {
+  absl::StatusOr<ResultTable> ragged = ReadCsv("time,x\n0,1\n1\n");
+  EXPECT_EQ(ragged.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(ragged.status().message().find("line 3: 1 cells, the header has 2"), std::string::npos)
+      << ragged.status();
+  absl::StatusOr<ResultTable> open_quote = ReadCsv("time,x\n0,\"abc\n");
+  EXPECT_NE(open_quote.status().message().find("line 2: a quoted cell is not closed"),
+            std::string::npos)
+      << open_quote.status();
+  absl::StatusOr<ResultTable> twice = ReadCsv("time,x,x\n");
+  EXPECT_NE(twice.status().message().find("column 'x' appears twice"), std::string::npos);
+  EXPECT_FALSE(ReadCsv("").ok());
+  EXPECT_EQ(ReadCsvFile("/nonexistent/r.csv").status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST(DigestTest, Sha256OfKnownStrings) {
   // FIPS 180-2 test vector for "abc".
   EXPECT_EQ(DigestOf("abc"),

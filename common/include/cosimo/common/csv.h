@@ -1,15 +1,18 @@
 // Results tables and the results CSV (DESIGN section 8): header `time,<unit>.<variable>,...`,
 // one row per communication point, numbers printed with full double precision (%.17g),
 // Booleans as `true` / `false`, strings as they are (quoted, RFC 4180, only when they hold a
-// comma, a quote or a line break). Stateless.
+// comma, a quote or a line break). Stateless. The reader takes the same format back (and any
+// RFC 4180 CSV with a header row): what `cosimo plot` and training data use.
 #pragma once
 
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cosimo/common/unit_api.h"
 
 namespace cosimo {
@@ -31,6 +34,13 @@ struct ResultTable {
 
 void WriteCsv(std::ostream& out, const ResultTable& table);
 [[nodiscard]] absl::Status WriteCsvFile(const std::string& path, const ResultTable& table);
+
+// Reads a CSV with a header row. A column whose every cell is a number (or "nan", "inf", an empty
+// cell: NaN) is kReal, one whose every cell is "true" / "false" is kBoolean, any other kString.
+// Errors name the line and the column: a row with the wrong number of cells, an unterminated
+// quote, a header that repeats a column.
+[[nodiscard]] absl::StatusOr<ResultTable> ReadCsv(std::string_view text);
+[[nodiscard]] absl::StatusOr<ResultTable> ReadCsvFile(const std::string& path);
 
 // Formats one double as %.17g (shortest form that reads back to the same value).
 std::string FormatDouble(double value);
