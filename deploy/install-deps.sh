@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev zlib1g-dev
   libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev
+  libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
   iproute2 procps python3 python3-yaml python3-grpcio clang-format
 )
 

@@ -4,6 +4,7 @@
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
 //   cosimo delete JOB
+//   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted.
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "cosimo/client/client.h"
+#include "cosimo/client/plot_file.h"
 #include "cosimo/client/ssp_import.h"
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
@@ -175,6 +177,17 @@ int main(int argc, char** argv) {
   CLI::App* remove = app.add_subcommand("delete", "forget a finished job and its results");
   remove->add_option("job", job_id, "job id")->required();
   add_orchestrator(remove);
+  CLI::App* plot = app.add_subcommand("plot", "draw a results CSV as time plots (SVG or PNG)");
+  std::string plot_csv, plot_out = "plot.svg";
+  cosimo::PlotOptions plot_options;
+  plot->add_option("results", plot_csv, "results CSV (from run or results)")->required();
+  plot->add_option("--out", plot_out, "plot file: .svg or .png")->capture_default_str();
+  plot->add_option("--vars", plot_options.variables, "columns to plot (default: all)")
+      ->delimiter(',');
+  plot->add_flag("--one-panel", plot_options.one_panel,
+                 "all variables in one panel (default: one panel per unit)");
+  plot->add_option("--title", plot_options.title, "title (default: the CSV's file name)");
+  plot->add_option("--width", plot_options.width, "width in pixels")->capture_default_str();
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   // An unknown verb is named (CLI11 would only say that a subcommand is required).
@@ -207,6 +220,13 @@ int main(int argc, char** argv) {
     std::cerr << "\ncosimo: interrupted, stopping\n";
   }).detach();
 
+  if (plot->parsed()) {
+    if (absl::Status s = cosimo::client::WritePlotFile(plot_csv, plot_out, plot_options); !s.ok()) {
+      return Fail(s, s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
+    }
+    std::cerr << "plot written to " << plot_out << "\n";
+    return 0;
+  }
   if (import->parsed()) {
     const std::filesystem::path out_path(import_out);
     ssp.resources_dir =

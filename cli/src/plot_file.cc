@@ -1,0 +1,122 @@
+#include "cosimo/client/plot_file.h"
+
+#include <cairo.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cosimo/common/csv.h"
+
+namespace cosimo::client {
+namespace {
+
+// Draws on a Cairo image surface; Write saves it as PNG.
+class CairoCanvas : public PlotCanvas {
+ public:
+  ~CairoCanvas() override {
+    if (cr_ != nullptr) cairo_destroy(cr_);
+    if (surface_ != nullptr) cairo_surface_destroy(surface_);
+  }
+  void Begin(double width, double height) override {
+    surface_ = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width),
+                                          static_cast<int>(height));
+    cr_ = cairo_create(surface_);
+    cairo_set_source_rgb(cr_, 1, 1, 1);
+    cairo_paint(cr_);
+    cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  }
+  void Line(const Points& points, std::string_view color, double stroke_width,
+            std::string_view) override {
+    if (points.empty()) return;
+    SetColor(color);
+    cairo_set_line_width(cr_, stroke_width);
+    cairo_set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
+    cairo_move_to(cr_, points[0].first, points[0].second);
+    for (size_t i = 1; i < points.size(); ++i) {
+      cairo_line_to(cr_, points[i].first, points[i].second);
+    }
+    cairo_stroke(cr_);
+  }
+  void Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
+            bool vertical) override {
+    const std::string s(text);
+    SetColor("#222222");
+    cairo_set_font_size(cr_, size);
+    cairo_text_extents_t extents;
+    cairo_text_extents(cr_, s.c_str(), &extents);
+    const double shift = anchor == TextAnchor::kStart    ? 0
+                         : anchor == TextAnchor::kMiddle ? extents.x_advance / 2
+                                                         : extents.x_advance;
+    cairo_save(cr_);
+    cairo_translate(cr_, x, y);
+    if (vertical) cairo_rotate(cr_, -M_PI / 2);
+    cairo_move_to(cr_, -shift, 0);
+    cairo_show_text(cr_, s.c_str());
+    cairo_restore(cr_);
+  }
+  void End() override { cairo_surface_flush(surface_); }
+
+  absl::Status Write(const std::string& path) {
+    const cairo_status_t status = cairo_surface_write_to_png(surface_, path.c_str());
+    if (status != CAIRO_STATUS_SUCCESS) {
+      return absl::PermissionDeniedError("cannot write '" + path +
+                                         "': " + cairo_status_to_string(status));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  void SetColor(std::string_view hex) {
+    const unsigned rgb = static_cast<unsigned>(std::stoul(std::string(hex.substr(1)), nullptr, 16));
+    cairo_set_source_rgb(cr_, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
+                         (rgb & 0xff) / 255.0);
+  }
+
+  cairo_surface_t* surface_ = nullptr;
+  cairo_t* cr_ = nullptr;
+};
+
+// Units from the metadata beside the CSV, where it has them; a missing or older file adds none.
+void AddUnits(const std::string& csv_path, PlotOptions& options) {
+  std::ifstream in(csv_path + ".meta.json");
+  if (!in) return;
+  const nlohmann::json meta = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!meta.is_object() || !meta.contains("variables") || !meta["variables"].is_array()) return;
+  for (const nlohmann::json& v : meta["variables"]) {
+    if (!v.is_object() || !v.contains("name") || !v.contains("unit")) continue;
+    if (!v["name"].is_string() || !v["unit"].is_string()) continue;
+    const std::string unit = v["unit"].get<std::string>();
+    if (!unit.empty()) options.units.emplace(v["name"].get<std::string>(), unit);
+  }
+}
+
+}  // namespace
+
+absl::Status WritePlotFile(const std::string& csv_path, const std::string& out_path,
+                           PlotOptions options) {
+  const std::string ext = std::filesystem::path(out_path).extension().string();
+  if (ext != ".svg" && ext != ".png") {
+    return absl::InvalidArgumentError("--out '" + out_path +
+                                      "': the name must end in .svg or .png");
+  }
+  absl::StatusOr<ResultTable> table = ReadCsvFile(csv_path);
+  if (!table.ok()) return table.status();
+  AddUnits(csv_path, options);
+  if (options.title.empty()) options.title = std::filesystem::path(csv_path).filename().string();
+  if (ext == ".png") {
+    CairoCanvas canvas;
+    if (absl::Status s = DrawPlot(*table, options, canvas); !s.ok()) return s;
+    return canvas.Write(out_path);
+  }
+  absl::StatusOr<std::string> svg = PlotSvg(*table, options);
+  if (!svg.ok()) return svg.status();
+  std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+  out << *svg;
+  out.close();
+  if (!out) return absl::PermissionDeniedError("cannot write '" + out_path + "'");
+  return absl::OkStatus();
+}
+
+}  // namespace cosimo::client
