@@ -9,6 +9,7 @@
 
 #include "cosimo/common/digest.h"
 #include "cosimo/common/results_proto.h"
+#include "cosimo/common/rpc_status.h"
 #include "cosimo/common/status.h"
 
 namespace cosimo::client {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cosimo/common/digest.h"
+#include "cosimo/common/rpc_status.h"
 #include "cosimo/common/status.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"

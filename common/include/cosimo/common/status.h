@@ -1,24 +1,20 @@
 // Status helpers shared by every component.
 //
 // Errors that cross a component boundary or an RPC are absl::Status / absl::StatusOr<T>. This
-// header holds the one place where absl::Status and grpc::Status are converted (ToGrpcStatus,
-// FromGrpcStatus), and the macros used to propagate errors. Thread safety: stateless.
+// header holds the macros used to propagate them and Annotate; it includes no gRPC header (the
+// conversion to and from grpc::Status is the RPC layer's, rpc_status.h). Thread safety:
+// stateless.
 #pragma once
 
 #include <fmt/format.h>
-#include <grpcpp/support/status.h>
 
+#include <string_view>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace cosimo {
-
-// Maps absl codes to gRPC codes one to one (the numbering is the same by design; this function
-// is the explicit map so that a change on either side is caught here).
-grpc::Status ToGrpcStatus(const absl::Status& status);
-absl::Status FromGrpcStatus(const grpc::Status& status);
 
 // Prefixes the message of a non-OK status with `context` ("unit 'ctrl': ..."); OK passes.
 absl::Status Annotate(const absl::Status& status, std::string_view context);
