@@ -7,13 +7,27 @@
   deploy/build.sh as the README;
 - the runtime stage installs packages that provide every shared library the built binaries
   load (checked with ldd and dpkg against the libraries of this machine's build);
-- the Kubernetes manifests parse and name the same images, port and args.
+- the Kubernetes manifests parse and name the same images, port and args;
+- .dockerignore keeps build folders out of the build context: a copy of the tree holding a
+  foreign build/ (a CMakeCache.txt made for another source path) is filtered by it the way
+  Docker filters the context, and the build stage's configure step runs on the result;
+- the images run as a numeric user (Kubernetes' runAsNonRoot needs one) that the manifests name
+  as runAsUser, and every VOLUME folder is created owned by that user before it is declared (a
+  new named volume copies the folder's owner; a missing folder gives a root-owned volume);
+- the worker's HEALTHCHECK is real: run against a worker started with the image's environment
+  and arguments, it fails while no orchestrator is there and passes once one is.
 
 Usage: check_deploy.py SOURCE_DIR BINARY_DIR
 """
+import json
+import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import yaml
@@ -100,10 +114,256 @@ def main(source, binary):
                         check("cosimo-orchestrator:7700" in c.get("args", []),
                               f"{manifest.name}: workers must dial the orchestrator Service")
 
+    stage_lines = dockerfile_stages(dockerfile)
+    check_dockerignore(source, stage_lines)
+    uid = check_user_and_volumes(stage_lines)
+    check_kubernetes_user(source, uid)
+    check_worker_healthcheck(binary, stage_lines)
+
     for f in failures:
         print("FAIL:", f)
     print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
     return 1 if failures else 0
+
+
+def dockerfile_stages(dockerfile):
+    """{stage: [(INSTRUCTION, arguments)]}, each stage with the instructions of the stages it is
+    built FROM first (continuation lines joined, comments dropped)."""
+    text = re.sub(r"\\\n", " ", dockerfile)
+    stages, current = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        word = word.upper()
+        if word == "FROM":
+            m = re.match(r"(\S+)(?:\s+AS\s+(\S+))?", rest.strip(), re.I)
+            base, current = m.group(1), (m.group(2) or f"stage{len(stages)}")
+            stages[current] = list(stages.get(base, []))
+        elif current is not None:
+            stages[current].append((word, rest.strip()))
+    return stages
+
+
+def dockerignore_filter(source):
+    """A predicate: is this context-relative path sent to the Docker daemon? Docker's rules:
+    patterns are matched against the path and each of its parent folders (a folder excluded is
+    excluded whole), '**' spans folders, '!' re-includes, the last matching pattern wins."""
+    path = source / ".dockerignore"
+    patterns = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            negate = line.startswith("!")
+            pattern = line[1:] if negate else line
+            pattern = pattern.strip().lstrip("/").rstrip("/")
+            regex = ""
+            i = 0
+            while i < len(pattern):
+                if pattern.startswith("**/", i):
+                    regex += "(?:.*/)?"
+                    i += 3
+                elif pattern.startswith("**", i):
+                    regex += ".*"
+                    i += 2
+                elif pattern[i] == "*":
+                    regex += "[^/]*"
+                    i += 1
+                elif pattern[i] == "?":
+                    regex += "[^/]"
+                    i += 1
+                else:
+                    regex += re.escape(pattern[i])
+                    i += 1
+            patterns.append((re.compile(regex + r"\Z"), negate))
+
+    def included(relative):
+        parts = relative.split("/")
+        prefixes = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+        keep = True
+        for regex, negate in patterns:
+            if any(regex.match(p) for p in prefixes):
+                keep = negate
+        return keep
+
+    return included
+
+
+def check_dockerignore(source, stages):
+    included = dockerignore_filter(source)
+    # What a user's tree holds after the quick start and a few runs, beside the sources.
+    foreign = ["build/CMakeCache.txt", "build/bin/cosimo", "build-asan/CMakeCache.txt",
+               ".git/HEAD", "out/car.csv", "car.csv", "examples/python/__pycache__/x.pyc"]
+    for path in foreign:
+        check(not included(path), f".dockerignore: '{path}' is sent to the Docker build context")
+    # Files the build needs must stay.
+    needed = ["CMakeLists.txt", "deploy/build.sh", "deploy/install-deps.sh", "proto",
+              "common/src/scenario.cc", "tests/CMakeLists.txt"]
+    for path in needed:
+        check(included(path), f".dockerignore: '{path}' is needed by the build but left out")
+    if failures:
+        return
+    # The tree as a user has it: the sources (git's view when there is one, else the folder)
+    # and a foreign build/ whose CMakeCache.txt was made for another source path.
+    listed = subprocess.run(["git", "-C", str(source), "ls-files", "--cached", "--others",
+                             "--exclude-standard"], capture_output=True, text=True)
+    files = listed.stdout.split() if listed.returncode == 0 else [
+        str(p.relative_to(source)) for p in source.rglob("*") if p.is_file()]
+    build = stages.get("build", [])
+    workdir = next((a for w, a in build if w == "WORKDIR"), "/src")
+    run = " ".join(a for w, a in build if w == "RUN")
+    defines = re.findall(r"(-D[A-Za-z_]+=\S+)", run)
+    build_type = re.search(r"BUILD_TYPE=(\S+)", run)
+    with tempfile.TemporaryDirectory(prefix="cosimo-context-") as tmp:
+        user_tree = Path(tmp) / "user"
+        for name in files:
+            if (source / name).is_file():
+                (user_tree / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / name, user_tree / name)
+        (user_tree / "build").mkdir()
+        (user_tree / "build" / "CMakeCache.txt").write_text(
+            "# This is the CMakeCache file.\n"
+            "CMAKE_HOME_DIRECTORY:INTERNAL=/home/someone/cosimo\n"
+            "CMAKE_CACHEFILE_DIR:INTERNAL=/home/someone/cosimo/build\n")
+        # COPY . . of the context into the stage's WORKDIR (its name is kept: paths matter to
+        # CMake's cache check).
+        context = Path(tmp) / "image" / workdir.strip("/")
+        size = 0
+        for path in sorted(user_tree.rglob("*")):
+            relative = str(path.relative_to(user_tree))
+            if path.is_file() and included(relative):
+                (context / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, context / relative)
+                size += path.stat().st_size
+        check(size < 50 << 20, f"the Docker build context is {size >> 20} MiB: what is sent?")
+        # The build stage's configure step (deploy/build.sh's cmake -S -B), with its options;
+        # the compile itself is what the rest of the suite builds.
+        configure = subprocess.run(
+            ["cmake", "-S", str(context), "-B", str(context / "build"),
+             f"-DCMAKE_BUILD_TYPE={build_type.group(1) if build_type else 'Release'}", *defines],
+            capture_output=True, text=True)
+        check(configure.returncode == 0,
+              "the image's build stage fails to configure in a context filtered by "
+              ".dockerignore from a tree with a foreign build/:\n" +
+              (configure.stderr or configure.stdout)[-2000:])
+
+
+def check_user_and_volumes(stages):
+    """The runtime user's numeric UID, checked in every runtime stage with its volumes."""
+    uid = None
+    for name, instructions in stages.items():
+        if name == "build" or not any(w == "ENTRYPOINT" for w, _ in instructions):
+            continue
+        users = [a for w, a in instructions if w == "USER"]
+        check(users, f"Dockerfile stage {name}: runs as root (no USER)")
+        if not users:
+            continue
+        m = re.fullmatch(r"(\d+)(?::(\d+))?", users[-1])
+        check(m is not None and m.group(1) != "0",
+              f"Dockerfile stage {name}: USER {users[-1]} must be a numeric, non-root UID[:GID] "
+              "(Kubernetes' runAsNonRoot refuses a user name it cannot check)")
+        if m is None:
+            continue
+        uid = m.group(1)
+        runs = [a for w, a in instructions if w == "RUN"]
+        for w, args in instructions:
+            if w != "VOLUME":
+                continue
+            volumes = json.loads(args) if args.startswith("[") else args.split()
+            for volume in volumes:
+                owned = any(volume in run and re.search(
+                    rf"(chown\s+(-\S+\s+)*{uid}\b|install\b[^&;]*-o\s+{uid}\b)", run)
+                    for run in runs)
+                check(owned, f"Dockerfile stage {name}: VOLUME {volume} is not created owned by "
+                      f"UID {uid} before it is declared (a new volume would be root's and the "
+                      "service could not write it)")
+    return uid
+
+
+def check_kubernetes_user(source, uid):
+    for manifest in (source / "deploy" / "kubernetes").glob("*.yaml"):
+        for doc in yaml.safe_load_all(manifest.read_text()):
+            if not doc or doc.get("kind") != "Deployment":
+                continue
+            pod = doc["spec"]["template"]["spec"]
+            context = pod.get("securityContext", {})
+            for c in pod["containers"]:
+                merged = {**context, **c.get("securityContext", {})}
+                if merged.get("runAsNonRoot"):
+                    check(str(merged.get("runAsUser")) == str(uid),
+                          f"{manifest.name}: runAsNonRoot needs runAsUser (the images' UID {uid})"
+                          f", not {merged.get('runAsUser')}")
+
+
+def check_worker_healthcheck(binary, stages):
+    worker = stages.get("worker", [])
+    checks = [a for w, a in worker if w == "HEALTHCHECK"]
+    check(checks, "Dockerfile stage worker: no HEALTHCHECK")
+    if not checks:
+        return
+    m = re.search(r"CMD\s+(\[.*\])", checks[-1])
+    command = json.loads(m.group(1)) if m else shlex.split(checks[-1].split("CMD", 1)[1])
+    env = {}
+    for w, a in worker:
+        if w == "ENV":
+            for item in shlex.split(a):
+                key, _, value = item.partition("=")
+                env[key] = value
+    args = [json.loads(a) for w, a in worker if w == "CMD"]
+    entry = [json.loads(a) for w, a in worker if w == "ENTRYPOINT"]
+    if not args or not entry:
+        failures.append("Dockerfile stage worker: needs ENTRYPOINT and CMD in JSON form")
+        return
+    bin_dir = binary / "bin"
+    with tempfile.TemporaryDirectory(prefix="cosimo-health-") as tmp:
+        # The image's environment, its paths moved into a folder of ours.
+        environment = dict(os.environ, PATH=f"{bin_dir}:{os.environ.get('PATH', '')}",
+                           HOME=tmp, XDG_CACHE_HOME=tmp)
+        for key, value in env.items():
+            environment[key] = tmp + value if value.startswith("/") else value
+            if value.startswith("/"):
+                Path(environment[key]).parent.mkdir(parents=True, exist_ok=True)
+        listen = subprocess.run(["python3", "-c", "import socket; s=socket.socket(); "
+                                 "s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"],
+                                capture_output=True, text=True).stdout.strip()
+        address = f"127.0.0.1:{listen}"
+        worker_args = [a.replace("orchestrator:7700", address) for a in args[-1]]
+        health = lambda: subprocess.run(command, env=environment, capture_output=True,
+                                        text=True, timeout=10)
+        processes = []
+        try:
+            processes.append(subprocess.Popen(entry[-1] + worker_args + ["--reconnect-ms", "100"],
+                                              env=environment, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL))
+            time.sleep(1)
+            result = health()
+            check(result.returncode != 0, "worker HEALTHCHECK passes while the worker has no "
+                  "orchestrator: " + result.stdout + result.stderr)
+            processes.append(subprocess.Popen(
+                [str(bin_dir / "cosimo-orchestrator"), "--listen", address], env=environment, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL))
+            deadline = time.time() + 20
+            result = health()
+            while result.returncode != 0 and time.time() < deadline:
+                time.sleep(0.2)
+                result = health()
+            check(result.returncode == 0, "worker HEALTHCHECK fails although the worker is "
+                  "attached to an orchestrator: " + result.stdout + result.stderr)
+            processes.pop().terminate()
+            deadline = time.time() + 20
+            result = health()
+            while result.returncode == 0 and time.time() < deadline:
+                time.sleep(0.2)
+                result = health()
+            check(result.returncode != 0,
+                  "worker HEALTHCHECK still passes after its orchestrator went away")
+        finally:
+            for p in processes:
+                p.terminate()
+                p.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 // cosimo-worker: one simulation unit at a time, for an orchestrator it dials.
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
-//                 [--tls-ca FILE [--token-file FILE]]
+//                 [--tls-ca FILE [--token-file FILE]] [--health-file FILE]
+//   cosimo-worker --health-check [--health-file FILE]   (exit 0: attached, heartbeats going out)
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
 #include <CLI/CLI.hpp>
 
 #include <csignal>
+#include <iostream>
 #include <thread>
 
 #include "cosimo/common/command_line.h"
@@ -38,9 +40,28 @@ int main(int argc, char** argv) {
                  "first wait between connection attempts, ms")
       ->capture_default_str();
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
+  if (const char* health = std::getenv("COSIMO_WORKER_HEALTH_FILE"); health != nullptr) {
+    options.health_file = health;
+  }
+  app.add_option("--health-file", options.health_file,
+                 "write this file while attached, at every heartbeat; removed when the connection "
+                 "ends (default: $COSIMO_WORKER_HEALTH_FILE)");
+  bool health_check = false;
+  app.add_flag("--health-check", health_check,
+               "check another worker's health file instead of running: exit 0 if it was written "
+               "within --health-max-age-s, else 1");
+  int health_max_age_s = 30;
+  app.add_option("--health-max-age-s", health_max_age_s, "for --health-check, seconds")
+      ->capture_default_str();
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
+  if (health_check) {
+    const absl::Status health = cosimo::worker::CheckHealthFile(
+        options.health_file, std::chrono::seconds(health_max_age_s));
+    std::cout << (health.ok() ? "healthy" : health.message()) << "\n";
+    return health.ok() ? 0 : 1;
+  }
   options.cache_max_bytes = cache_max_mb << 20;
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [worker %P] [%l] %v");

@@ -43,6 +43,24 @@ std::string DefaultCacheDir() {
   return "/tmp/cosimo-cache";
 }
 
+// Writes the health file (atomically: a reader sees the old or the new one); empty: none.
+void WriteHealthFile(const std::string& path, const std::string& what) {
+  if (path.empty()) return;
+  const std::string partial = path + ".part";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << what << "\n";
+  }
+  std::error_code ec;
+  fs::rename(partial, path, ec);
+  if (ec) spdlog::warn("cannot write the health file '{}': {}", path, ec.message());
+}
+
+void RemoveHealthFile(const std::string& path) {
+  std::error_code ec;
+  if (!path.empty()) fs::remove(path, ec);
+}
+
 // Fetches an artifact by digest into the cache (verified, written atomically); a cached copy is
 // used as it is. Either counts as a use; after a fetch the cache is kept within `max_bytes`.
 absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& channel,
@@ -116,6 +134,7 @@ class WorkerClient::Session {
                 std::chrono::system_clock::now().time_since_epoch())
                 .count());
         if (!Write(beat)) break;
+        WriteHealthFile(options_.health_file, "attached to " + options_.orchestrator);
       }
     });
   }
@@ -284,6 +303,27 @@ class WorkerClient::Session {
   bool stop_heartbeat_ = false;
 };
 
+absl::Status CheckHealthFile(const std::string& health_file, std::chrono::seconds max_age) {
+  if (health_file.empty()) {
+    return absl::InvalidArgumentError(
+        "no health file to check (--health-file or $COSIMO_WORKER_HEALTH_FILE)");
+  }
+  std::error_code ec;
+  const fs::file_time_type written = fs::last_write_time(health_file, ec);
+  if (ec) {
+    return absl::UnavailableError("unhealthy: not attached to an orchestrator (no health file '" +
+                                  health_file + "')");
+  }
+  const auto age =
+      std::chrono::duration_cast<std::chrono::seconds>(fs::file_time_type::clock::now() - written);
+  if (age > max_age) {
+    return absl::UnavailableError("unhealthy: no heartbeat sent for " +
+                                  std::to_string(age.count()) + " s (health file '" + health_file +
+                                  "')");
+  }
+  return absl::OkStatus();
+}
+
 WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options)) {
   if (options_.host.empty()) options_.host = DefaultHost();
 }
@@ -372,9 +412,11 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
     spdlog::info("attached to {} as worker {} (host {})", options_.orchestrator,
                  welcome.welcome().worker_id(), options_.host);
     Session session(options_, channel, stream.get());
+    WriteHealthFile(options_.health_file, "attached to " + options_.orchestrator);
     session.StartHeartbeat(std::max(50, welcome.welcome().heartbeat_ms()));
     session.Serve();
     session.StopHeartbeat();
+    RemoveHealthFile(options_.health_file);
   }
   stream->WritesDone();
   const grpc::Status finish = stream->Finish();

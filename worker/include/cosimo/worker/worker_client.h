@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,7 +30,16 @@ struct WorkerOptions {
   bool once = false;         // exit when the first stream ends instead of reconnecting
   int protocol_version = 1;  // only tests change this (to check the refusal)
   ClientSecurity security;   // TLS and token toward the orchestrator (cosimo/common/security.h)
+  // Health file (empty: none): written when the orchestrator welcomes the worker, rewritten at
+  // every heartbeat sent, removed when the connection ends; CheckHealthFile reads it.
+  std::string health_file;
 };
+
+// The health check of a worker (`cosimo-worker --health-check`, the images' HEALTHCHECK): OK
+// when `health_file` exists and was written within `max_age`, i.e. the worker is attached to an
+// orchestrator and its heartbeats go out; otherwise an error that says which.
+[[nodiscard]] absl::Status CheckHealthFile(const std::string& health_file,
+                                           std::chrono::seconds max_age);
 
 class WorkerClient {
  public:
