@@ -29,10 +29,14 @@ size_t ResultTable::string_columns() const {
   return static_cast<size_t>(std::count(types.begin(), types.end(), ValueType::kString));
 }
 
+size_t FormatDouble(double value, char* buffer, size_t size) {
+  const std::to_chars_result r = std::to_chars(buffer, buffer + size, value);
+  return r.ec == std::errc() ? static_cast<size_t>(r.ptr - buffer) : 0;
+}
+
 std::string FormatDouble(double value) {
   char buffer[32];
-  const int n = std::snprintf(buffer, sizeof(buffer), "%.17g", value);
-  return std::string(buffer, n > 0 ? static_cast<size_t>(n) : 0);
+  return std::string(buffer, FormatDouble(value, buffer, sizeof(buffer)));
 }
 
 void WriteCsv(std::ostream& out, const ResultTable& table) {
@@ -60,7 +64,7 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
           break;
         case ValueType::kReal:
         case ValueType::kInteger:
-          out.write(buffer, std::snprintf(buffer, sizeof(buffer), "%.17g", v));
+          out.write(buffer, static_cast<std::streamsize>(FormatDouble(v, buffer, sizeof(buffer))));
           break;
       }
     }

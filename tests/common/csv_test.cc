@@ -13,14 +13,14 @@
 namespace cosimo {
 namespace {
 
+// Full precision in the fewest digits: every value reads back to the same double.
 TEST(CsvTest, HeaderThenRowsAtFullPrecision) {
   std::ostringstream out;
   ResultTable table;
   table.columns = {"time", "a.y"};
   table.values = {0.0, 0.1, 0.1, 1.0 / 3.0};
   WriteCsv(out, table);
-  EXPECT_EQ(out.str(),
-            "time,a.y\n0,0.10000000000000001\n0.10000000000000001,0.33333333333333331\n");
+  EXPECT_EQ(out.str(), "time,a.y\n0,0.1\n0.1,0.3333333333333333\n");
 }
 
 TEST(CsvTest, BooleansAsWordsStringsAsTheyAreQuotedOnlyWhenNeeded) {
@@ -76,7 +76,7 @@ TEST(ResultsProtoTest, ChunksOfWholeRowsReassembleTheTable) {
 }
 
 TEST(CsvTest, FormattedValuesReadBackExactly) {
-  for (double v : {1.0 / 3.0, 39.98001, -1e-300, 6.02214076e23}) {
+  for (double v : {1.0 / 3.0, 39.98001, -1e-300, 6.02214076e23, 0.1 + 0.2, 5e-324}) {
     EXPECT_EQ(std::strtod(FormatDouble(v).c_str(), nullptr), v);
   }
 }
@@ -123,6 +123,24 @@ TEST(CsvReadTest, ErrorsNameTheLine) {
   EXPECT_NE(twice.status().message().find("column 'x' appears twice"), std::string::npos);
   EXPECT_FALSE(ReadCsv("").ok());
   EXPECT_EQ(ReadCsvFile("/nonexistent/r.csv").status().code(), absl::StatusCode::kNotFound);
+}
+
+// The shortest form that reads back: decimal literals come out as written, not at 17 digits.
+TEST(CsvTest, FormattedValuesAreTheShortestThatReadBack) {
+  EXPECT_EQ(FormatDouble(0.1), "0.1");
+  EXPECT_EQ(FormatDouble(2.5), "2.5");
+  EXPECT_EQ(FormatDouble(40000), "40000");
+  EXPECT_EQ(FormatDouble(1e-7), "1e-07");
+  EXPECT_EQ(FormatDouble(0.1 + 0.2), "0.30000000000000004");  // not 0.3: that is another double
+  // Shorter than %.17g on every value of a time grid, and never longer than 17 digits.
+  for (int i = 0; i <= 100; ++i) {
+    const double t = i * 0.1;
+    const std::string text = FormatDouble(t);
+    EXPECT_EQ(std::strtod(text.c_str(), nullptr), t);
+    char longer[32];
+    std::snprintf(longer, sizeof(longer), "%.17g", t);
+    EXPECT_LE(text.size(), std::string(longer).size()) << t;
+  }
 }
 
 TEST(DigestTest, Sha256OfKnownStrings) {

@@ -1,14 +1,21 @@
 // Command-line parsing shared by Cosimo's binaries (cosimo, cosimo-orchestrator, cosimo-worker):
 // a usage error prints CLI11's message and exits with code 2, the code the README gives for bad
-// usage; --help prints the help and exits with 0. Header-only: include it where CLI11 is linked.
+// usage; --help prints the help and --version the version (cosimo/common/version.h), and both
+// exit with 0. Header-only: include it where CLI11 is linked.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <string>
+
+#include "cosimo/common/version.h"
 
 namespace cosimo {
 
 // Parses `argv` into `app`. Returns -1 when the program goes on, else the code it exits with.
 inline int ParseCommandLine(CLI::App& app, int argc, char** argv) {
+  const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "";
+  app.set_version_flag("--version", program + " " + std::string(kVersion));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,6 @@
 // Results tables and the results CSV (DESIGN section 8): header `time,<unit>.<variable>,...`,
-// one row per communication point, numbers printed with full double precision (%.17g),
+// one row per communication point, numbers in the shortest form that reads back to the same
+// double (std::to_chars: 0.1, not 0.10000000000000001),
 // Booleans as `true` / `false`, strings as they are (quoted, RFC 4180, only when they hold a
 // comma, a quote or a line break). Stateless. The reader takes the same format back (and any
 // RFC 4180 CSV with a header row): what `cosimo plot` and training data use.
@@ -42,7 +43,9 @@ void WriteCsv(std::ostream& out, const ResultTable& table);
 [[nodiscard]] absl::StatusOr<ResultTable> ReadCsv(std::string_view text);
 [[nodiscard]] absl::StatusOr<ResultTable> ReadCsvFile(const std::string& path);
 
-// Formats one double as %.17g (shortest form that reads back to the same value).
+// Formats one double in the shortest form that reads back to the same value (std::to_chars;
+// "inf", "-inf", "nan" for those). The second form writes into `buffer` and returns the length.
 std::string FormatDouble(double value);
+size_t FormatDouble(double value, char* buffer, size_t size);
 
 }  // namespace cosimo
