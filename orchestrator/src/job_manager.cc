@@ -4,13 +4,16 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <random>
 
 #include "cosimo/common/digest.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/version.h"
 #include "cosimo/orchestrator/master.h"
 #include "orchestrator/src/remote_unit.h"
 
@@ -61,11 +64,30 @@ struct JobManager::Job {
   std::atomic<bool> cancel{false};
   std::vector<std::string> labels;  // one per unit
   std::chrono::steady_clock::time_point started;
+  int64_t started_unix_ms = 0;
+  // Since when the pool has had too few matching workers for it (queued jobs only).
+  std::optional<std::chrono::steady_clock::time_point> unschedulable_since;
 };
 
-JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts)
-    : pool_(pool), store_(store), artifacts_(artifacts) {
+JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
+                       std::chrono::seconds unschedulable_timeout)
+    : pool_(pool),
+      store_(store),
+      artifacts_(artifacts),
+      unschedulable_timeout_(unschedulable_timeout) {
   pool_->SetOnChange([this] { Schedule(); });
+  if (unschedulable_timeout_.count() > 0) {
+    ticker_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!shutdown_) {
+        ticker_cv_.wait_for(lock, std::chrono::seconds(1));
+        if (shutdown_) break;
+        lock.unlock();
+        Schedule();
+        lock.lock();
+      }
+    });
+  }
 }
 
 JobManager::~JobManager() { Shutdown(); }
@@ -80,6 +102,8 @@ void JobManager::Shutdown() {
     threads.swap(threads_);
   }
   changed_.notify_all();
+  ticker_cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
   for (JobThread& t : threads) {
     if (t.thread.joinable()) t.thread.join();
   }
@@ -163,6 +187,20 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   return job->id;
 }
 
+std::vector<v1::WorkerStatus> JobManager::Workers() const {
+  std::vector<v1::WorkerStatus> out;
+  for (const WorkerInfo& info : pool_->List()) {
+    v1::WorkerStatus& w = out.emplace_back();
+    w.set_worker_id(info.id);
+    w.set_host(info.host);
+    w.set_pid(info.pid);
+    for (const std::string& label : info.labels) w.add_labels(label);
+    w.set_busy(info.busy);
+    w.set_job_id(info.job_id);
+  }
+  return out;
+}
+
 void JobManager::Schedule() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (shutdown_) return;
@@ -183,9 +221,37 @@ void JobManager::Schedule() {
     auto workers = pool_->TryAcquire(job->labels, job->id);
     if (!workers) {
       const int available = pool_->CountAvailable(job->labels);
-      const std::string message = "waiting for workers: needs " +
-                                  std::to_string(job->labels.size()) + ", " +
-                                  std::to_string(available) + " idle and matching";
+      const int needed = static_cast<int>(job->labels.size());
+      const int matching = pool_->CountMatching(job->labels);
+      std::string message = "waiting for workers: needs " + std::to_string(needed) + ", " +
+                            std::to_string(available) + " idle and matching";
+      if (matching < needed && unschedulable_timeout_.count() > 0) {
+        // Busy workers will not do: the pool is too small for this job.
+        const auto now = std::chrono::steady_clock::now();
+        if (!job->unschedulable_since) job->unschedulable_since = now;
+        const std::string why = "needs " + std::to_string(needed) + " workers" +
+                                (std::any_of(job->labels.begin(), job->labels.end(),
+                                             [](const std::string& l) { return !l.empty(); })
+                                     ? " (with the labels of its units)"
+                                     : "") +
+                                ", the pool has " + std::to_string(matching);
+        if (now - *job->unschedulable_since >= unschedulable_timeout_) {
+          job->status.set_state(v1::FAILED);
+          job->status.set_message("cannot be scheduled: " + why + " (waited " +
+                                  std::to_string(unschedulable_timeout_.count()) +
+                                  " s for more to attach; see --unschedulable-timeout-s)");
+          job->status.set_finished_unix_ms(NowUnixMs());
+          (void)store_->UpdateStatus(job->status);
+          Touch(*job);
+          spdlog::warn("job {} {}", job->id, job->status.message());
+          it = queue_.erase(it);
+          continue;
+        }
+        message = "cannot be scheduled yet: " + why + "; fails if no more attach within " +
+                  std::to_string(unschedulable_timeout_.count()) + " s";
+      } else {
+        job->unschedulable_since.reset();
+      }
       if (job->status.message() != message) {
         job->status.set_workers_available(available);
         job->status.set_message(message);
@@ -198,6 +264,7 @@ void JobManager::Schedule() {
     job->status.set_message("");
     job->status.set_workers_available(0);
     job->started = std::chrono::steady_clock::now();
+    job->started_unix_ms = NowUnixMs();
     (void)store_->UpdateStatus(job->status);
     Touch(*job);
     auto done = std::make_shared<std::atomic<bool>>(false);
@@ -215,6 +282,67 @@ void JobManager::Touch(Job& job) {
 }
 
 namespace {
+
+std::string CausalityName(Causality causality) {
+  switch (causality) {
+    case Causality::kInput:
+      return "input";
+    case Causality::kOutput:
+      return "output";
+    case Causality::kState:
+      return "state";
+    case Causality::kParameter:
+      return "parameter";
+    case Causality::kLocal:
+      return "local";
+  }
+  return "";
+}
+
+std::string TypeName(ValueType type) {
+  switch (type) {
+    case ValueType::kReal:
+      return "real";
+    case ValueType::kInteger:
+      return "integer";
+    case ValueType::kBoolean:
+      return "boolean";
+    case ValueType::kString:
+      return "string";
+  }
+  return "";
+}
+
+// One RecordedVariable per recorded column ("<unit>.<variable>", after "time"), from the loaded
+// units' descriptions (`units` in scenario.units() order).
+std::vector<v1::RecordedVariable> RecordedVariables(
+    const v1::Scenario& scenario, const ResultTable& table,
+    const std::vector<std::unique_ptr<RemoteUnit>>& units) {
+  std::vector<v1::RecordedVariable> variables;
+  for (size_t c = 1; c < table.columns.size(); ++c) {
+    v1::RecordedVariable& v = variables.emplace_back();
+    v.set_name(table.columns[c]);
+    for (int u = 0; u < scenario.units_size() && static_cast<size_t>(u) < units.size(); ++u) {
+      const std::string prefix = scenario.units(u).name() + ".";
+      if (table.columns[c].rfind(prefix, 0) != 0) continue;
+      const std::string name = table.columns[c].substr(prefix.size());
+      // The first description wins: an output that is also a state is an output.
+      const UnitDescription& d = units[u]->description();
+      const VariableInfo* found = nullptr;
+      for (const auto* list : {&d.outputs, &d.inputs, &d.others}) {
+        for (const VariableInfo& info : *list) {
+          if (found == nullptr && info.name == name) found = &info;
+        }
+      }
+      if (found != nullptr) {
+        v.set_unit(found->unit);
+        v.set_causality(CausalityName(found->causality));
+        v.set_type(TypeName(found->type));
+      }
+    }
+  }
+  return variables;
+}
 
 // Progress into the job's status, throttled, and cancellation.
 class JobObserver final : public MasterObserver {
@@ -280,6 +408,9 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
       (void)unit->Call(terminate, &ignored);
     }
   }
+  // The recorded columns' variables as their units describe them, while the units are here.
+  std::vector<v1::RecordedVariable> variables;
+  if (result.ok()) variables = RecordedVariables(scenario, *result, units);
   units.clear();
   pool_->Release(workers);
   publish(observer.last());
@@ -317,6 +448,14 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   meta.set_iterations_mean(result->iterations_mean);
   meta.set_iterations_max(result->iterations_max);
   meta.set_algorithm(v1::Algorithm::Kind_Name(scenario.algorithm().kind()));
+  meta.set_start_time(scenario.start_time());
+  meta.set_stop_time(scenario.stop_time());
+  meta.set_started_unix_ms(job->started_unix_ms);
+  meta.set_finished_unix_ms(NowUnixMs());
+  meta.set_wall_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
+  meta.set_cosimo_version(kVersion);
+  for (v1::RecordedVariable& v : variables) *meta.add_variables() = std::move(v);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job->status.set_steps_accepted(result->steps_accepted);

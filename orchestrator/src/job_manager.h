@@ -27,7 +27,10 @@ namespace cosimo::orchestrator {
 
 class JobManager {
  public:
-  JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts);
+  // `unschedulable_timeout`: a queued job that needs more workers than the pool has (counting
+  // busy ones, with matching labels) fails once that has lasted this long; zero: it waits.
+  JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
+             std::chrono::seconds unschedulable_timeout = std::chrono::seconds(0));
   ~JobManager();
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
@@ -39,6 +42,8 @@ class JobManager {
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
   std::vector<v1::JobStatus> List() const;
+  // The workers attached to the pool.
+  std::vector<v1::WorkerStatus> Workers() const;
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
   // Forgets a finished job (record and results) and removes the artifacts that no other job
   // names; a queued or running one is refused. An artifact uploaded for a job not submitted yet
@@ -93,6 +98,11 @@ class JobManager {
     std::thread thread;
   };
   std::vector<JobThread> threads_;
+  // With an unschedulable timeout: schedules every second, so that the timeout is noticed
+  // without a change of the pool.
+  const std::chrono::seconds unschedulable_timeout_;
+  std::condition_variable ticker_cv_;
+  std::thread ticker_;
 };
 
 }  // namespace cosimo::orchestrator

@@ -48,6 +48,12 @@ int main(int argc, char** argv) {
                  "them until a client deletes them)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 365.0 * 100));
+  int unschedulable_timeout_s = static_cast<int>(options.unschedulable_timeout.count());
+  app.add_option("--unschedulable-timeout-s", unschedulable_timeout_s,
+                 "fail a queued job that needs more workers than are attached (busy or idle, "
+                 "matching its labels) once that has lasted this long, s (0: it waits)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
@@ -56,6 +62,7 @@ int main(int argc, char** argv) {
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
+  options.unschedulable_timeout = std::chrono::seconds(unschedulable_timeout_s);
   // A period that is set stays at least a second (0 means "keep").
   auto period = [](double seconds) {
     return std::chrono::seconds(seconds > 0.0 ? std::max(1LL, std::llround(seconds)) : 0LL);

@@ -69,6 +69,14 @@ grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const v1::Li
   return grpc::Status::OK;
 }
 
+grpc::Status JobServiceImpl::ListWorkers(grpc::ServerContext* context,
+                                         const v1::ListWorkersRequest*,
+                                         v1::ListWorkersResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
+  for (v1::WorkerStatus& worker : jobs_->Workers()) *response->add_workers() = std::move(worker);
+  return grpc::Status::OK;
+}
+
 grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
                                         const v1::GetResultsRequest* request,
                                         grpc::ServerWriter<v1::ResultsChunk>* writer) {

@@ -31,6 +31,8 @@ class JobServiceImpl final : public v1::JobService::Service {
                           grpc::ServerWriter<v1::ResultsChunk>* writer) override;
   grpc::Status DeleteJob(grpc::ServerContext* context, const v1::DeleteJobRequest* request,
                          v1::DeleteJobResponse* response) override;
+  grpc::Status ListWorkers(grpc::ServerContext* context, const v1::ListWorkersRequest* request,
+                           v1::ListWorkersResponse* response) override;
 
  private:
   JobManager* jobs_;

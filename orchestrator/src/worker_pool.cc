@@ -346,12 +346,20 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
 }
 
 int WorkerPool::CountAvailable(const std::vector<std::string>& labels) const {
+  return Count(labels, /*idle_only=*/true);
+}
+
+int WorkerPool::CountMatching(const std::vector<std::string>& labels) const {
+  return Count(labels, /*idle_only=*/false);
+}
+
+int WorkerPool::Count(const std::vector<std::string>& labels, bool idle_only) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<WorkerConnection*> taken;
   int count = 0;
   for (const std::string& label : labels) {
     for (const auto& w : workers_) {
-      if (w->busy || w->lost() || !Matches(*w, label)) continue;
+      if ((idle_only && w->busy) || w->lost() || !Matches(*w, label)) continue;
       if (std::find(taken.begin(), taken.end(), w.get()) != taken.end()) continue;
       taken.push_back(w.get());
       ++count;
@@ -365,7 +373,7 @@ std::vector<WorkerInfo> WorkerPool::List() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<WorkerInfo> out;
   for (const auto& w : workers_)
-    out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id});
+    out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id, w->pid()});
   return out;
 }
 

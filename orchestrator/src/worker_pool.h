@@ -174,6 +174,7 @@ struct WorkerInfo {
   std::vector<std::string> labels;
   bool busy = false;
   std::string job_id;
+  int pid = 0;
 };
 
 class WorkerPool {
@@ -197,6 +198,9 @@ class WorkerPool {
   void Release(const std::vector<std::shared_ptr<WorkerConnection>>& workers);
   // How many of `labels` could be served by idle workers now.
   int CountAvailable(const std::vector<std::string>& labels) const;
+  // How many of `labels` could be served by the attached workers, idle or busy: fewer than
+  // labels.size() means the job cannot run until more workers attach.
+  int CountMatching(const std::vector<std::string>& labels) const;
 
   std::vector<WorkerInfo> List() const;
   // Called (without locks held) whenever the pool changes: a worker came, left or was freed.
@@ -206,6 +210,7 @@ class WorkerPool {
  private:
   void Watchdog();
   void NotifyChange();
+  int Count(const std::vector<std::string>& labels, bool idle_only) const;
 
   const std::chrono::milliseconds heartbeat_timeout_;
   mutable std::mutex mutex_;

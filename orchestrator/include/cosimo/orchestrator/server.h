@@ -30,6 +30,9 @@ struct ServerOptions {
   // Finished jobs (succeeded, failed, canceled) are deleted, with their results, this long after
   // they ended (at start, then periodically). Zero: kept until a client deletes them.
   std::chrono::seconds job_retention{0};
+  // A queued job that needs more workers than are attached (busy or idle, with matching labels)
+  // fails once that has lasted this long: it says so while it waits. Zero: it waits forever.
+  std::chrono::seconds unschedulable_timeout{120};
 };
 
 class OrchestratorServer {
