@@ -188,6 +188,16 @@ absl::StatusOr<std::vector<v1::JobStatus>> Client::List() {
   return std::vector<v1::JobStatus>(response.jobs().begin(), response.jobs().end());
 }
 
+absl::StatusOr<std::vector<v1::WorkerStatus>> Client::Workers() {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ListWorkersResponse response;
+  absl::Status s = Rpc(jobs_->ListWorkers(&context, v1::ListWorkersRequest(), &response),
+                       "list workers", target_);
+  if (!s.ok()) return s;
+  return std::vector<v1::WorkerStatus>(response.workers().begin(), response.workers().end());
+}
+
 absl::StatusOr<JobResults> Client::Results(const std::string& job_id) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + call_deadline_ * 10);

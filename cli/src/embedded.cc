@@ -21,6 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// How long a canceled job may take to reach its end before its workers are stopped anyway.
+constexpr std::chrono::seconds kCancelGrace{2};
+
 std::string WorkerBinary(const EmbeddedOptions& options) {
   if (!options.worker_binary.empty()) return options.worker_binary;
   if (const char* env = std::getenv("COSIMO_WORKER_BINARY"); env && *env) return env;
@@ -45,6 +48,9 @@ class WorkerProcesses {
       // Die with the parent, whatever kills it.
       prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (getppid() != parent) _exit(1);
+      // A process group of its own: Ctrl-C on the terminal reaches `cosimo run` only, which
+      // cancels the job and then stops its workers (a worker stopped first would fail the job).
+      setpgid(0, 0);
       sigset_t none;
       sigemptyset(&none);
       pthread_sigmask(SIG_SETMASK, &none, nullptr);
@@ -143,12 +149,21 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     // in gRPC. Cancel on request; notice workers that die before attaching.
     absl::StatusOr<v1::JobStatus> final_status = absl::UnknownError("not watched");
     bool cancel_sent = false;
+    bool cancel_asked = false;
+    std::chrono::steady_clock::time_point cancel_time;
     // The job waits while its workers start: that is shown only if it lasts.
     const auto submitted = std::chrono::steady_clock::now();
     while (true) {
-      if (!cancel_sent && options.cancel != nullptr && options.cancel->load()) {
-        (void)client.Cancel(*job);
-        cancel_sent = true;
+      if (!cancel_asked && options.cancel != nullptr && options.cancel->load()) {
+        if (!cancel_sent) (void)client.Cancel(*job);
+        cancel_sent = cancel_asked = true;
+        cancel_time = std::chrono::steady_clock::now();
+      }
+      // Asked to cancel: the job ends at its next communication point; a step that takes
+      // longer is not waited for (the workers are stopped below).
+      if (cancel_asked && std::chrono::steady_clock::now() - cancel_time > kCancelGrace) {
+        final_status = absl::CancelledError("job " + *job + " canceled");
+        break;
       }
       final_status = client.Get(*job);
       if (!final_status.ok()) break;

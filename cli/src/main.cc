@@ -1,15 +1,17 @@
 // cosimo: the Cosimo command line.
 //   cosimo run SCENARIO.json [--out results.csv]   (or an SSP: SYSTEM.ssp / SYSTEM.ssd)
+//   cosimo run MODEL.fmu [--stop-time T] [--step H] [--out f.csv]   (its DefaultExperiment)
 //   cosimo import SYSTEM.ssp [--out scenario.json] [--step-size H] [--stop-time T]
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
-//   cosimo delete JOB
+//   cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]
+//   --out - writes the CSV to standard output; --log-level may come before or after the verb.
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
-// bad scenario; 130 interrupted.
-#include <google/protobuf/util/json_util.h>
+// bad scenario; 130 interrupted (Ctrl-C, SIGTERM: at once; run cancels its job first).
 #include <pthread.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -19,10 +21,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "cosimo/client/client.h"
+#include "cosimo/client/fmu_scenario.h"
 #include "cosimo/client/plot_file.h"
+#include "cosimo/client/results_file.h"
 #include "cosimo/client/ssp_import.h"
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
@@ -38,41 +43,84 @@ using cosimo::client::JobResults;
 
 std::atomic<bool> g_interrupted{false};
 
+// What Ctrl-C or SIGTERM does (README: exit 130 at once), as main goes on: `run` cancels its
+// job and stops its workers (a second signal exits at once); a watched job is left running and
+// the message says how to follow or cancel it; anything else exits.
+struct InterruptState {
+  std::mutex mutex;
+  bool cancel_run = false;
+  std::string watched_job;
+  std::string temp_dir;  // removed before exiting
+};
+InterruptState g_interrupt;
+
+void HandleInterrupts(sigset_t signals) {
+  int signal = 0;
+  sigwait(&signals, &signal);
+  g_interrupted = true;
+  std::string temp_dir;
+  {
+    std::unique_lock<std::mutex> lock(g_interrupt.mutex);
+    temp_dir = g_interrupt.temp_dir;
+    if (g_interrupt.cancel_run) {
+      std::cerr << "\ncosimo: interrupted: canceling the job and stopping its workers\n";
+      lock.unlock();
+      sigwait(&signals, &signal);
+    } else if (!g_interrupt.watched_job.empty()) {
+      const std::string& job = g_interrupt.watched_job;
+      std::cerr << "\ncosimo: interrupted; job " << job
+                << " is still running on the orchestrator (cosimo watch " << job
+                << " follows it again, cosimo cancel " << job << " stops it)\n";
+    } else {
+      std::cerr << "\ncosimo: interrupted\n";
+    }
+  }
+  std::error_code ignored;
+  if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ignored);
+  std::fflush(stdout);
+  _exit(130);
+}
+
+void SetWatchedJob(const std::string& job) {
+  std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+  g_interrupt.watched_job = job;
+}
+
 int Fail(const absl::Status& status, int code = 1) {
   std::cerr << "cosimo: " << status.message() << "\n";
   return code;
 }
 
 int ExitCodeFor(const absl::Status& status) {
+  if (g_interrupted) return 130;
   if (status.code() == absl::StatusCode::kInvalidArgument) return 2;
-  if (status.code() == absl::StatusCode::kCancelled && g_interrupted) return 130;
   return 1;
 }
 
-absl::Status WriteResults(const JobResults& results, const std::string& out) {
-  if (absl::Status s = cosimo::WriteCsvFile(out, results); !s.ok()) {
-    return s;
-  }
-  std::string json;
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  (void)google::protobuf::util::MessageToJsonString(results.metadata, &json, options);
-  std::ofstream meta(out + ".meta.json", std::ios::trunc);
-  meta << json;
-  if (!meta) return absl::PermissionDeniedError("cannot write '" + out + ".meta.json'");
+// The CSV to `out` ("-": standard output) and the metadata to `metadata` (default: beside a CSV
+// file, none beside standard output); says where on stderr.
+absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata) {
+  if (metadata.empty() && out != "-") metadata = out + ".meta.json";
+  if (absl::Status s = cosimo::client::WriteResultFiles(results, out, metadata); !s.ok()) return s;
+  std::cerr << "results written to " << (out == "-" ? "standard output" : out) << " ("
+            << results.rows() << " rows, " << results.columns.size() << " columns"
+            << (metadata.empty() ? "" : "; metadata in " + metadata) << ")\n";
   return absl::OkStatus();
 }
 
 // Watches until the job ends with a progress display; 0 only if it succeeded.
 int WatchToEnd(Client& client, const std::string& job) {
+  SetWatchedJob(job);
   cosimo::client::ProgressPrinter printer;
   absl::StatusOr<cosimo::v1::JobStatus> status =
       client.Watch(job, [&](const cosimo::v1::JobStatus& s) { printer.Update(s); });
   printer.Finish();
   if (!status.ok()) return Fail(status.status());
   return status->state() == cosimo::v1::SUCCEEDED ? 0 : 1;
+}
+
+bool IsFmu(const std::string& path) {
+  return std::filesystem::path(path).extension().string() == ".fmu";
 }
 
 bool IsSsp(const std::string& path) {
@@ -87,6 +135,30 @@ absl::StatusOr<cosimo::v1::Scenario> ImportSystem(const std::string& path,
   if (!imported.ok()) return imported.status();
   for (const std::string& notice : imported->notices) std::cerr << "cosimo: " << notice << "\n";
   return imported->scenario;
+}
+
+// The scenario `run` and `submit` are given: a JSON file (stop time and step from the FMUs'
+// DefaultExperiment when it leaves them out), an FMU on its own, or an SSP (ImportSystem).
+absl::StatusOr<cosimo::v1::Scenario> LoadScenario(const std::string& path,
+                                                  const cosimo::client::SspImportOptions& options) {
+  if (IsSsp(path)) return ImportSystem(path, options);
+  if (IsFmu(path)) {
+    cosimo::client::SingleFmuOptions fmu;
+    fmu.stop_time = options.stop_time;
+    fmu.step_size = options.step_size;
+    absl::StatusOr<cosimo::client::SingleFmuScenario> single =
+        cosimo::client::ScenarioForFmu(path, fmu);
+    if (!single.ok()) return single.status();
+    for (const std::string& notice : single->notices) std::cerr << "cosimo: " << notice << "\n";
+    return single->scenario;
+  }
+  absl::StatusOr<cosimo::v1::Scenario> scenario = cosimo::LoadScenarioFile(path);
+  if (!scenario.ok()) return scenario;
+  absl::StatusOr<std::vector<std::string>> notices =
+      cosimo::client::ApplyDefaultExperiments(&*scenario);
+  if (!notices.ok()) return notices.status();
+  for (const std::string& notice : *notices) std::cerr << "cosimo: " << notice << "\n";
+  return scenario;
 }
 
 // Writes `scenario` as JSON to `out`, its FMU paths relative to the file's folder.
@@ -120,16 +192,23 @@ std::string FormatTime(int64_t unix_ms) {
 int main(int argc, char** argv) {
   CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
   app.require_subcommand(1);
+  // Options a verb does not know fall through to the app (--log-level after the verb); set
+  // before the verbs are added, which copy it.
+  app.fallthrough();
   std::string orchestrator = cosimo::client::DefaultOrchestrator();
   std::string scenario_path, job_id, out = "results.csv";
   bool wait = false;
 
   CLI::App* run = app.add_subcommand(
       "run", "run a scenario here: an embedded orchestrator and one worker process per unit");
-  run->add_option("scenario", scenario_path, "scenario JSON file (or an SSP: .ssp, .ssd)")
+  run->add_option("scenario", scenario_path,
+                  "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) to run on its own")
       ->required();
-  run->add_option("--out", out, "results CSV (metadata beside it, .meta.json)")
+  std::string metadata_out;
+  run->add_option("--out", out, "results CSV, - for standard output (metadata beside a file)")
       ->capture_default_str();
+  run->add_option("--metadata", metadata_out,
+                  "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
 
   cosimo::ClientSecurity security = cosimo::ClientSecurityFromEnvironment();
   cosimo::client::SspImportOptions ssp;
@@ -140,10 +219,11 @@ int main(int argc, char** argv) {
   import->add_option("--out", import_out, "scenario JSON to write (FMUs go to <name>_resources/)")
       ->capture_default_str();
   auto add_ssp_options = [&](CLI::App* cmd) {
-    cmd->add_option("--step-size", ssp.step_size,
-                    "SSP input: the macro step (default: a thousandth of the run)");
+    cmd->add_option("--step-size,--step", ssp.step_size,
+                    "SSP or FMU input: the communication step (default: DefaultExperiment's "
+                    "stepSize, else a thousandth of the run)");
     cmd->add_option("--stop-time", ssp.stop_time,
-                    "SSP input: override DefaultExperiment's stopTime");
+                    "SSP or FMU input: override DefaultExperiment's stopTime");
   };
   add_ssp_options(run);
   add_ssp_options(import);
@@ -157,7 +237,9 @@ int main(int argc, char** argv) {
                     "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
   };
   CLI::App* submit = app.add_subcommand("submit", "submit a scenario; prints the job id");
-  submit->add_option("scenario", scenario_path, "scenario JSON file (or an SSP: .ssp, .ssd)")
+  submit
+      ->add_option("scenario", scenario_path,
+                   "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) on its own")
       ->required();
   submit->add_flag("--wait", wait, "follow the job until it ends; exit 0 only if it succeeded");
   add_orchestrator(submit);
@@ -167,7 +249,10 @@ int main(int argc, char** argv) {
   add_orchestrator(watch);
   CLI::App* results = app.add_subcommand("results", "write a succeeded job's results as CSV");
   results->add_option("job", job_id, "job id")->required();
-  results->add_option("--out", out, "results CSV")->capture_default_str();
+  results->add_option("--out", out, "results CSV, - for standard output (metadata beside a file)")
+      ->capture_default_str();
+  results->add_option("--metadata", metadata_out,
+                      "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
   add_orchestrator(results);
   CLI::App* cancel = app.add_subcommand("cancel", "cancel a queued or running job");
   cancel->add_option("job", job_id, "job id")->required();
@@ -188,7 +273,11 @@ int main(int argc, char** argv) {
                  "all variables in one panel (default: one panel per unit)");
   plot->add_option("--title", plot_options.title, "title (default: the CSV's file name)");
   plot->add_option("--width", plot_options.width, "width in pixels")->capture_default_str();
+  CLI::App* workers =
+      app.add_subcommand("workers", "list the workers attached to the orchestrator");
+  add_orchestrator(workers);
   std::string log_level = "warn";
+  // Before or after the verb (app.fallthrough() above).
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   // An unknown verb is named (CLI11 would only say that a subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {
@@ -205,6 +294,8 @@ int main(int argc, char** argv) {
     }
   }
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
+  // Log lines go to stderr: stdout carries results (--out -) and job ids.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("cosimo"));
   spdlog::set_level(spdlog::level::from_str(log_level));
 
   // Ctrl-C / TERM: handled on a thread (sigwait) that asks the run to cancel.
@@ -213,12 +304,11 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([signals] {
-    int signal = 0;
-    sigwait(&signals, &signal);
-    g_interrupted = true;
-    std::cerr << "\ncosimo: interrupted, stopping\n";
-  }).detach();
+  {
+    std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+    g_interrupt.cancel_run = run->parsed();
+  }
+  std::thread(HandleInterrupts, signals).detach();
 
   if (plot->parsed()) {
     if (absl::Status s = cosimo::client::WritePlotFile(plot_csv, plot_out, plot_options); !s.ok()) {
@@ -254,11 +344,11 @@ int main(int argc, char** argv) {
     }
     temp_resources = pattern;
     ssp.resources_dir = pattern;
+    std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+    g_interrupt.temp_dir = pattern;
   }
   if (run->parsed() || submit->parsed()) {
-    absl::StatusOr<cosimo::v1::Scenario> scenario = IsSsp(scenario_path)
-                                                        ? ImportSystem(scenario_path, ssp)
-                                                        : cosimo::LoadScenarioFile(scenario_path);
+    absl::StatusOr<cosimo::v1::Scenario> scenario = LoadScenario(scenario_path, ssp);
     if (!scenario.ok()) return Fail(scenario.status(), 2);
     if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
     if (run->parsed()) {
@@ -269,9 +359,7 @@ int main(int argc, char** argv) {
       absl::StatusOr<JobResults> results = cosimo::client::RunEmbedded(*scenario, options);
       printer.Finish();
       if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
-      if (absl::Status s = WriteResults(*results, out); !s.ok()) return Fail(s);
-      std::cerr << "results written to " << out << " (" << results->rows() << " rows, "
-                << results->columns.size() << " columns; metadata in " << out << ".meta.json)\n";
+      if (absl::Status s = WriteResults(*results, out, metadata_out); !s.ok()) return Fail(s);
       return 0;
     }
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
@@ -291,8 +379,7 @@ int main(int argc, char** argv) {
   if (results->parsed()) {
     absl::StatusOr<JobResults> r = client.Results(job_id);
     if (!r.ok()) return Fail(r.status());
-    if (absl::Status s = WriteResults(*r, out); !s.ok()) return Fail(s);
-    std::cerr << "results written to " << out << " (" << r->rows() << " rows)\n";
+    if (absl::Status s = WriteResults(*r, out, metadata_out); !s.ok()) return Fail(s);
     return 0;
   }
   if (cancel->parsed()) {
@@ -304,6 +391,22 @@ int main(int argc, char** argv) {
   if (remove->parsed()) {
     if (absl::Status s = client.Delete(job_id); !s.ok()) return Fail(s);
     std::cout << job_id << " deleted\n";
+    return 0;
+  }
+  if (workers->parsed()) {
+    absl::StatusOr<std::vector<cosimo::v1::WorkerStatus>> pool = client.Workers();
+    if (!pool.ok()) return Fail(pool.status());
+    std::printf("%-8s %-24s %-8s %-10s %-16s %s\n", "WORKER", "HOST", "PID", "STATE", "JOB",
+                "LABELS");
+    for (const cosimo::v1::WorkerStatus& w : *pool) {
+      std::string labels;
+      for (const std::string& label : w.labels()) labels += (labels.empty() ? "" : ",") + label;
+      std::printf("%-8s %-24s %-8d %-10s %-16s %s\n", w.worker_id().c_str(), w.host().c_str(),
+                  w.pid(), w.busy() ? "busy" : "idle",
+                  w.job_id().empty() ? "-" : w.job_id().c_str(),
+                  labels.empty() ? "-" : labels.c_str());
+    }
+    std::cerr << pool->size() << " worker" << (pool->size() == 1 ? "" : "s") << "\n";
     return 0;
   }
   if (list->parsed()) {

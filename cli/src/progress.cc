@@ -1,17 +1,42 @@
 #include "progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace cosimo::client {
 
 ProgressPrinter::ProgressPrinter(FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
 std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
+  return Bar(Fraction(s), width) + Fields(s, 0);
+}
+
+double ProgressPrinter::Fraction(const v1::JobStatus& s) {
   const double span = s.stop_time() - s.start_time();
-  const double fraction = span > 0 ? std::clamp((s.time() - s.start_time()) / span, 0.0, 1.0) : 0.0;
+  return span > 0 ? std::clamp((s.time() - s.start_time()) / span, 0.0, 1.0) : 0.0;
+}
+
+std::string ProgressPrinter::Bar(double fraction, int width) {
+  const int bar = std::max(0, width);
+  const int filled = static_cast<int>(std::lround(fraction * bar));
+  // Built by appends: GCC 12 at -O3 reports a false -Wrestrict on the chained operator+.
+  std::string line;
+  line.reserve(static_cast<size_t>(bar) + 3);
+  line.push_back('[');
+  line.append(static_cast<size_t>(filled), '#');
+  line.append(static_cast<size_t>(bar - filled), ' ');
+  line.append("] ");
+  return line;
+}
+
+// The figures after the bar; `detail` 0 is all of them, 1 drops iterations and rejections, 2
+// keeps the fraction, the time and the ETA.
+std::string ProgressPrinter::Fields(const v1::JobStatus& s, int detail) {
+  const double fraction = Fraction(s);
   const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
   const double iterations_per_step =
       s.steps_accepted() > 0 ? static_cast<double>(s.iterations()) / s.steps_accepted() : 0.0;
@@ -24,21 +49,44 @@ std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
   } else if (fraction >= 1) {
     eta = "0s";
   }
-  const int bar = std::max(10, width);
-  const int filled = static_cast<int>(std::lround(fraction * bar));
-  // Built by appends: GCC 12 at -O3 reports a false -Wrestrict on the chained operator+.
-  std::string line;
-  line.reserve(static_cast<size_t>(bar) + 128);
-  line.push_back('[');
-  line.append(static_cast<size_t>(filled), '#');
-  line.append(static_cast<size_t>(bar - filled), ' ');
-  line.append("] ");
   char buffer[256];
-  std::snprintf(buffer, sizeof(buffer),
-                "%3.0f%%  t=%.6g/%.6g s  %.0f steps/s  %.2f it/step  %llu rejected  ETA %s",
-                fraction * 100, s.time(), s.stop_time(), steps_per_s, iterations_per_step,
-                static_cast<unsigned long long>(s.steps_rejected()), eta.c_str());
-  return line + buffer;
+  if (detail == 0) {
+    std::snprintf(buffer, sizeof(buffer),
+                  "%3.0f%%  t=%.6g/%.6g s  %.0f steps/s  %.2f it/step  %llu rejected  ETA %s",
+                  fraction * 100, s.time(), s.stop_time(), steps_per_s, iterations_per_step,
+                  static_cast<unsigned long long>(s.steps_rejected()), eta.c_str());
+  } else if (detail == 1) {
+    std::snprintf(buffer, sizeof(buffer), "%3.0f%%  t=%.6g/%.6g s  %.0f steps/s  ETA %s",
+                  fraction * 100, s.time(), s.stop_time(), steps_per_s, eta.c_str());
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%3.0f%% t=%.4g/%.4g ETA %s", fraction * 100, s.time(),
+                  s.stop_time(), eta.c_str());
+  }
+  return buffer;
+}
+
+std::string ProgressPrinter::FitLine(const v1::JobStatus& s, int columns) {
+  // One column stays free: a line that fills the terminal's last column wraps on some.
+  const int room = std::max(1, columns - 1);
+  constexpr int kMinBar = 10;
+  constexpr int kMaxBar = 30;
+  for (int detail = 0; detail <= 2; ++detail) {
+    const std::string fields = Fields(s, detail);
+    const int bar = room - static_cast<int>(fields.size()) - 3;
+    if (bar >= kMinBar) return Bar(Fraction(s), std::min(bar, kMaxBar)) + fields;
+  }
+  std::string fields = Fields(s, 2);
+  fields.resize(std::min(fields.size(), static_cast<size_t>(room)));
+  return fields;
+}
+
+int ProgressPrinter::Columns() const {
+  struct winsize size = {};
+  if (ioctl(fileno(out_), TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && std::atoi(columns) > 0) {
+    return std::atoi(columns);
+  }
+  return 80;
 }
 
 void ProgressPrinter::Update(const v1::JobStatus& s) {
@@ -52,14 +100,14 @@ void ProgressPrinter::Update(const v1::JobStatus& s) {
     }
   } else if (s.state() == v1::RUNNING) {
     if (tty_) {
-      std::fprintf(out_, "\r%s\x1b[K", FormatLine(s, 30).c_str());
+      std::fprintf(out_, "\r%s\x1b[K", FitLine(s, Columns()).c_str());
       drawn_ = true;
     } else if (changed || now - last_line_ > std::chrono::seconds(2)) {
       std::fprintf(out_, "job %s running: %s\n", s.job_id().c_str(), FormatLine(s, 20).c_str());
       last_line_ = now;
     }
   } else if (changed) {
-    if (tty_ && drawn_) std::fprintf(out_, "\r%s\x1b[K\n", FormatLine(s, 30).c_str());
+    if (tty_ && drawn_) std::fprintf(out_, "\r%s\x1b[K\n", FitLine(s, Columns()).c_str());
     drawn_ = false;
     std::fprintf(out_, "job %s %s%s%s\n", s.job_id().c_str(), v1::JobState_Name(s.state()).c_str(),
                  s.message().empty() ? "" : ": ", s.message().c_str());

@@ -1,5 +1,6 @@
 // Shows a job's progress: a live bar on a terminal (simulated time / stop time, steps per
-// second, iterations per step, rejections, ETA), plain lines when the output is not a terminal.
+// second, iterations per step, rejections, ETA) that fits the terminal's width, plain lines when
+// the output is not a terminal.
 #pragma once
 
 #include <chrono>
@@ -18,10 +19,19 @@ class ProgressPrinter {
   // Ends the bar's line.
   void Finish();
 
-  // The bar text, without terminal control characters (for tests).
+  // The bar text, without terminal control characters (for tests): a bar `width` wide and every
+  // figure.
   static std::string FormatLine(const v1::JobStatus& status, int width);
+  // The line drawn on a terminal `columns` wide: shorter than that (a bar of 10 to 30 and as
+  // many figures as fit), so that it is redrawn in place and never wraps.
+  static std::string FitLine(const v1::JobStatus& status, int columns);
 
  private:
+  static double Fraction(const v1::JobStatus& status);
+  static std::string Bar(double fraction, int width);
+  static std::string Fields(const v1::JobStatus& status, int detail);
+  int Columns() const;  // the terminal's width ($COLUMNS, else 80, if it cannot be asked)
+
   FILE* out_;
   bool tty_;
   bool drawn_ = false;

@@ -35,6 +35,22 @@ TEST(ProgressTest, LineShowsFractionRateIterationsRejectionsAndEta) {
   EXPECT_THAT(line, HasSubstr("ETA 15s"));  // 75% left at 25% per 5 s
 }
 
+// The bar is redrawn in place with \r: a line as wide as the terminal (or wider) wraps, and every
+// redraw then starts a new line.
+TEST(ProgressTest, LineFitsTheTerminalWidth) {
+  v1::JobStatus s = Running(123.456789, 5.0);
+  s.set_stop_time(1e9);
+  s.set_steps_rejected(123456);
+  for (int columns : {20, 40, 60, 80, 100, 200}) {
+    const std::string line = ProgressPrinter::FitLine(s, columns);
+    EXPECT_LT(static_cast<int>(line.size()), columns) << columns << ": " << line;
+    EXPECT_THAT(line, HasSubstr("%")) << columns;
+  }
+  EXPECT_THAT(ProgressPrinter::FitLine(s, 200), HasSubstr("123456 rejected"));
+  EXPECT_THAT(ProgressPrinter::FitLine(s, 80), HasSubstr("["));
+  EXPECT_THAT(ProgressPrinter::FitLine(s, 80), HasSubstr("ETA"));
+}
+
 TEST(ProgressTest, PlainLinesWhenNotATerminal) {
   FILE* out = std::tmpfile();
   ProgressPrinter printer(out);

@@ -48,6 +48,8 @@ class Client {
       int min_interval_ms = 200);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
   [[nodiscard]] absl::StatusOr<std::vector<v1::JobStatus>> List();
+  // The workers attached to the orchestrator.
+  [[nodiscard]] absl::StatusOr<std::vector<v1::WorkerStatus>> Workers();
   // Forgets a finished job and its results on the orchestrator.
   [[nodiscard]] absl::Status Delete(const std::string& job_id);
   // Fails (naming the state and the reason) unless the job succeeded.

@@ -1,0 +1,210 @@
+// The command line's small promises (README, "The command line"): --version, --log-level after
+// the verb, --out - for standard output, the metadata's contents, `cosimo workers`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "cosimo/common/version.h"
+#include "tests/integration/fixture.h"
+#include "tests/integration/process.h"
+
+namespace cosimo::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(CommandLineTest, EveryProgramPrintsItsVersion) {
+  const std::string dir = TempDir("cosimo-version");
+  for (const std::string program : {"cosimo", "cosimo-orchestrator", "cosimo-worker"}) {
+    Process p({BinDir() + "/" + program, "--version"}, dir + "/" + program + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(30)), 0) << program << ": " << p.log();
+    EXPECT_EQ(p.log(), program + " " + kVersion + "\n");
+  }
+}
+
+TEST(CommandLineTest, RunWritesTheCsvToStandardOutputAndTheMetadataWhereAsked) {
+  const std::string dir = TempDir("cosimo-stdout");
+  // Standard output and standard error in separate files: the CSV must be alone on stdout.
+  Process run(
+      {"/bin/sh", "-c", "\"$0\" run \"$1\" --out - --metadata \"$2\" --log-level info 2>\"$3\"",
+       BinDir() + "/cosimo", std::string(COSIMO_SOURCE_DIR) + "/examples/car.json",
+       dir + "/car.meta.json", dir + "/stderr.log"},
+      dir + "/stdout.csv");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << ReadFile(dir + "/stderr.log");
+  const std::string csv = ReadFile(dir + "/stdout.csv");
+  // The shortest form that reads back: 0.1, not 0.10000000000000001.
+  EXPECT_THAT(csv, StartsWith("time,vehicle.v,controller.F\n0,0,40000\n0.1,"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 101);
+  EXPECT_THAT(ReadFile(dir + "/stderr.log"), HasSubstr("results written to standard output"));
+  EXPECT_FALSE(std::filesystem::exists("-.meta.json"));
+
+  const nlohmann::json meta = nlohmann::json::parse(ReadFile(dir + "/car.meta.json"));
+  // Counts are numbers, not protobuf's quoted 64-bit integers.
+  ASSERT_TRUE(meta["steps_accepted"].is_number_unsigned()) << meta.dump();
+  EXPECT_EQ(meta["steps_accepted"].get<uint64_t>(), 100u);
+  EXPECT_TRUE(meta["units"][0]["real_integrations"].is_number()) << meta.dump();
+  EXPECT_EQ(meta["start_time"].get<double>(), 0.0);
+  EXPECT_EQ(meta["stop_time"].get<double>(), 10.0);
+  EXPECT_GT(meta["wall_seconds"].get<double>(), 0.0);
+  EXPECT_LE(meta["started_unix_ms"].get<int64_t>(), meta["finished_unix_ms"].get<int64_t>());
+  EXPECT_EQ(meta["cosimo_version"].get<std::string>(), kVersion);
+  ASSERT_EQ(meta["variables"].size(), 2u) << meta.dump();
+  EXPECT_EQ(meta["variables"][0]["name"], "vehicle.v");
+  EXPECT_EQ(meta["variables"][0]["unit"], "m/s");
+  EXPECT_EQ(meta["variables"][0]["causality"], "output");
+  EXPECT_EQ(meta["variables"][0]["type"], "real");
+  EXPECT_EQ(meta["variables"][1]["name"], "controller.F");
+  EXPECT_EQ(meta["variables"][1]["unit"], "N");
+  EXPECT_EQ(meta["variables"][1]["causality"], "output");
+}
+
+TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
+  StartWorkers(1);
+  StartWorkers(1, {"--label", "licensed", "--host", "sim-b"});
+  client::Client client(orchestrator_->address());
+  // The log level may follow the verb.
+  std::string log;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    Process workers({BinDir() + "/cosimo", "workers", "--orchestrator", orchestrator_->address(),
+                     "--log-level", "debug"},
+                    dir_ + "/workers.log");
+    ASSERT_EQ(workers.Wait(std::chrono::seconds(30)), 0) << workers.log();
+    log = workers.log();
+    if (log.find("2 workers") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_THAT(log, HasSubstr("2 workers"));
+  EXPECT_THAT(log, HasSubstr("sim-b"));
+  EXPECT_THAT(log, HasSubstr("licensed"));
+  EXPECT_THAT(log, HasSubstr("idle"));
+  EXPECT_THAT(log, HasSubstr(std::to_string(workers_[1]->pid())));
+}
+
+std::string TestFmu(const std::string& name) {
+  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
+}
+
+// A copy of a test FMU whose DefaultExperiment also gives a stepSize.
+std::string FmuWithStepSize(const std::string& dir, const std::string& step) {
+  const std::string out = dir + "/msd_step.fmu";
+  Process python(
+      {"/usr/bin/python3", "-c",
+       "import sys, zipfile\n"
+       "src, dst, step = sys.argv[1:]\n"
+       "with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, 'w') as b:\n"
+       "    for i in a.infolist():\n"
+       "        data = a.read(i)\n"
+       "        if i.filename == 'modelDescription.xml':\n"
+       "            data = data.replace(b'stopTime=\"10\"', b'stopTime=\"4\" stepSize=\"' + "
+       "step.encode() + b'\"')\n"
+       "        b.writestr(i, data)\n",
+       TestFmu("fmi2_msd"), out, step},
+      dir + "/python.log");
+  EXPECT_EQ(python.Wait(std::chrono::seconds(30)), 0) << python.log();
+  return out;
+}
+
+size_t Lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// `cosimo run model.fmu`, like `fmpy simulate`: its DefaultExperiment, every output recorded.
+TEST(SingleFmuTest, RunsAnFmuOnItsOwnFromItsDefaultExperiment) {
+  const std::string dir = TempDir("cosimo-fmu");
+  Process run({BinDir() + "/cosimo", "run", TestFmu("fmi2_msd"), "--out", dir + "/msd.csv"},
+              dir + "/run.log");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+  const std::string csv = ReadFile(dir + "/msd.csv");
+  EXPECT_THAT(csv, StartsWith("time,msd.x,msd.v,msd.steps\n0,1,0,"));
+  // stopTime 10 and no stepSize: a thousandth of the run, said so.
+  EXPECT_EQ(Lines(csv), 1u + 1001u);
+  EXPECT_THAT(csv, HasSubstr("\n10,"));
+  EXPECT_THAT(run.log(), HasSubstr("a thousandth of the run"));
+
+  // --stop-time and --step override it.
+  Process shorter({BinDir() + "/cosimo", "run", TestFmu("fmi2_msd"), "--stop-time", "2", "--step",
+                   "0.25", "--out", dir + "/short.csv"},
+                  dir + "/short.log");
+  ASSERT_EQ(shorter.Wait(std::chrono::seconds(120)), 0) << shorter.log();
+  const std::string short_csv = ReadFile(dir + "/short.csv");
+  EXPECT_EQ(Lines(short_csv), 1u + 9u);
+  EXPECT_THAT(short_csv, HasSubstr("\n0.25,"));
+  EXPECT_THAT(short_csv, HasSubstr("\n2,"));
+
+  // The FMU's stepSize when it has one.
+  Process stepped(
+      {BinDir() + "/cosimo", "run", FmuWithStepSize(dir, "0.5"), "--out", dir + "/stepped.csv"},
+      dir + "/stepped.log");
+  ASSERT_EQ(stepped.Wait(std::chrono::seconds(120)), 0) << stepped.log();
+  EXPECT_EQ(Lines(ReadFile(dir + "/stepped.csv")), 1u + 9u);  // 0, 0.5, ..., 4
+}
+
+// A scenario may leave out stop_time and the step when every FMU has a DefaultExperiment.
+TEST(SingleFmuTest, ScenarioWithoutStopTimeOrStepTakesThemFromTheFmus) {
+  const std::string dir = TempDir("cosimo-fmu");
+  const std::string fmu = FmuWithStepSize(dir, "0.5");
+  WriteFile(dir + "/s.json",
+            R"({"name": "s", "units": [{"name": "m", "fmu": {"path": "msd_step.fmu"}}],
+      "record": ["m.x"]})");
+  Process run({BinDir() + "/cosimo", "run", dir + "/s.json", "--out", dir + "/s.csv"},
+              dir + "/run.log");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+  EXPECT_EQ(Lines(ReadFile(dir + "/s.csv")), 1u + 9u);
+  EXPECT_THAT(run.log(), HasSubstr("stop_time 4 from the FMUs' DefaultExperiment (m 4)"));
+  EXPECT_THAT(run.log(), HasSubstr("algorithm.step_size 0.5 from the FMUs' DefaultExperiment"));
+
+  // A built-in model has no DefaultExperiment: without a stop time the scenario is refused.
+  WriteFile(dir + "/b.json", R"({"units": [{"name": "c", "builtin": {"model": "car_controller"}}],
+      "algorithm": {"step_size": 0.1}})");
+  Process bad({BinDir() + "/cosimo", "run", dir + "/b.json", "--out", dir + "/b.csv"},
+              dir + "/bad.log");
+  EXPECT_EQ(bad.Wait(std::chrono::seconds(60)), 2) << bad.log();
+  EXPECT_THAT(bad.log(), HasSubstr("stop_time"));
+}
+
+class UnschedulableTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    return {"--heartbeat-interval-ms", "200", "--unschedulable-timeout-s", "2"};
+  }
+};
+
+// Needs 2 workers, the pool has 1: the job says so while it waits, then fails.
+TEST_F(UnschedulableTest, JobNeedingMoreWorkersThanThePoolHasSaysSoAndFails) {
+  StartWorkers(1);
+  client::Client client(orchestrator_->address());
+  for (int i = 0; i < 200; ++i) {
+    absl::StatusOr<std::vector<v1::WorkerStatus>> pool = client.Workers();
+    if (pool.ok() && pool->size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  absl::StatusOr<std::string> job = client.Submit(CarScenario(0.1));
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::JobStatus> status = client.Get(*job);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::QUEUED);
+  EXPECT_THAT(status->message(),
+              HasSubstr("cannot be scheduled yet: needs 2 workers, the pool has 1"));
+  const auto submitted = std::chrono::steady_clock::now();
+  status = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED);
+  EXPECT_THAT(status->message(), HasSubstr("cannot be scheduled: needs 2 workers, the pool has 1"));
+  EXPECT_GE(std::chrono::steady_clock::now() - submitted, std::chrono::milliseconds(1500));
+  // A busy pool is not a small one: with a second worker the next job runs.
+  StartWorkers(1);
+  absl::StatusOr<std::string> next = client.Submit(CarScenario(0.1));
+  ASSERT_TRUE(next.ok()) << next.status();
+  status = client.Watch(*next, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+}
+
+}  // namespace
+}  // namespace cosimo::testing
