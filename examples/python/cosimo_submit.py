@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Submit a scenario to a Cosimo orchestrator from Python, follow it, and write its results.
 
-What `cosimo submit SCENARIO.json --wait` and `cosimo results` do, with nothing but gRPC:
-the Python stubs are generated from the project's proto/ files by Debian's protoc and
-grpc_python_plugin (packages protobuf-compiler, protobuf-compiler-grpc, python3-grpcio).
+What `cosimo submit SCENARIO.json --wait` and `cosimo results` do, with nothing but gRPC
+(Debian's python3-grpcio). The Python stubs come from the build tree (the CMake build generates
+them into build/python; COSIMO_PYTHON_STUBS or COSIMO_BUILD_DIR point elsewhere), so the script
+runs from any folder; without a build they are generated from proto/ by Debian's protoc and
+grpc_python_plugin (protobuf-compiler, protobuf-compiler-grpc).
 
     python3 examples/python/cosimo_submit.py examples/car.json --orchestrator localhost:7700 \
         --out car.csv [--tls-ca cert.pem --token-file token]
@@ -14,8 +16,10 @@ succeeded. FMU and table paths are uploaded (by SHA-256) as the CLI does.
 
 import argparse
 import atexit
+import decimal
 import hashlib
 import importlib
+import math
 import os
 import shutil
 import subprocess
@@ -27,18 +31,38 @@ CHUNK = 1 << 20
 CALL_TIMEOUT = 30.0  # s, for every call but the job's watch (as long as the job) and results
 
 
+def stub_dirs():
+    """Where generated stubs may already be: $COSIMO_PYTHON_STUBS, then the build tree's python/
+    folder (CMake generates it: build/python, or $COSIMO_BUILD_DIR/python)."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    dirs = [os.environ.get("COSIMO_PYTHON_STUBS"),
+            os.path.join(os.environ.get("COSIMO_BUILD_DIR") or os.path.join(root, "build"),
+                         "python")]
+    return [d for d in dirs if d and os.path.isfile(
+        os.path.join(d, "cosimo", "v1", "job_service_pb2_grpc.py"))]
+
+
 def load_stubs():
-    """Generates the cosimo.v1 Python modules into a temporary folder and imports them."""
-    out = tempfile.mkdtemp(prefix="cosimo-py-")
-    atexit.register(shutil.rmtree, out, True)
-    protos = [os.path.join("cosimo", "v1", f) for f in
-              ("scenario.proto", "job_service.proto", "artifact_service.proto")]
-    subprocess.run(["protoc", "-I", PROTO_DIR, "--python_out", out, "--grpc_python_out", out,
-                    "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] + protos,
-                   check=True)
-    sys.path.insert(0, out)
+    """Imports the cosimo.v1 Python modules: from the build tree when it has them (no protoc
+    needed), else generated from proto/ into a temporary folder."""
     names = ("scenario_pb2", "job_service_pb2", "job_service_pb2_grpc",
              "artifact_service_pb2", "artifact_service_pb2_grpc")
+    found = stub_dirs()
+    if found:
+        out = found[0]
+    else:
+        if not shutil.which("protoc") or not os.path.exists("/usr/bin/grpc_python_plugin"):
+            sys.exit("cosimo_submit: no generated stubs (build the project: cmake puts them in "
+                     "build/python, or set COSIMO_PYTHON_STUBS) and no protoc with "
+                     "grpc_python_plugin to generate them (Debian: protobuf-compiler-grpc)")
+        out = tempfile.mkdtemp(prefix="cosimo-py-")
+        atexit.register(shutil.rmtree, out, True)
+        protos = [os.path.join("cosimo", "v1", f) for f in
+                  ("scenario.proto", "job_service.proto", "artifact_service.proto")]
+        subprocess.run(["protoc", "-I", PROTO_DIR, "--python_out", out, "--grpc_python_out", out,
+                        "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] + protos,
+                       check=True)
+    sys.path.insert(0, out)
     return {n: importlib.import_module("cosimo.v1." + n) for n in names}
 
 
@@ -85,8 +109,38 @@ def csv_text(text):
     return text
 
 
+def shortest(v):
+    """A number as the CLI's CSV writes it (C++ std::to_chars): the shortest digits that read
+    back to the same double (Python's repr finds the same), in fixed or scientific notation,
+    whichever is shorter (fixed on a tie; the exponent has at least two digits)."""
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    sign, digit_tuple, exponent = decimal.Decimal(repr(v)).as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    digits = stripped or "0"
+    minus = "-" if sign else ""
+    if digits == "0":
+        return minus + "0"
+    point = len(digits) + exponent  # where the decimal point goes, counted from the first digit
+    if exponent >= 0:
+        fixed = digits + "0" * exponent
+    elif point > 0:
+        fixed = digits[:point] + "." + digits[point:]
+    else:
+        fixed = "0." + "0" * -point + digits
+    e = point - 1
+    scientific = (digits[0] + ("." + digits[1:] if len(digits) > 1 else "") +
+                  "e" + ("-" if e < 0 else "+") + "%02d" % abs(e))
+    return minus + (fixed if len(fixed) <= len(scientific) else scientific)
+
+
 def write_csv(stubs, header, rows, path):
-    """The CSV `cosimo results` writes: %.17g numbers, true/false, quoted strings."""
+    """The CSV `cosimo results` writes: shortest round-trip numbers, true/false, quoted
+    strings."""
     scenario_pb2 = stubs["scenario_pb2"]
     width = len(header.columns)
     types = list(header.column_types) or [scenario_pb2.REAL] * width
@@ -106,7 +160,7 @@ def write_csv(stubs, header, rows, path):
                     cells.append(csv_text(strings[text]) if text < len(strings) else "")
                     text += 1
                 else:
-                    cells.append("%.17g" % v)
+                    cells.append(shortest(v))
             out.write(",".join(cells) + "\n")
 
 

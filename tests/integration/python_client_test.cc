@@ -1,6 +1,7 @@
 // Any gRPC client can drive Cosimo: examples/python/cosimo_submit.py (Debian's python3-grpcio,
-// stubs generated from proto/ by protoc) submits a scenario (uploading its FMU), follows it and
-// writes the CSV, which must be the CSV that `cosimo results` writes for the same job.
+// stubs that the build generates into build/python) submits a scenario (uploading its FMU),
+// follows it and writes the CSV, which must be the CSV that `cosimo results` writes for the same
+// job, number for number (the shortest form that reads back).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -22,10 +23,13 @@ using testing::ReadFile;
 // Runs the Python client on `scenario` and `cosimo results` on its job; returns both CSVs.
 std::pair<std::string, std::string> RunBoth(const std::string& scenario, const std::string& address,
                                             const std::string& dir, const std::string& tag) {
-  Process python(
-      {"/usr/bin/python3", std::string(COSIMO_SOURCE_DIR) + "/examples/python/cosimo_submit.py",
-       scenario, "--orchestrator", address, "--out", dir + "/" + tag + ".py.csv"},
-      dir + "/" + tag + ".python.log");
+  // From another folder, with no protoc on the PATH: the stubs come from the build tree.
+  Process python({"/bin/sh", "-c",
+                  "cd / && PATH=/nonexistent COSIMO_BUILD_DIR=\"$0\" exec /usr/bin/python3 \"$@\"",
+                  std::string(COSIMO_BINARY_DIR),
+                  std::string(COSIMO_SOURCE_DIR) + "/examples/python/cosimo_submit.py", scenario,
+                  "--orchestrator", address, "--out", dir + "/" + tag + ".py.csv"},
+                 dir + "/" + tag + ".python.log");
   EXPECT_EQ(python.Wait(std::chrono::seconds(120)), 0) << python.log();
   std::istringstream log(python.log());
   std::string job;
