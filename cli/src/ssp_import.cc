@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <pugixml.hpp>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/client/fmu_scenario.h"
 #include "cosimo/common/archive_names.h"
 #include "cosimo/common/zip_archive.h"
 
@@ -251,6 +255,72 @@ absl::StatusOr<google::protobuf::Value> ParameterValue(const XmlFile& file,
                                                  "value"));
 }
 
+// A number attribute; nullopt when absent or not a finite number.
+std::optional<double> NumberAttribute(const pugi::xml_node& node, const char* name) {
+  const pugi::xml_attribute a = node.attribute(name);
+  if (!a) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(a.value(), &end);
+  if (end == a.value() || *end != '\0' || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+// The first element with local name `local` at or below `node` (depth first).
+pugi::xml_node Find(const pugi::xml_node& node, const char* local) {
+  for (pugi::xml_node c : node.children()) {
+    if (c.type() != pugi::node_element) continue;
+    if (std::strcmp(LocalName(c), local) == 0) return c;
+    if (pugi::xml_node found = Find(c, local)) return found;
+  }
+  return {};
+}
+
+// The ssd:Annotation of `owner` (in its ssd:Annotations) with the given type.
+pugi::xml_node Annotation(const pugi::xml_node& owner, const std::string& type) {
+  for (pugi::xml_node a : Children(Child(owner, "Annotations"), "Annotation")) {
+    if (type == a.attribute("type").value()) return a;
+  }
+  return {};
+}
+
+// A connection's value transformation: end = factor * start + offset.
+struct Transform {
+  double factor = 1.0;
+  double offset = 0.0;
+};
+
+// Collects what cannot be imported, so that all of it is reported at once.
+class Problems {
+ public:
+  void Unsupported(std::string text) {
+    unsupported_ = true;
+    list_.push_back(std::move(text));
+  }
+  void Invalid(std::string text) { list_.push_back(std::move(text)); }
+  // Adds a failed status's message (kUnimplemented counts as unsupported).
+  void Add(const absl::Status& status) {
+    if (status.code() == absl::StatusCode::kUnimplemented) {
+      Unsupported(std::string(status.message()));
+    } else {
+      Invalid(std::string(status.message()));
+    }
+  }
+  bool empty() const { return list_.empty(); }
+  absl::Status ToStatus() const {
+    if (list_.size() == 1) {
+      return unsupported_ ? absl::UnimplementedError(list_[0])
+                          : absl::InvalidArgumentError(list_[0]);
+    }
+    std::string text = absl::StrCat(list_.size(), " problems:");
+    for (const std::string& p : list_) absl::StrAppend(&text, "\n  ", p);
+    return unsupported_ ? absl::UnimplementedError(text) : absl::InvalidArgumentError(text);
+  }
+
+ private:
+  std::vector<std::string> list_;
+  bool unsupported_ = false;
+};
+
 class Importer {
  public:
   Importer(const SspSource& source, const SspImportOptions& options, SspImport* out)
@@ -278,19 +348,15 @@ class Importer {
     v1::Scenario& scenario = out_->scenario;
     scenario.set_name(root.attribute("name") ? root.attribute("name").value()
                                              : system.attribute("name").value());
-    if (absl::Status s = Experiment(root); !s.ok()) return s;
-    if (absl::Status s = Components(system); !s.ok()) return s;
-    if (absl::Status s = Bindings(ssd_, system, nullptr); !s.ok()) return s;
-    if (absl::Status s = Connections(system); !s.ok()) return s;
-    v1::Algorithm* algorithm = scenario.mutable_algorithm();
-    algorithm->set_kind(v1::Algorithm::JACOBI);
-    const double step = options_.step_size > 0.0
-                            ? options_.step_size
-                            : (scenario.stop_time() - scenario.start_time()) / 1000.0;
-    algorithm->set_step_size(step);
-    out_->notices.push_back(absl::StrCat(
-        "SSP describes no master algorithm: the scenario uses JACOBI with step_size ", step,
-        options_.step_size > 0.0 ? "" : " (a thousandth of the run)", "; edit it as needed"));
+    if (absl::Status s = Experiment(root); !s.ok()) problems_.Add(s);
+    Elements(system, "");
+    if (out_->scenario.units_size() == 0 && problems_.empty()) {
+      problems_.Invalid(absl::StrCat(ssd_.Where(system), ": the system has no components"));
+    }
+    Bindings(ssd_, system, nullptr, "");
+    ResolveConnections();
+    if (!problems_.empty()) return problems_.ToStatus();
+    Algorithm(root, system);
     return absl::OkStatus();
   }
 
@@ -317,191 +383,417 @@ class Importer {
     return absl::OkStatus();
   }
 
-  absl::Status Components(const pugi::xml_node& system) {
-    const pugi::xml_node elements = Child(system, "Elements");
-    for (pugi::xml_node element : elements.children()) {
+  // JACOBI with the step: --step-size; else the OSP annotation's baseStepSize
+  // (com.opensimulationplatform, osp:FixedStepAlgorithm); else OMSimulator's fixed-step master
+  // (org.openmodelica, oms:FixedStepMaster stepSize); else the smallest DefaultExperiment
+  // stepSize of the FMUs; else a thousandth of the run.
+  void Algorithm(const pugi::xml_node& root, const pugi::xml_node& system) {
+    v1::Scenario& scenario = out_->scenario;
+    v1::Algorithm* algorithm = scenario.mutable_algorithm();
+    algorithm->set_kind(v1::Algorithm::JACOBI);
+    std::optional<double> step;
+    std::string from;
+    if (options_.step_size > 0.0) {
+      step = options_.step_size;
+      from = "--step-size";
+    }
+    const pugi::xml_node experiment = Child(root, "DefaultExperiment");
+    if (!step) {
+      const pugi::xml_node fixed =
+          Find(Annotation(experiment, "com.opensimulationplatform"), "FixedStepAlgorithm");
+      step = NumberAttribute(fixed, "baseStepSize");
+      from = "the OSP annotation's baseStepSize";
+    }
+    if (!step) {
+      for (const pugi::xml_node& owner : {system, experiment}) {
+        const pugi::xml_node master =
+            Find(Annotation(owner, "org.openmodelica"), "FixedStepMaster");
+        if (!step) step = NumberAttribute(master, "stepSize");
+      }
+      from = "OMSimulator's FixedStepMaster stepSize";
+    }
+    if (!step) {
+      for (const v1::Unit& unit : scenario.units()) {
+        absl::StatusOr<FmuExperiment> e = ReadFmuExperiment(unit.fmu().path());
+        if (e.ok() && e->step_size) step = std::min(step.value_or(*e->step_size), *e->step_size);
+      }
+      from = "the smallest DefaultExperiment stepSize of the FMUs";
+    }
+    if (!step || !(*step > 0)) {
+      step = (scenario.stop_time() - scenario.start_time()) / 1000.0;
+      from = "a thousandth of the run";
+    }
+    algorithm->set_step_size(*step);
+    out_->notices.push_back(absl::StrCat("SSP describes no master algorithm: the scenario uses ",
+                                         "JACOBI with step_size ", *step, " (", from,
+                                         "); edit it as needed"));
+  }
+
+  // The elements of the system at `path` ("" for the top one, else "sub." and so on): FMU
+  // components become units, nested systems are flattened into their components.
+  void Elements(const pugi::xml_node& system, const std::string& path) {
+    systems_.insert(path);
+    for (pugi::xml_node connector : Children(Child(system, "Connectors"), "Connector")) {
+      kinds_[{path, connector.attribute("name").value()}] = connector.attribute("kind").value();
+    }
+    for (pugi::xml_node element : Child(system, "Elements").children()) {
       if (element.type() != pugi::node_element) continue;
       const std::string kind = LocalName(element);
       const std::string name = element.attribute("name").value();
+      const std::string full = Join(path, name);
+      if (kind == "System") {
+        Elements(element, full);
+        Bindings(ssd_, element, nullptr, full);
+        continue;
+      }
       if (kind != "Component") {
-        return absl::UnimplementedError(
-            absl::StrCat(ssd_.Where(element), ": element '", name, "' is an ssd:", kind,
-                         "; only FMU components are supported (no nested systems)"));
+        problems_.Unsupported(absl::StrCat(ssd_.Where(element), ": element '", name,
+                                           "' is an ssd:", kind,
+                                           "; only FMU components and systems are supported"));
+        continue;
       }
-      const std::string type = element.attribute("type").value();
-      const std::string source = element.attribute("source").value();
-      if (!type.empty() && type != "application/x-fmu-sharedlibrary") {
-        return absl::UnimplementedError(absl::StrCat(ssd_.Where(element), ": component '", name,
-                                                     "' has type '", type,
-                                                     "'; only FMUs are supported"));
-      }
-      if (source.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(ssd_.Where(element), ": component '", name, "' has no source"));
-      }
-      const std::string unit = UnitName(name);
-      const auto& units = out_->scenario.units();
-      if (std::any_of(units.begin(), units.end(),
-                      [&](const v1::Unit& u) { return u.name() == unit; })) {
-        return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
-                                                       "' makes the unit name '", unit,
-                                                       "', which another component has already"));
-      }
-      if (unit != name) {
-        out_->notices.push_back(absl::StrCat("component '", name, "' is unit '", unit,
-                                             "' (unit names are [A-Za-z0-9_])"));
-      }
-      absl::StatusOr<std::string> path = SourcePath(source);
-      if (path.ok()) path = source_.Materialize(*path, options_.resources_dir);
-      if (!path.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
-                                                       "', source '", source,
-                                                       "': ", path.status().message()));
-      }
-      v1::Unit* u = out_->scenario.add_units();
-      u->set_name(unit);
-      u->mutable_fmu()->set_path(*path);
-      // An FMU runs as Model Exchange when its unit has a solver (docs/fmi.md).
-      const std::string implementation = element.attribute("implementation").value();
-      if (implementation == "ModelExchange") {
-        u->mutable_solver()->set_method(v1::Solver::CVODE);
-        out_->notices.push_back(absl::StrCat("component '", name,
-                                             "' runs as Model Exchange, integrated by CVODE "
-                                             "(edit its solver to change)"));
-      } else if (!implementation.empty() && implementation != "CoSimulation" &&
-                 implementation != "any") {
-        return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
-                                                       "' has implementation '", implementation,
-                                                       "' (CoSimulation, ModelExchange or any)"));
-      }
-      element_units_[name] = u;
-      for (pugi::xml_node connector : Children(Child(element, "Connectors"), "Connector")) {
-        kinds_[{name, connector.attribute("name").value()}] = connector.attribute("kind").value();
-      }
-      if (absl::Status s = Bindings(ssd_, element, u); !s.ok()) return s;
+      if (absl::Status s = Component(element, name, full); !s.ok()) problems_.Add(s);
     }
-    if (out_->scenario.units_size() == 0) {
+    Connections(system, path);
+  }
+
+  static std::string Join(const std::string& path, const std::string& name) {
+    return path.empty() ? name : absl::StrCat(path, ".", name);
+  }
+
+  absl::Status Component(const pugi::xml_node& element, const std::string& name,
+                         const std::string& full) {
+    const std::string type = element.attribute("type").value();
+    const std::string source = element.attribute("source").value();
+    if (!type.empty() && type != "application/x-fmu-sharedlibrary") {
+      return absl::UnimplementedError(absl::StrCat(ssd_.Where(element), ": component '", name,
+                                                   "' has type '", type,
+                                                   "'; only FMUs are supported"));
+    }
+    if (source.empty()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(ssd_.Where(system), ": the system has no components"));
+          absl::StrCat(ssd_.Where(element), ": component '", name, "' has no source"));
     }
+    const std::string unit = UnitName(full);
+    const auto& units = out_->scenario.units();
+    if (std::any_of(units.begin(), units.end(),
+                    [&](const v1::Unit& u) { return u.name() == unit; })) {
+      return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", full,
+                                                     "' makes the unit name '", unit,
+                                                     "', which another component has already"));
+    }
+    absl::StatusOr<std::string> path = SourcePath(source);
+    if (path.ok()) path = source_.Materialize(*path, options_.resources_dir);
+    if (!path.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
+                                                     "', source '", source,
+                                                     "': ", path.status().message()));
+    }
+    // An FMU runs as Model Exchange when its unit has a solver (docs/fmi.md).
+    const std::string implementation = element.attribute("implementation").value();
+    if (!implementation.empty() && implementation != "CoSimulation" && implementation != "any" &&
+        implementation != "ModelExchange") {
+      return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
+                                                     "' has implementation '", implementation,
+                                                     "' (CoSimulation, ModelExchange or any)"));
+    }
+    if (unit != full) {
+      out_->notices.push_back(absl::StrCat("component '", full, "' is unit '", unit,
+                                           "' (unit names are [A-Za-z0-9_])"));
+    }
+    v1::Unit* u = out_->scenario.add_units();
+    u->set_name(unit);
+    u->mutable_fmu()->set_path(*path);
+    if (implementation == "ModelExchange") {
+      u->mutable_solver()->set_method(v1::Solver::CVODE);
+      out_->notices.push_back(absl::StrCat("component '", full,
+                                           "' runs as Model Exchange, integrated by CVODE "
+                                           "(edit its solver to change)"));
+    }
+    element_units_[full] = u;
+    for (pugi::xml_node connector : Children(Child(element, "Connectors"), "Connector")) {
+      kinds_[{full, connector.attribute("name").value()}] = connector.attribute("kind").value();
+    }
+    Bindings(ssd_, element, u, full);
     return absl::OkStatus();
   }
 
-  // The ssd:ParameterBindings of `owner`; `unit` null for the system, whose parameter names
-  // are "<component>.<variable>".
-  absl::Status Bindings(const XmlFile& file, const pugi::xml_node& owner, v1::Unit* unit) {
+  // A parameter mapping (ssm:ParameterMapping, inline or from a file): parameter name in the
+  // source -> the element's variable, with an optional linear transformation of the value.
+  struct MappingEntry {
+    std::string target;
+    Transform transform;
+  };
+  using Mapping = std::map<std::string, MappingEntry>;
+
+  absl::StatusOr<Mapping> ReadMapping(const XmlFile& file, const pugi::xml_node& node) {
+    Mapping mapping;
+    XmlFile ssm;
+    const XmlFile* from = &file;
+    pugi::xml_node root = Child(node, "ParameterMapping");
+    const std::string source = node.attribute("source").value();
+    if (!source.empty()) {
+      ssm.name = source;
+      absl::StatusOr<std::string> text = SourcePath(source);
+      if (text.ok()) text = source_.Read(*text);
+      if (!text.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(file.Where(node),
+                                                       ": parameter mapping source '", source,
+                                                       "': ", text.status().message()));
+      }
+      ssm.text = *std::move(text);
+      if (absl::Status s = ParseXml(&ssm); !s.ok()) return s;
+      root = ssm.doc.document_element();
+      from = &ssm;
+    }
+    for (pugi::xml_node entry : Children(root, "MappingEntry")) {
+      MappingEntry& e = mapping[entry.attribute("source").value()];
+      e.target = entry.attribute("target").value();
+      for (pugi::xml_node t : entry.children()) {
+        if (t.type() != pugi::node_element) continue;
+        const std::string kind = LocalName(t);
+        if (kind == "LinearTransformation") {
+          e.transform.factor = NumberAttribute(t, "factor").value_or(1.0);
+          e.transform.offset = NumberAttribute(t, "offset").value_or(0.0);
+        } else if (kind != "Annotations") {
+          return absl::UnimplementedError(
+              absl::StrCat(from->Where(t), ": parameter mapping '", e.target, "': ", t.name(),
+                           " is not supported (ssc:LinearTransformation is)"));
+        }
+      }
+    }
+    return mapping;
+  }
+
+  // The ssd:ParameterBindings of `owner`; `unit` null for a system (at `path`), whose parameter
+  // names are "<component>.<variable>" relative to it.
+  void Bindings(const XmlFile& file, const pugi::xml_node& owner, v1::Unit* unit,
+                const std::string& path) {
     for (pugi::xml_node binding : Children(Child(owner, "ParameterBindings"), "ParameterBinding")) {
-      if (Child(binding, "ParameterMapping")) {
-        return absl::UnimplementedError(
-            absl::StrCat(file.Where(binding), ": ssd:ParameterMapping is not supported"));
+      Mapping mapping;
+      if (pugi::xml_node m = Child(binding, "ParameterMapping")) {
+        absl::StatusOr<Mapping> read = ReadMapping(file, m);
+        if (!read.ok()) {
+          problems_.Add(read.status());
+          continue;
+        }
+        mapping = *std::move(read);
       }
       const std::string prefix = binding.attribute("prefix").value();
       const std::string source = binding.attribute("source").value();
       if (!source.empty()) {
         if (source[0] == '#') {
-          return absl::UnimplementedError(
-              absl::StrCat(file.Where(binding), ": parameter binding source '", source,
-                           "' (a fragment reference) is not supported"));
+          problems_.Unsupported(absl::StrCat(file.Where(binding), ": parameter binding source '",
+                                             source, "' (a fragment reference) is not supported"));
+          continue;
         }
         XmlFile ssv;
         ssv.name = source;
         absl::StatusOr<std::string> text = SourcePath(source);
         if (text.ok()) text = source_.Read(*text);
         if (!text.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat(file.Where(binding),
-                                                         ": parameter binding source '", source,
-                                                         "': ", text.status().message()));
+          problems_.Invalid(absl::StrCat(file.Where(binding), ": parameter binding source '",
+                                         source, "': ", text.status().message()));
+          continue;
         }
         ssv.text = *std::move(text);
-        if (absl::Status s = ParseXml(&ssv); !s.ok()) return s;
-        if (absl::Status s = ParameterSet(ssv, ssv.doc.document_element(), unit, prefix); !s.ok()) {
-          return s;
+        if (absl::Status s = ParseXml(&ssv); !s.ok()) {
+          problems_.Add(s);
+          continue;
         }
+        ParameterSet(ssv, ssv.doc.document_element(), unit, path, prefix, mapping);
         continue;
       }
       const pugi::xml_node set = Child(Child(binding, "ParameterValues"), "ParameterSet");
       if (!set) continue;
-      if (absl::Status s = ParameterSet(file, set, unit, prefix); !s.ok()) return s;
+      ParameterSet(file, set, unit, path, prefix, mapping);
     }
-    return absl::OkStatus();
   }
 
-  absl::Status ParameterSet(const XmlFile& file, const pugi::xml_node& set, v1::Unit* unit,
-                            const std::string& prefix) {
+  void ParameterSet(const XmlFile& file, const pugi::xml_node& set, v1::Unit* unit,
+                    const std::string& path, const std::string& prefix, const Mapping& mapping) {
     if (std::strcmp(LocalName(set), "ParameterSet") != 0) {
-      return absl::InvalidArgumentError(
+      problems_.Invalid(
           absl::StrCat(file.Where(set), ": expected ssv:ParameterSet, found '", set.name(), "'"));
+      return;
     }
     for (pugi::xml_node parameter : Children(Child(set, "Parameters"), "Parameter")) {
-      const std::string name = prefix + parameter.attribute("name").value();
+      const std::string given = parameter.attribute("name").value();
       absl::StatusOr<google::protobuf::Value> value = ParameterValue(file, parameter);
-      if (!value.ok()) return value.status();
+      if (!value.ok()) {
+        problems_.Add(value.status());
+        continue;
+      }
+      // A mapped parameter goes to the entry's target; others keep their name, with the prefix.
+      std::string name = absl::StrCat(prefix, given);
+      if (auto m = mapping.find(given); m != mapping.end()) {
+        name = m->second.target;
+        if (value->kind_case() == google::protobuf::Value::kNumberValue) {
+          value->set_number_value(m->second.transform.factor * value->number_value() +
+                                  m->second.transform.offset);
+        }
+      }
       v1::Unit* target = unit;
       std::string variable = name;
       if (target == nullptr) {
-        // On the system: "<component>.<variable>".
-        const size_t dot = name.find('.');
-        auto it = dot == std::string::npos ? element_units_.end()
-                                           : element_units_.find(name.substr(0, dot));
-        if (it == element_units_.end()) {
-          return absl::InvalidArgumentError(
+        // On a system: "<component>.<variable>", the component inside it (or deeper).
+        target = nullptr;
+        for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+          auto it = element_units_.find(Join(path, name.substr(0, dot)));
+          if (it != element_units_.end()) {
+            target = it->second;
+            variable = name.substr(dot + 1);
+            break;
+          }
+        }
+        if (target == nullptr) {
+          problems_.Invalid(
               absl::StrCat(file.Where(parameter), ": system parameter '", name,
                            "' names no component (expected \"<component>.<variable>\")"));
+          continue;
         }
-        target = it->second;
-        variable = name.substr(dot + 1);
       }
       (*target->mutable_parameters())[variable] = *std::move(value);
     }
-    return absl::OkStatus();
   }
 
-  absl::Status Connections(const pugi::xml_node& system) {
+  // A connector: (element path, connector name); the element path of a system's own connector
+  // is the system's path.
+  using Port = std::pair<std::string, std::string>;
+  struct Edge {
+    Port from, to;
+    Transform transform;
+    std::string where;  // "file line N: connection a.x -> b.u"
+  };
+
+  void Connections(const pugi::xml_node& system, const std::string& path) {
     for (pugi::xml_node c : Children(Child(system, "Connections"), "Connection")) {
       std::string start_element = c.attribute("startElement").value();
       std::string start = c.attribute("startConnector").value();
       std::string end_element = c.attribute("endElement").value();
       std::string end = c.attribute("endConnector").value();
       const std::string what =
-          absl::StrCat(start_element, ".", start, " -> ", end_element, ".", end);
-      if (start_element.empty() || end_element.empty()) {
-        return absl::UnimplementedError(absl::StrCat(
-            ssd_.Where(c), ": connection ", what,
-            " uses a connector of the system itself; only connections between components are "
-            "supported"));
-      }
+          absl::StrCat(start_element.empty() ? "(system)" : start_element, ".", start, " -> ",
+                       end_element.empty() ? "(system)" : end_element, ".", end);
+      Edge edge;
+      edge.where = absl::StrCat(ssd_.Where(c), ": connection ", what);
+      bool ok = true;
       for (pugi::xml_node child : c.children()) {
-        if (child.type() != pugi::node_element ||
-            std::strcmp(LocalName(child), "Annotations") == 0) {
+        if (child.type() != pugi::node_element) continue;
+        const std::string kind = LocalName(child);
+        if (kind == "Annotations" || kind == "ConnectionGeometry") continue;  // drawing only
+        if (kind == "LinearTransformation") {
+          edge.transform.factor = NumberAttribute(child, "factor").value_or(1.0);
+          edge.transform.offset = NumberAttribute(child, "offset").value_or(0.0);
           continue;
         }
-        return absl::UnimplementedError(absl::StrCat(ssd_.Where(child), ": connection ", what, ": ",
-                                                     child.name(), " is not supported"));
+        problems_.Unsupported(absl::StrCat(ssd_.Where(child), ": connection ", what, ": ",
+                                           child.name(),
+                                           " is not supported (ssc:LinearTransformation is)"));
+        ok = false;
       }
-      for (const std::string* e : {&start_element, &end_element}) {
-        if (element_units_.count(*e) == 0) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(ssd_.Where(c), ": connection ", what, ": no component '", *e, "'"));
+      const Port from{start_element.empty() ? path : Join(path, start_element), start};
+      const Port to{end_element.empty() ? path : Join(path, end_element), end};
+      for (const Port* p : {&from, &to}) {
+        if (element_units_.count(p->first) == 0 && systems_.count(p->first) == 0) {
+          problems_.Invalid(absl::StrCat(edge.where, ": no component '",
+                                         p == &from ? start_element : end_element, "'"));
+          ok = false;
         }
       }
+      if (!ok) continue;
+      edge.from = from;
+      edge.to = to;
       // From output to input: a connection written end -> start is turned round.
-      if (kinds_[{start_element, start}] == "input" && kinds_[{end_element, end}] == "output") {
-        std::swap(start_element, end_element);
-        std::swap(start, end);
+      if (kinds_[from] == "input" && kinds_[to] == "output" && element_units_.count(from.first) &&
+          element_units_.count(to.first)) {
+        std::swap(edge.from, edge.to);
+      }
+      edges_.push_back(edge);
+    }
+  }
+
+  // Every component input fed through any chain of system connectors becomes one connection
+  // from the component output at the chain's start, with the chain's transformations composed.
+  // The top system's outputs are recorded; its inputs feed nothing (a notice says so).
+  void ResolveConnections() {
+    std::map<Port, size_t> incoming;
+    for (size_t i = 0; i < edges_.size(); ++i) {
+      auto [it, inserted] = incoming.emplace(edges_[i].to, i);
+      if (!inserted) {
+        problems_.Invalid(absl::StrCat(edges_[i].where, ": '", edges_[i].to.first, ".",
+                                       edges_[i].to.second, "' is already fed by ",
+                                       edges_[it->second].where));
+      }
+    }
+    // Walks back from `port` to a component output; nullopt when the chain starts at a system
+    // connector that nothing feeds.
+    auto trace = [&](const Edge& last, Transform* total) -> std::optional<Port> {
+      const Edge* e = &last;
+      for (size_t guard = 0; guard <= edges_.size(); ++guard) {
+        total->offset += total->factor * e->transform.offset;
+        total->factor *= e->transform.factor;
+        if (element_units_.count(e->from.first) != 0) return e->from;
+        auto it = incoming.find(e->from);
+        if (it == incoming.end()) return std::nullopt;
+        e = &edges_[it->second];
+      }
+      return std::nullopt;  // a loop of system connectors
+    };
+    auto name = [&](const Port& p) {
+      return absl::StrCat(element_units_.at(p.first)->name(), ".", p.second);
+    };
+    for (const Edge& edge : edges_) {
+      const bool to_unit = element_units_.count(edge.to.first) != 0;
+      const bool to_top_output = edge.to.first.empty() && kinds_[edge.to] != "input";
+      if (!to_unit && !to_top_output) continue;  // inside a chain
+      Transform total;
+      const std::optional<Port> source = trace(edge, &total);
+      if (!source) {
+        if (to_unit) {
+          out_->notices.push_back(
+              absl::StrCat("input ", name(edge.to),
+                           " is fed by a system connector that nothing feeds: it "
+                           "keeps its start value"));
+        }
+        continue;
+      }
+      if (to_top_output) {
+        const std::string variable = name(*source);
+        auto& record = *out_->scenario.mutable_record();
+        if (std::find(record.begin(), record.end(), variable) == record.end()) {
+          out_->scenario.add_record(variable);
+        }
+        out_->notices.push_back(
+            absl::StrCat("system output '", edge.to.second, "' is recorded as ", variable));
+        if (total.factor != 1.0 || total.offset != 0.0) {
+          problems_.Unsupported(absl::StrCat(edge.where,
+                                             ": a transformation on the way to a "
+                                             "system output is not supported"));
+        }
+        continue;
       }
       v1::Connection* connection = out_->scenario.add_connections();
-      connection->set_from(absl::StrCat(element_units_[start_element]->name(), ".", start));
-      connection->set_to(absl::StrCat(element_units_[end_element]->name(), ".", end));
+      connection->set_from(name(*source));
+      connection->set_to(name(edge.to));
+      if (total.factor != 1.0 || total.offset != 0.0) {
+        problems_.Unsupported(absl::StrCat(edge.where, ": ssc:LinearTransformation (factor ",
+                                           total.factor, ", offset ", total.offset,
+                                           ") is not supported: connections pass values "
+                                           "unchanged"));
+      }
     }
-    return absl::OkStatus();
   }
 
   const SspSource& source_;
   const SspImportOptions& options_;
   SspImport* out_;
   XmlFile ssd_;
-  std::map<std::string, v1::Unit*> element_units_;  // SSP element name -> its unit
-  std::map<std::pair<std::string, std::string>, std::string> kinds_;  // connector kinds
+  Problems problems_;
+  std::map<std::string, v1::Unit*> element_units_;  // component path ("sub.comp") -> its unit
+  std::set<std::string> systems_;                   // system paths ("" for the top one)
+  std::map<Port, std::string> kinds_;               // connector kinds
+  std::vector<Edge> edges_;
 };
 
 }  // namespace

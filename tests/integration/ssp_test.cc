@@ -166,7 +166,7 @@ TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
   EXPECT_EQ(s.connections(1).from(), "msd2.x");  // turned round: from output to input
   EXPECT_EQ(s.connections(1).to(), "msd_A.F");
   EXPECT_EQ(s.algorithm().kind(), v1::Algorithm::JACOBI);
-  EXPECT_DOUBLE_EQ(s.algorithm().step_size(), 0.005);
+  EXPECT_DOUBLE_EQ(s.algorithm().step_size(), 0.005);  // a thousandth: the FMUs have no stepSize
   EXPECT_THAT(imported->notices, ::testing::Contains(HasSubstr("'msd A' is unit 'msd_A'")));
   EXPECT_TRUE(ValidateScenario(s).ok()) << ValidateScenario(s);
 
@@ -197,16 +197,21 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
   };
   const std::vector<Case> cases = {
       {Ssd(R"(
-      <ssd:System name="inner"/>)"),
-       "element 'inner' is an ssd:System; only FMU components are supported"},
+      <ssd:SignalDictionaryReference name="dict" dictionary="signals"/>)"),
+       "element 'dict' is an ssd:SignalDictionaryReference; only FMU components and systems"},
       {Ssd("", R"(
-      <ssd:Connection startConnector="in" endElement="msd2" endConnector="F"/>)"),
-       "uses a connector of the system itself"},
+      <ssd:Connection startElement="msd A" startConnector="x" endElement="msd2" endConnector="F"/>)"),
+       "'msd2.F' is already fed by two.ssd line"},
       {Ssd("", R"(
-      <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="F">
+      <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
         <ssc:LinearTransformation factor="2"/>
       </ssd:Connection>)"),
-       "ssc:LinearTransformation is not supported"},
+       "ssc:LinearTransformation (factor 2, offset 0) is not supported"},
+      {Ssd("", R"(
+      <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
+        <ssc:UnitConversion/>
+      </ssd:Connection>)"),
+       "ssc:UnitConversion is not supported"},
       {Ssd("", R"(
       <ssd:Connection startElement="msd2" startConnector="x" endElement="ghost" endConnector="u"/>)"),
        "no component 'ghost'"},
@@ -240,6 +245,19 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
   EXPECT_THAT(
       std::string(imported.status().message()),
       HasSubstr("two.ssd line 21: parameter 'label': Enumeration values are not supported"));
+  // Every problem at once, each with its line.
+  std::string many = Ssd(R"(
+      <ssd:Component name="c3" source="resources/missing.fmu"/>)",
+                         R"(
+      <ssd:Connection startElement="msd2" startConnector="x" endElement="ghost" endConnector="u"/>)");
+  many.replace(many.find(label), label.size(), R"(<ssv:Enumeration value="L"/>)");
+  imported = client::ImportSsp(Loose(many), options);
+  ASSERT_FALSE(imported.ok());
+  const std::string message(imported.status().message());
+  EXPECT_THAT(message, HasSubstr("3 problems:"));
+  EXPECT_THAT(message, HasSubstr("two.ssd line 21: parameter 'label': Enumeration values"));
+  EXPECT_THAT(message, HasSubstr("component 'c3', source 'resources/missing.fmu'"));
+  EXPECT_THAT(message, HasSubstr("no component 'ghost'"));
   // An archive without its SystemStructure.ssd.
   const std::string ssp = Pack(Ssd());
   std::system(("cd " + dir_ + " && zip -q -d " + ssp + " SystemStructure.ssd").c_str());
@@ -284,6 +302,182 @@ TEST_F(SspTest, ImportedSystemRunsLikeTheSameScenarioWrittenByHand) {
   ASSERT_EQ(std::count(reference.begin(), reference.end(), '\n'), 1 + 501);
   EXPECT_EQ(run({dir_ + "/imported/two.json"}, "imported.csv"), reference);
   EXPECT_EQ(run({ssp, "--step-size", "0.01"}, "direct.csv"), reference);
+}
+
+// In the style of OMSimulator's test suite (an SSD as OMEdit writes it: geometry, annotations,
+// typed connectors): the two masses with the second one inside a nested system reached through
+// that system's connectors, a parameter set mapped onto the first one's variables (with a linear
+// transformation), the top system's output connector, and OMSimulator's fixed-step master.
+std::string NestedSsd(const std::string& step_annotation) {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues"
+    xmlns:ssm="http://ssp-standard.org/SSP1/SystemStructureParameterMapping"
+    xmlns:oms="https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd"
+    xmlns:osp="https://opensimulationplatform.com/xsd/OspModelDescription"
+    name="nested" version="1.0">
+  <ssd:System name="root" description="">
+    <ssd:Connectors>
+      <ssd:Connector name="position" kind="output">
+        <ssc:Real unit="m"/>
+        <ssd:ConnectorGeometry x="1.0" y="0.5"/>
+      </ssd:Connector>
+    </ssd:Connectors>
+    <ssd:ElementGeometry x1="0" y1="0" x2="10" y2="10"/>
+    <ssd:Elements>
+      <ssd:Component name="A" type="application/x-fmu-sharedlibrary" source="resources/msd.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="x" kind="output"><ssc:Real unit="m"/></ssd:Connector>
+          <ssd:Connector name="F" kind="input"><ssc:Real unit="N"/></ssd:Connector>
+        </ssd:Connectors>
+        <ssd:ElementGeometry x1="10" y1="10" x2="30" y2="30"/>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding>
+            <ssd:ParameterValues>
+              <ssv:ParameterSet version="1.0" name="tool_names">
+                <ssv:Parameters>
+                  <ssv:Parameter name="mass_g"><ssv:Real value="2000"/></ssv:Parameter>
+                  <ssv:Parameter name="x"><ssv:Real value="1"/></ssv:Parameter>
+                </ssv:Parameters>
+              </ssv:ParameterSet>
+            </ssd:ParameterValues>
+            <ssd:ParameterMapping>
+              <ssm:ParameterMapping version="1.0">
+                <ssm:MappingEntry source="mass_g" target="m">
+                  <ssc:LinearTransformation factor="0.001" offset="0"/>
+                </ssm:MappingEntry>
+              </ssm:ParameterMapping>
+            </ssd:ParameterMapping>
+          </ssd:ParameterBinding>
+        </ssd:ParameterBindings>
+      </ssd:Component>
+      <ssd:System name="sub">
+        <ssd:Connectors>
+          <ssd:Connector name="force" kind="input"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="pos" kind="output"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+        <ssd:Elements>
+          <ssd:Component name="msd2" source="resources/other/msd%202.fmu">
+            <ssd:Connectors>
+              <ssd:Connector name="x" kind="output"/>
+              <ssd:Connector name="F" kind="input"/>
+            </ssd:Connectors>
+            <ssd:ParameterBindings>
+              <ssd:ParameterBinding source="resources/msd2.ssv">
+                <ssd:ParameterMapping source="resources/msd2.ssm"/>
+              </ssd:ParameterBinding>
+            </ssd:ParameterBindings>
+          </ssd:Component>
+        </ssd:Elements>
+        <ssd:Connections>
+          <ssd:Connection startElement="" startConnector="force" endElement="msd2" endConnector="F">
+            <ssd:ConnectionGeometry pointsX="1 2" pointsY="1 2"/>
+          </ssd:Connection>
+          <ssd:Connection startElement="msd2" startConnector="x" endConnector="pos"/>
+        </ssd:Connections>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding>
+            <ssd:ParameterValues>
+              <ssv:ParameterSet version="1.0" name="sub">
+                <ssv:Parameters>
+                  <ssv:Parameter name="msd2.cf"><ssv:Real value="0.25"/></ssv:Parameter>
+                </ssv:Parameters>
+              </ssv:ParameterSet>
+            </ssd:ParameterValues>
+          </ssd:ParameterBinding>
+        </ssd:ParameterBindings>
+      </ssd:System>
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startElement="A" startConnector="x" endElement="sub" endConnector="force"/>
+      <ssd:Connection startElement="sub" startConnector="pos" endElement="A" endConnector="F"/>
+      <ssd:Connection startElement="A" startConnector="x" endConnector="position"/>
+    </ssd:Connections>
+    <ssd:Annotations>
+      <ssc:Annotation type="org.openmodelica">
+        <oms:Annotations>
+          <oms:SimulationInformation>)" +
+         step_annotation + R"(
+          </oms:SimulationInformation>
+        </oms:Annotations>
+      </ssc:Annotation>
+    </ssd:Annotations>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="5">
+    <ssd:Annotations>
+      <ssc:Annotation type="com.opensimulationplatform">
+        <osp:Algorithm><osp:FixedStepAlgorithm baseStepSize="0.02"/></osp:Algorithm>
+      </ssc:Annotation>
+    </ssd:Annotations>
+  </ssd:DefaultExperiment>
+</ssd:SystemStructureDescription>
+)";
+}
+
+constexpr const char* kMsd2Ssm = R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssm:ParameterMapping version="1.0"
+    xmlns:ssm="http://ssp-standard.org/SSP1/SystemStructureParameterMapping">
+  <ssm:MappingEntry source="c" target="c"/>
+  <ssm:MappingEntry source="x" target="x"/>
+</ssm:ParameterMapping>
+)";
+
+TEST_F(SspTest, FlattensNestedSystemsFollowsSystemConnectorsAndMapsParameters) {
+  WriteFile(dir_ + "/system/resources/msd2.ssm", kMsd2Ssm);
+  client::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  const std::string master = R"(<oms:FixedStepMaster description="oms-ma" stepSize="0.01"/>)";
+  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Pack(NestedSsd(master)), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const v1::Scenario& s = imported->scenario;
+  ASSERT_EQ(s.units_size(), 2);
+  EXPECT_EQ(s.units(0).name(), "A");
+  EXPECT_EQ(s.units(1).name(), "sub_msd2");
+  EXPECT_DOUBLE_EQ(s.units(0).parameters().at("m").number_value(), 2.0);  // 2000 g, mapped
+  EXPECT_EQ(s.units(0).parameters().count("mass_g"), 0u);
+  EXPECT_EQ(s.units(0).parameters().at("x").number_value(), 1.0);
+  EXPECT_EQ(s.units(1).parameters().at("c").number_value(), 3.0);    // .ssv through the .ssm
+  EXPECT_EQ(s.units(1).parameters().at("cf").number_value(), 0.25);  // bound on "sub"
+  ASSERT_EQ(s.connections_size(), 2);
+  EXPECT_EQ(s.connections(0).from(), "A.x");  // through sub's connector "force"
+  EXPECT_EQ(s.connections(0).to(), "sub_msd2.F");
+  EXPECT_EQ(s.connections(1).from(), "sub_msd2.x");  // through sub's connector "pos"
+  EXPECT_EQ(s.connections(1).to(), "A.F");
+  ASSERT_EQ(s.record_size(), 1);
+  EXPECT_EQ(s.record(0), "A.x");               // the system's output "position"
+  EXPECT_EQ(s.algorithm().step_size(), 0.02);  // OSP's baseStepSize comes first
+  EXPECT_THAT(imported->notices, ::testing::Contains(HasSubstr("baseStepSize")));
+  EXPECT_TRUE(ValidateScenario(s).ok()) << ValidateScenario(s);
+
+  // Without the OSP annotation, OMSimulator's fixed-step master gives the step.
+  std::string oms = NestedSsd(master);
+  const size_t osp = oms.find("<ssd:Annotations>", oms.find("<ssd:DefaultExperiment"));
+  oms.erase(osp, oms.find("</ssd:DefaultExperiment>") - osp);
+  imported = client::ImportSsp(Loose(oms), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->scenario.algorithm().step_size(), 0.01);
+
+  // It runs as the same system written by hand.
+  WriteFile(dir_ + "/by_hand.json", R"({"name": "nested", "start_time": 0, "stop_time": 5,
+    "units": [
+      {"name": "A", "fmu": {"path": ")" +
+                                        Fmu("fmi2_msd") +
+                                        R"("}, "parameters": {"m": 2, "x": 1}},
+      {"name": "sub_msd2", "fmu": {"path": ")" +
+                                        Fmu("fmi2_msd") +
+                                        R"("}, "parameters": {"c": 3, "x": -0.5, "cf": 0.25}} ],
+    "connections": [ {"from": "A.x", "to": "sub_msd2.F"}, {"from": "sub_msd2.x", "to": "A.F"} ],
+    "algorithm": {"kind": "JACOBI", "step_size": 0.02}, "record": ["A.x"]})");
+  auto run = [&](const std::string& scenario, const std::string& out) {
+    Process p({BinDir() + "/cosimo", "run", scenario, "--out", dir_ + "/" + out},
+              dir_ + "/" + out + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(120)), 0) << p.log();
+    return ReadFile(dir_ + "/" + out);
+  };
+  const std::string reference = run(dir_ + "/by_hand.json", "by_hand.csv");
+  ASSERT_EQ(std::count(reference.begin(), reference.end(), '\n'), 1 + 251);
+  EXPECT_EQ(run(dir_ + "/two.ssp", "nested.csv"), reference);
 }
 
 }  // namespace

@@ -3,14 +3,18 @@
 // `SystemStructure.ssd` and the FMUs and parameter files it names (under `resources/`); an
 // `.ssd` may also be given alone, its sources then relative to its folder.
 //
-// What is imported: every FMU component of the system (a unit each, its name made a valid unit
-// name), their connections (start -> end; from output to input), parameter values bound inline
-// (`ssv:ParameterSet`) or from `.ssv` files, with a binding's `prefix`, and on the system (names
-// "<component>.<variable>"), and `DefaultExperiment` for the start and stop times. SSP describes
-// no master algorithm: the scenario gets JACOBI with `step_size` from the options (default: a
-// thousandth of the run) for the user to edit. Refused with an error naming the element: nested
-// systems and SSD components, connections to the system's own connectors, connection
-// transformations and unit conversions, parameter mappings, enumeration parameters.
+// What is imported: every FMU component of the system and of the systems nested in it (flattened:
+// a unit each, named by its path, "sub.comp" becoming unit sub_comp), their connections (start ->
+// end; from output to input), followed through the connectors of nested systems, the top
+// system's output connectors recorded; parameter values bound inline (`ssv:ParameterSet`) or
+// from `.ssv` files, with a binding's `prefix` and `ssd:ParameterMapping` (inline or `.ssm`,
+// with `ssc:LinearTransformation` of values), on components and on systems (names
+// "<component>.<variable>"); `DefaultExperiment` for the start and stop times. SSP describes no
+// master algorithm: the scenario gets JACOBI with `step_size` from the options, else the OSP
+// annotation's `baseStepSize`, else OMSimulator's `FixedStepMaster stepSize`, else the FMUs'
+// smallest DefaultExperiment `stepSize`, else a thousandth of the run. Refused, every problem at
+// once, each naming the file, line and element: components that are not FMUs, connection
+// transformations other than the identity, unit conversions, enumeration parameters.
 //
 // Thread safety: none needed (functions).
 #pragma once
