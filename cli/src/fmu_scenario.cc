@@ -14,12 +14,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::StatusOr<std::string> ReadModelDescription(const std::string& fmu_path) {
+absl::StatusOr<std::string> ReadModelDescription(const std::string& fmu_path,
+                                                 std::vector<std::string>* binaries) {
   int error = 0;
   ZipArchive archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error));
   if (archive == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("FMU '", fmu_path, "': cannot open as a zip archive: ", ZipErrorText(error)));
+  }
+  const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    const char* name = zip_get_name(archive.get(), static_cast<zip_uint64_t>(i), 0);
+    if (name != nullptr && std::string(name).rfind("binaries/", 0) == 0) {
+      binaries->push_back(name);
+    }
   }
   ZipEntry file(zip_fopen(archive.get(), "modelDescription.xml", 0));
   if (file == nullptr) {
@@ -67,7 +75,8 @@ std::string Num(double v) {
 }  // namespace
 
 absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path) {
-  absl::StatusOr<std::string> xml = ReadModelDescription(fmu_path);
+  FmuExperiment e;
+  absl::StatusOr<std::string> xml = ReadModelDescription(fmu_path, &e.binaries);
   if (!xml.ok()) return xml.status();
   pugi::xml_document doc;
   if (const pugi::xml_parse_result r = doc.load_string(xml->c_str()); !r) {
@@ -79,8 +88,10 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path) {
     return absl::InvalidArgumentError(
         absl::StrCat("FMU '", fmu_path, "': modelDescription.xml has no fmiModelDescription"));
   }
-  FmuExperiment e;
   e.model_name = root.attribute("modelName").value();
+  e.fmi_version = root.attribute("fmiVersion").value();
+  e.cs_identifier = root.child("CoSimulation").attribute("modelIdentifier").value();
+  e.me_identifier = root.child("ModelExchange").attribute("modelIdentifier").value();
   if (const pugi::xml_node d = root.child("DefaultExperiment")) {
     e.start_time = Attribute(d, "startTime").value_or(0.0);
     e.stop_time = Attribute(d, "stopTime");
@@ -90,9 +101,11 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path) {
   }
   // FMI 2: ScalarVariable elements; FMI 3: one element per type (Float64, Int32, ...).
   for (const pugi::xml_node v : root.child("ModelVariables").children()) {
-    if (std::string(v.attribute("causality").value()) == "output") {
-      e.outputs.push_back(v.attribute("name").value());
-    }
+    if (v.type() != pugi::node_element || !v.attribute("name")) continue;
+    const std::string causality =
+        v.attribute("causality") ? v.attribute("causality").value() : "local";
+    e.variables.emplace_back(v.attribute("name").value(), causality);
+    if (causality == "output") e.outputs.push_back(v.attribute("name").value());
   }
   return e;
 }

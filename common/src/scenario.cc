@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cosimo/common/algorithm_settings.h"
+#include "json_fields.h"
 
 namespace cosimo {
 namespace {
@@ -109,7 +110,14 @@ absl::StatusOr<v1::Scenario> ParseScenarioJson(std::string_view json) {
   // nlohmann reports syntax errors with line and column; protobuf then maps the fields.
   try {
     const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end());
-    (void)parsed;
+    // Fields and enum values checked first: errors with the field path and the valid choices,
+    // all of them (protobuf's parser names only the first, in its own words).
+    if (std::vector<std::string> errors = JsonFieldErrors(parsed, *v1::Scenario::descriptor());
+        !errors.empty()) {
+      if (errors.size() == 1) return absl::InvalidArgumentError("scenario: " + errors[0]);
+      return absl::InvalidArgumentError(
+          absl::StrCat("scenario: ", errors.size(), " errors:\n  ", absl::StrJoin(errors, "\n  ")));
+    }
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     if (what.rfind("[json.exception.", 0) == 0) {

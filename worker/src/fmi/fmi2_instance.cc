@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "worker/src/fmi/fmi2_api.h"
+#include "worker/src/fmi/fmu_archive.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/shared_library.h"
 
@@ -335,8 +336,10 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
                                                       std::shared_ptr<UnpackedFmu> unpacked,
                                                       const std::string& unit_name) {
   const KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
-  const std::string path = unpacked->dir() + "/binaries/linux64/" + kind.model_identifier + ".so";
-  auto library = SharedLibrary::Open(path);
+  absl::StatusOr<std::string> path =
+      BinaryPath(*unpacked, "linux64", kind.model_identifier, unit_name);
+  if (!path.ok()) return path.status();
+  auto library = SharedLibrary::Open(*path);
   if (!library.ok()) {
     return absl::Status(library.status().code(),
                         absl::StrCat("unit '", unit_name, "': ", library.status().message()));
@@ -388,8 +391,9 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
     resolve(f.GetRealStatus, "fmi2GetRealStatus", false);
   }
   if (!missing.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("unit '", unit_name, "': ", path, " does not export ", missing));
+    return absl::FailedPreconditionError(absl::StrCat("unit '", unit_name, "': binaries/linux64/",
+                                                      kind.model_identifier, ".so does not export ",
+                                                      missing));
   }
   return std::shared_ptr<FmuInstance>(std::make_shared<Fmi2Instance>(
       md, model_exchange, std::move(unpacked), std::move(*library), f, unit_name));

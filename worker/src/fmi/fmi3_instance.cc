@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "worker/src/fmi/fmi3_api.h"
+#include "worker/src/fmi/fmu_archive.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/shared_library.h"
 
@@ -317,9 +318,10 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
                                                       std::shared_ptr<UnpackedFmu> unpacked,
                                                       const std::string& unit_name) {
   const KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
-  const std::string path =
-      unpacked->dir() + "/binaries/x86_64-linux/" + kind.model_identifier + ".so";
-  auto library = SharedLibrary::Open(path);
+  absl::StatusOr<std::string> path =
+      BinaryPath(*unpacked, "x86_64-linux", kind.model_identifier, unit_name);
+  if (!path.ok()) return path.status();
+  auto library = SharedLibrary::Open(*path);
   if (!library.ok()) {
     return absl::Status(library.status().code(),
                         absl::StrCat("unit '", unit_name, "': ", library.status().message()));
@@ -368,7 +370,8 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   }
   if (!missing.empty()) {
     return absl::FailedPreconditionError(
-        absl::StrCat("unit '", unit_name, "': ", path, " does not export ", missing));
+        absl::StrCat("unit '", unit_name, "': binaries/x86_64-linux/", kind.model_identifier,
+                     ".so does not export ", missing));
   }
   return std::shared_ptr<FmuInstance>(std::make_shared<Fmi3Instance>(
       md, model_exchange, std::move(unpacked), std::move(*library), f, unit_name));

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -131,6 +132,30 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
     }
   }
   return unpacked;
+}
+
+absl::StatusOr<std::string> BinaryPath(const UnpackedFmu& unpacked, const std::string& platform,
+                                       const std::string& model_identifier,
+                                       const std::string& unit_name) {
+  namespace fs = std::filesystem;
+  const fs::path binaries = fs::path(unpacked.dir()) / "binaries";
+  const fs::path path = binaries / platform / (model_identifier + ".so");
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return path.string();
+  std::vector<std::string> platforms;
+  for (const auto& entry : fs::directory_iterator(binaries, ec)) {
+    if (entry.is_directory(ec) && !fs::is_empty(entry.path(), ec)) {
+      platforms.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(platforms.begin(), platforms.end());
+  std::string has;
+  for (const std::string& p : platforms) absl::StrAppend(&has, has.empty() ? "" : ", ", p);
+  return absl::FailedPreconditionError(
+      absl::StrCat("unit '", unit_name, "': the FMU has no binary for this platform (binaries/",
+                   platform, "/", model_identifier, ".so); ",
+                   platforms.empty() ? "it has no binaries at all (a source-only FMU?)"
+                                     : absl::StrCat("it has binaries for: ", has)));
 }
 
 }  // namespace cosimo::worker::fmi

@@ -40,6 +40,14 @@ class UnpackedFmu {
 [[nodiscard]] absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(
     const std::string& fmu_path, const UnpackLimits& limits = UnpackLimits());
 
+// The FMU's shared library for `platform` (FMI 2: "linux64", FMI 3: "x86_64-linux") under
+// binaries/, or an error for unit `unit_name` that names the platforms the FMU has binaries for
+// (not the worker's temporary folder).
+[[nodiscard]] absl::StatusOr<std::string> BinaryPath(const UnpackedFmu& unpacked,
+                                                     const std::string& platform,
+                                                     const std::string& model_identifier,
+                                                     const std::string& unit_name);
+
 using cosimo::IsSafeEntryName;  // cosimo/common/archive_names.h
 
 }  // namespace cosimo::worker::fmi

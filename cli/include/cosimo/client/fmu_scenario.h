@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -21,6 +22,13 @@ struct FmuExperiment {
   std::optional<double> stop_time;   // DefaultExperiment stopTime
   std::optional<double> step_size;   // DefaultExperiment stepSize
   std::vector<std::string> outputs;  // variables with causality "output", in their order
+  std::string fmi_version;           // "2.0", "3.0"
+  std::string cs_identifier;         // CoSimulation modelIdentifier; empty: no such interface
+  std::string me_identifier;         // ModelExchange modelIdentifier; empty: no such interface
+  // Every variable: name and causality as written ("input", "output", "parameter", "local",
+  // "calculatedParameter", "independent"; FMI 2's default "local").
+  std::vector<std::pair<std::string, std::string>> variables;
+  std::vector<std::string> binaries;  // archive entries under binaries/
 };
 [[nodiscard]] absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path);
 

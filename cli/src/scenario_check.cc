@@ -1,0 +1,205 @@
+#include "cosimo/client/scenario_check.h"
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cosimo/client/fmu_scenario.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/worker/unit_factory.h"
+
+namespace cosimo::client {
+namespace {
+
+// A unit's variables by name: "input", "output" or another causality.
+using Variables = std::map<std::string, std::string>;
+
+std::string CausalityName(Causality c) {
+  switch (c) {
+    case Causality::kInput:
+      return "input";
+    case Causality::kOutput:
+      return "output";
+    case Causality::kState:
+      return "state";
+    case Causality::kParameter:
+      return "parameter";
+    case Causality::kLocal:
+      return "local";
+  }
+  return "local";
+}
+
+// Up to 12 names of `variables` with the given causality (empty: any), for messages.
+std::string Names(const Variables& variables, const std::string& causality = "") {
+  std::string names;
+  int n = 0;
+  for (const auto& [name, c] : variables) {
+    if (!causality.empty() && c != causality) continue;
+    if (++n > 12) {
+      absl::StrAppend(&names, ", ...");
+      break;
+    }
+    absl::StrAppend(&names, names.empty() ? "" : ", ", name);
+  }
+  return names.empty() ? "none" : names;
+}
+
+std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::string& field,
+                                          std::vector<std::string>* problems) {
+  absl::StatusOr<std::unique_ptr<worker::Unit>> built = worker::CreateUnit(unit, "");
+  if (!built.ok()) {
+    problems->push_back(absl::StrCat(field, ": ", built.status().message()));
+    return std::nullopt;
+  }
+  Variables v;
+  const UnitDescription& d = (*built)->description();
+  for (const auto* list : {&d.others, &d.inputs, &d.outputs}) {
+    for (const VariableInfo& info : *list) v[info.name] = CausalityName(info.causality);
+  }
+  return v;
+}
+
+std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& field,
+                                      std::vector<std::string>* problems) {
+  absl::StatusOr<FmuExperiment> fmu = ReadFmuExperiment(unit.fmu().path());
+  if (!fmu.ok()) {
+    problems->push_back(absl::StrCat(field, ".fmu.path: ", fmu.status().message()));
+    return std::nullopt;
+  }
+  const bool model_exchange = unit.has_solver();
+  const std::string& id = model_exchange ? fmu->me_identifier : fmu->cs_identifier;
+  if (id.empty()) {
+    problems->push_back(absl::StrCat(
+        field, ": the FMU has no ", model_exchange ? "ModelExchange" : "CoSimulation", " interface",
+        model_exchange ? ""
+                       : " (give the unit a solver "
+                         "to run it as Model Exchange)"));
+  } else {
+    const std::string platform = fmu->fmi_version.rfind("3", 0) == 0 ? "x86_64-linux" : "linux64";
+    const std::string binary = absl::StrCat("binaries/", platform, "/", id, ".so");
+    bool found = false;
+    std::vector<std::string> platforms;
+    for (const std::string& entry : fmu->binaries) {
+      found = found || entry == binary;
+      const size_t slash = entry.find('/', 9);
+      if (slash == std::string::npos || slash + 1 == entry.size()) continue;
+      const std::string p = entry.substr(9, slash - 9);
+      if (std::find(platforms.begin(), platforms.end(), p) == platforms.end()) {
+        platforms.push_back(p);
+      }
+    }
+    if (!found) {
+      std::string has;
+      for (const std::string& p : platforms) absl::StrAppend(&has, has.empty() ? "" : ", ", p);
+      problems->push_back(
+          absl::StrCat(field, ": the FMU has no binary for this platform (", binary, "); ",
+                       platforms.empty() ? "it has no binaries at all (a source-only FMU?)"
+                                         : absl::StrCat("it has binaries for: ", has)));
+    }
+  }
+  Variables v;
+  for (const auto& [name, causality] : fmu->variables) v[name] = causality;
+  for (const auto& [name, value] : unit.parameters()) {
+    if (v.count(name) == 0) {
+      problems->push_back(absl::StrCat(field, ".parameters.", name, ": the FMU has no variable '",
+                                       name, "' (parameters: ", Names(v, "parameter"), ")"));
+    }
+  }
+  return v;
+}
+
+std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string& field,
+                                        std::vector<std::string>* problems) {
+  std::ifstream in(unit.table().path());
+  std::string header;
+  if (!in || !std::getline(in, header)) {
+    problems->push_back(
+        absl::StrCat(field, ".table.path: cannot read '", unit.table().path(), "'"));
+    return std::nullopt;
+  }
+  if (!header.empty() && header.back() == '\r') header.pop_back();
+  Variables v;
+  size_t start = 0;
+  for (int column = 0;; ++column) {
+    const size_t comma = header.find(',', start);
+    std::string name =
+        header.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
+      name = name.substr(1, name.size() - 2);
+    }
+    if (column > 0) v[name] = "output";
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario) {
+  std::vector<std::string> problems;
+  std::map<std::string, std::optional<Variables>> units;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    const v1::Unit& unit = scenario.units(i);
+    const std::string field = absl::StrCat("units[", i, "] ('", unit.name(), "')");
+    std::optional<Variables> v;
+    if (unit.has_builtin()) {
+      v = BuiltinVariables(unit, field, &problems);
+    } else if (unit.has_fmu() && !unit.fmu().path().empty()) {
+      v = FmuVariables(unit, field, &problems);
+    } else if (unit.has_table() && !unit.table().path().empty()) {
+      v = TableVariables(unit, field, &problems);
+    }
+    units[unit.name()] = v;
+  }
+  // A reference "<unit>.<variable>" in `field`: the variable's causality, or nullopt after a
+  // problem (none when the unit itself could not be read).
+  auto lookup = [&](const std::string& text,
+                    const std::string& field) -> std::optional<std::string> {
+    absl::StatusOr<VariableRef> ref = ParseVariableRef(text, field);
+    if (!ref.ok()) {
+      problems.push_back(std::string(ref.status().message()));
+      return std::nullopt;
+    }
+    auto unit = units.find(ref->unit);
+    if (unit == units.end()) {
+      problems.push_back(absl::StrCat(field, ": no unit '", ref->unit, "'"));
+      return std::nullopt;
+    }
+    if (!unit->second) return std::nullopt;
+    auto variable = unit->second->find(ref->variable);
+    if (variable == unit->second->end()) {
+      problems.push_back(absl::StrCat(field, ": unit '", ref->unit, "' has no variable '",
+                                      ref->variable, "' (variables: ", Names(*unit->second), ")"));
+      return std::nullopt;
+    }
+    return variable->second;
+  };
+  for (int i = 0; i < scenario.record_size(); ++i) {
+    (void)lookup(scenario.record(i), absl::StrCat("record[", i, "] '", scenario.record(i), "'"));
+  }
+  for (int i = 0; i < scenario.connections_size(); ++i) {
+    const v1::Connection& c = scenario.connections(i);
+    const std::string field = absl::StrCat("connections[", i, "]");
+    if (std::optional<std::string> from = lookup(c.from(), field + ".from '" + c.from() + "'");
+        from && *from != "output") {
+      problems.push_back(
+          absl::StrCat(field, ".from: '", c.from(), "' is ", *from, ", not an output"));
+    }
+    if (std::optional<std::string> to = lookup(c.to(), field + ".to '" + c.to() + "'");
+        to && *to != "input") {
+      problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
+  std::string text = absl::StrCat(problems.size(), " problems:");
+  for (const std::string& p : problems) absl::StrAppend(&text, "\n  ", p);
+  return absl::InvalidArgumentError(text);
+}
+
+}  // namespace cosimo::client

@@ -1,0 +1,122 @@
+// Errors up front (README, "The command line"): what is wrong with a scenario is found by `run`
+// and `submit` before anything runs, exit 2, every problem at once, in the scenario's terms.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cosimo/client/client.h"
+#include "tests/integration/fixture.h"
+#include "tests/integration/process.h"
+
+namespace cosimo::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string TestFmu(const std::string& name) {
+  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
+}
+
+// A copy of the FMI 2 test FMU whose binary is filed under another platform only.
+std::string FmuForWindowsOnly(const std::string& dir) {
+  const std::string out = dir + "/windows_only.fmu";
+  Process python(
+      {"/usr/bin/python3", "-c",
+       "import sys, zipfile\n"
+       "src, dst = sys.argv[1:]\n"
+       "with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, 'w') as b:\n"
+       "    for i in a.infolist():\n"
+       "        data = a.read(i)\n"
+       "        i.filename = i.filename.replace('binaries/linux64/', 'binaries/win64/')\n"
+       "        b.writestr(i, data)\n",
+       TestFmu("fmi2_msd"), out},
+      dir + "/python.log");
+  EXPECT_EQ(python.Wait(std::chrono::seconds(30)), 0) << python.log();
+  return out;
+}
+
+TEST(ErrorsUpFrontTest, RunAndSubmitReportEveryUnknownModelParameterAndVariableWithExit2) {
+  const std::string dir = TempDir("cosimo-errors");
+  WriteFile(dir + "/bad.json", R"({"stop_time": 1,
+    "units": [
+      {"name": "c", "builtin": {"model": "car_controler"}},
+      {"name": "v", "builtin": {"model": "car_vehicle", "parameters": {"mass": 1500}}},
+      {"name": "m", "fmu": {"path": ")" +
+                                   TestFmu("fmi2_msd") + R"("}, "parameters": {"mass": 2}}
+    ],
+    "connections": [{"from": "m.F", "to": "m.x"}],
+    "algorithm": {"step_size": 0.1},
+    "record": ["m.x", "m.speed", "c.F"]})");
+  for (const std::string verb : {"run", "submit"}) {
+    // submit fails before it dials: no orchestrator is needed to see the errors.
+    std::vector<std::string> argv = {BinDir() + "/cosimo", verb, dir + "/bad.json"};
+    if (verb == "submit") argv.insert(argv.end(), {"--orchestrator", "127.0.0.1:1"});
+    Process p(argv, dir + "/" + verb + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 2) << p.log();
+    const std::string log = p.log();
+    EXPECT_THAT(log, HasSubstr("6 problems:")) << verb;
+    EXPECT_THAT(log, HasSubstr("units[0] ('c'): ")) << verb;
+    EXPECT_THAT(log, HasSubstr("car_controler")) << verb;
+    EXPECT_THAT(log, HasSubstr("units[1] ('v'): ")) << verb;
+    EXPECT_THAT(log, HasSubstr("'mass'")) << verb;
+    EXPECT_THAT(log, HasSubstr("units[2] ('m').parameters.mass: the FMU has no variable 'mass'"))
+        << verb;
+    EXPECT_THAT(log, HasSubstr("record[1] 'm.speed': unit 'm' has no variable 'speed' "
+                               "(variables: "))
+        << verb;
+    EXPECT_THAT(log, HasSubstr("connections[0].from: 'm.F' is input, not an output")) << verb;
+    EXPECT_THAT(log, HasSubstr("connections[0].to: 'm.x' is output, not an input")) << verb;
+    EXPECT_THAT(log, Not(HasSubstr("Cannot connect"))) << verb;
+  }
+}
+
+TEST(ErrorsUpFrontTest, ProtobufWordingBecomesTheFieldPathAndTheChoices) {
+  const std::string dir = TempDir("cosimo-errors");
+  WriteFile(dir + "/bad.json", R"({"stop_time": 1, "units": [{"name": "c",
+    "builtin": {"model": "car_controller"}, "solvr": {}}],
+    "algorithm": {"kind": "JACOBY", "step_size": 0.1}})");
+  Process p({BinDir() + "/cosimo", "run", dir + "/bad.json"}, dir + "/run.log");
+  EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 2) << p.log();
+  EXPECT_THAT(p.log(), HasSubstr("2 errors"));
+  EXPECT_THAT(p.log(), HasSubstr("units[0].solvr: no such field (fields: name, builtin, "));
+  EXPECT_THAT(p.log(), HasSubstr("algorithm.kind: 'JACOBY' is not one of JACOBI, GAUSS_SEIDEL"));
+  EXPECT_THAT(p.log(), Not(HasSubstr("type.googleapis.com")));
+}
+
+TEST(ErrorsUpFrontTest, FmuWithoutABinaryForThisPlatformNamesThePlatformsItHas) {
+  const std::string dir = TempDir("cosimo-errors");
+  const std::string fmu = FmuForWindowsOnly(dir);
+  Process p({BinDir() + "/cosimo", "run", fmu}, dir + "/run.log");
+  EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 2) << p.log();
+  EXPECT_THAT(p.log(), HasSubstr("the FMU has no binary for this platform "
+                                 "(binaries/linux64/fmi2_msd.so); it has binaries for: win64"));
+}
+
+// A client that does not check (any gRPC client): the worker's error names the platforms, not
+// its temporary folder.
+TEST_F(DistributedTest, WorkerSaysWhichPlatformsAnFmuHasBinariesFor) {
+  StartWorkers(1);
+  client::Client client(orchestrator_->address());
+  v1::Scenario s;
+  s.set_stop_time(1);
+  v1::Unit* u = s.add_units();
+  u->set_name("m");
+  u->mutable_fmu()->set_path(FmuForWindowsOnly(dir_));
+  s.mutable_algorithm()->set_step_size(0.1);
+  absl::StatusOr<std::string> job = client.Submit(s);
+  ASSERT_TRUE(job.ok()) << job.status();
+  absl::StatusOr<v1::JobStatus> status = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED);
+  EXPECT_THAT(status->message(),
+              HasSubstr("unit 'm': the FMU has no binary for this platform "
+                        "(binaries/linux64/fmi2_msd.so); it has binaries for: win64"));
+  EXPECT_THAT(status->message(), Not(HasSubstr("/tmp")));
+}
+
+}  // namespace
+}  // namespace cosimo::testing
