@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "cosimo/common/results_proto.h"
@@ -16,10 +18,6 @@ struct Statement {
   ~Statement() { sqlite3_finalize(stmt); }
 };
 
-void BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes) {
-  sqlite3_bind_blob(stmt, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
-}
-
 std::string ColumnBlob(sqlite3_stmt* stmt, int index) {
   const void* data = sqlite3_column_blob(stmt, index);
   const int size = sqlite3_column_bytes(stmt, index);
@@ -27,9 +25,37 @@ std::string ColumnBlob(sqlite3_stmt* stmt, int index) {
               : std::string();
 }
 
+// The end of the chunk of rows that starts at `first`: rows are added while the chunk stays
+// within `chunk_bytes` (8 bytes per value plus the texts of its string cells), at least one.
+size_t ChunkEnd(const ResultTable& table, size_t first, size_t chunk_bytes) {
+  const size_t width = table.columns.size();
+  const size_t texts = table.string_columns();
+  size_t bytes = 0;
+  size_t row = first;
+  while (row < table.rows()) {
+    size_t row_bytes = width * sizeof(double);
+    for (size_t i = row * texts; i < (row + 1) * texts && i < table.strings.size(); ++i) {
+      row_bytes += table.strings[i].size() + 8;  // with its protobuf tag and length
+    }
+    if (row > first && bytes + row_bytes > chunk_bytes) break;
+    bytes += row_bytes;
+    ++row;
+  }
+  return row;
+}
+
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path) {
+absl::StatusOr<int> BlobLength(size_t bytes, const std::string& what) {
+  if (bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return absl::ResourceExhaustedError("job store: " + what + " is " + std::to_string(bytes) +
+                                        " bytes, more than one blob can hold");
+  }
+  return static_cast<int>(bytes);
+}
+
+absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path,
+                                                         const JobStoreOptions& options) {
   sqlite3* db = nullptr;
   const std::string file = path.empty() ? ":memory:" : path;
   if (sqlite3_open_v2(file.c_str(), &db,
@@ -39,14 +65,23 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
     sqlite3_close(db);
     return absl::UnavailableError("cannot open job store '" + file + "': " + message);
   }
-  std::unique_ptr<JobStore> store(new JobStore(db));
+  if (options.max_blob_bytes > 0) sqlite3_limit(db, SQLITE_LIMIT_LENGTH, options.max_blob_bytes);
+  JobStoreOptions effective = options;
+  // A chunk stays well below the blob limit (its serialization adds a few bytes per value).
+  effective.chunk_bytes = std::min(
+      effective.chunk_bytes, static_cast<size_t>(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)) / 2);
+  std::unique_ptr<JobStore> store(new JobStore(db, effective));
   const char* schema =
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=NORMAL;"
       "CREATE TABLE IF NOT EXISTS jobs ("
       "  id TEXT PRIMARY KEY, submitted_ms INTEGER, status BLOB, scenario BLOB);"
       "CREATE TABLE IF NOT EXISTS results ("
-      "  id TEXT PRIMARY KEY, columns BLOB, values_blob BLOB, metadata BLOB, strings BLOB);";
+      "  id TEXT PRIMARY KEY, columns BLOB, values_blob BLOB, metadata BLOB, strings BLOB);"
+      // Rows of results, in order of `seq`: each chunk a serialized ResultRows. Results stored
+      // before chunks existed have their rows in results.values_blob / strings instead.
+      "CREATE TABLE IF NOT EXISTS result_chunks ("
+      "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
   // Stores written before string columns existed lack `strings`: add it (NULL for old rows).
   sqlite3_stmt* probe = nullptr;
@@ -65,6 +100,16 @@ JobStore::~JobStore() { sqlite3_close(db_); }
 
 absl::Status JobStore::Error(const std::string& what) const {
   return absl::InternalError("job store: " + what + ": " + sqlite3_errmsg(db_));
+}
+
+absl::Status JobStore::BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
+                                const std::string& what) const {
+  absl::StatusOr<int> length = BlobLength(bytes.size(), what);
+  if (!length.ok()) return length.status();
+  if (sqlite3_bind_blob(stmt, index, bytes.data(), *length, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("store " + what + " (" + std::to_string(bytes.size()) + " bytes)");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status JobStore::Exec(const std::string& sql) {
@@ -86,10 +131,18 @@ absl::Status JobStore::Put(const v1::JobStatus& status, const v1::Scenario& scen
                          -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare insert");
   }
-  sqlite3_bind_text(s.stmt, 1, status.job_id().c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64(s.stmt, 2, status.submitted_unix_ms());
-  BindBlob(s.stmt, 3, status.SerializeAsString());
-  BindBlob(s.stmt, 4, scenario.SerializeAsString());
+  if (sqlite3_bind_text(s.stmt, 1, status.job_id().c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_bind_int64(s.stmt, 2, status.submitted_unix_ms()) != SQLITE_OK) {
+    return Error("bind job " + status.job_id());
+  }
+  if (absl::Status b = BindBlob(s.stmt, 3, status.SerializeAsString(), "the job's status");
+      !b.ok()) {
+    return b;
+  }
+  if (absl::Status b = BindBlob(s.stmt, 4, scenario.SerializeAsString(), "the job's scenario");
+      !b.ok()) {
+    return b;
+  }
   if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("insert job " + status.job_id());
   return absl::OkStatus();
 }
@@ -101,8 +154,13 @@ absl::Status JobStore::UpdateStatus(const v1::JobStatus& status) {
       SQLITE_OK) {
     return Error("prepare update");
   }
-  BindBlob(s.stmt, 1, status.SerializeAsString());
-  sqlite3_bind_text(s.stmt, 2, status.job_id().c_str(), -1, SQLITE_TRANSIENT);
+  if (absl::Status b = BindBlob(s.stmt, 1, status.SerializeAsString(), "the job's status");
+      !b.ok()) {
+    return b;
+  }
+  if (sqlite3_bind_text(s.stmt, 2, status.job_id().c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("bind job " + status.job_id());
+  }
   if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("update job " + status.job_id());
   return absl::OkStatus();
 }
@@ -110,14 +168,15 @@ absl::Status JobStore::UpdateStatus(const v1::JobStatus& status) {
 absl::Status JobStore::Delete(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
-  for (const char* sql : {"DELETE FROM results WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
+  for (const char* sql : {"DELETE FROM result_chunks WHERE id = ?",
+                          "DELETE FROM results WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
     Statement s;
     if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK) {
       (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       return Error("prepare delete");
     }
-    sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(s.stmt) != SQLITE_DONE) {
+    if (sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+        sqlite3_step(s.stmt) != SQLITE_DONE) {
       absl::Status error = Error("delete job " + job_id);
       (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
       return error;
@@ -129,24 +188,70 @@ absl::Status JobStore::Delete(const std::string& job_id) {
 
 absl::Status JobStore::PutResults(const std::string& job_id, const StoredResults& results) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s;
-  if (sqlite3_prepare_v2(db_,
-                         "INSERT OR REPLACE INTO results (id, columns, values_blob, metadata, "
-                         "strings) VALUES (?, ?, ?, ?, ?)",
-                         -1, &s.stmt, nullptr) != SQLITE_OK) {
-    return Error("prepare results");
+  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
+  absl::Status s = PutResultsLocked(job_id, results);
+  if (s.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    s = Error("commit results of " + job_id);
   }
-  v1::ResultsHeader header;
-  ToProto(results, &header);
-  v1::ResultRows strings;
-  for (const std::string& text : results.strings) strings.add_strings(text);
-  sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
-  BindBlob(s.stmt, 2, header.SerializeAsString());
-  sqlite3_bind_blob(s.stmt, 3, results.values.data(),
-                    static_cast<int>(results.values.size() * sizeof(double)), SQLITE_TRANSIENT);
-  BindBlob(s.stmt, 4, results.metadata.SerializeAsString());
-  BindBlob(s.stmt, 5, strings.SerializeAsString());
-  if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store results of " + job_id);
+  if (!s.ok()) (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  return s;
+}
+
+absl::Status JobStore::PutResultsLocked(const std::string& job_id, const StoredResults& results) {
+  {
+    Statement s;
+    if (sqlite3_prepare_v2(db_, "DELETE FROM result_chunks WHERE id = ?", -1, &s.stmt, nullptr) !=
+            SQLITE_OK ||
+        sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+        sqlite3_step(s.stmt) != SQLITE_DONE) {
+      return Error("replace results of " + job_id);
+    }
+  }
+  {
+    Statement s;
+    if (sqlite3_prepare_v2(db_,
+                           "INSERT OR REPLACE INTO results (id, columns, values_blob, metadata, "
+                           "strings) VALUES (?, ?, NULL, ?, NULL)",
+                           -1, &s.stmt, nullptr) != SQLITE_OK) {
+      return Error("prepare results");
+    }
+    v1::ResultsHeader header;
+    ToProto(results, &header);
+    if (sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+      return Error("bind results of " + job_id);
+    }
+    if (absl::Status b = BindBlob(s.stmt, 2, header.SerializeAsString(), "the results' columns");
+        !b.ok()) {
+      return b;
+    }
+    if (absl::Status b =
+            BindBlob(s.stmt, 3, results.metadata.SerializeAsString(), "the results' metadata");
+        !b.ok()) {
+      return b;
+    }
+    if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store results of " + job_id);
+  }
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "INSERT INTO result_chunks (id, seq, rows) VALUES (?, ?, ?)", -1,
+                         &s.stmt, nullptr) != SQLITE_OK) {
+    return Error("prepare result chunks");
+  }
+  v1::ResultRows rows;
+  int64_t seq = 0;
+  for (size_t first = 0; first < results.rows(); ++seq) {
+    const size_t end = ChunkEnd(results, first, options_.chunk_bytes);
+    RowsToProto(results, first, end - first, &rows);
+    const std::string what = "rows " + std::to_string(first) + " to " + std::to_string(end - 1) +
+                             " of the results of " + job_id;
+    if (sqlite3_reset(s.stmt) != SQLITE_OK ||
+        sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+        sqlite3_bind_int64(s.stmt, 2, seq) != SQLITE_OK) {
+      return Error("bind " + what);
+    }
+    if (absl::Status b = BindBlob(s.stmt, 3, rows.SerializeAsString(), what); !b.ok()) return b;
+    if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store " + what);
+    first = end;
+  }
   return absl::OkStatus();
 }
 
@@ -158,7 +263,8 @@ absl::StatusOr<std::vector<StoredJob>> JobStore::LoadAll() {
     return Error("prepare select");
   }
   std::vector<StoredJob> jobs;
-  while (sqlite3_step(s.stmt) == SQLITE_ROW) {
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(s.stmt)) == SQLITE_ROW) {
     StoredJob job;
     if (!job.status.ParseFromString(ColumnBlob(s.stmt, 0)) ||
         !job.scenario.ParseFromString(ColumnBlob(s.stmt, 1))) {
@@ -166,6 +272,7 @@ absl::StatusOr<std::vector<StoredJob>> JobStore::LoadAll() {
     }
     jobs.push_back(std::move(job));
   }
+  if (rc != SQLITE_DONE) return Error("read the jobs");
   return jobs;
 }
 
@@ -174,10 +281,10 @@ absl::StatusOr<StoredResults> JobStore::LoadResults(const std::string& job_id) {
   Statement s;
   if (sqlite3_prepare_v2(db_,
                          "SELECT columns, values_blob, metadata, strings FROM results WHERE id = ?",
-                         -1, &s.stmt, nullptr) != SQLITE_OK) {
+                         -1, &s.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
     return Error("prepare results select");
   }
-  sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT);
   if (sqlite3_step(s.stmt) != SQLITE_ROW) {
     return absl::NotFoundError("no results stored for job " + job_id);
   }
@@ -190,10 +297,30 @@ absl::StatusOr<StoredResults> JobStore::LoadResults(const std::string& job_id) {
     return absl::DataLossError("job store: results of " + job_id + " are corrupt");
   }
   FromProto(header, &results);
+  // Rows stored in the results record itself (before chunks existed), then the chunks.
   results.strings.assign(strings.strings().begin(), strings.strings().end());
   const std::string values = ColumnBlob(s.stmt, 1);
   results.values.resize(values.size() / sizeof(double));
   std::memcpy(results.values.data(), values.data(), results.values.size() * sizeof(double));
+
+  Statement chunks;
+  if (sqlite3_prepare_v2(db_, "SELECT rows FROM result_chunks WHERE id = ? ORDER BY seq", -1,
+                         &chunks.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(chunks.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("prepare result chunks select");
+  }
+  v1::ResultRows rows;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(chunks.stmt)) == SQLITE_ROW) {
+    if (!rows.ParseFromString(ColumnBlob(chunks.stmt, 0))) {
+      return absl::DataLossError("job store: a chunk of the results of " + job_id + " is corrupt");
+    }
+    AppendRows(rows, &results);
+  }
+  if (rc != SQLITE_DONE) return Error("read the results of " + job_id);
+  if (!results.columns.empty() && results.values.size() % results.columns.size() != 0) {
+    return absl::DataLossError("job store: the results of " + job_id + " end in a partial row");
+  }
   return results;
 }
 

@@ -1,5 +1,7 @@
-// The SQLite job store: results tables round-trip with their column types and string cells, and
-// a store written before string columns existed still opens and reads.
+// The SQLite job store: results tables round-trip with their column types and string cells, in
+// chunks when they are bigger than one chunk or than SQLite's blob limit, a table that cannot be
+// stored is an error (never a silently empty result), and a store written before string columns
+// or chunks existed still opens and reads.
 #include "orchestrator/src/job_store.h"
 
 #include <gmock/gmock.h>
@@ -45,6 +47,84 @@ TEST(JobStoreTest, ResultsKeepTypesAndStrings) {
   EXPECT_THAT(out->strings, ::testing::ElementsAre("idle", "pumping, fast"));
   EXPECT_EQ(out->metadata.algorithm(), "JACOBI");
   std::filesystem::remove(path);
+}
+
+// A table several times SQLite's blob limit (lowered here to 64 KiB, as 1e9 bytes is in
+// production) is stored in chunks and reads back exactly. Before chunks, the unchecked bind
+// failed with SQLITE_TOOBIG and the results were stored with no rows.
+TEST(JobStoreTest, ResultsBiggerThanOneBlobAreStoredInChunks) {
+  const std::string path = TempPath("chunks.db");
+  std::filesystem::remove(path);
+  StoredResults in;
+  in.columns = {"time", "a.x", "a.label"};
+  in.types = {ValueType::kReal, ValueType::kReal, ValueType::kString};
+  const size_t rows = 20000;  // 320 KB of doubles, ~200 KB of texts
+  for (size_t r = 0; r < rows; ++r) {
+    in.values.push_back(0.001 * static_cast<double>(r));
+    in.values.push_back(std::sin(static_cast<double>(r)));
+    in.values.push_back(std::nan(""));
+    in.strings.push_back("row " + std::to_string(r));
+  }
+  JobStoreOptions options;
+  options.max_blob_bytes = 64 * 1024;
+  options.chunk_bytes = 16 * 1024;
+  {
+    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path, options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    absl::Status put = (*store)->PutResults("big", in);
+    ASSERT_TRUE(put.ok()) << put;
+  }
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path, options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<StoredResults> out = (*store)->LoadResults("big");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->rows(), rows);
+  ASSERT_EQ(out->values.size(), in.values.size());
+  for (size_t i = 0; i < in.values.size(); i += 3) {
+    ASSERT_EQ(out->values[i], in.values[i]) << i;
+    ASSERT_EQ(out->values[i + 1], in.values[i + 1]) << i;
+  }
+  EXPECT_EQ(out->strings, in.strings);
+  // Stored again (a recovered job run twice): the rows are replaced, not appended.
+  ASSERT_TRUE((*store)->PutResults("big", in).ok());
+  absl::StatusOr<StoredResults> again = (*store)->LoadResults("big");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->rows(), rows);
+  std::filesystem::remove(path);
+}
+
+// A single row bigger than one blob cannot be stored: PutResults says so and nothing of the
+// table is kept (the job then fails with that message instead of succeeding with no rows).
+TEST(JobStoreTest, ResultsThatCannotBeStoredAreAnError) {
+  JobStoreOptions options;
+  options.max_blob_bytes = 4096;
+  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open("", options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  StoredResults in;
+  in.columns = {"time", "a.label"};
+  in.types = {ValueType::kReal, ValueType::kString};
+  in.values = {0.0, std::nan(""), 1.0, std::nan("")};
+  in.strings = {"short", std::string(10000, 'x')};
+  absl::Status put = (*store)->PutResults("job", in);
+  EXPECT_FALSE(put.ok());
+  EXPECT_THAT(std::string(put.message()), ::testing::HasSubstr("rows 1 to 1"));
+  EXPECT_EQ((*store)->LoadResults("job").status().code(), absl::StatusCode::kNotFound);
+}
+
+// The length SQLite takes is an int: sizes past INT_MAX are refused, where a cast wrapped them
+// (2^32 + 8 bytes became 8, 3e9 became negative).
+TEST(JobStoreTest, BlobLengthRefusesSizesAnIntCannotHold) {
+  EXPECT_EQ(*BlobLength(0, "x"), 0);
+  EXPECT_EQ(*BlobLength(1000, "x"), 1000);
+  EXPECT_EQ(*BlobLength(2147483647u, "x"), 2147483647);
+  for (const uint64_t bytes : {uint64_t{2147483648u}, uint64_t{3000000000u},
+                               (uint64_t{1} << 32) + 8, uint64_t{5400000} * 50 * 8}) {
+    absl::StatusOr<int> length = BlobLength(static_cast<size_t>(bytes), "the values");
+    ASSERT_FALSE(length.ok()) << bytes;
+    EXPECT_EQ(length.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_THAT(std::string(length.status().message()),
+                ::testing::HasSubstr("the values is " + std::to_string(bytes) + " bytes"));
+  }
 }
 
 TEST(JobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
