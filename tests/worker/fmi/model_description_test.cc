@@ -100,6 +100,25 @@ TEST(FmiModelDescriptionTest, Errors) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("index 7 is out of range"), std::string::npos);
 
+  // The modelIdentifier names the binary to load: a path leading out of the FMU is refused
+  // (the worker loaded /tmp/x.so from modelIdentifier="../../../tmp/x").
+  for (const std::string id : {"../../../tmp/x", "/tmp/x", "sub/x", "..", ".hidden", "a\\b"}) {
+    for (const std::string kind : {"CoSimulation", "ModelExchange"}) {
+      bad = ParseModelDescriptionText("<fmiModelDescription fmiVersion=\"3.0\"><" + kind +
+                                          " modelIdentifier=\"" + id + "\"/></fmiModelDescription>",
+                                      "f.xml");
+      ASSERT_FALSE(bad.ok()) << id;
+      EXPECT_NE(bad.status().message().find("f.xml: <" + kind + "> modelIdentifier '" + id +
+                                            "' is not a plain file name"),
+                std::string::npos)
+          << bad.status();
+    }
+  }
+  EXPECT_TRUE(ParseModelDescriptionText("<fmiModelDescription fmiVersion=\"3.0\"><CoSimulation "
+                                        "modelIdentifier=\"Model_v1.2-x\"/></fmiModelDescription>",
+                                        "g.xml")
+                  .ok());
+
   bad = ParseModelDescriptionText("<fmiModelDescription fmiVersion=\"3.0\"/>", "e.xml");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("neither <CoSimulation> nor <ModelExchange>"),

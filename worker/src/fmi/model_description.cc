@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -93,6 +94,17 @@ absl::StatusOr<std::vector<int64_t>> ParseList(const char* text) {
   return out;
 }
 
+// Letters, digits, '_', '-' and '.', not starting with '.': no folder separator, no "..".
+bool IsPlainFileName(const std::string& name) {
+  if (name.empty() || name.front() == '.' || name.size() > 255) return false;
+  for (const char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
 void ReadKind(const pugi::xml_node& node, FmiVersion version, KindInfo* kind) {
   if (!node) return;
   kind->offered = true;
@@ -162,6 +174,15 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
   for (const KindInfo* kind : {&md.co_simulation, &md.model_exchange}) {
     if (kind->offered && kind->model_identifier.empty()) {
       return Bad(source, "a modelIdentifier is missing");
+    }
+    // It names the binary binaries/<platform>/<modelIdentifier>.so: a plain file name, never a
+    // path that leads out of the FMU's folder.
+    if (kind->offered && !IsPlainFileName(kind->model_identifier)) {
+      return Bad(source,
+                 absl::StrCat("<", kind == &md.co_simulation ? "CoSimulation" : "ModelExchange",
+                              "> modelIdentifier '", kind->model_identifier,
+                              "' is not a plain file name (letters, digits, '_', '-', "
+                              "'.', not starting with '.')"));
     }
   }
   if (const pugi::xml_node de = root.child("DefaultExperiment")) {
