@@ -40,7 +40,9 @@ class CentralDifferenceSolver final : public Solver {
     SolverOutcome outcome;
     // Equal substeps no longer than `step`, so the scheme stays uniform inside a communication
     // step (and across steps of the same size).
-    const int n = CountSubsteps(h, step_);
+    const std::optional<int> count = CountSubsteps(h, step_);
+    if (!count) return TooManySubsteps(name(), h, step_);
+    const int n = *count;
     const double uniform = h / n;
     for (int i = 0; i < n; ++i) {
       const double s = i * uniform;

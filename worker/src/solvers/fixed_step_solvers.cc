@@ -2,6 +2,7 @@
 // substep with the last substep shortened to land exactly on t0 + h.
 #include <Eigen/LU>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,16 @@ std::string FormatNumber(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.9g", value);
   return buffer;
+}
+
+SolverOutcome TooManySubsteps(const std::string& solver, double h, double step) {
+  SolverOutcome outcome;
+  outcome.status = StepStatus::kFailed;
+  outcome.message = solver + ": a step of h=" + FormatNumber(h) + " needs " +
+                    FormatNumber(h / step) + " substeps of " + FormatNumber(step) + ", more than " +
+                    std::to_string(std::numeric_limits<int>::max()) +
+                    "; use a larger solver.step or a smaller algorithm.step_size";
+  return outcome;
 }
 
 namespace {
@@ -38,7 +49,9 @@ class ExplicitEulerSolver final : public Solver {
     EnsureSize(u_, model.num_inputs());
     EnsureSize(k_, model.num_states());
     SolverOutcome outcome;
-    const int n = CountSubsteps(h, step_);
+    const std::optional<int> count = CountSubsteps(h, step_);
+    if (!count) return TooManySubsteps(name(), h, step_);
+    const int n = *count;
     for (int i = 0; i < n; ++i) {
       const double s = SubstepStart(i, step_);
       const double hs = SubstepEnd(i, n, h, step_) - s;
@@ -71,7 +84,9 @@ class Rk4Solver final : public Solver {
     EnsureSize(k4_, nx);
     EnsureSize(stage_, nx);
     SolverOutcome outcome;
-    const int n = CountSubsteps(h, step_);
+    const std::optional<int> count = CountSubsteps(h, step_);
+    if (!count) return TooManySubsteps(name(), h, step_);
+    const int n = *count;
     for (int i = 0; i < n; ++i) {
       const double s = SubstepStart(i, step_);
       const double hs = SubstepEnd(i, n, h, step_) - s;
@@ -124,7 +139,9 @@ class ImplicitEulerSolver final : public Solver {
       lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nx);
     }
     SolverOutcome outcome;
-    const int n = CountSubsteps(h, step_);
+    const std::optional<int> count = CountSubsteps(h, step_);
+    if (!count) return TooManySubsteps(name(), h, step_);
+    const int n = *count;
     for (int i = 0; i < n; ++i) {
       const double s = SubstepStart(i, step_);
       const double hs = SubstepEnd(i, n, h, step_) - s;

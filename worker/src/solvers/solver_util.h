@@ -2,20 +2,30 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <string>
 
 #include "worker/src/models/model.h"
+#include "worker/src/solvers/solver.h"
 
 namespace cosimo::worker {
 
 // Number of substeps of size `step` that cover `h`, the last one possibly shorter. A remainder
-// below 1e-9 of a substep (rounding) does not make an extra substep.
-inline int CountSubsteps(double h, double step) {
+// below 1e-9 of the ratio (rounding), and at most 1e-3 of a substep, does not make an extra
+// substep. Empty when the count is not an int (more than 2^31 - 1 substeps, or not finite): a
+// cast would wrap it to a wrong count.
+inline std::optional<int> CountSubsteps(double h, double step) {
   const double ratio = h / step;
-  const double n = std::ceil(ratio - 1e-9 * ratio);
+  const double n = std::ceil(ratio - std::min(1e-9 * ratio, 1e-3));
+  if (!(n <= static_cast<double>(std::numeric_limits<int>::max()))) return std::nullopt;
   return n < 1.0 ? 1 : static_cast<int>(n);
 }
+
+// The outcome when CountSubsteps is empty: the step fails and says why.
+SolverOutcome TooManySubsteps(const std::string& solver, double h, double step);
 
 // Start offset of substep i of n covering [0, h] with nominal size `step`.
 inline double SubstepStart(int i, double step) { return i * step; }

@@ -1,0 +1,47 @@
+// Substep counts that an int cannot hold: the fixed-step solvers fail the step with a clear
+// message. The count was cast to int, so RK4 with step 1e-12 over H = 1 ran no substep at all and
+// reported success with the state unchanged.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "tests/worker/solvers/test_systems.h"
+#include "worker/src/solvers/solver.h"
+#include "worker/src/solvers/solver_util.h"
+#include "worker/src/solvers/solvers.h"
+
+namespace cosimo::worker {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SubstepCountTest, CountsThatAnIntHoldsAndThoseItDoesNot) {
+  EXPECT_EQ(CountSubsteps(1.0, 0.1), 10);
+  EXPECT_EQ(CountSubsteps(1.0, 0.3), 4);  // the last substep shorter
+  EXPECT_EQ(CountSubsteps(0.05, 0.1), 1);
+  EXPECT_EQ(CountSubsteps(1000.0, 1.0), 1000);
+  EXPECT_EQ(CountSubsteps(1.0, 5e-10), 2000000000);  // still an int
+  EXPECT_EQ(CountSubsteps(2.2e9, 1.0), std::nullopt);
+  EXPECT_EQ(CountSubsteps(1.0, 1e-12), std::nullopt);
+  EXPECT_EQ(CountSubsteps(1e308, 1e-308), std::nullopt);  // infinite ratio
+}
+
+TEST(SubstepCountTest, FixedStepSolversFailAStepThatNeedsTooManySubsteps) {
+  const auto model = testing::Oscillator(1.0, 0.0, {1.0, 0.0});
+  for (const v1::Solver::Method method : {v1::Solver::EXPLICIT_EULER, v1::Solver::IMPLICIT_EULER,
+                                          v1::Solver::RK4, v1::Solver::CENTRAL_DIFFERENCE}) {
+    v1::Solver spec;
+    spec.set_method(method);
+    spec.set_step(1e-12);
+    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(spec, *model, "u");
+    ASSERT_TRUE(solver.ok()) << solver.status();
+    Eigen::VectorXd x = model->InitialState();
+    const SolverOutcome outcome =
+        (*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1.0, x);
+    EXPECT_EQ(outcome.status, StepStatus::kFailed) << v1::Solver::Method_Name(method);
+    EXPECT_THAT(outcome.message, HasSubstr("a step of h=1 needs 1e+12 substeps of 1e-12"));
+    EXPECT_THAT(outcome.message, HasSubstr("use a larger solver.step"));
+  }
+}
+
+}  // namespace
+}  // namespace cosimo::worker
