@@ -131,6 +131,25 @@ TEST(CosimoRunTest, BadScenarioExitsWithUsageErrorNamingTheField) {
   EXPECT_THAT(run.log(), HasSubstr("algorithm.step_size must be > 0"));
 }
 
+// JSON that a parser cannot take whole is refused with 2 and where it went wrong: a number no
+// double holds (was an uncaught exception, rc 134) and lists nested a million deep (kept
+// `cosimo run` busy for over an hour).
+TEST(CosimoRunTest, UnparsableScenarioExitsWithTwoNamingThePosition) {
+  const std::string dir = testing::TempDir("cosimo-run");
+  std::ofstream(dir + "/overflow.json") << R"({"stop_time": 1, "units": [{"name": "a",
+      "builtin": {"model": "car"}}], "algorithm": {"step_size": 1e400}})";
+  Process overflow({BinDir() + "/cosimo", "run", dir + "/overflow.json"}, dir + "/overflow.log");
+  EXPECT_EQ(overflow.Wait(std::chrono::seconds(30)), 2);
+  EXPECT_THAT(overflow.log(), HasSubstr("number overflow"));
+  EXPECT_THAT(overflow.log(), HasSubstr("line 2, column"));
+  std::ofstream(dir + "/deep.json")
+      << R"({"units": [{"name": "a", "parameters": {"p": )" << std::string(1000000, '[')
+      << std::string(1000000, ']') << "}}]}";
+  Process deep({BinDir() + "/cosimo", "run", dir + "/deep.json"}, dir + "/deep.log");
+  EXPECT_EQ(deep.Wait(std::chrono::seconds(30)), 2);
+  EXPECT_THAT(deep.log(), HasSubstr("deeper than 64 levels at line 1"));
+}
+
 // Bad usage of any of the three binaries exits with 2 (README, "The command line") and names
 // what was wrong; --help exits with 0.
 TEST(CommandLineTest, BadUsageExitsWithTwoAndHelpWithZero) {
