@@ -24,6 +24,28 @@ absl::Status CheckOptional(double v, const char* field, const std::string& meani
       absl::StrCat(field, " must be ", meaning, " (got ", Num(v), ")"));
 }
 
+// The master counts steps (uint64) and times them start + n H or t + H: a run of more steps than
+// a double counts exactly, or a step below the resolution of time near the run, would be cut
+// short or never advance (stop_time 1e308 with H = 0.1 ran one step of 1e308).
+absl::Status CheckStepCount(double start, double stop, double h, const char* field) {
+  constexpr double kMaxSteps = 9007199254740992.0;  // 2^53
+  const double steps = (stop - start) / h;
+  if (!(steps <= kMaxSteps)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " (", Num(h), ") makes ", Num(steps),
+                     " steps from start_time to stop_time, more than 2^53 (the most a double "
+                     "counts exactly)"));
+  }
+  const double scale = std::max(std::abs(start), std::abs(stop));
+  const double resolution = std::nextafter(scale, HUGE_VAL) - scale;
+  if (h < 4.0 * resolution) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " (", Num(h), ") is below the resolution of time near t=", Num(scale),
+                     " (", Num(resolution), " s): its steps would not advance time"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario) {
@@ -49,6 +71,11 @@ absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario)
   if (!(std::isfinite(s.step_size) && s.step_size > 0.0)) {
     return absl::InvalidArgumentError(
         absl::StrCat("algorithm.step_size must be > 0 (got ", Num(s.step_size), ")"));
+  }
+  if (absl::Status st =
+          CheckStepCount(s.start_time, s.stop_time, s.step_size, "algorithm.step_size");
+      !st.ok()) {
+    return st;
   }
   if (absl::Status st =
           CheckOptional(a.tolerance(), "algorithm.tolerance",
@@ -121,6 +148,11 @@ absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario)
     return absl::InvalidArgumentError(absl::StrCat(
         "algorithm.step_size (", Num(s.step_size), ") must lie within [adaptive.min_step, ",
         "adaptive.max_step] = [", Num(s.min_step), ", ", Num(s.max_step), "]"));
+  }
+  if (absl::Status st =
+          CheckStepCount(s.start_time, s.stop_time, s.min_step, "algorithm.adaptive.min_step");
+      !st.ok()) {
+    return st;
   }
   s.error_tolerance =
       ad.tolerance() > 0.0 ? ad.tolerance() : (s.iterative ? 0.0 : kDefaultErrorTolerance);

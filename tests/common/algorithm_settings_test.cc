@@ -77,6 +77,32 @@ TEST(AlgorithmSettingsTest, StepSizeOutsideTheResolvedBoundsIsRefused) {
               HasSubstr("algorithm.adaptive.min_step must be > 0, or 0 for the default"));
 }
 
+// A step count that overflows, or steps below the resolution of time, are refused: stop_time
+// 1e308 with H = 0.1 ran one step of 1e308 and SUCCEEDED (the count was cast to uint64).
+TEST(AlgorithmSettingsTest, StepCountsThatCannotBeCountedAreRefused) {
+  auto with_times = [](double start, double stop, const std::string& algorithm) {
+    v1::Scenario s = Scenario(algorithm);
+    s.set_start_time(start);
+    s.set_stop_time(stop);
+    const absl::StatusOr<AlgorithmSettings> resolved = ResolveAlgorithm(s);
+    EXPECT_EQ(resolved.status(), ValidateScenario(s));
+    return std::string(resolved.status().message());
+  };
+  EXPECT_THAT(with_times(0.0, 1e308, R"({"step_size": 0.1})"),
+              HasSubstr("algorithm.step_size (0.1) makes inf steps from start_time to stop_time, "
+                        "more than 2^53"));
+  EXPECT_THAT(with_times(0.0, 1e17, R"({"step_size": 1})"),
+              HasSubstr("algorithm.step_size (1) makes 1e+17 steps"));
+  // 1e20 + 1 is 1e20: the steps would never advance time.
+  EXPECT_THAT(with_times(1e20, 1e20 + 1e9, R"({"step_size": 1})"),
+              HasSubstr("algorithm.step_size (1) is below the resolution of time near t=1e+20"));
+  EXPECT_THAT(with_times(0.0, 1e10, R"({"step_size": 1, "adaptive": {"min_step": 1e-9}})"),
+              HasSubstr("algorithm.adaptive.min_step (1e-09) makes 1e+19 steps"));
+  // Long runs that can be counted still pass.
+  EXPECT_EQ(with_times(0.0, 1e308, R"({"step_size": 1e300})"), "");
+  EXPECT_EQ(with_times(1e6, 2e6, R"({"step_size": 1e-6})"), "");
+}
+
 // The master used to accept a relaxation above 1 with Aitken that the service refused: the
 // relaxation written is in (0, 1] either way.
 TEST(AlgorithmSettingsTest, RelaxationAboveOneIsRefusedWithAitkenToo) {
