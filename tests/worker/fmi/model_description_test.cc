@@ -1,6 +1,10 @@
 #include "worker/src/fmi/model_description.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "tests/worker/fmi/fmi_test_util.h"
 #include "worker/src/fmi/fmu_archive.h"
@@ -123,6 +127,26 @@ TEST(FmiModelDescriptionTest, Errors) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("neither <CoSimulation> nor <ModelExchange>"),
             std::string::npos);
+}
+
+// A modelDescription.xml bigger than the limit is refused before it is read (a 2.5 GiB one cost
+// the worker 7.9 GB). The big file here is sparse: it takes no disk space.
+TEST(FmiModelDescriptionTest, OversizedFileIsRefusedUnread) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("cosimo_md_" + std::to_string(getpid()) + ".xml"))
+          .string();
+  std::ofstream(path) << std::string(2000, ' ');
+  auto md = ParseModelDescriptionFile(path, 1000);
+  ASSERT_FALSE(md.ok());
+  EXPECT_NE(md.status().message().find(path + ": the file is 2000 bytes, more than the 1000"),
+            std::string::npos)
+      << md.status();
+  std::filesystem::resize_file(path, uint64_t{5} << 29);  // 2.5 GiB, sparse
+  md = ParseModelDescriptionFile(path);
+  ASSERT_FALSE(md.ok());
+  EXPECT_NE(md.status().message().find("the file is 2684354560 bytes"), std::string::npos)
+      << md.status();
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 #include "worker/src/fmi/model_description.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <pugixml.hpp>
-#include <sstream>
 #include <unordered_map>
 
 #include "absl/strings/ascii.h"
@@ -351,12 +352,21 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
   return md;
 }
 
-absl::StatusOr<ModelDescription> ParseModelDescriptionFile(const std::string& path) {
+absl::StatusOr<ModelDescription> ParseModelDescriptionFile(const std::string& path,
+                                                           uint64_t max_bytes) {
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", ec.message()));
+  if (size > max_bytes) {
+    return Bad(path, absl::StrCat("the file is ", size, " bytes, more than the ", max_bytes,
+                                  " a worker reads"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseModelDescriptionText(text.str(), path);
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return ParseModelDescriptionText(text, path);
 }
 
 }  // namespace cosimo::worker::fmi

@@ -115,6 +115,11 @@ struct ModelDescription {
 // Parses the XML text; `source` names the file in errors.
 [[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xml,
                                                                          const std::string& source);
-[[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionFile(const std::string& path);
+// The largest modelDescription.xml read (its parsed form takes a few times its size in memory: a
+// 2.5 GiB one cost the worker 7.9 GB).
+constexpr uint64_t kMaxModelDescriptionBytes = uint64_t{256} << 20;
+// Reads and parses the file; one bigger than `max_bytes` is refused before it is read.
+[[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionFile(
+    const std::string& path, uint64_t max_bytes = kMaxModelDescriptionBytes);
 
 }  // namespace cosimo::worker::fmi
