@@ -10,6 +10,7 @@
 #include "cosimo/common/digest.h"
 #include "cosimo/common/results_proto.h"
 #include "cosimo/common/rpc_status.h"
+#include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 
 namespace cosimo::client {
@@ -98,19 +99,12 @@ absl::StatusOr<std::string> Client::Upload(const std::string& path) {
 
 absl::StatusOr<std::string> Client::Submit(v1::Scenario scenario) {
   for (v1::Unit& unit : *scenario.mutable_units()) {
-    std::string* path = nullptr;
-    std::string* digest = nullptr;
-    if (unit.has_fmu()) {
-      path = unit.mutable_fmu()->mutable_path();
-      digest = unit.mutable_fmu()->mutable_digest();
-    } else if (unit.has_table()) {
-      path = unit.mutable_table()->mutable_path();
-      digest = unit.mutable_table()->mutable_digest();
+    for (const UnitArtifact& artifact : MutableUnitArtifacts(&unit)) {
+      if (artifact.path->empty() || !artifact.digest->empty()) continue;
+      absl::StatusOr<std::string> uploaded = Upload(*artifact.path);
+      if (!uploaded.ok()) return Annotate(uploaded.status(), "unit '" + unit.name() + "'");
+      *artifact.digest = *uploaded;
     }
-    if (path == nullptr || path->empty() || !digest->empty()) continue;
-    absl::StatusOr<std::string> uploaded = Upload(*path);
-    if (!uploaded.ok()) return Annotate(uploaded.status(), "unit '" + unit.name() + "'");
-    *digest = *uploaded;
   }
   grpc::ClientContext context;
   SetDeadline(&context);

@@ -105,7 +105,80 @@ absl::Status ValidateSolver(const v1::Solver& solver, const std::string& field) 
   return absl::OkStatus();
 }
 
+constexpr int kMaxLayerSize = 4096;
+
+absl::Status ValidateNetwork(const v1::DenseNetwork& net, const std::string& field) {
+  for (int i = 0; i < net.layers_size(); ++i) {
+    const v1::DenseLayer& layer = net.layers(i);
+    if (layer.size() <= 0 || layer.size() > kMaxLayerSize) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".layers[", i, "].size must be in 1..",
+                                                     kMaxLayerSize, " (got ", layer.size(), ")"));
+    }
+    if (!v1::DenseLayer::Activation_IsValid(layer.activation())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".layers[", i, "].activation is not TANH, RELU or IDENTITY"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateHybrid(const v1::Unit& unit, const std::string& field) {
+  const v1::HybridModel& hybrid = unit.hybrid();
+  switch (hybrid.wrapped_case()) {
+    case v1::HybridModel::kBuiltin:
+      if (hybrid.builtin().model().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".hybrid.builtin.model is required (unit '", unit.name(), "')"));
+      }
+      break;
+    case v1::HybridModel::kFmu:
+      if (hybrid.fmu().path().empty() && hybrid.fmu().digest().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".hybrid.fmu.path is required (unit '", unit.name(), "')"));
+      }
+      break;
+    case v1::HybridModel::WRAPPED_NOT_SET:
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ".hybrid: unit '", unit.name(), "' needs the model it wraps (builtin or fmu)"));
+  }
+  if (absl::Status s = ValidateNetwork(hybrid.top(), field + ".hybrid.top"); !s.ok()) return s;
+  return ValidateNetwork(hybrid.bottom(), field + ".hybrid.bottom");
+}
+
 }  // namespace
+
+std::vector<UnitArtifact> MutableUnitArtifacts(v1::Unit* unit) {
+  std::vector<UnitArtifact> out;
+  if (unit->has_fmu()) {
+    out.push_back(
+        {"fmu", unit->mutable_fmu()->mutable_path(), unit->mutable_fmu()->mutable_digest()});
+  }
+  if (unit->has_table()) {
+    out.push_back(
+        {"table", unit->mutable_table()->mutable_path(), unit->mutable_table()->mutable_digest()});
+  }
+  if (unit->has_hybrid()) {
+    v1::HybridModel* hybrid = unit->mutable_hybrid();
+    if (hybrid->has_fmu()) {
+      out.push_back({"hybrid.fmu", hybrid->mutable_fmu()->mutable_path(),
+                     hybrid->mutable_fmu()->mutable_digest()});
+    }
+    if (hybrid->has_weights()) {
+      out.push_back({"hybrid.weights", hybrid->mutable_weights()->mutable_path(),
+                     hybrid->mutable_weights()->mutable_digest()});
+    }
+  }
+  return out;
+}
+
+std::vector<UnitArtifactRef> UnitArtifacts(const v1::Unit& unit) {
+  v1::Unit copy = unit;
+  std::vector<UnitArtifactRef> out;
+  for (const UnitArtifact& a : MutableUnitArtifacts(&copy)) {
+    out.push_back({a.field, *a.path, *a.digest});
+  }
+  return out;
+}
 
 absl::StatusOr<v1::Scenario> ParseScenarioJson(std::string_view json) {
   // Size, depth, syntax and numbers are checked first, with line and column (a million nested
@@ -155,8 +228,7 @@ absl::StatusOr<v1::Scenario> LoadScenarioFile(const std::string& path) {
     if (!p->empty() && fs::path(*p).is_relative()) *p = (dir / *p).lexically_normal().string();
   };
   for (v1::Unit& unit : *scenario->mutable_units()) {
-    if (unit.has_fmu()) resolve(unit.mutable_fmu()->mutable_path());
-    if (unit.has_table()) resolve(unit.mutable_table()->mutable_path());
+    for (const UnitArtifact& artifact : MutableUnitArtifacts(&unit)) resolve(artifact.path);
   }
   return scenario;
 }
@@ -218,9 +290,12 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
               absl::StrCat(field, ".table.path is required (unit '", unit.name(), "')"));
         }
         break;
+      case v1::Unit::kHybrid:
+        if (absl::Status s = ValidateHybrid(unit, field); !s.ok()) return s;
+        break;
       case v1::Unit::MODEL_NOT_SET:
-        return absl::InvalidArgumentError(
-            absl::StrCat(field, ": unit '", unit.name(), "' needs one of builtin, fmu or table"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ": unit '", unit.name(), "' needs one of builtin, fmu, table or hybrid"));
     }
     if (absl::Status s = ValidateSolver(unit.solver(), field + ".solver"); !s.ok()) return s;
     if (unit.extrapolation_degree() < 0 || unit.extrapolation_degree() > kMaxExtrapolationDegree) {

@@ -48,10 +48,13 @@ std::string DeterministicDigest(const google::protobuf::Message& message) {
   return DigestOf(bytes);
 }
 
-std::string ArtifactDigest(const v1::Unit& unit) {
-  if (unit.has_fmu()) return unit.fmu().digest();
-  if (unit.has_table()) return unit.table().digest();
-  return "";
+// The digests of the files a unit names (FMU, table, a hybrid's FMU and weights).
+std::vector<std::string> ArtifactDigests(const v1::Unit& unit) {
+  std::vector<std::string> out;
+  for (const UnitArtifactRef& a : UnitArtifacts(unit)) {
+    if (!a.digest.empty()) out.push_back(a.digest);
+  }
+  return out;
 }
 
 }  // namespace
@@ -147,19 +150,19 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   std::shared_lock<std::shared_mutex> use(artifact_use_);
   for (int i = 0; i < scenario.units_size(); ++i) {
     const v1::Unit& unit = scenario.units(i);
-    if (!unit.has_fmu() && !unit.has_table()) continue;
-    const std::string digest = ArtifactDigest(unit);
-    const std::string field =
-        "units[" + std::to_string(i) + "]." + (unit.has_fmu() ? "fmu" : "table") + ".digest";
-    if (digest.empty()) {
-      return absl::InvalidArgumentError(
-          field + " is missing for unit '" + unit.name() +
-          "': upload the file first (the cosimo client does this on submit)");
-    }
-    if (!artifacts_->Touch(digest)) {  // a use: the retention period starts again
-      return absl::FailedPreconditionError(field + ": artifact " + digest + " of unit '" +
-                                           unit.name() +
-                                           "' was never uploaded to this orchestrator");
+    for (const UnitArtifactRef& artifact : UnitArtifacts(unit)) {
+      const std::string& digest = artifact.digest;
+      const std::string field = "units[" + std::to_string(i) + "]." + artifact.field + ".digest";
+      if (digest.empty()) {
+        return absl::InvalidArgumentError(
+            field + " is missing for unit '" + unit.name() +
+            "': upload the file first (the cosimo client does this on submit)");
+      }
+      if (!artifacts_->Touch(digest)) {  // a use: the retention period starts again
+        return absl::FailedPreconditionError(field + ": artifact " + digest + " of unit '" +
+                                             unit.name() +
+                                             "' was never uploaded to this orchestrator");
+      }
     }
   }
   auto job = std::make_shared<Job>();
@@ -429,8 +432,13 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   v1::ResultsMetadata& meta = stored.metadata;
   meta.set_scenario_digest(DeterministicDigest(scenario));
   for (const v1::Unit& unit : scenario.units()) {
-    if (const std::string d = ArtifactDigest(unit); !d.empty()) {
-      (*meta.mutable_artifact_digests())[unit.name()] = d;
+    // The unit's name for its first file; "<unit>.<field>" for a hybrid's weights.
+    bool first = true;
+    for (const UnitArtifactRef& a : UnitArtifacts(unit)) {
+      if (a.digest.empty()) continue;
+      (*meta.mutable_artifact_digests())[first ? unit.name() : unit.name() + "." + a.field] =
+          a.digest;
+      first = false;
     }
   }
   for (const UnitSummary& u : result->units) {
@@ -533,12 +541,13 @@ absl::Status JobManager::Delete(const std::string& job_id) {
   jobs_.erase(job_id);
   const std::set<std::string> named = NamedArtifacts();
   for (const v1::Unit& unit : job->scenario.units()) {
-    const std::string digest = ArtifactDigest(unit);
-    if (digest.empty() || named.count(digest) != 0 || !artifacts_->Has(digest)) continue;
-    if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
-      spdlog::warn("job {} deleted, but {}", job_id, s.message());
-    } else {
-      spdlog::info("artifact {} removed: no job names it any more", digest);
+    for (const std::string& digest : ArtifactDigests(unit)) {
+      if (named.count(digest) != 0 || !artifacts_->Has(digest)) continue;
+      if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
+        spdlog::warn("job {} deleted, but {}", job_id, s.message());
+      } else {
+        spdlog::info("artifact {} removed: no job names it any more", digest);
+      }
     }
   }
   return absl::OkStatus();
@@ -593,7 +602,7 @@ std::set<std::string> JobManager::NamedArtifacts() const {
   std::set<std::string> named;
   for (const auto& [id, job] : jobs_) {
     for (const v1::Unit& unit : job->scenario.units()) {
-      if (std::string digest = ArtifactDigest(unit); !digest.empty()) named.insert(digest);
+      for (const std::string& digest : ArtifactDigests(unit)) named.insert(digest);
     }
   }
   return named;

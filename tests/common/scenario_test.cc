@@ -128,7 +128,7 @@ TEST(ScenarioTest, DuplicateUnitNamesAndMissingModel) {
   EXPECT_THAT(std::string(Validate(R"({"stop_time": 1, "units": [{"name": "a"}],
                                      "algorithm": {"step_size": 0.1}})")
                               .message()),
-              HasSubstr("needs one of builtin, fmu or table"));
+              HasSubstr("needs one of builtin, fmu, table or hybrid"));
 }
 
 UnitDescription Describe(std::vector<std::string> inputs, std::vector<std::string> outputs) {

@@ -1,6 +1,7 @@
 #include "cosimo/worker/unit_factory.h"
 
 #include "worker/src/fmi/fmu_unit.h"
+#include "worker/src/hybrid/hybrid_unit.h"
 #include "worker/src/models/builtin_models.h"
 
 namespace cosimo::worker {
@@ -14,11 +15,16 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateUnit(const v1::Unit& spec,
       return CreateFmuUnit(spec, artifact_path.empty() ? spec.fmu().path() : artifact_path);
     case v1::Unit::kTable:
       return CreateTableUnit(spec, artifact_path.empty() ? spec.table().path() : artifact_path);
+    case v1::Unit::kHybrid: {
+      absl::StatusOr<std::unique_ptr<HybridUnit>> unit = HybridUnit::Create(spec);
+      if (!unit.ok()) return unit.status();
+      return std::unique_ptr<Unit>(std::move(*unit));
+    }
     case v1::Unit::MODEL_NOT_SET:
       break;
   }
   return absl::InvalidArgumentError("unit '" + spec.name() +
-                                    "': one of builtin, fmu or table is required");
+                                    "': one of builtin, fmu, table or hybrid is required");
 }
 
 std::vector<std::string> BuiltinModelNames() { return BuiltinModelNamesList(); }

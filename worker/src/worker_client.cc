@@ -13,6 +13,7 @@
 
 #include "cosimo/common/digest.h"
 #include "cosimo/common/rpc_status.h"
+#include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
@@ -228,18 +229,22 @@ class WorkerClient::Session {
     }
     v1::LoadUnit load = load_in;
     const v1::Unit& unit = load.unit();
-    std::string digest;
-    if (unit.has_fmu()) digest = unit.fmu().digest();
-    if (unit.has_table()) digest = unit.table().digest();
-    if (!digest.empty() && load.artifact_path().empty()) {
-      absl::StatusOr<std::string> path = FetchArtifact(
-          channel_, digest, options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
-          options_.cache_max_bytes);
-      if (!path.ok()) {
-        ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
-        return;
+    // Every file the unit names is fetched by digest; its path in the unit becomes the local
+    // copy's (and artifact_path too for the one file of an FMU or table unit).
+    if (load.artifact_path().empty()) {
+      for (const UnitArtifact& artifact : MutableUnitArtifacts(load.mutable_unit())) {
+        if (artifact.digest->empty()) continue;
+        absl::StatusOr<std::string> path =
+            FetchArtifact(channel_, *artifact.digest,
+                          options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
+                          options_.cache_max_bytes);
+        if (!path.ok()) {
+          ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
+          return;
+        }
+        *artifact.path = *path;
+        if (!unit.has_hybrid()) load.set_artifact_path(*path);
       }
-      load.set_artifact_path(*path);
     }
     absl::StatusOr<std::unique_ptr<UnitHost>> host = UnitHost::Create(load);
     if (!host.ok()) {

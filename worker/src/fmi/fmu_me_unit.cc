@@ -150,7 +150,7 @@ struct MeSnapshot : public UnitSnapshot {
   std::shared_ptr<const void> history;
 };
 
-class ModelExchangeUnit : public FmuUnitBase {
+class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
  public:
   ModelExchangeUnit(const v1::Unit& spec, ModelDescription md,
                     std::shared_ptr<FmuInstance> instance)
@@ -172,6 +172,7 @@ class ModelExchangeUnit : public FmuUnitBase {
                  (v.variability == Variability::kDiscrete && v.causality != FmiCausality::kInput &&
                   v.causality != FmiCausality::kParameter);
     }
+    has_events_ = md_.number_of_event_indicators > 0;
     description_.capabilities.can_rollback = kind().can_get_and_set_fmu_state || !discrete;
     chunk_ = spec_.solver().step() > 0.0 ? spec_.solver().step() : 0.0;
   }
@@ -311,48 +312,59 @@ class ModelExchangeUnit : public FmuUnitBase {
 
   absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override {
     if (ended_) return absl::FailedPreconditionError(Prefix() + "the FMU ended its simulation");
-    if (inputs.size() != static_cast<Eigen::Index>(input_indices_.size())) {
-      return absl::InvalidArgumentError(absl::StrCat(Prefix(), inputs.size(), " input values for ",
-                                                     input_indices_.size(), " inputs"));
-    }
     Linearization lin;
     lin.x = x_;
     lin.xdot.resize(x_.size());
     lin.y.resize(static_cast<Eigen::Index>(output_indices_.size()));
-    if (absl::Status s = Evaluate(x_, inputs, &lin.xdot, &lin.y); !s.ok()) return s;
+    if (absl::Status s = CheckInputSize(inputs); !s.ok()) return s;
+    if (absl::Status s = Evaluate(time_, x_, inputs, &lin.xdot, &lin.y); !s.ok()) return s;
+    if (absl::Status s = JacobiansAt(time_, x_, inputs, &lin); !s.ok()) return s;
+    return lin;
+  }
+
+  // ModelExchangeEquations.
+  const Model& equations() const override { return model_; }
+  bool has_events() const override { return has_events_; }
+  bool directional_derivatives() const override { return kind().provides_directional_derivative; }
+  absl::Status TakeError() override { return model_.TakeError(); }
+
+  absl::Status JacobiansAt(double t, const Eigen::VectorXd& x_at, const Eigen::VectorXd& inputs,
+                           Linearization* lin) override {
+    if (absl::Status s = CheckInputSize(inputs); !s.ok()) return s;
     if (kind().provides_directional_derivative) {
-      if (absl::Status s = model_.SetPoint(time_, x_, inputs); !s.ok()) return s;
-      if (absl::Status s = LinearizeDirectional(&lin); !s.ok()) return s;
+      if (absl::Status s = model_.SetPoint(t, x_at, inputs); !s.ok()) return s;
+      if (absl::Status s = LinearizeDirectional(lin); !s.ok()) return s;
     } else {
       // Central differences in every state and input.
-      const Eigen::Index n = x_.size(), m = inputs.size(), p = lin.y.size();
-      lin.A.resize(n, n);
-      lin.B.resize(n, m);
-      lin.C.resize(p, n);
-      lin.D.resize(p, m);
+      const Eigen::Index n = x_at.size(), m = inputs.size();
+      const Eigen::Index p = static_cast<Eigen::Index>(output_indices_.size());
+      lin->A.resize(n, n);
+      lin->B.resize(n, m);
+      lin->C.resize(p, n);
+      lin->D.resize(p, m);
       Eigen::VectorXd dx_plus(n), dx_minus(n), y_plus(p), y_minus(p);
       for (Eigen::Index j = 0; j < n + m; ++j) {
-        Eigen::VectorXd x = x_, u = inputs;
+        Eigen::VectorXd x = x_at, u = inputs;
         double& value = j < n ? x[j] : u[j - n];
         const double delta = 1e-6 * std::max(1.0, std::abs(value));
         const double base = value;
         value = base + delta;
-        if (absl::Status s = Evaluate(x, u, &dx_plus, &y_plus); !s.ok()) return s;
+        if (absl::Status s = Evaluate(t, x, u, &dx_plus, &y_plus); !s.ok()) return s;
         value = base - delta;
-        if (absl::Status s = Evaluate(x, u, &dx_minus, &y_minus); !s.ok()) return s;
+        if (absl::Status s = Evaluate(t, x, u, &dx_minus, &y_minus); !s.ok()) return s;
         const Eigen::VectorXd dcol = (dx_plus - dx_minus) / (2.0 * delta);
         const Eigen::VectorXd ycol = (y_plus - y_minus) / (2.0 * delta);
         if (j < n) {
-          lin.A.col(j) = dcol;
-          lin.C.col(j) = ycol;
+          lin->A.col(j) = dcol;
+          lin->C.col(j) = ycol;
         } else {
-          lin.B.col(j - n) = dcol;
-          lin.D.col(j - n) = ycol;
+          lin->B.col(j - n) = dcol;
+          lin->D.col(j - n) = ycol;
         }
       }
     }
-    if (absl::Status s = model_.SetPoint(time_, x_, u_); !s.ok()) return s;
-    return lin;
+    if (ended_) return absl::OkStatus();
+    return model_.SetPoint(time_, x_, u_);
   }
 
   absl::Status Terminate() override {
@@ -367,10 +379,16 @@ class ModelExchangeUnit : public FmuUnitBase {
     reply->end_time = time_;
   }
 
-  // dx/dt and y at (time_, x, u).
-  absl::Status Evaluate(const Eigen::VectorXd& x, const Eigen::VectorXd& u, Eigen::VectorXd* dx,
-                        Eigen::VectorXd* y) {
-    if (absl::Status s = model_.SetPoint(time_, x, u); !s.ok()) return s;
+  absl::Status CheckInputSize(const Eigen::VectorXd& inputs) const {
+    if (inputs.size() == static_cast<Eigen::Index>(input_indices_.size())) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(Prefix(), inputs.size(), " input values for ",
+                                                   input_indices_.size(), " inputs"));
+  }
+
+  // dx/dt and y at (t, x, u).
+  absl::Status Evaluate(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                        Eigen::VectorXd* dx, Eigen::VectorXd* y) {
+    if (absl::Status s = model_.SetPoint(t, x, u); !s.ok()) return s;
     dx->resize(x.size());
     if (x.size() > 0) {
       if (absl::Status s = instance_->GetDerivatives(dx->data(), static_cast<size_t>(x.size()));
@@ -537,6 +555,7 @@ class ModelExchangeUnit : public FmuUnitBase {
   double chunk_ = 0.0;
   bool initialized_ = false;
   bool ended_ = false;
+  bool has_events_ = false;
   Eigen::VectorXd x_, u_;
   std::vector<double> z_;
   std::optional<double> next_event_;

@@ -10,8 +10,29 @@
 #include "cosimo/worker/unit.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/model_description.h"
+#include "worker/src/models/model.h"
 
 namespace cosimo::worker::fmi {
+
+// What a hybrid unit (worker/src/hybrid) uses of a Model Exchange FMU unit; the units that
+// CreateModelExchangeUnit builds offer it (dynamic_cast). equations() is the FMU as
+// x' = F(x, u, t), y = G(x, u, t), valid as long as the unit; its InitialState() is the state
+// after the unit's Initialize, and its methods set the FMU's time, states and inputs. Not thread
+// safe, like the unit.
+class ModelExchangeEquations {
+ public:
+  virtual ~ModelExchangeEquations() = default;
+  virtual const Model& equations() const = 0;
+  // Whether the FMU has event indicators (state events).
+  virtual bool has_events() const = 0;
+  // Whether JacobiansAt uses fmiXGetDirectionalDerivative (else central differences).
+  virtual bool directional_derivatives() const = 0;
+  // A = dF/dx, B = dF/du, C = dG/dx, D = dG/du at (t, x, u) (lin->x, xdot and y are not set).
+  [[nodiscard]] virtual absl::Status JacobiansAt(double t, const Eigen::VectorXd& x,
+                                                 const Eigen::VectorXd& u, Linearization* lin) = 0;
+  // The first FMI error met inside equations() since the last call (then OK again).
+  [[nodiscard]] virtual absl::Status TakeError() = 0;
+};
 
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateCoSimulationUnit(
     const v1::Unit& spec, ModelDescription md, std::shared_ptr<FmuInstance> instance);

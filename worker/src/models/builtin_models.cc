@@ -34,6 +34,7 @@ constexpr ModelEntry kModels[] = {
     {"passenger_head", &MakePassengerHead},
     {"passenger_motor", &MakePassengerMotor},
     {"passenger_torso", &MakePassengerTorso},
+    {"spring_pendulum", &MakeSpringPendulum},
 };
 
 std::string KnownNames() {

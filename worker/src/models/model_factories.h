@@ -24,6 +24,9 @@ ModelResult MakeCarVehicle(ModelParameters& p);
 ModelResult MakeMassSpringDamper(ModelParameters& p);
 ModelResult MakeMassSpringDamperCoupling(ModelParameters& p);
 
+// The NeuralFMU paper's spring pendulum, with optional friction (pendulum_model.cc).
+ModelResult MakeSpringPendulum(ModelParameters& p);
+
 // Busch's dual-mass oscillator, monolithic and split into two units.
 ModelResult MakeDualMassOscillator(ModelParameters& p);
 ModelResult MakeDualMassOscillator1(ModelParameters& p);

@@ -30,6 +30,23 @@ namespace cosimo {
 
 [[nodiscard]] absl::Status ValidateScenario(const v1::Scenario& scenario);
 
+// A file a unit names: its FMU, its table, a hybrid unit's wrapped FMU and weights. `field` is
+// the path below the unit ("fmu", "table", "hybrid.fmu", "hybrid.weights"); the pointers point
+// into the unit and live as long as it is not changed otherwise.
+struct UnitArtifact {
+  std::string field;
+  std::string* path;
+  std::string* digest;
+};
+std::vector<UnitArtifact> MutableUnitArtifacts(v1::Unit* unit);
+// The same, as values.
+struct UnitArtifactRef {
+  std::string field;
+  std::string path;
+  std::string digest;
+};
+std::vector<UnitArtifactRef> UnitArtifacts(const v1::Unit& unit);
+
 // "<unit>.<variable>" split at the first dot. `field` names the scenario field for errors.
 struct VariableRef {
   std::string unit;
