@@ -7,6 +7,7 @@
 //   cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]
 //   --out - writes the CSV to standard output; --log-level may come before or after the verb.
+//   cosimo train SCENARIO.json --data measured.csv --unit NAME [--epochs N] [--out weights.json]
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted (Ctrl-C, SIGTERM: at once; run cancels its job first).
@@ -36,6 +37,7 @@
 #include "cosimo/common/security.h"
 #include "cosimo/common/status.h"
 #include "progress.h"
+#include "train.h"
 
 namespace {
 
@@ -277,6 +279,21 @@ int main(int argc, char** argv) {
   CLI::App* workers =
       app.add_subcommand("workers", "list the workers attached to the orchestrator");
   add_orchestrator(workers);
+  cosimo::client::TrainCommand train_command;
+  CLI::App* train = app.add_subcommand(
+      "train", "fit a hybrid unit's networks to measured data, here; writes the weights file");
+  train->add_option("scenario", train_command.scenario_path, "scenario JSON file")->required();
+  train
+      ->add_option("--data", train_command.data_path,
+                   "measured CSV: time, then <unit>.<variable> columns (a results CSV)")
+      ->required();
+  train->add_option("--unit", train_command.unit, "the hybrid unit to train")->required();
+  train->add_option("--epochs", train_command.epochs, "Adam steps, one simulation each")
+      ->capture_default_str();
+  train->add_option("--learning-rate", train_command.learning_rate, "Adam's step size")
+      ->capture_default_str();
+  train->add_option("--out", train_command.out,
+                    "weights file to write (default: <unit>.weights.json)");
   std::string log_level = "warn";
   // Before or after the verb (app.fallthrough() above).
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
@@ -317,6 +334,10 @@ int main(int argc, char** argv) {
     }
     std::cerr << "plot written to " << plot_out << "\n";
     return 0;
+  }
+  if (train->parsed()) {
+    train_command.cancel = &g_interrupted;
+    return cosimo::client::RunTrain(train_command);
   }
   if (import->parsed()) {
     const std::filesystem::path out_path(import_out);
