@@ -34,5 +34,7 @@ struct Options {
 [[nodiscard]] absl::Status RunInProcessFigures(const Options& options, Report* report);
 // Figure 5 (FMU unit step against a bare fmi2DoStep loop).
 [[nodiscard]] absl::Status RunFmuFigure(const Options& options, Report* report);
+// Figure 7 (hybrid unit training on the NeuralFMU paper's experiment: time and losses).
+[[nodiscard]] absl::Status RunHybridFigure(const Options& options, Report* report);
 
 }  // namespace cosimo::bench

@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
   run({"fig4", "fig6"}, "figures 4 and 6 (in-process, COSTARICA)",
       [&] { return cosimo::bench::RunInProcessFigures(options, &report); });
   run({"fig5"}, "figure 5 (FMU)", [&] { return cosimo::bench::RunFmuFigure(options, &report); });
+  run({"fig7"}, "figure 7 (hybrid unit training)",
+      [&] { return cosimo::bench::RunHybridFigure(options, &report); });
 
   std::cout << "\n" << report.Table() << "\n";
   for (const cosimo::bench::Figure& f : report.figures()) {
