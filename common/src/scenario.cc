@@ -252,6 +252,10 @@ absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text, std::string_
 }
 
 absl::Status ValidateScenario(const v1::Scenario& scenario) {
+  if (scenario.name().size() > kMaxNameBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("name is ", scenario.name().size(), " bytes; at most ", kMaxNameBytes));
+  }
   // Times and the algorithm: the rules (and defaults) the master applies too.
   if (absl::StatusOr<AlgorithmSettings> a = ResolveAlgorithm(scenario); !a.ok()) {
     return a.status();
@@ -263,6 +267,10 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
   for (int i = 0; i < scenario.units_size(); ++i) {
     const v1::Unit& unit = scenario.units(i);
     const std::string field = absl::StrCat("units[", i, "]");
+    if (unit.name().size() > kMaxNameBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".name is ", unit.name().size(), " bytes; at most ", kMaxNameBytes));
+    }
     if (!IsIdentifier(unit.name())) {
       return absl::InvalidArgumentError(absl::StrCat(
           field, ".name '", unit.name(), "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)"));

@@ -131,6 +131,21 @@ TEST(ScenarioTest, DuplicateUnitNamesAndMissingModel) {
               HasSubstr("needs one of builtin, fmu, table or hybrid"));
 }
 
+// Names are bounded (a 50 MB job name made every `cosimo list` fail), and the refusal does not
+// echo the name.
+TEST(ScenarioTest, OverlongNamesAreRefused) {
+  v1::Scenario s = Parse(kValid);
+  s.set_name(std::string(kMaxNameBytes, 'n'));
+  EXPECT_TRUE(ValidateScenario(s).ok()) << ValidateScenario(s);
+  s.set_name(std::string(50 << 20, 'n'));
+  absl::Status status = ValidateScenario(s);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "name is 52428800 bytes; at most 256");
+  s = Parse(kValid);
+  s.mutable_units(1)->set_name(std::string(kMaxNameBytes + 1, 'u'));
+  EXPECT_EQ(ValidateScenario(s).message(), "units[1].name is 257 bytes; at most 256");
+}
+
 UnitDescription Describe(std::vector<std::string> inputs, std::vector<std::string> outputs) {
   UnitDescription d;
   for (auto& n : inputs) d.inputs.push_back({n, Causality::kInput, "", "", ValueType::kReal});

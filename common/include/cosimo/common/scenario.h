@@ -28,6 +28,10 @@ namespace cosimo {
 [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenarioFile(const std::string& path);
 [[nodiscard]] std::string ScenarioToJson(const v1::Scenario& scenario);
 
+// The longest scenario name and unit name ValidateScenario accepts, in bytes (a 50 MB job name
+// made every listing of jobs fail).
+constexpr size_t kMaxNameBytes = 256;
+
 [[nodiscard]] absl::Status ValidateScenario(const v1::Scenario& scenario);
 
 // A file a unit names: its FMU, its table, a hybrid unit's wrapped FMU and weights. `field` is
