@@ -1,9 +1,13 @@
 #include "worker/src/fmi/fmu_archive.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "tests/worker/fmi/fmi_test_util.h"
 
@@ -35,6 +39,53 @@ TEST(FmuArchiveTest, UnpacksAndRemovesTheFolder) {
     EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/binaries/linux64/fmi2_msd.so"));
   }
   EXPECT_FALSE(std::filesystem::exists(dir));
+  EXPECT_FALSE(std::filesystem::exists(dir + ".lock"));
+}
+
+// A worker killed while it held an unpacked FMU (a crashing FMU) left cosimo-fmu-* in TMPDIR for
+// good. Folders whose lock file nobody holds, older than the minimum age, are removed; those in
+// use (locked) or just made stay.
+TEST(FmuArchiveTest, RemovesWhatDeadProcessesLeft) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("cosimo_unpacks_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  auto make = [&](const std::string& name, bool old) {
+    fs::create_directories(root / name / "binaries");
+    std::ofstream(root / name / "binaries" / "x.so") << "x";
+    const fs::path lock = root / (name + ".lock");
+    std::ofstream(lock).close();
+    if (old) fs::last_write_time(lock, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    return lock;
+  };
+  make("cosimo-fmu-dead01", true);
+  const fs::path held = make("cosimo-fmu-alive1", true);
+  make("cosimo-fmu-new001", false);
+  fs::create_directories(root / "cosimo-fmu-nolock");
+  const int fd = open(held.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+
+  EXPECT_EQ(RemoveAbandonedUnpacks(root.string()), 1);
+  EXPECT_FALSE(fs::exists(root / "cosimo-fmu-dead01"));
+  EXPECT_FALSE(fs::exists(root / "cosimo-fmu-dead01.lock"));
+  EXPECT_TRUE(fs::exists(root / "cosimo-fmu-alive1" / "binaries" / "x.so"));
+  EXPECT_TRUE(fs::exists(root / "cosimo-fmu-new001"));
+  EXPECT_TRUE(fs::exists(root / "cosimo-fmu-nolock"));
+  close(fd);  // its owner is gone now
+  EXPECT_EQ(RemoveAbandonedUnpacks(root.string()), 1);
+  EXPECT_FALSE(fs::exists(root / "cosimo-fmu-alive1"));
+  fs::remove_all(root);
+}
+
+// An FMU unpacked now is locked: the clean-up leaves it alone even at age zero.
+TEST(FmuArchiveTest, AnFmuInUseIsNotRemoved) {
+  auto unpacked = UnpackFmu(FmuPath("fmi2_msd"));
+  ASSERT_TRUE(unpacked.ok()) << unpacked.status();
+  const std::string dir = (*unpacked)->dir();
+  ASSERT_TRUE(std::filesystem::exists(dir + ".lock"));
+  (void)RemoveAbandonedUnpacks(std::filesystem::path(dir).parent_path().string(),
+                               std::chrono::seconds(0));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/modelDescription.xml"));
 }
 
 // Unpacks under a private TMPDIR and checks that nothing lands next to the extraction folder.

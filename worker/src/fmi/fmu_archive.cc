@@ -1,11 +1,16 @@
 #include "worker/src/fmi/fmu_archive.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,16 +19,29 @@
 namespace cosimo::worker::fmi {
 namespace {
 
-absl::StatusOr<std::string> MakeTempDir() {
+std::string TempRoot() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern =
-      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/cosimo-fmu-XXXXXX");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+// A folder <root>/cosimo-fmu-XXXXXX and, beside it, cosimo-fmu-XXXXXX.lock, created first and
+// locked (flock) for as long as the folder is in use: a process that dies (an FMU that crashes
+// the worker) releases the lock, and RemoveAbandonedUnpacks removes what it left.
+absl::StatusOr<std::pair<std::string, int>> MakeTempDir() {
+  const std::string pattern = TempRoot() + "/cosimo-fmu-XXXXXX.lock";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
-  if (mkdtemp(buffer.data()) == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create a folder like ", pattern));
+  const int fd = mkstemps(buffer.data(), 5);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create a file like ", pattern));
+  const std::string lock_path(buffer.data());
+  const std::string dir = lock_path.substr(0, lock_path.size() - 5);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0 || mkdir(dir.c_str(), 0700) != 0) {
+    close(fd);
+    unlink(lock_path.c_str());
+    return absl::InternalError(absl::StrCat("cannot create the folder ", dir));
   }
-  return std::string(buffer.data());
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return std::make_pair(dir, fd);
 }
 
 }  // namespace
@@ -31,6 +49,38 @@ absl::StatusOr<std::string> MakeTempDir() {
 UnpackedFmu::~UnpackedFmu() {
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
+  if (lock_fd_ >= 0) {
+    unlink((dir_ + ".lock").c_str());
+    close(lock_fd_);
+  }
+}
+
+int RemoveAbandonedUnpacks(const std::string& root, std::chrono::seconds min_age) {
+  namespace fs = std::filesystem;
+  int removed = 0;
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("cosimo-fmu-", 0) != 0 || name.size() < 5 ||
+        name.compare(name.size() - 5, 5, ".lock") != 0) {
+      continue;
+    }
+    std::error_code time_ec;
+    const auto modified = fs::last_write_time(it->path(), time_ec);
+    if (time_ec || now - modified < min_age) continue;  // maybe just created, not locked yet
+    const int fd = open(it->path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {  // its owner is gone
+      const std::string lock_path = it->path().string();
+      std::error_code ignored;
+      fs::remove_all(lock_path.substr(0, lock_path.size() - 5), ignored);
+      unlink(lock_path.c_str());
+      ++removed;
+    }
+    close(fd);
+  }
+  return removed;
 }
 
 absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_path,
@@ -80,9 +130,12 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
     }
   }
 
+  // Once per process: what workers that died (a crashing FMU) left behind.
+  static std::once_flag cleaned;
+  std::call_once(cleaned, [] { (void)RemoveAbandonedUnpacks(TempRoot()); });
   auto dir_or = MakeTempDir();
   if (!dir_or.ok()) return dir_or.status();
-  auto unpacked = std::make_unique<UnpackedFmu>(*dir_or);
+  auto unpacked = std::make_unique<UnpackedFmu>(dir_or->first, dir_or->second);
   const std::filesystem::path root(unpacked->dir());
 
   uint64_t written_total = 0;

@@ -7,6 +7,7 @@
 // the UnpackedFmu is destroyed. Thread safety: none needed (values).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,7 +25,9 @@ struct UnpackLimits {
 // A folder holding the unpacked archive; removes it on destruction. Not copyable.
 class UnpackedFmu {
  public:
-  explicit UnpackedFmu(std::string dir) : dir_(std::move(dir)) {}
+  // `lock_fd`: the locked <dir>.lock file (closed and removed with the folder), or -1.
+  explicit UnpackedFmu(std::string dir, int lock_fd = -1)
+      : dir_(std::move(dir)), lock_fd_(lock_fd) {}
   ~UnpackedFmu();
   UnpackedFmu(const UnpackedFmu&) = delete;
   UnpackedFmu& operator=(const UnpackedFmu&) = delete;
@@ -34,9 +37,17 @@ class UnpackedFmu {
 
  private:
   std::string dir_;
+  int lock_fd_;
 };
 
-// Unpacks `fmu_path` under $TMPDIR (or /tmp). Errors name the file and the offending entry.
+// Removes the unpacked folders under `root` whose process is gone (their .lock file is not
+// locked) and that are older than `min_age`; returns how many. UnpackFmu runs it once per
+// process on $TMPDIR, so a worker killed by a crashing FMU leaves nothing for long.
+int RemoveAbandonedUnpacks(const std::string& root,
+                           std::chrono::seconds min_age = std::chrono::seconds(60));
+
+// Unpacks `fmu_path` under $TMPDIR (or /tmp) into cosimo-fmu-XXXXXX, locked through
+// cosimo-fmu-XXXXXX.lock while in use. Errors name the file and the offending entry.
 [[nodiscard]] absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(
     const std::string& fmu_path, const UnpackLimits& limits = UnpackLimits());
 
