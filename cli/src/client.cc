@@ -173,13 +173,18 @@ absl::Status Client::Delete(const std::string& job_id) {
 }
 
 absl::StatusOr<std::vector<v1::JobStatus>> Client::List() {
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  v1::ListJobsResponse response;
-  absl::Status s =
-      Rpc(jobs_->ListJobs(&context, v1::ListJobsRequest(), &response), "list", target_);
-  if (!s.ok()) return s;
-  return std::vector<v1::JobStatus>(response.jobs().begin(), response.jobs().end());
+  std::vector<v1::JobStatus> jobs;
+  v1::ListJobsRequest request;
+  do {  // a page at a time, each call with its own deadline
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    v1::ListJobsResponse response;
+    absl::Status s = Rpc(jobs_->ListJobs(&context, request, &response), "list", target_);
+    if (!s.ok()) return s;
+    jobs.insert(jobs.end(), response.jobs().begin(), response.jobs().end());
+    request.set_page_token(response.next_page_token());
+  } while (!request.page_token().empty());
+  return jobs;
 }
 
 absl::StatusOr<std::vector<v1::WorkerStatus>> Client::Workers() {

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <optional>
 #include <random>
+#include <utility>
 
+#include "absl/strings/numbers.h"
 #include "cosimo/common/digest.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
@@ -57,13 +59,24 @@ std::vector<std::string> ArtifactDigests(const v1::Unit& unit) {
   return out;
 }
 
+// The error for an id that names no job. It quotes at most 64 bytes of the id: a client that
+// sent 60 MB got them echoed back.
+absl::Status UnknownJob(const std::string& job_id) {
+  constexpr size_t kQuoted = 64;
+  if (job_id.size() <= kQuoted) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  return absl::NotFoundError("unknown job id '" + job_id.substr(0, kQuoted) + "...' (" +
+                             std::to_string(job_id.size()) + " bytes)");
+}
+
 }  // namespace
 
 struct JobManager::Job {
   std::string id;
-  v1::Scenario scenario;
-  v1::JobStatus status;  // guarded by JobManager::mutex_
-  uint64_t version = 1;  // guarded by JobManager::mutex_
+  // The scenario itself stays in the store (read back when the job runs): only what the
+  // manager needs of it is kept in memory.
+  std::vector<std::string> artifacts;  // digests of the units' FMUs and tables
+  v1::JobStatus status;                // guarded by JobManager::mutex_
+  uint64_t version = 1;                // guarded by JobManager::mutex_
   std::atomic<bool> cancel{false};
   std::vector<std::string> labels;  // one per unit
   std::chrono::steady_clock::time_point started;
@@ -71,6 +84,13 @@ struct JobManager::Job {
   // Since when the pool has had too few matching workers for it (queued jobs only).
   std::optional<std::chrono::steady_clock::time_point> unschedulable_since;
 };
+
+void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
+  for (const v1::Unit& unit : scenario.units()) {
+    job->labels.push_back(unit.worker_label());
+    for (std::string& digest : ArtifactDigests(unit)) job->artifacts.push_back(std::move(digest));
+  }
+}
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
                        std::chrono::seconds unschedulable_timeout)
@@ -121,9 +141,8 @@ absl::Status JobManager::Recover() {
     for (StoredJob& s : *stored) {
       auto job = std::make_shared<Job>();
       job->id = s.status.job_id();
-      job->scenario = std::move(s.scenario);
       job->status = std::move(s.status);
-      for (const v1::Unit& unit : job->scenario.units()) job->labels.push_back(unit.worker_label());
+      Summarize(s.scenario, job.get());
       if (job->status.state() == v1::RUNNING) {
         job->status.set_state(v1::FAILED);
         job->status.set_finished_unix_ms(NowUnixMs());
@@ -167,8 +186,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   }
   auto job = std::make_shared<Job>();
   job->id = NewJobId();
-  job->scenario = scenario;
-  for (const v1::Unit& unit : scenario.units()) job->labels.push_back(unit.worker_label());
+  Summarize(scenario, job.get());
   v1::JobStatus& st = job->status;
   st.set_job_id(job->id);
   st.set_name(scenario.name());
@@ -373,7 +391,14 @@ class JobObserver final : public MasterObserver {
 
 void JobManager::RunJob(const std::shared_ptr<Job>& job,
                         std::vector<std::shared_ptr<WorkerConnection>> workers) {
-  const v1::Scenario& scenario = job->scenario;
+  absl::StatusOr<v1::Scenario> loaded = store_->LoadScenario(job->id);
+  if (!loaded.ok()) {
+    pool_->Release(workers);
+    Finish(job, v1::FAILED,
+           "the job's scenario could not be read back: " + std::string(loaded.status().message()));
+    return;
+  }
+  const v1::Scenario& scenario = *loaded;
   spdlog::info("job {} running on {} workers", job->id, workers.size());
   std::vector<std::unique_ptr<RemoteUnit>> units;
   absl::Status status;
@@ -384,14 +409,21 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     absl::Status s = unit->FinishLoad();
     if (status.ok() && !s.ok()) status = s;
   }
-  auto publish = [this, job](const Progress& p) {
+  // Progress is also stored, at most once a second, so that a job failed by a restart (kill -9)
+  // reports the time it reached.
+  auto stored_at = std::chrono::steady_clock::now();
+  auto publish = [this, job, &stored_at](const Progress& p) {
     std::lock_guard<std::mutex> lock(mutex_);
     job->status.set_time(p.time);
     job->status.set_steps_accepted(p.steps_accepted);
     job->status.set_steps_rejected(p.steps_rejected);
     job->status.set_iterations(p.iterations);
-    job->status.set_wall_seconds(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
+    const auto now = std::chrono::steady_clock::now();
+    job->status.set_wall_seconds(std::chrono::duration<double>(now - job->started).count());
+    if (now - stored_at >= std::chrono::seconds(1)) {
+      stored_at = now;
+      (void)store_->UpdateStatus(job->status);
+    }
     Touch(*job);
   };
   JobObserver observer(publish, &job->cancel);
@@ -419,8 +451,17 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   publish(observer.last());
 
   if (!result.ok()) {
-    const bool canceled = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
+    bool shutting_down = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shutting_down = shutdown_;
+    }
+    // Stopped by the orchestrator's shutdown, not by a client: the job failed
+    // (docs/deployment.md), as it does when the orchestrator is killed.
+    const bool stopped = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
+    const bool canceled = stopped && !shutting_down;
     std::string message(result.status().message());
+    if (stopped && shutting_down) message = "the orchestrator shut down while the job was running";
     if (!canceled && message.find("t=") == std::string::npos) {
       message += " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
     }
@@ -504,7 +545,7 @@ std::shared_ptr<JobManager::Job> JobManager::Find(const std::string& job_id) con
 absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::shared_ptr<Job> job = Find(job_id);
-  if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  if (!job) return UnknownJob(job_id);
   return job->status;
 }
 
@@ -513,7 +554,7 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job = Find(job_id);
-    if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+    if (!job) return UnknownJob(job_id);
     if (IsFinished(job->status.state())) return job->status;
     job->cancel = true;
     if (job->status.state() == v1::QUEUED) {
@@ -532,7 +573,7 @@ absl::Status JobManager::Delete(const std::string& job_id) {
   std::unique_lock<std::shared_mutex> use(artifact_use_);
   std::lock_guard<std::mutex> lock(mutex_);
   std::shared_ptr<Job> job = Find(job_id);
-  if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  if (!job) return UnknownJob(job_id);
   if (!IsFinished(job->status.state())) {
     return absl::FailedPreconditionError(
         "job " + job_id + " is " + v1::JobState_Name(job->status.state()) + ": cancel it first");
@@ -540,14 +581,12 @@ absl::Status JobManager::Delete(const std::string& job_id) {
   if (absl::Status s = store_->Delete(job_id); !s.ok()) return s;
   jobs_.erase(job_id);
   const std::set<std::string> named = NamedArtifacts();
-  for (const v1::Unit& unit : job->scenario.units()) {
-    for (const std::string& digest : ArtifactDigests(unit)) {
-      if (named.count(digest) != 0 || !artifacts_->Has(digest)) continue;
-      if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
-        spdlog::warn("job {} deleted, but {}", job_id, s.message());
-      } else {
-        spdlog::info("artifact {} removed: no job names it any more", digest);
-      }
+  for (const std::string& digest : job->artifacts) {
+    if (named.count(digest) != 0 || !artifacts_->Has(digest)) continue;
+    if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
+      spdlog::warn("job {} deleted, but {}", job_id, s.message());
+    } else {
+      spdlog::info("artifact {} removed: no job names it any more", digest);
     }
   }
   return absl::OkStatus();
@@ -601,28 +640,53 @@ std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_t
 std::set<std::string> JobManager::NamedArtifacts() const {
   std::set<std::string> named;
   for (const auto& [id, job] : jobs_) {
-    for (const v1::Unit& unit : job->scenario.units()) {
-      for (const std::string& digest : ArtifactDigests(unit)) named.insert(digest);
-    }
+    named.insert(job->artifacts.begin(), job->artifacts.end());
   }
   return named;
 }
 
-std::vector<v1::JobStatus> JobManager::List() const {
+absl::StatusOr<JobManager::JobPage> JobManager::List(uint32_t page_size,
+                                                     const std::string& page_token) const {
+  constexpr uint32_t kDefaultPage = 100, kMaxPage = 1000;
+  page_size = page_size == 0 ? kDefaultPage : std::min(page_size, kMaxPage);
+  // Newest first; ties by id. A token is "<submitted_unix_ms>/<id>" of the last job of a page.
+  using Key = std::pair<int64_t, std::string>;
+  auto key_of = [](const v1::JobStatus& st) { return Key(st.submitted_unix_ms(), st.job_id()); };
+  std::optional<Key> after;
+  if (!page_token.empty()) {
+    const size_t slash = page_token.find('/');
+    int64_t ms = 0;
+    if (slash == std::string::npos || page_token.size() > 128 ||
+        !absl::SimpleAtoi(page_token.substr(0, slash), &ms)) {
+      return absl::InvalidArgumentError("page_token is not one this orchestrator gave");
+    }
+    after = Key(ms, page_token.substr(slash + 1));
+  }
+  std::vector<const v1::JobStatus*> selected;
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<v1::JobStatus> out;
-  for (const auto& [id, job] : jobs_) out.push_back(job->status);
-  std::sort(out.begin(), out.end(), [](const v1::JobStatus& a, const v1::JobStatus& b) {
-    return a.submitted_unix_ms() > b.submitted_unix_ms();
-  });
-  return out;
+  for (const auto& [id, job] : jobs_) {
+    if (!after || key_of(job->status) < *after) selected.push_back(&job->status);
+  }
+  auto newer = [&](const v1::JobStatus* a, const v1::JobStatus* b) {
+    return key_of(*a) > key_of(*b);
+  };
+  const size_t count = std::min<size_t>(page_size, selected.size());
+  std::partial_sort(selected.begin(), selected.begin() + static_cast<std::ptrdiff_t>(count),
+                    selected.end(), newer);
+  JobPage page;
+  for (size_t i = 0; i < count; ++i) page.jobs.push_back(*selected[i]);
+  if (count < selected.size()) {
+    const v1::JobStatus& last = page.jobs.back();
+    page.next_page_token = std::to_string(last.submitted_unix_ms()) + "/" + last.job_id();
+  }
+  return page;
 }
 
 absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<Job> job = Find(job_id);
-    if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+    if (!job) return UnknownJob(job_id);
     if (job->status.state() != v1::SUCCEEDED) {
       return absl::FailedPreconditionError(
           "job " + job_id + " has no results: it is " + v1::JobState_Name(job->status.state()) +
@@ -637,7 +701,7 @@ absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_i
                                                         std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   std::shared_ptr<Job> job = Find(job_id);
-  if (!job) return absl::NotFoundError("unknown job id '" + job_id + "'");
+  if (!job) return UnknownJob(job_id);
   if (*version != 0) {
     changed_.wait_for(lock, timeout, [&] { return job->version != *version || shutdown_; });
   }

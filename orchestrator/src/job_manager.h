@@ -41,9 +41,16 @@ class JobManager {
   [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
-  std::vector<v1::JobStatus> List() const;
   // The workers attached to the pool.
   std::vector<v1::WorkerStatus> Workers() const;
+  // One page of the jobs, newest first: at most `page_size` (0: 100, at most 1000) after the
+  // job `page_token` names (empty: from the newest). `next_page_token` is empty on the last page.
+  struct JobPage {
+    std::vector<v1::JobStatus> jobs;
+    std::string next_page_token;
+  };
+  [[nodiscard]] absl::StatusOr<JobPage> List(uint32_t page_size,
+                                             const std::string& page_token) const;
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
   // Forgets a finished job (record and results) and removes the artifacts that no other job
   // names; a queued or running one is refused. An artifact uploaded for a job not submitted yet
@@ -70,6 +77,8 @@ class JobManager {
 
  private:
   struct Job;
+  // What the manager keeps of a job's scenario: labels and artifact digests.
+  static void Summarize(const v1::Scenario& scenario, Job* job);
   void Schedule();
   void RunJob(const std::shared_ptr<Job>& job,
               std::vector<std::shared_ptr<WorkerConnection>> workers);

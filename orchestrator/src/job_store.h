@@ -54,6 +54,8 @@ class JobStore {
   [[nodiscard]] absl::Status UpdateStatus(const v1::JobStatus& status);
   [[nodiscard]] absl::Status PutResults(const std::string& job_id, const StoredResults& results);
   [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll();
+  // The scenario stored with the job (NotFound when there is no such job).
+  [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id);
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id);
   // Removes the job's record and results (nothing to remove is not an error).
   [[nodiscard]] absl::Status Delete(const std::string& job_id);

@@ -1,7 +1,9 @@
 // cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
 //   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
-//                       [--tls-cert FILE --tls-key FILE [--token-file FILE]]
+//                       [--tls-cert FILE --tls-key FILE [--token-file FILE
+//                        [--worker-token-file FILE]]]
 //                       [--artifact-retention-hours H] [--job-retention-days D]
+//                       [--max-upload-mb MB]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -35,7 +37,11 @@ int main(int argc, char** argv) {
                  "serve TLS with this PEM certificate chain (with --tls-key)");
   app.add_option("--tls-key", options.tls_key_file, "the PEM private key of --tls-cert");
   app.add_option("--token-file", options.token_file,
-                 "require the token in this file from every client and worker (needs TLS)");
+                 "require the token in this file from every client, and from every worker unless "
+                 "--worker-token-file is given (needs TLS)");
+  app.add_option("--worker-token-file", options.worker_token_file,
+                 "require this other token from workers (and refuse the clients' token on their "
+                 "streams); needs --token-file");
   double retention_hours = static_cast<double>(options.artifact_retention.count()) / 3600.0;
   app.add_option("--artifact-retention-hours", retention_hours,
                  "remove artifacts that no job names and nobody used for this long, and "
@@ -54,12 +60,18 @@ int main(int argc, char** argv) {
                  "matching its labels) once that has lasted this long, s (0: it waits)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  uint64_t max_upload_mb = options.max_upload_bytes >> 20;
+  app.add_option("--max-upload-mb", max_upload_mb,
+                 "refuse uploads of artifacts bigger than this, MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
+  options.max_upload_bytes = max_upload_mb << 20;
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
   options.unschedulable_timeout = std::chrono::seconds(unschedulable_timeout_s);

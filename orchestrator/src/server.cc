@@ -31,13 +31,25 @@ class OrchestratorServer::Impl {
   std::unique_ptr<WorkerServiceImpl> worker_service;
   std::unique_ptr<ArtifactServiceImpl> artifact_service;
   std::unique_ptr<HealthServiceImpl> health_service;
-  TokenCheck auth;
+  TokenCheck auth;         // clients: JobService, uploads
+  TokenCheck worker_auth;  // workers' Attach streams
+  TokenCheck fetch_auth;   // artifact fetches: clients' or workers' token
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::mutex mutex;
   bool shut_down = false;  // guarded by mutex
   std::condition_variable shut_down_cv;
   std::thread housekeeper;  // job and artifact retention, while either is set
+
+  // A start that failed after the temporary folder was made (a bad TLS key pair, a port in use)
+  // leaves nothing behind either.
+  ~Impl() { RemoveTempDir(); }
+  void RemoveTempDir() {
+    if (temp_dir.empty()) return;
+    std::error_code ignored;
+    fs::remove_all(temp_dir, ignored);
+    temp_dir.clear();
+  }
 
   // Expires old jobs and prunes the artifact store now, then every quarter of the shorter
   // retention period (between a second and an hour) until shutdown.
@@ -82,6 +94,23 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     absl::StatusOr<std::string> token = ReadCredentialFile(options.token_file, "--token-file");
     if (!token.ok()) return token.status();
     impl->auth = TokenCheck(*token);
+    impl->worker_auth = impl->auth;  // one shared token unless workers have their own
+    impl->fetch_auth = impl->auth;
+    if (!options.worker_token_file.empty()) {
+      absl::StatusOr<std::string> worker_token =
+          ReadCredentialFile(options.worker_token_file, "--worker-token-file");
+      if (!worker_token.ok()) return worker_token.status();
+      if (*worker_token == *token) {
+        return absl::InvalidArgumentError(
+            "--worker-token-file holds the same token as --token-file: give workers a token of "
+            "their own");
+      }
+      impl->worker_auth = TokenCheck(*worker_token);
+      impl->fetch_auth = TokenCheck(std::vector<std::string>{*token, *worker_token});
+    }
+  } else if (!options.worker_token_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--worker-token-file needs --token-file (and TLS): clients would need no token at all");
   }
   std::string db_path, artifact_dir;
   std::error_code ec;
@@ -111,9 +140,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(
-      impl->pool.get(), options.heartbeat_interval, &impl->auth);
-  impl->artifact_service =
-      std::make_unique<ArtifactServiceImpl>(impl->artifacts.get(), &impl->auth);
+      impl->pool.get(), options.heartbeat_interval, &impl->worker_auth);
+  impl->artifact_service = std::make_unique<ArtifactServiceImpl>(
+      impl->artifacts.get(), &impl->auth, &impl->fetch_auth, options.max_upload_bytes);
 
   impl->health_service = std::make_unique<HealthServiceImpl>(std::vector<std::string>{
       v1::JobService::service_full_name(), v1::WorkerService::service_full_name(),
@@ -171,10 +200,7 @@ void OrchestratorServer::Shutdown() {
   impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   impl_->server->Wait();
   impl_->worker_service->Shutdown();
-  if (!impl_->temp_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(impl_->temp_dir, ec);
-  }
+  impl_->RemoveTempDir();
 }
 
 void OrchestratorServer::Wait() { impl_->server->Wait(); }

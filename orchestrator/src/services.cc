@@ -62,10 +62,15 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest*,
+grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
+                                      const v1::ListJobsRequest* request,
                                       v1::ListJobsResponse* response) {
   if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  for (v1::JobStatus& status : jobs_->List()) *response->add_jobs() = std::move(status);
+  absl::StatusOr<JobManager::JobPage> page =
+      jobs_->List(request->page_size(), request->page_token());
+  if (!page.ok()) return ToGrpcStatus(page.status());
+  for (v1::JobStatus& status : page->jobs) *response->add_jobs() = std::move(status);
+  response->set_next_page_token(page->next_page_token);
   return grpc::Status::OK;
 }
 
@@ -128,17 +133,46 @@ grpc::Status ArtifactServiceImpl::Upload(grpc::ServerContext* context,
     }
     return grpc::Status::OK;
   }
+  const uint64_t size = chunk.size();
+  if (size > max_upload_bytes_) {
+    return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                        "upload: " + std::to_string(size) +
+                            " bytes is more than this "
+                            "orchestrator accepts (" +
+                            std::to_string(max_upload_bytes_) + " bytes, --max-upload-mb)");
+  }
   const std::string temp = store_->TemporaryPath();
+  // Refuses the upload and removes what was written of it.
+  auto refuse = [&temp](grpc::StatusCode code, const std::string& message) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    return grpc::Status(code, "upload: " + message);
+  };
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot write " + temp);
+    if (!out) return refuse(grpc::StatusCode::INTERNAL, "cannot write " + temp);
     uint64_t written = 0;
     do {
+      if (chunk.data().size() > kMaxUploadChunkBytes) {
+        return refuse(grpc::StatusCode::INVALID_ARGUMENT,
+                      "a chunk of " + std::to_string(chunk.data().size()) +
+                          " bytes is more than the " + std::to_string(kMaxUploadChunkBytes) +
+                          " bytes a chunk may hold");
+      }
+      if (chunk.data().size() > size - written) {
+        return refuse(grpc::StatusCode::INVALID_ARGUMENT,
+                      "more data than the " + std::to_string(size) + " bytes announced");
+      }
       out.write(chunk.data().data(), static_cast<std::streamsize>(chunk.data().size()));
       written += chunk.data().size();
     } while (reader->Read(&chunk));
     out.close();
-    if (!out) return grpc::Status(grpc::StatusCode::INTERNAL, "error writing " + temp);
+    if (!out) return refuse(grpc::StatusCode::INTERNAL, "error writing " + temp);
+    if (written != size) {
+      return refuse(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          std::to_string(written) + " bytes received, " + std::to_string(size) + " announced");
+    }
     spdlog::info("artifact {} uploaded ({} bytes)", digest, written);
   }
   return ToGrpcStatus(store_->Commit(temp, digest));
@@ -160,7 +194,7 @@ grpc::Status ArtifactServiceImpl::Stat(grpc::ServerContext* context, const v1::S
 grpc::Status ArtifactServiceImpl::Fetch(grpc::ServerContext* context,
                                         const v1::FetchRequest* request,
                                         grpc::ServerWriter<v1::FetchChunk>* writer) {
-  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
+  if (grpc::Status s = fetch_auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<uint64_t> size = store_->Size(request->digest());
   if (!size.ok()) return ToGrpcStatus(size.status());
   std::ifstream in(store_->PathOf(request->digest()), std::ios::binary);

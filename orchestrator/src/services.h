@@ -39,9 +39,18 @@ class JobServiceImpl final : public v1::JobService::Service {
   const TokenCheck* auth_;
 };
 
+// The most data one UploadChunk may carry (artifact_service.proto).
+constexpr size_t kMaxUploadChunkBytes = size_t{1} << 20;
+
 class ArtifactServiceImpl final : public v1::ArtifactService::Service {
  public:
-  ArtifactServiceImpl(ArtifactStore* store, const TokenCheck* auth) : store_(store), auth_(auth) {}
+  // Uploads must announce their size (UploadChunk.size), at most `max_upload_bytes`, and send
+  // exactly that much in chunks of at most kMaxUploadChunkBytes; otherwise they are refused
+  // before more is written.
+  // `auth` checks uploads and Stat (clients), `fetch_auth` fetches (workers and clients).
+  ArtifactServiceImpl(ArtifactStore* store, const TokenCheck* auth, const TokenCheck* fetch_auth,
+                      uint64_t max_upload_bytes)
+      : store_(store), auth_(auth), fetch_auth_(fetch_auth), max_upload_bytes_(max_upload_bytes) {}
   grpc::Status Upload(grpc::ServerContext* context, grpc::ServerReader<v1::UploadChunk>* reader,
                       v1::UploadResponse* response) override;
   grpc::Status Stat(grpc::ServerContext* context, const v1::StatRequest* request,
@@ -52,6 +61,8 @@ class ArtifactServiceImpl final : public v1::ArtifactService::Service {
  private:
   ArtifactStore* store_;
   const TokenCheck* auth_;
+  const TokenCheck* fetch_auth_;
+  uint64_t max_upload_bytes_;
 };
 
 }  // namespace cosimo::orchestrator

@@ -1,6 +1,8 @@
-// The orchestrator's bearer-token check (ServerOptions::token_file; see
+// The orchestrator's bearer-token check (ServerOptions::token_file and worker_token_file; see
 // cosimo/common/security.h). Every service handler but the health service's calls Check first;
-// the worker stream checks at its Hello and refuses the worker with the reason.
+// the worker stream checks at its Hello and refuses the worker with the reason. Clients' calls
+// are checked against the client token, workers' streams against the worker token, and artifact
+// fetches (which workers make) against either.
 //
 // Thread safety: immutable after construction.
 #pragma once
@@ -8,13 +10,18 @@
 #include <grpcpp/grpcpp.h>
 
 #include <string>
+#include <vector>
 
 namespace cosimo::orchestrator {
 
 class TokenCheck {
  public:
   TokenCheck() = default;  // no token: every call passes
-  explicit TokenCheck(std::string token) : expected_("Bearer " + std::move(token)) {}
+  explicit TokenCheck(const std::string& token) : TokenCheck(std::vector<std::string>{token}) {}
+  // Any of `tokens` passes (e.g. the client's or the worker's for fetching artifacts).
+  explicit TokenCheck(const std::vector<std::string>& tokens) {
+    for (const std::string& token : tokens) expected_.push_back("Bearer " + token);
+  }
 
   bool enabled() const { return !expected_.empty(); }
 
@@ -28,7 +35,9 @@ class TokenCheck {
                           "this orchestrator requires a token: the call carries no authorization "
                           "metadata (give --token-file, with --tls-ca)");
     }
-    if (!SameSecret(it->second, expected_)) {
+    bool known = false;
+    for (const std::string& expected : expected_) known |= SameSecret(it->second, expected);
+    if (!known) {
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                           "the call's token is not this orchestrator's (check --token-file)");
     }
@@ -46,7 +55,7 @@ class TokenCheck {
     return diff == 0;
   }
 
-  std::string expected_;  // "Bearer <token>"; empty: no check
+  std::vector<std::string> expected_;  // "Bearer <token>" each; empty: no check
 };
 
 }  // namespace cosimo::orchestrator

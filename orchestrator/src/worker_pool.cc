@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <random>
 
 namespace cosimo::orchestrator {
 namespace {
@@ -17,6 +18,15 @@ bool Matches(const WorkerConnection& worker, const std::string& label) {
   if (label.empty()) return true;
   const auto& labels = worker.labels();
   return std::find(labels.begin(), labels.end(), label) != labels.end();
+}
+
+// Six random hex digits, different for each pool (each orchestrator start).
+std::string RandomSuffix() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  uint32_t bits = std::random_device{}();
+  std::string suffix;
+  for (int i = 0; i < 6; ++i, bits >>= 4) suffix.push_back(kHex[bits & 15]);
+  return suffix;
 }
 
 }  // namespace
@@ -106,8 +116,15 @@ void WorkerConnection::CancelStream() {
   ResumeReadsLocked();  // the read fails at once and closes the stream
 }
 
+bool WorkerConnection::AwaitingHello(std::chrono::steady_clock::time_point* since) const {
+  std::lock_guard<std::mutex> lock(loop_->mutex());
+  if (state_ != State::kHello) return false;
+  *since = last_seen();  // set when the call was accepted; a read moves it on
+  return true;
+}
+
 void WorkerConnection::OnEvent(Op op, bool ok) {
-  std::shared_ptr<WorkerConnection> registering, finished;
+  std::shared_ptr<WorkerConnection> registering, finished, awaiting_hello;
   // The service asks for the next call first, so that workers never wait for this one.
   const bool proceed = op == Op::kAccept && on_accepted_ && on_accepted_(ok);
   {
@@ -122,6 +139,8 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
             LoseLocked("the orchestrator shut down");
             Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the orchestrator is shutting down"));
           } else {
+            last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
+            awaiting_hello = self_;
             StartRead();
           }
         }
@@ -148,6 +167,7 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
       finished = std::move(self_);
     }
   }
+  if (awaiting_hello) pool_->WatchHello(awaiting_hello);
   if (registering) {
     registered_ = true;  // only handlers touch it, one at a time
     pool_->Register(registering);
@@ -264,7 +284,9 @@ void WorkerConnection::Close(grpc::Status status) {
 }
 
 WorkerPool::WorkerPool(std::chrono::milliseconds heartbeat_timeout)
-    : heartbeat_timeout_(heartbeat_timeout), watchdog_([this] { Watchdog(); }) {}
+    : heartbeat_timeout_(heartbeat_timeout),
+      id_suffix_(RandomSuffix()),
+      watchdog_([this] { Watchdog(); }) {}
 
 WorkerPool::~WorkerPool() { Shutdown(); }
 
@@ -283,7 +305,14 @@ std::string WorkerPool::NextId() {
   // on operator+(const char*, string&&).
   std::string id = "w";
   id += std::to_string(next_id_.fetch_add(1));
+  id += '-';
+  id += id_suffix_;
   return id;
+}
+
+void WorkerPool::WatchHello(const std::shared_ptr<WorkerConnection>& connection) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  awaiting_hello_.push_back(connection);
 }
 
 void WorkerPool::Register(const std::shared_ptr<WorkerConnection>& worker) {
@@ -397,6 +426,21 @@ void WorkerPool::Watchdog() {
   while (!shutdown_) {
     watchdog_cv_.wait_for(lock, period);
     const auto now = std::chrono::steady_clock::now();
+    for (auto it = awaiting_hello_.begin(); it != awaiting_hello_.end();) {
+      std::shared_ptr<WorkerConnection> c = it->lock();
+      std::chrono::steady_clock::time_point since;
+      if (c && c->AwaitingHello(&since) && now - since <= heartbeat_timeout_) {
+        ++it;
+        continue;
+      }
+      if (c && c->AwaitingHello(&since)) {
+        spdlog::warn("ended an Attach stream that sent no Hello within {} ms",
+                     heartbeat_timeout_.count());
+        c->MarkLost("no Hello within the heartbeat timeout");
+        c->CancelStream();
+      }
+      it = awaiting_hello_.erase(it);
+    }
     for (const auto& w : workers_) {
       // A job's worker whose read waits for the next command would have its heartbeats unread
       // while the job computes (a read posted now reads them, and costs one window update).

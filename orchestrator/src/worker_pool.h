@@ -15,7 +15,8 @@
 //
 // Jobs acquire idle workers, matching unit labels, and release them when they end. A watchdog
 // marks a worker lost when it has been silent longer than the heartbeat timeout (host cut off)
-// and cancels its stream; a closed stream (process killed) is noticed as soon as a thread leads
+// and cancels its stream, and ends a stream whose Hello has not come within that timeout; a
+// closed stream (process killed) is noticed as soon as a thread leads
 // the loop with a read pending (at once while a job waits). Thread safe.
 #pragma once
 
@@ -83,6 +84,8 @@ class WorkerConnection {
   std::chrono::steady_clock::time_point last_seen() const;
   // Ends the stream (the watchdog, the server's shutdown); the worker sees it canceled.
   void CancelStream();
+  // The call was accepted and its Hello has not arrived yet; since when.
+  bool AwaitingHello(std::chrono::steady_clock::time_point* since) const;
 
   // WorkerService side: what RequestAttach fills in, and the tag it completes.
   grpc::ServerContext* context() { return context_.get(); }
@@ -185,8 +188,12 @@ class WorkerPool {
 
   std::chrono::milliseconds heartbeat_timeout() const { return heartbeat_timeout_; }
 
-  // A fresh worker id ("w1", "w2", ...).
+  // A fresh worker id ("w1-3fa2c1", "w2-3fa2c1", ...): a counter and a suffix drawn at random for
+  // each pool, so that ids from before an orchestrator restart name no worker after it.
   std::string NextId();
+  // Watches an accepted stream until its Hello: the watchdog ends it when none came within the
+  // heartbeat timeout (an unauthenticated caller cannot hold a stream open by saying nothing).
+  void WatchHello(const std::shared_ptr<WorkerConnection>& connection);
   // Makes the worker available to jobs (once its Welcome has gone out).
   void Register(const std::shared_ptr<WorkerConnection>& worker);
   void Unregister(const std::shared_ptr<WorkerConnection>& worker);
@@ -215,7 +222,9 @@ class WorkerPool {
   const std::chrono::milliseconds heartbeat_timeout_;
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<WorkerConnection>> workers_;
+  std::vector<std::weak_ptr<WorkerConnection>> awaiting_hello_;
   std::atomic<uint64_t> next_id_{1};
+  const std::string id_suffix_;
   std::function<void()> on_change_;
   std::condition_variable watchdog_cv_;
   bool shutdown_ = false;

@@ -134,6 +134,44 @@ TEST_F(SecuredTest, WorkerWithAWrongTokenIsRefusedAndExits) {
   EXPECT_NE(log.find("not this orchestrator's"), std::string::npos) << log;
 }
 
+// With --worker-token-file, workers and clients hold different tokens: the client's token cannot
+// attach as a worker (it would receive other users' units with their parameters), the worker's
+// cannot call the job service, and workers still fetch the artifacts clients uploaded.
+class SeparateWorkerTokenTest : public SecuredTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = SecuredTest::OrchestratorArgs();
+    WriteFile(certs_ + "/worker_token", "worker horse\n");
+    args.insert(args.end(), {"--worker-token-file", certs_ + "/worker_token"});
+    return args;
+  }
+};
+
+TEST_F(SeparateWorkerTokenTest, EachTokenServesOnlyItsSide) {
+  StartWorkers(1, WorkerArgs(certs_ + "/token"));  // the client's token
+  EXPECT_EQ(workers_[0]->Wait(std::chrono::seconds(20)), 1) << workers_[0]->log();
+  EXPECT_NE(workers_[0]->log().find("not this orchestrator's"), std::string::npos)
+      << workers_[0]->log();
+
+  client::Client as_worker(orchestrator_->address(), std::chrono::seconds(10),
+                           Credentials(certs_ + "/worker_token"));
+  absl::StatusOr<std::vector<v1::JobStatus>> jobs = as_worker.List();
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().code(), absl::StatusCode::kUnauthenticated) << jobs.status();
+
+  StartWorkers(1, WorkerArgs(certs_ + "/worker_token"));
+  client::Client client(orchestrator_->address(), std::chrono::seconds(30),
+                        Credentials(certs_ + "/token"));
+  absl::StatusOr<v1::Scenario> fmu = ParseScenarioJson(R"({"name": "msd", "stop_time": 1,
+    "units": [ {"name": "msd", "fmu": {"path": ")" + std::string(COSIMO_BINARY_DIR) +
+                                                       R"(/fmus/fmi2_msd.fmu"}} ],
+    "algorithm": {"step_size": 0.01}})");
+  ASSERT_TRUE(fmu.ok()) << fmu.status();
+  std::string id;
+  const v1::JobStatus status = RunJob(client, *fmu, &id);
+  EXPECT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+}
+
 TEST(SecurityFlagsTest, TokenWithoutTlsIsRefusedByEveryBinary) {
   const std::string dir = testing::TempDir("cosimo-flags");
   WriteFile(dir + "/token", "t\n");

@@ -24,6 +24,7 @@ namespace {
 using testing::CarScenario;
 using testing::DistributedTest;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::OrchestratorProcess;
 
 // A car run that takes a few seconds of wall time (many small steps).
@@ -329,6 +330,13 @@ TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
     ASSERT_TRUE(job.ok());
     id = *job;
     ASSERT_TRUE(WaitForState(client, id, v1::RUNNING, std::chrono::seconds(20)));
+    // Progress is stored once a second: past the first second of simulated progress, the store
+    // holds a time after the start (it held t=0 until the job ended).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline && client.Get(id)->time() <= 0.0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   }
   orchestrator_->process().Signal(SIGKILL);
   orchestrator_->process().Wait(std::chrono::seconds(5));
@@ -338,6 +346,34 @@ TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::FAILED);
   EXPECT_THAT(status->message(), HasSubstr("orchestrator restarted"));
+  EXPECT_GT(status->time(), 0.0);
+  EXPECT_THAT(status->message(), Not(HasSubstr("at t=0.000000")));
+}
+
+// SIGTERM stops the orchestrator gracefully: a running job is marked failed, as
+// docs/deployment.md says (it was marked canceled, as if a client had canceled it), with the time
+// it reached; the record says so after a restart.
+TEST_F(DurableTest, SigtermFailsTheRunningJob) {
+  StartWorkers(2);
+  std::string id;
+  {
+    client::Client client(orchestrator_->address());
+    absl::StatusOr<std::string> job = client.Submit(LongCar());
+    ASSERT_TRUE(job.ok());
+    id = *job;
+    ASSERT_TRUE(WaitForState(client, id, v1::RUNNING, std::chrono::seconds(20)));
+  }
+  orchestrator_->process().Signal(SIGTERM);
+  EXPECT_EQ(orchestrator_->process().Wait(std::chrono::seconds(20)), 0)
+      << orchestrator_->process().log();
+  OrchestratorProcess restarted(dir_, {"--data-dir", data_dir_});
+  client::Client client(restarted.address());
+  absl::StatusOr<v1::JobStatus> status = client.Get(id);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED) << status->message();
+  EXPECT_THAT(status->message(),
+              HasSubstr("the orchestrator shut down while the job was running (simulated time "
+                        "reached: t="));
 }
 
 // A TCP socket bound to a free loopback port (-1 if that fails); the port in `*port`.
@@ -476,6 +512,7 @@ TEST_F(DistributedTest, UploadWithAWrongDigestIsRefusedAndNothingIsStored) {
   const std::string claimed = DigestOf("something else");
   chunk.set_digest(claimed);
   chunk.set_data("the real bytes");
+  chunk.set_size(chunk.data().size());
   writer->Write(chunk);
   writer->WritesDone();
   const grpc::Status status = writer->Finish();
@@ -487,6 +524,51 @@ TEST_F(DistributedTest, UploadWithAWrongDigestIsRefusedAndNothingIsStored) {
   v1::StatResponse stored;
   ASSERT_TRUE(stub->Stat(&stat_context, stat, &stored).ok());
   EXPECT_FALSE(stored.stored());
+}
+
+// Uploads are held to their announced size and the limits (issue 22.6: 2 GiB were written to
+// disk before the digest check; 64 MB chunks were taken): a size over --max-upload-mb, a chunk
+// over 1 MiB and more data than announced are refused at once, and nothing stays on disk.
+TEST_F(DurableTest, UploadsBeyondTheirSizeOrTheLimitsAreRefused) {
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::ArtifactService::NewStub(channel);
+  auto upload = [&](uint64_t size, const std::vector<size_t>& chunks) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    v1::UploadResponse response;
+    auto writer = stub->Upload(&context, &response);
+    v1::UploadChunk chunk;
+    chunk.set_digest(DigestOf("whatever"));
+    chunk.set_size(size);
+    for (size_t bytes : chunks) {
+      chunk.set_data(std::string(bytes, 'x'));
+      if (!writer->Write(chunk)) break;
+      chunk.clear_digest();
+      chunk.clear_size();
+    }
+    writer->WritesDone();
+    return writer->Finish();
+  };
+  grpc::Status s = upload(uint64_t{5} << 30, {1024});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(s.error_message(), HasSubstr("5368709120 bytes is more than this orchestrator "
+                                           "accepts (4294967296 bytes, --max-upload-mb)"));
+  s = upload(8 << 20, {8 << 20});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("a chunk of 8388608 bytes is more than the 1048576"));
+  s = upload(1000, {1000, 1000});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("more data than the 1000 bytes announced"));
+  s = upload(3000, {1000});
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("1000 bytes received, 3000 announced"));
+  // Nothing of them is left in the artifact folder.
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(data_dir_ + "/artifacts")) {
+    ADD_FAILURE() << "left behind: " << entry.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 0u);
 }
 
 // A scenario whose FMU digest was never uploaded is refused at submission, naming the field.

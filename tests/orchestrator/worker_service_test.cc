@@ -11,6 +11,7 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,6 +175,31 @@ TEST_F(WorkerServiceTest, RefusesAStreamThatDoesNotStartWithHello) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(status.error_message(), "the first message must be Hello");
   EXPECT_TRUE(pool_->List().empty());
+}
+
+// A caller that opens Attach and never says Hello (it need not hold a token for that) is ended
+// after the heartbeat timeout instead of being held open.
+TEST_F(WorkerServiceTest, EndsAStreamThatSendsNoHelloWithinTheHeartbeatTimeout) {
+  Start(400ms);
+  FakeWorker silent(address_);
+  const auto start = std::chrono::steady_clock::now();
+  const grpc::Status status = silent.Finish();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED) << status.error_message();
+  EXPECT_GE(waited, 300ms);
+  EXPECT_LT(waited, 5s);
+  EXPECT_TRUE(pool_->List().empty());
+}
+
+// Worker ids carry a suffix drawn for each pool: after an orchestrator restart, old messages
+// naming "w1" no longer name a new worker (ids restarted at w1).
+TEST(WorkerPoolTest, IdsDifferAcrossPools) {
+  WorkerPool first(1s), second(1s);
+  const std::string a = first.NextId(), b = second.NextId();
+  EXPECT_TRUE(std::regex_match(a, std::regex("w1-[0-9a-f]{6}"))) << a;
+  EXPECT_TRUE(std::regex_match(b, std::regex("w1-[0-9a-f]{6}"))) << b;
+  EXPECT_NE(a, b);
+  EXPECT_EQ(first.NextId(), "w2" + a.substr(2));
 }
 
 TEST_F(WorkerServiceTest, RefusesAnotherProtocolVersionAndSaysWhichInTheWelcome) {

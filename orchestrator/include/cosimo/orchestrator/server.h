@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,8 +23,12 @@ struct ServerOptions {
   // TLS (cosimo/common/security.h): PEM certificate chain and private key; both or neither.
   std::string tls_cert_file;
   std::string tls_key_file;
-  // A file holding the token every client and worker must send; needs TLS. Empty: no token.
+  // A file holding the token every client (and, without worker_token_file, every worker) must
+  // send; needs TLS. Empty: no token.
   std::string token_file;
+  // A file holding the token workers must send instead (needs token_file, and must differ from
+  // it): clients' token then cannot attach as a worker, nor workers' call the job service.
+  std::string worker_token_file;
   // Artifacts that no job names and that nobody used for this long are removed (at start, then
   // periodically), and so are uploads abandoned that long ago. Zero: kept forever.
   std::chrono::seconds artifact_retention{24 * 3600};
@@ -33,6 +38,9 @@ struct ServerOptions {
   // A queued job that needs more workers than are attached (busy or idle, with matching labels)
   // fails once that has lasted this long: it says so while it waits. Zero: it waits forever.
   std::chrono::seconds unschedulable_timeout{120};
+  // The largest artifact an upload may announce; bigger ones are refused before any byte is
+  // written.
+  uint64_t max_upload_bytes = uint64_t{4} << 30;
 };
 
 class OrchestratorServer {
