@@ -44,10 +44,16 @@ CompletionLoop::Counts CompletionLoop::counts() const {
   return counts_;
 }
 
-bool CompletionLoop::PollOnce() {
+bool CompletionLoop::PollOnce(std::chrono::system_clock::time_point deadline) {
   void* tag = nullptr;
   bool ok = false;
-  if (!cq_->Next(&tag, &ok)) {
+  const grpc::CompletionQueue::NextStatus status =
+      deadline == std::chrono::system_clock::time_point::max()
+          ? (cq_->Next(&tag, &ok) ? grpc::CompletionQueue::GOT_EVENT
+                                  : grpc::CompletionQueue::SHUTDOWN)
+          : cq_->AsyncNext(&tag, &ok, deadline);
+  if (status == grpc::CompletionQueue::TIMEOUT) return true;
+  if (status == grpc::CompletionQueue::SHUTDOWN) {
     std::lock_guard<std::mutex> lock(mutex_);
     drained_ = true;
     for (std::condition_variable* follower : followers_) follower->notify_one();

@@ -8,7 +8,8 @@
 // A thread calls Wait(lock, cv, done) with the loop's mutex held. If no thread leads, it leads:
 // it takes events from the queue and runs their tags' Handle() (without the mutex) until done()
 // holds. Otherwise it follows: it sleeps on `cv` until a Handle() notifies it (its event came) or
-// the leader stops leading (it may lead then). A background thread leads when no job has led for a
+// the leader stops leading (it may lead then). Either way done() is checked again at least every
+// kRecheckPeriod. A background thread leads when no job has led for a
 // while (kIdlePeriod), so that idle workers' heartbeats, new workers and the sync services'
 // requests are served between jobs; a thread that wants to lead while the background thread does
 // wakes it with an alarm, once.
@@ -42,6 +43,9 @@ class CompletionLoop {
 
   // Without a job leading, the background thread takes over after this long.
   static constexpr std::chrono::milliseconds kIdlePeriod{10};
+  // A waiting thread checks done() at least this often, also without an event, so that a wait
+  // can end on a deadline or on a flag no handler changes (a job canceled, a command timed out).
+  static constexpr std::chrono::milliseconds kRecheckPeriod{100};
 
   explicit CompletionLoop(grpc::CompletionQueue* cq);
   ~CompletionLoop();
@@ -84,8 +88,10 @@ class CompletionLoop {
     CompletionLoop* loop_;
   };
 
-  // One event from the queue, handled; false once the queue is drained. Without the mutex.
-  bool PollOnce();
+  // One event from the queue, handled, or none by `deadline`; false once the queue is drained.
+  // Without the mutex.
+  bool PollOnce(std::chrono::system_clock::time_point deadline =
+                    std::chrono::system_clock::time_point::max());
   void StopLeading();  // mutex_ held: hands the lead to the first follower, if any
   void Background();
 
@@ -124,7 +130,7 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
       bool polling = true;
       while (polling && !done()) {
         lock.unlock();
-        polling = PollOnce();
+        polling = PollOnce(std::chrono::system_clock::now() + kRecheckPeriod);
         lock.lock();
       }
       StopLeading();
@@ -139,7 +145,7 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
       alarm_pending_ = true;
       alarm_.Set(cq_, gpr_now(GPR_CLOCK_MONOTONIC), &alarm_tag_);
     }
-    cv.wait(lock);
+    cv.wait_for(lock, kRecheckPeriod);
     for (auto it = followers_.begin(); it != followers_.end(); ++it) {
       if (*it == &cv) {
         followers_.erase(it);

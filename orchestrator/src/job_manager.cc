@@ -93,11 +93,13 @@ void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
 }
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
-                       std::chrono::seconds unschedulable_timeout)
+                       std::chrono::seconds unschedulable_timeout,
+                       std::chrono::milliseconds command_timeout)
     : pool_(pool),
       store_(store),
       artifacts_(artifacts),
-      unschedulable_timeout_(unschedulable_timeout) {
+      unschedulable_timeout_(unschedulable_timeout),
+      command_timeout_(command_timeout) {
   pool_->SetOnChange([this] { Schedule(); });
   if (unschedulable_timeout_.count() > 0) {
     ticker_ = std::thread([this] {
@@ -403,7 +405,8 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   std::vector<std::unique_ptr<RemoteUnit>> units;
   absl::Status status;
   for (int i = 0; i < scenario.units_size(); ++i) {
-    units.push_back(RemoteUnit::StartLoad(workers[i], LoadUnitFor(scenario, i, job->id)));
+    units.push_back(RemoteUnit::StartLoad(workers[i], LoadUnitFor(scenario, i, job->id),
+                                          {command_timeout_, &job->cancel}));
   }
   for (auto& unit : units) {
     absl::Status s = unit->FinishLoad();

@@ -29,8 +29,11 @@ class JobManager {
  public:
   // `unschedulable_timeout`: a queued job that needs more workers than the pool has (counting
   // busy ones, with matching labels) fails once that has lasted this long; zero: it waits.
+  // `command_timeout`: how long a job waits for a unit's reply to one command before it fails
+  // (0: no limit). A cancel ends a job's wait at once either way.
   JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
-             std::chrono::seconds unschedulable_timeout = std::chrono::seconds(0));
+             std::chrono::seconds unschedulable_timeout = std::chrono::seconds(0),
+             std::chrono::milliseconds command_timeout = std::chrono::milliseconds(0));
   ~JobManager();
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
@@ -110,6 +113,7 @@ class JobManager {
   // With an unschedulable timeout: schedules every second, so that the timeout is noticed
   // without a change of the pool.
   const std::chrono::seconds unschedulable_timeout_;
+  const std::chrono::milliseconds command_timeout_;
   std::condition_variable ticker_cv_;
   std::thread ticker_;
 };

@@ -3,7 +3,7 @@
 //                       [--tls-cert FILE --tls-key FILE [--token-file FILE
 //                        [--worker-token-file FILE]]]
 //                       [--artifact-retention-hours H] [--job-retention-days D]
-//                       [--max-upload-mb MB]
+//                       [--max-upload-mb MB] [--command-timeout-s S]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -60,6 +60,12 @@ int main(int argc, char** argv) {
                  "matching its labels) once that has lasted this long, s (0: it waits)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  double command_timeout_s = static_cast<double>(options.command_timeout.count());
+  app.add_option("--command-timeout-s", command_timeout_s,
+                 "fail a job whose unit does not answer one command (a step, a load) within this "
+                 "long, s (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 365.0 * 86400));
   uint64_t max_upload_mb = options.max_upload_bytes >> 20;
   app.add_option("--max-upload-mb", max_upload_mb,
                  "refuse uploads of artifacts bigger than this, MiB")
@@ -81,6 +87,7 @@ int main(int argc, char** argv) {
   };
   options.artifact_retention = period(retention_hours * 3600.0);
   options.job_retention = period(job_retention_days * 86400.0);
+  options.command_timeout = period(command_timeout_s);
   spdlog::set_level(spdlog::level::from_str(log_level));
   spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [orchestrator] [%l] %v");
 

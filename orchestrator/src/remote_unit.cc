@@ -5,8 +5,10 @@
 namespace cosimo::orchestrator {
 
 std::unique_ptr<RemoteUnit> RemoteUnit::StartLoad(std::shared_ptr<WorkerConnection> worker,
-                                                  const v1::LoadUnit& load) {
+                                                  const v1::LoadUnit& load,
+                                                  const WorkerConnection::WaitOptions& wait) {
   std::unique_ptr<RemoteUnit> unit(new RemoteUnit(std::move(worker), load.unit().name()));
+  unit->wait_ = wait;
   unit->command_.set_seq(++unit->seq_);
   *unit->command_.mutable_load_unit() = load;
   unit->write_failed_ = !unit->worker_->Write(unit->command_);
@@ -17,13 +19,19 @@ absl::Status RemoteUnit::FinishLoad() {
   if (write_failed_) {
     return Context(absl::UnavailableError("the worker is gone: " + worker_->lost_reason()));
   }
-  if (absl::Status s = worker_->WaitReply(seq_, &reply_); !s.ok()) return Context(s);
+  if (absl::Status s = worker_->WaitReply(seq_, &reply_, wait_); !s.ok()) return Context(s);
   if (!reply_.has_unit_loaded()) return Context(absl::InternalError("expected UnitLoaded"));
   const v1::UnitLoaded& loaded = reply_.unit_loaded();
   if (loaded.has_error()) return Context(FromProto(loaded.error()));
   description_ = FromProto(loaded);
   mode_ = loaded.mode();
   return absl::OkStatus();
+}
+
+WorkerConnection::WaitOptions RemoteUnit::WaitFor() const {
+  WorkerConnection::WaitOptions wait = wait_;
+  if (pending_kind_ == UnitCommand::Kind::kTerminate) wait.cancel = nullptr;
+  return wait;
 }
 
 std::string RemoteUnit::location() const { return worker_->id() + "@" + worker_->host(); }
@@ -74,7 +82,7 @@ absl::Status RemoteUnit::Await(UnitResponse* response) {
   if (write_failed_) {
     return Context(absl::UnavailableError("the worker is gone: " + worker_->lost_reason()));
   }
-  if (absl::Status s = worker_->WaitReply(seq_, &reply_); !s.ok()) return Context(s);
+  if (absl::Status s = worker_->WaitReply(seq_, &reply_, WaitFor()); !s.ok()) return Context(s);
   switch (pending_kind_) {
     case UnitCommand::Kind::kInitialize:
     case UnitCommand::Kind::kEvaluate:

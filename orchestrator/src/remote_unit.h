@@ -18,8 +18,11 @@ class RemoteUnit final : public UnitProxy {
  public:
   // Sends LoadUnit without waiting; FinishLoad waits for UnitLoaded. Split so that a job loads
   // all its units in parallel.
+  // `wait`: how long each command may take, and the job's cancel flag, which ends the wait for
+  // any command but Terminate (the clean-up after a cancel).
   static std::unique_ptr<RemoteUnit> StartLoad(std::shared_ptr<WorkerConnection> worker,
-                                               const v1::LoadUnit& load);
+                                               const v1::LoadUnit& load,
+                                               const WorkerConnection::WaitOptions& wait = {});
   [[nodiscard]] absl::Status FinishLoad();
 
   const std::string& name() const override { return name_; }
@@ -38,7 +41,11 @@ class RemoteUnit final : public UnitProxy {
       : worker_(std::move(worker)), name_(std::move(name)) {}
   [[nodiscard]] absl::Status Context(const absl::Status& status) const;
 
+  // The wait for the pending command.
+  WorkerConnection::WaitOptions WaitFor() const;
+
   std::shared_ptr<WorkerConnection> worker_;
+  WorkerConnection::WaitOptions wait_;
   std::string name_;
   UnitDescription description_;
   std::string mode_;

@@ -135,8 +135,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->store = *std::move(store);
   impl->artifacts = std::make_unique<ArtifactStore>(artifact_dir);
   impl->pool = std::make_unique<WorkerPool>(options.heartbeat_timeout);
-  impl->jobs = std::make_unique<JobManager>(impl->pool.get(), impl->store.get(),
-                                            impl->artifacts.get(), options.unschedulable_timeout);
+  impl->jobs = std::make_unique<JobManager>(
+      impl->pool.get(), impl->store.get(), impl->artifacts.get(), options.unschedulable_timeout,
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.command_timeout));
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(

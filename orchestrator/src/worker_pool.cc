@@ -74,13 +74,33 @@ void WorkerConnection::ResumeReadsLocked() {
   if (state_ == State::kAttached) StartRead();
 }
 
-absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out) {
+absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out,
+                                         const WaitOptions& options) {
+  const auto deadline = options.timeout.count() > 0
+                            ? std::chrono::steady_clock::now() + options.timeout
+                            : std::chrono::steady_clock::time_point::max();
+  auto canceled = [&] { return options.cancel != nullptr && options.cancel->load(); };
+  auto expired = [&] { return std::chrono::steady_clock::now() >= deadline; };
   std::unique_lock<std::mutex> lock(loop_->mutex());
-  loop_->Wait(lock, cv_, [&] { return (has_reply_ && reply_seq_ == seq) || lost_; });
+  loop_->Wait(lock, cv_, [&] {
+    return (has_reply_ && reply_seq_ == seq) || lost_ || canceled() || expired();
+  });
   if (has_reply_ && reply_seq_ == seq) {
     out->Swap(&reply_);
     has_reply_ = false;
     return absl::OkStatus();
+  }
+  if (!lost_ && (canceled() || expired())) {
+    const bool cancel = canceled();
+    const std::string reason = cancel
+                                   ? "the job was canceled while it waited for the worker's reply"
+                                   : "no reply within " + std::to_string(options.timeout.count()) +
+                                         " ms (the orchestrator's --command-timeout-s)";
+    spdlog::warn("{} given up: {}", Describe(), reason);
+    LoseLocked(reason);
+    CancelStreamLocked();
+    return cancel ? absl::CancelledError(Describe() + ": " + reason)
+                  : absl::DeadlineExceededError(Describe() + ": " + reason);
   }
   return absl::UnavailableError(
       Describe() + " was lost: " + (lost_ ? lost_reason_ : "the orchestrator shut down"));
@@ -111,6 +131,10 @@ std::chrono::steady_clock::time_point WorkerConnection::last_seen() const {
 
 void WorkerConnection::CancelStream() {
   std::lock_guard<std::mutex> lock(loop_->mutex());
+  CancelStreamLocked();
+}
+
+void WorkerConnection::CancelStreamLocked() {
   if (context_ == nullptr || state_ == State::kAccepting) return;
   context_->TryCancel();
   ResumeReadsLocked();  // the read fails at once and closes the stream

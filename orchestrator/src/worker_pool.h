@@ -43,6 +43,12 @@ namespace cosimo::orchestrator {
 
 class WorkerPool;
 
+// How long a job waits for a worker's reply, and what else ends the wait.
+struct ReplyWaitOptions {
+  std::chrono::milliseconds timeout{0};       // 0: no limit
+  const std::atomic<bool>* cancel = nullptr;  // set: stop waiting (the job was canceled)
+};
+
 // One worker's Attach stream. WorkerService makes one per call it asks for (RequestAttach with
 // context(), stream() and accept_tag()); from then on the loop runs the handlers of its tags until
 // the stream has finished. Job side: Write, WaitReply. Identity (id, host, labels, pid) is set from
@@ -66,10 +72,15 @@ class WorkerConnection {
   // once the worker is lost. If the previous write's completion has not been handled yet (it may
   // come after its reply), waits for it on the loop first, so that nothing is copied.
   bool Write(const v1::OrchestratorMessage& message);
+  using WaitOptions = ReplyWaitOptions;
   // Waits for the reply with sequence number `seq` and swaps it into `out` (heartbeats still
-  // count as signs of life). Fails (naming the worker and why) if the worker is lost first. One
-  // job thread at a time.
-  [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out);
+  // count as signs of life). Fails (naming the worker and why) if the worker is lost first. When
+  // the timeout passes (DeadlineExceeded) or `cancel` is set (Cancelled) first, the worker is
+  // given up: marked lost and its stream canceled, which tells it to abandon the command (a
+  // worker that computes on does so without a stream, and attaches anew). One job thread at a
+  // time.
+  [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out,
+                                       const WaitOptions& options = {});
 
   // Posts the read that waits after a reply (see the file comment), if it waits. Idempotent.
   void ResumeReads();
@@ -131,6 +142,7 @@ class WorkerConnection {
   void MaybeFinish();               // Finish once closing and no write is pending
   void Close(grpc::Status status);  // no more reads; Finish once every write is out
   void LoseLocked(const std::string& reason);
+  void CancelStreamLocked();
 
   CompletionLoop* const loop_;
   WorkerPool* const pool_;

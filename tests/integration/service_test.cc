@@ -123,6 +123,55 @@ TEST_F(DistributedTest, CancelStopsARunningJobAndFreesItsWorkers) {
   EXPECT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
 }
 
+// One communication step of 1e9 RK4 substeps in the vehicle: about a minute of computing.
+v1::Scenario SlowStep() {
+  v1::Scenario s = CarScenario(1.0);
+  s.set_stop_time(2.0);
+  s.mutable_units(1)->mutable_solver()->set_step(1e-9);
+  return s;
+}
+
+// A cancel during a long step ends the job at once (it waited for the step: 92 s); the worker
+// abandons the step and serves the next job.
+TEST_F(DistributedTest, CancelInterruptsALongStep) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.Submit(SlowStep());
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_TRUE(WaitForState(client, *job, v1::RUNNING, std::chrono::seconds(20)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(client.Cancel(*job).ok());
+  ASSERT_TRUE(WaitForState(client, *job, v1::CANCELED, std::chrono::seconds(10)));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  std::string id;
+  EXPECT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
+}
+
+class CommandTimeoutTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
+    args.insert(args.end(), {"--command-timeout-s", "1"});
+    return args;
+  }
+};
+
+// A unit that does not answer within the command timeout fails its job, naming the unit, the
+// worker and the timeout (it stayed RUNNING for as long as the step took, forever for a worker
+// that never answers).
+TEST_F(CommandTimeoutTest, AUnitThatDoesNotAnswerFailsItsJob) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  const auto start = std::chrono::steady_clock::now();
+  std::string id;
+  const v1::JobStatus status = RunJob(client, SlowStep(), &id);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(status.state(), v1::FAILED);
+  EXPECT_THAT(status.message(), HasSubstr("unit 'vehicle'"));
+  EXPECT_THAT(status.message(), HasSubstr("no reply within 1000 ms"));
+}
+
 class DurableTest : public DistributedTest {
  protected:
   std::vector<std::string> OrchestratorArgs() override {

@@ -8,6 +8,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -311,6 +312,62 @@ TEST_F(WorkerServiceTest, AWorkerThatDiesWhileAJobWaitsFailsTheWaitNamingTheWork
   EXPECT_FALSE(connection->Write(Command(2)));
   pool_->Release({connection});
   EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }));
+}
+
+// A worker that heartbeats but never replies held its job forever: the wait ends at the command
+// timeout, the worker is given up and its stream canceled (which tells it to abandon the step).
+TEST_F(WorkerServiceTest, AWaitPastTheCommandTimeoutGivesTheWorkerUp) {
+  Start();
+  std::string id;
+  auto worker = Attach("host-a", &id);
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection->Write(Command(1)));
+  v1::OrchestratorMessage command;
+  ASSERT_TRUE(worker->Read(&command));
+  std::atomic<bool> beating{true};
+  std::thread heartbeats([&] {
+    while (beating && worker->SendHeartbeat()) std::this_thread::sleep_for(20ms);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  v1::WorkerMessage reply;
+  const absl::Status status = connection->WaitReply(1, &reply, {300ms, nullptr});
+  const auto waited = std::chrono::steady_clock::now() - start;
+  beating = false;
+  heartbeats.join();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded) << status;
+  EXPECT_NE(status.message().find("worker " + id + " on host host-a: no reply within 300 ms"),
+            std::string::npos)
+      << status;
+  EXPECT_GE(waited, 300ms);
+  EXPECT_LT(waited, 3s);
+  EXPECT_TRUE(connection->lost());
+  EXPECT_EQ(worker->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  pool_->Release({connection});
+}
+
+// A cancel ends the wait at once (it waited for the step to end: 31 s, 92 s), and only the
+// worker that had not replied is given up.
+TEST_F(WorkerServiceTest, ACancelEndsTheWaitForAReply) {
+  Start();
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection->Write(Command(1)));
+  v1::OrchestratorMessage command;
+  ASSERT_TRUE(worker->Read(&command));
+  std::atomic<bool> cancel{false};
+  std::future<absl::Status> wait = std::async(std::launch::async, [&] {
+    v1::WorkerMessage reply;
+    return connection->WaitReply(1, &reply, {std::chrono::milliseconds(0), &cancel});
+  });
+  std::this_thread::sleep_for(200ms);
+  const auto start = std::chrono::steady_clock::now();
+  cancel = true;
+  const absl::Status status = wait.get();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
+  EXPECT_NE(status.message().find("the job was canceled"), std::string::npos) << status;
+  EXPECT_TRUE(connection->lost());
+  pool_->Release({connection});
 }
 
 TEST_F(WorkerServiceTest, HeartbeatsKeepAnIdleWorkerAndSilenceLosesItAndEndsItsStream) {

@@ -21,6 +21,7 @@
 #include "cosimo/worker/artifact_cache.h"
 #include "cosimo/worker/unit_factory.h"
 #include "cosimo/worker/unit_host.h"
+#include "worker/src/abandon.h"
 
 namespace cosimo::worker {
 namespace {
@@ -124,6 +125,7 @@ class WorkerClient::Session {
   }
 
   void StartHeartbeat(int interval_ms) {
+    AbandonRequest() = false;
     heartbeat_ = std::thread([this, interval_ms] {
       std::unique_lock<std::mutex> lock(heartbeat_mutex_);
       v1::WorkerMessage beat;
@@ -134,7 +136,12 @@ class WorkerClient::Session {
             std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
                 .count());
-        if (!Write(beat)) break;
+        if (!Write(beat)) {
+          // The stream is gone (the orchestrator gave this worker up): what is being computed
+          // has nobody to go to.
+          AbandonRequest() = true;
+          break;
+        }
         WriteHealthFile(options_.health_file, "attached to " + options_.orchestrator);
       }
     });

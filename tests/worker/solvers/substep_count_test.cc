@@ -43,5 +43,30 @@ TEST(SubstepCountTest, FixedStepSolversFailAStepThatNeedsTooManySubsteps) {
   }
 }
 
+// A worker whose stream ended (the orchestrator gave it up) abandons a long step within 4096
+// substeps instead of finishing it (a 1e9-substep step kept the worker 92 s).
+TEST(SubstepCountTest, AnAbandonRequestEndsALongStep) {
+  const auto model = testing::Oscillator(1.0, 0.0, {1.0, 0.0});
+  for (const v1::Solver::Method method : {v1::Solver::EXPLICIT_EULER, v1::Solver::IMPLICIT_EULER,
+                                          v1::Solver::RK4, v1::Solver::CENTRAL_DIFFERENCE}) {
+    v1::Solver spec;
+    spec.set_method(method);
+    spec.set_step(1e-6);
+    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(spec, *model, "u");
+    ASSERT_TRUE(solver.ok()) << solver.status();
+    Eigen::VectorXd x = model->InitialState();
+    AbandonRequest() = true;
+    const SolverOutcome outcome =
+        (*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1.0, x);
+    AbandonRequest() = false;
+    EXPECT_EQ(outcome.status, StepStatus::kFailed) << v1::Solver::Method_Name(method);
+    EXPECT_THAT(outcome.message, HasSubstr("abandoned at t="));
+    // Without the request the same step runs to its end.
+    x = model->InitialState();
+    EXPECT_EQ((*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 0.01, x).status,
+              StepStatus::kOk);
+  }
+}
+
 }  // namespace
 }  // namespace cosimo::worker

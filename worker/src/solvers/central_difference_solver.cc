@@ -46,6 +46,7 @@ class CentralDifferenceSolver final : public Solver {
     const double uniform = h / n;
     for (int i = 0; i < n; ++i) {
       const double s = i * uniform;
+      if (CheckAbandon(i)) return Abandoned(name(), t0 + s);
       const double hs = (i + 1 == n ? h : (i + 1) * uniform) - s;
       if (!history_.valid) {
         // Start: one RK4 substep, remembering q(t).

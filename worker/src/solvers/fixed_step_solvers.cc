@@ -29,6 +29,14 @@ SolverOutcome TooManySubsteps(const std::string& solver, double h, double step) 
   return outcome;
 }
 
+SolverOutcome Abandoned(const std::string& solver, double t) {
+  SolverOutcome outcome;
+  outcome.status = StepStatus::kFailed;
+  outcome.message = solver + ": abandoned at t=" + FormatNumber(t) +
+                    ": the orchestrator gave this worker up (command timeout or canceled job)";
+  return outcome;
+}
+
 namespace {
 
 SolverOutcome NotFinite(const std::string& solver, double t, double h) {
@@ -54,6 +62,7 @@ class ExplicitEulerSolver final : public Solver {
     const int n = *count;
     for (int i = 0; i < n; ++i) {
       const double s = SubstepStart(i, step_);
+      if (CheckAbandon(i)) return Abandoned(name(), t0 + s);
       const double hs = SubstepEnd(i, n, h, step_) - s;
       inputs.Value(s, u_);
       model.Derivatives(t0 + s, x, u_, k_);
@@ -89,6 +98,7 @@ class Rk4Solver final : public Solver {
     const int n = *count;
     for (int i = 0; i < n; ++i) {
       const double s = SubstepStart(i, step_);
+      if (CheckAbandon(i)) return Abandoned(name(), t0 + s);
       const double hs = SubstepEnd(i, n, h, step_) - s;
       inputs.Value(s, u_);
       model.Derivatives(t0 + s, x, u_, k1_);
@@ -144,6 +154,7 @@ class ImplicitEulerSolver final : public Solver {
     const int n = *count;
     for (int i = 0; i < n; ++i) {
       const double s = SubstepStart(i, step_);
+      if (CheckAbandon(i)) return Abandoned(name(), t0 + s);
       const double hs = SubstepEnd(i, n, h, step_) - s;
       inputs.Value(s + hs, u_);
       start_ = x;

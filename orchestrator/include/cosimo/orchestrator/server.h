@@ -41,6 +41,9 @@ struct ServerOptions {
   // The largest artifact an upload may announce; bigger ones are refused before any byte is
   // written.
   uint64_t max_upload_bytes = uint64_t{4} << 30;
+  // How long a job waits for a unit's reply to one command (a step, a load) before it fails and
+  // gives the worker up. Zero: no limit.
+  std::chrono::seconds command_timeout{600};
 };
 
 class OrchestratorServer {
