@@ -151,6 +151,7 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     bool cancel_sent = false;
     bool cancel_asked = false;
     std::chrono::steady_clock::time_point cancel_time;
+    std::string workers_failed;  // why the job was canceled for want of its workers
     // The job waits while its workers start: that is shown only if it lasts.
     const auto submitted = std::chrono::steady_clock::now();
     while (true) {
@@ -175,6 +176,7 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
       if (state == v1::QUEUED && !cancel_sent) {
         if (std::string exited = workers.Exited(); !exited.empty()) {
           spdlog::error("{}", exited);
+          workers_failed = exited;
           (void)client.Cancel(*job);
           cancel_sent = true;
         }
@@ -185,6 +187,9 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
       results = final_status.status();
     } else if (final_status->state() == v1::SUCCEEDED) {
       results = client.Results(*job);
+    } else if (final_status->state() == v1::CANCELED && !workers_failed.empty()) {
+      // The cause, not only "canceled before it started" (a 1000-unit run said just that).
+      results = absl::UnavailableError("job " + *job + " could not start: " + workers_failed);
     } else if (final_status->state() == v1::CANCELED) {
       results = absl::CancelledError("job " + *job + " canceled");
     } else {

@@ -150,6 +150,19 @@ TEST(CosimoRunTest, UnparsableScenarioExitsWithTwoNamingThePosition) {
   EXPECT_THAT(deep.log(), HasSubstr("deeper than 64 levels at line 1"));
 }
 
+// Workers that cannot start end the run with that cause (a 1000-unit run said only "canceled
+// before it started", the cause was on stdout).
+TEST(CosimoRunTest, WorkersThatCannotStartAreTheNamedCause) {
+  client::EmbeddedOptions options;
+  options.worker_binary = "/bin/false";  // starts, and exits at once
+  absl::StatusOr<client::JobResults> results = client::RunEmbedded(CarScenario(0.1), options);
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.status().code(), absl::StatusCode::kUnavailable) << results.status();
+  EXPECT_THAT(std::string(results.status().message()),
+              HasSubstr("could not start: worker process"));
+  EXPECT_THAT(std::string(results.status().message()), HasSubstr("exited early"));
+}
+
 // Bad usage of any of the three binaries exits with 2 (README, "The command line") and names
 // what was wrong; --help exits with 0.
 TEST(CommandLineTest, BadUsageExitsWithTwoAndHelpWithZero) {
