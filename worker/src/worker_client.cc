@@ -18,10 +18,10 @@
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
+#include "cosimo/worker/abandon.h"
 #include "cosimo/worker/artifact_cache.h"
 #include "cosimo/worker/unit_factory.h"
 #include "cosimo/worker/unit_host.h"
-#include "worker/src/abandon.h"
 
 namespace cosimo::worker {
 namespace {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "worker/src/abandon.h"
+#include "cosimo/worker/abandon.h"
 #include "worker/src/models/model.h"
 #include "worker/src/solvers/solver.h"
 
@@ -28,7 +28,7 @@ inline std::optional<int> CountSubsteps(double h, double step) {
 // The outcome when CountSubsteps is empty: the step fails and says why.
 SolverOutcome TooManySubsteps(const std::string& solver, double h, double step);
 
-// True every 4096th substep when the worker was told to abandon its command (worker/src/
+// True every 4096th substep when the worker was told to abandon its command (cosimo/worker/
 // abandon.h); the solver then returns Abandoned.
 inline bool CheckAbandon(int substep) { return (substep & 4095) == 4095 && AbandonRequested(); }
 SolverOutcome Abandoned(const std::string& solver, double t);
