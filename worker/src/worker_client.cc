@@ -15,13 +15,12 @@
 #include "cosimo/common/rpc_status.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
-#include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
 #include "cosimo/worker/abandon.h"
 #include "cosimo/worker/artifact_cache.h"
+#include "cosimo/worker/command_handler.h"
 #include "cosimo/worker/unit_factory.h"
-#include "cosimo/worker/unit_host.h"
 
 namespace cosimo::worker {
 namespace {
@@ -113,7 +112,7 @@ absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& 
 
 }  // namespace
 
-// One Attach stream: reads commands, runs them on the UnitHost, writes the replies.
+// One Attach stream: reads commands, runs them through a CommandHandler, writes the replies.
 class WorkerClient::Session {
  public:
   Session(const WorkerOptions& options, std::shared_ptr<grpc::Channel> channel, Stream* stream)
@@ -160,154 +159,25 @@ class WorkerClient::Session {
   void Serve() {
     v1::OrchestratorMessage command;
     while (stream_->Read(&command)) {
-      // Step and Commit replies rewrite every field of StepDone (ToProto), so on the step path
-      // the reply message and its buffers are reused; Clear() would free and reallocate them.
-      const bool step_reply = host_ && (command.body_case() == v1::OrchestratorMessage::kStep ||
-                                        command.body_case() == v1::OrchestratorMessage::kCommit);
-      if (!step_reply || !reply_.has_step_done()) reply_.Clear();
-      reply_.set_seq(command.seq());
-      Handle(command);
+      handler_.Handle(command, &reply_);
       if (!Write(reply_)) break;
     }
-    if (host_) {
-      spdlog::warn("stream ended while unit '{}' was loaded; dropping it", unit_name_);
-      (void)host_->Terminate();
-      host_.reset();
+    if (const std::string unit = handler_.DropUnit(); !unit.empty()) {
+      spdlog::warn("stream ended while unit '{}' was loaded; dropped it", unit);
     }
   }
 
  private:
-  void Handle(const v1::OrchestratorMessage& command) {
-    switch (command.body_case()) {
-      case v1::OrchestratorMessage::kLoadUnit:
-        return Load(command.load_unit());
-      case v1::OrchestratorMessage::kInitialize:
-        if (!RequireHost([&] { return reply_.mutable_outputs()->mutable_error(); })) return;
-        return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_));
-      case v1::OrchestratorMessage::kEvaluate: {
-        if (!RequireHost([&] { return reply_.mutable_outputs()->mutable_error(); })) return;
-        const auto& in = command.evaluate().inputs();
-        inputs_.resize(in.size());
-        for (int i = 0; i < in.size(); ++i) inputs_[i] = in.Get(i);
-        return ReplyOutputs(host_->Evaluate(inputs_, &outputs_));
-      }
-      case v1::OrchestratorMessage::kStep:
-        if (!RequireHost([&] { return reply_.mutable_step_done()->mutable_error(); })) return;
-        FromProto(command.step(), &step_request_);
-        host_->Step(step_request_, &step_reply_);
-        ToProto(step_reply_, reply_.mutable_step_done());
-        return;
-      case v1::OrchestratorMessage::kCommit:
-        if (!RequireHost([&] { return reply_.mutable_step_done()->mutable_error(); })) return;
-        host_->Commit(&step_reply_);
-        ToProto(step_reply_, reply_.mutable_step_done());
-        return;
-      case v1::OrchestratorMessage::kSave:
-        return Ack(host_ ? host_->Save() : NoUnit());
-      case v1::OrchestratorMessage::kRestore:
-        return Ack(host_ ? host_->Restore() : NoUnit());
-      case v1::OrchestratorMessage::kReject:
-        return Ack(host_ ? host_->Reject() : NoUnit());
-      case v1::OrchestratorMessage::kTerminate:
-        return Terminate();
-      case v1::OrchestratorMessage::kWelcome:
-      case v1::OrchestratorMessage::BODY_NOT_SET:
-        break;
-    }
-    Ack(absl::InvalidArgumentError("worker: unexpected command"));
-  }
-
-  static absl::Status NoUnit() { return absl::FailedPreconditionError("worker: no unit loaded"); }
-
-  // Only touches the reply (creating its error field) when no unit is loaded.
-  template <typename MutableError>
-  bool RequireHost(MutableError mutable_error) {
-    if (host_) return true;
-    ToProto(NoUnit(), mutable_error());
-    return false;
-  }
-
-  void Load(const v1::LoadUnit& load_in) {
-    v1::UnitLoaded* loaded = reply_.mutable_unit_loaded();
-    if (host_) {
-      spdlog::warn("unit '{}' replaced by a new LoadUnit", unit_name_);
-      (void)host_->Terminate();
-      host_.reset();
-    }
-    v1::LoadUnit load = load_in;
-    const v1::Unit& unit = load.unit();
-    // Every file the unit names is fetched by digest; its path in the unit becomes the local
-    // copy's (and artifact_path too for the one file of an FMU or table unit).
-    if (load.artifact_path().empty()) {
-      for (const UnitArtifact& artifact : MutableUnitArtifacts(load.mutable_unit())) {
-        if (artifact.digest->empty()) continue;
-        absl::StatusOr<std::string> path =
-            FetchArtifact(channel_, *artifact.digest,
-                          options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
-                          options_.cache_max_bytes);
-        if (!path.ok()) {
-          ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
-          return;
-        }
-        *artifact.path = *path;
-        if (!unit.has_hybrid()) load.set_artifact_path(*path);
-      }
-    }
-    absl::StatusOr<std::unique_ptr<UnitHost>> host = UnitHost::Create(load);
-    if (!host.ok()) {
-      spdlog::error("cannot load unit '{}': {}", unit.name(), host.status().message());
-      ToProto(host.status(), loaded->mutable_error());
-      return;
-    }
-    host_ = *std::move(host);
-    unit_name_ = unit.name();
-    ToProto(host_->description(), loaded);
-    loaded->set_mode(host_->iterative_mode());
-    spdlog::info("loaded unit '{}' of job {} ({} mode in iterative schemes)", unit_name_,
-                 load.job_id(), host_->iterative_mode());
-  }
-
-  void ReplyOutputs(const absl::Status& status) {
-    v1::Outputs* out = reply_.mutable_outputs();
-    if (!status.ok()) {
-      ToProto(status, out->mutable_error());
-      return;
-    }
-    ToProto(outputs_, out);
-  }
-
-  void Ack(const absl::Status& status) {
-    v1::Ack* ack = reply_.mutable_ack();
-    if (!status.ok()) ToProto(status, ack->mutable_error());
-  }
-
-  void Terminate() {
-    v1::Ack* ack = reply_.mutable_ack();
-    if (!host_) return;
-    absl::StatusOr<UnitReport> report = host_->Terminate();
-    host_.reset();
-    spdlog::info("unit '{}' terminated; back in the pool", unit_name_);
-    if (!report.ok()) {
-      ToProto(report.status(), ack->mutable_error());
-      return;
-    }
-    ack->set_real_integrations(report->real_integrations);
-    ack->set_estimates(report->estimates);
-    ack->set_mode(report->mode);
-  }
-
   const WorkerOptions& options_;
   std::shared_ptr<grpc::Channel> channel_;
   Stream* stream_;
   std::mutex write_mutex_;
-  std::unique_ptr<UnitHost> host_;
-  std::string unit_name_;
-  // Reused per command: no allocation on the step path once sized.
-  v1::WorkerMessage reply_;
-  StepRequest step_request_;
-  StepReply step_reply_;
-  OutputsReply outputs_;
-  Eigen::VectorXd inputs_;
+  CommandHandler handler_{[this](const std::string& digest) {
+    return FetchArtifact(channel_, digest,
+                         options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
+                         options_.cache_max_bytes);
+  }};
+  v1::WorkerMessage reply_;  // reused per command (CommandHandler::Handle)
 
   std::thread heartbeat_;
   std::mutex heartbeat_mutex_;

@@ -1,0 +1,167 @@
+#include "cosimo/worker/command_handler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <Eigen/Core>
+
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/status.h"
+#include "cosimo/common/unit_api.h"
+#include "cosimo/common/unit_api_proto.h"
+#include "cosimo/worker/unit_host.h"
+
+namespace cosimo::worker {
+
+class CommandHandler::Impl {
+ public:
+  explicit Impl(ArtifactFetcher fetch) : fetch_(std::move(fetch)) {}
+
+  void Handle(const v1::OrchestratorMessage& command, v1::WorkerMessage* reply) {
+    // Step and Commit replies rewrite every field of StepDone (ToProto), so on the step path
+    // the reply message and its buffers are reused; Clear() would free and reallocate them.
+    const bool step_reply = host_ && (command.body_case() == v1::OrchestratorMessage::kStep ||
+                                      command.body_case() == v1::OrchestratorMessage::kCommit);
+    if (!step_reply || !reply->has_step_done()) reply->Clear();
+    reply->set_seq(command.seq());
+    switch (command.body_case()) {
+      case v1::OrchestratorMessage::kLoadUnit:
+        return Load(command.load_unit(), reply->mutable_unit_loaded());
+      case v1::OrchestratorMessage::kInitialize:
+        if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
+        return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_), reply);
+      case v1::OrchestratorMessage::kEvaluate: {
+        if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
+        const auto& in = command.evaluate().inputs();
+        inputs_.resize(in.size());
+        for (int i = 0; i < in.size(); ++i) inputs_[i] = in.Get(i);
+        return ReplyOutputs(host_->Evaluate(inputs_, &outputs_), reply);
+      }
+      case v1::OrchestratorMessage::kStep:
+        if (!RequireHost([&] { return reply->mutable_step_done()->mutable_error(); })) return;
+        FromProto(command.step(), &step_request_);
+        host_->Step(step_request_, &step_reply_);
+        ToProto(step_reply_, reply->mutable_step_done());
+        return;
+      case v1::OrchestratorMessage::kCommit:
+        if (!RequireHost([&] { return reply->mutable_step_done()->mutable_error(); })) return;
+        host_->Commit(&step_reply_);
+        ToProto(step_reply_, reply->mutable_step_done());
+        return;
+      case v1::OrchestratorMessage::kSave:
+        return Ack(host_ ? host_->Save() : NoUnit(), reply);
+      case v1::OrchestratorMessage::kRestore:
+        return Ack(host_ ? host_->Restore() : NoUnit(), reply);
+      case v1::OrchestratorMessage::kReject:
+        return Ack(host_ ? host_->Reject() : NoUnit(), reply);
+      case v1::OrchestratorMessage::kTerminate:
+        return Terminate(reply->mutable_ack());
+      case v1::OrchestratorMessage::kWelcome:
+      case v1::OrchestratorMessage::BODY_NOT_SET:
+        break;
+    }
+    Ack(absl::InvalidArgumentError("worker: unexpected command"), reply);
+  }
+
+  std::string DropUnit() {
+    if (!host_) return "";
+    (void)host_->Terminate();
+    host_.reset();
+    return unit_name_;
+  }
+
+ private:
+  static absl::Status NoUnit() { return absl::FailedPreconditionError("worker: no unit loaded"); }
+
+  // Only touches the reply (creating its error field) when no unit is loaded.
+  template <typename MutableError>
+  bool RequireHost(MutableError mutable_error) {
+    if (host_) return true;
+    ToProto(NoUnit(), mutable_error());
+    return false;
+  }
+
+  void Load(const v1::LoadUnit& load_in, v1::UnitLoaded* loaded) {
+    if (host_) {
+      spdlog::warn("unit '{}' replaced by a new LoadUnit", unit_name_);
+      DropUnit();
+    }
+    v1::LoadUnit load = load_in;
+    const v1::Unit& unit = load.unit();
+    // Every file the unit names is fetched by digest; its path in the unit becomes the local
+    // copy's (and artifact_path too for the one file of an FMU or table unit).
+    if (load.artifact_path().empty()) {
+      for (const UnitArtifact& artifact : MutableUnitArtifacts(load.mutable_unit())) {
+        if (artifact.digest->empty()) continue;
+        absl::StatusOr<std::string> path = fetch_(*artifact.digest);
+        if (!path.ok()) {
+          ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
+          return;
+        }
+        *artifact.path = *path;
+        if (!unit.has_hybrid()) load.set_artifact_path(*path);
+      }
+    }
+    absl::StatusOr<std::unique_ptr<UnitHost>> host = UnitHost::Create(load);
+    if (!host.ok()) {
+      spdlog::error("cannot load unit '{}': {}", unit.name(), host.status().message());
+      ToProto(host.status(), loaded->mutable_error());
+      return;
+    }
+    host_ = *std::move(host);
+    unit_name_ = unit.name();
+    ToProto(host_->description(), loaded);
+    loaded->set_mode(host_->iterative_mode());
+    spdlog::info("loaded unit '{}' of job {} ({} mode in iterative schemes)", unit_name_,
+                 load.job_id(), host_->iterative_mode());
+  }
+
+  void ReplyOutputs(const absl::Status& status, v1::WorkerMessage* reply) {
+    v1::Outputs* out = reply->mutable_outputs();
+    if (!status.ok()) {
+      ToProto(status, out->mutable_error());
+      return;
+    }
+    ToProto(outputs_, out);
+  }
+
+  static void Ack(const absl::Status& status, v1::WorkerMessage* reply) {
+    v1::Ack* ack = reply->mutable_ack();
+    if (!status.ok()) ToProto(status, ack->mutable_error());
+  }
+
+  void Terminate(v1::Ack* ack) {
+    if (!host_) return;
+    absl::StatusOr<UnitReport> report = host_->Terminate();
+    host_.reset();
+    spdlog::info("unit '{}' terminated; back in the pool", unit_name_);
+    if (!report.ok()) {
+      ToProto(report.status(), ack->mutable_error());
+      return;
+    }
+    ack->set_real_integrations(report->real_integrations);
+    ack->set_estimates(report->estimates);
+    ack->set_mode(report->mode);
+  }
+
+  ArtifactFetcher fetch_;
+  std::unique_ptr<UnitHost> host_;
+  std::string unit_name_;
+  // Reused per command: no allocation on the step path once sized.
+  StepRequest step_request_;
+  StepReply step_reply_;
+  OutputsReply outputs_;
+  Eigen::VectorXd inputs_;
+};
+
+CommandHandler::CommandHandler(ArtifactFetcher fetch)
+    : impl_(std::make_unique<Impl>(std::move(fetch))) {}
+
+CommandHandler::~CommandHandler() { impl_->DropUnit(); }
+
+void CommandHandler::Handle(const v1::OrchestratorMessage& command, v1::WorkerMessage* reply) {
+  impl_->Handle(command, reply);
+}
+
+std::string CommandHandler::DropUnit() { return impl_->DropUnit(); }
+
+}  // namespace cosimo::worker
