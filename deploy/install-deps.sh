@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
   iproute2 procps python3 python3-yaml python3-grpcio clang-format
+  clang libclang-rt-14-dev
 )
 
 missing=()

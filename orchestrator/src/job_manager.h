@@ -102,7 +102,6 @@ class JobManager {
   std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::vector<std::shared_ptr<Job>> queue_;  // FIFO of queued jobs
-  uint64_t next_id_ = 1;
   bool shutdown_ = false;
   // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
   struct JobThread {
