@@ -21,7 +21,7 @@ artifacts="$(pwd)/"
 work="$(mktemp -d "${TMPDIR:-/tmp}/cosimo-fuzz-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-common=(-artifact_prefix="$artifacts" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1)
+common=(-artifact_prefix="$artifacts" -error_exitcode=1 -timeout_exitcode=1 -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1)
 case "$mode" in
   --runs)
     mkdir -p new
