@@ -3,7 +3,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/deploy/build.sh"
-# The fuzzers: a clang build with the sanitizers in build/fuzz (tests/fuzz/README.md).
-cmake --build "$root/build" -j"${JOBS:-2}" --target cosimo_fuzz_build
 cd "$root/build"
 ctest --output-on-failure -j2 --timeout 600
