@@ -1,6 +1,8 @@
 // Substep counts that an int cannot hold: the fixed-step solvers fail the step with a clear
 // message. The count was cast to int, so RK4 with step 1e-12 over H = 1 ran no substep at all and
 // reported success with the state unchanged.
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -65,6 +67,32 @@ TEST(SubstepCountTest, AnAbandonRequestEndsALongStep) {
     x = model->InitialState();
     EXPECT_EQ((*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 0.01, x).status,
               StepStatus::kOk);
+  }
+}
+
+// The adaptive solvers too: RK45 checks between its substeps, CVODE in its right-hand side. The
+// step from 0 to 1e4 at tolerance 1e-10 takes far more than 4096 of either, and both stop at once.
+TEST(SubstepCountTest, AnAbandonRequestEndsALongAdaptiveStep) {
+  const auto model = testing::Oscillator(1.0, 0.0, {1.0, 0.0});
+  for (const v1::Solver::Method method : {v1::Solver::RK45, v1::Solver::CVODE}) {
+    v1::Solver spec;
+    spec.set_method(method);
+    spec.set_step(1e-3);
+    spec.set_tolerance(1e-10);
+    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(spec, *model, "u");
+    ASSERT_TRUE(solver.ok()) << solver.status();
+    Eigen::VectorXd x = model->InitialState();
+    AbandonRequest() = true;
+    const SolverOutcome outcome =
+        (*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1e4, x);
+    AbandonRequest() = false;
+    EXPECT_EQ(outcome.status, StepStatus::kFailed) << v1::Solver::Method_Name(method);
+    EXPECT_THAT(outcome.message, HasSubstr("abandoned at t="));
+    // Without the request a short step runs to its end, and matches cos(t).
+    x = model->InitialState();
+    ASSERT_EQ((*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1.0, x).status,
+              StepStatus::kOk);
+    EXPECT_NEAR(x(0), std::cos(1.0), 1e-6) << v1::Solver::Method_Name(method);
   }
 }
 

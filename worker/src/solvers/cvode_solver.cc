@@ -102,11 +102,14 @@ class CvodeSolver final : public Solver {
     inputs_ = &inputs;
     t0_ = t0;
     error_.clear();
+    rhs_calls_ = 0;
+    abandoned_ = false;
     Eigen::Map<Eigen::VectorXd>(N_VGetArrayPointer(y_), n) = x;
     int flag = CVodeReInit(cvode_, t0, y_);
     if (flag == CV_SUCCESS) flag = CVodeSetStopTime(cvode_, t0 + h);
     double reached = t0;
     if (flag == CV_SUCCESS) flag = CVode(cvode_, t0 + h, y_, &reached, CV_NORMAL);
+    if (abandoned_) return Abandoned(name(), reached);
     if (flag < 0) {
       outcome.status = flag == CV_TOO_MUCH_WORK ? StepStatus::kRejected : StepStatus::kFailed;
       outcome.message = "unit '" + unit_name_ + "': CVODE failed at t=" + FormatNumber(reached) +
@@ -125,6 +128,10 @@ class CvodeSolver final : public Solver {
  private:
   static int Rhs(realtype t, N_Vector y, N_Vector ydot, void* user_data) {
     auto* self = static_cast<CvodeSolver*>(user_data);
+    if (CheckAbandon(++self->rhs_calls_)) {
+      self->abandoned_ = true;
+      return -1;  // unrecoverable: CVode returns at once
+    }
     const Eigen::Index n = self->x_.size();
     self->x_ = Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(y), n);
     self->inputs_->Value(t - self->t0_, self->u_);
@@ -163,6 +170,8 @@ class CvodeSolver final : public Solver {
   Eigen::MatrixXd jacobian_;
   Linearizer linearizer_;
   std::string error_;
+  int rhs_calls_ = 0;       // in this Integrate: every 4096th checks for an abandon request
+  bool abandoned_ = false;  // the right-hand side stopped CVODE on an abandon request
 
   SUNContext context_ = nullptr;
   N_Vector y_ = nullptr;

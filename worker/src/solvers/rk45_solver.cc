@@ -64,6 +64,7 @@ class Rk45Solver final : public Solver {
     int substeps = 0;
     int attempts = 0;
     while (s < h) {
+      if (CheckAbandon(attempts)) return Abandoned(name(), t0 + s);
       if (++attempts > kMaxSubsteps) {
         outcome.status = StepStatus::kRejected;
         outcome.message = "unit '" + unit_name_ + "': RK45 needed more than " +
