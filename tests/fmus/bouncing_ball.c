@@ -14,6 +14,7 @@ enum { kH, kV, kDerH, kDerV, kG, kE, kTLast, kTKick, kDvKick, kTStep, kTStepSeen
 
 const char* const kModelName = "bouncing_ball";
 const int kNumReals = 11, kNumInts = 1, kNumBools = 2;
+const int kNumInt64s = 0, kNumUInt64s = 0;
 const int kNumStates = 2;
 const unsigned kStateVr[] = {kH, kV};
 const unsigned kDerivativeVr[] = {kDerH, kDerV};

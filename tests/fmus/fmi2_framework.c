@@ -167,6 +167,7 @@ FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component comp, const fmi2ValueReferen
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi2GetInteger")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, kNumInts, "fmi2GetInteger")) return fmi2Error;
+  ModelCalculate(&c->m);
   for (k = 0; k < nvr; ++k) value[k] = c->m.i[vr[k]];
   return fmi2OK;
 }
@@ -187,6 +188,7 @@ FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReferenc
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi2GetString")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, 1, "fmi2GetString")) return fmi2Error;
+  c->m.string_reads += 1;
   for (k = 0; k < nvr; ++k) value[k] = c->m.s;
   return fmi2OK;
 }
@@ -420,12 +422,13 @@ FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp,
   if (!Allowed(c, kInitMode | kStepMode, "fmi2SetRealInputDerivatives")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, kNumReals, "fmi2SetRealInputDerivatives")) return fmi2Error;
   for (k = 0; k < nvr; ++k) {
-    if (order[k] != 1) {
+    if (order[k] != 1 && order[k] != 2) {
       Log(c, fmi2Error, "logStatusError", "input derivatives of order %d are not supported",
           order[k]);
       return fmi2Error;
     }
-    c->m.r_slope[vr[k]] = value[k];
+    if (order[k] == 1) c->m.r_slope[vr[k]] = value[k];
+    if (order[k] == 2) c->m.r_slope2[vr[k]] = value[k];
   }
   return fmi2OK;
 }
@@ -471,7 +474,7 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
     Log(c, fmi2Warning, "logStatusWarning", "the model ends its simulation at t=%.17g", t);
     return fmi2Discard;
   }
-  ModelIntegrate(&c->m, h);
+  (void)ModelIntegrate(&c->m, h, false);
   return fmi2OK;
 }
 

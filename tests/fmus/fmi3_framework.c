@@ -36,6 +36,8 @@ typedef struct {
   Phase phase;
   bool terminated_by_model;
   bool model_exchange;
+  bool event_mode_used;      /* Co-Simulation: events are handled in Event Mode by the importer */
+  bool early_return_allowed; /* and fmi3DoStep stops at them */
   bool logging_on;
   fmi3InstanceEnvironment env;
   fmi3LogMessageCallback log;
@@ -95,10 +97,18 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3Boolean logging_on, fmi3Boolean event_mode_used, fmi3Boolean early_return_allowed,
     const fmi3ValueReference required[], size_t n_required, fmi3InstanceEnvironment env,
     fmi3LogMessageCallback log, fmi3IntermediateUpdateCallback intermediate_update) {
-  (void)name, (void)token, (void)resources, (void)visible, (void)early_return_allowed;
+  Instance* c;
+  (void)name, (void)token, (void)resources, (void)visible;
   (void)required, (void)n_required, (void)intermediate_update;
+#ifndef FMU_HAS_EVENT_MODE
   if (event_mode_used) return NULL; /* hasEventMode="false" */
-  return NewInstance(env, log, false, logging_on);
+#endif
+  c = NewInstance(env, log, false, logging_on);
+  if (c != NULL) {
+    c->event_mode_used = event_mode_used;
+    c->early_return_allowed = early_return_allowed;
+  }
+  return c;
 }
 
 FMI3_EXPORT void fmi3FreeInstance(fmi3Instance inst) { free(inst); }
@@ -119,8 +129,8 @@ FMI3_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance inst) {
   bool changed;
   if (!Allowed(c, kInitMode, "fmi3ExitInitializationMode")) return fmi3Error;
   ModelCalculate(&c->m);
-  if (c->model_exchange) {
-    c->phase = kEventMode;
+  if (c->model_exchange || c->event_mode_used) {
+    c->phase = kEventMode; /* the importer calls fmi3UpdateDiscreteStates */
   } else {
     ModelEventUpdate(&c->m, &changed);
     c->phase = kStepMode;
@@ -130,11 +140,14 @@ FMI3_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance inst) {
 
 FMI3_EXPORT fmi3Status fmi3EnterEventMode(fmi3Instance inst) {
   Instance* c = (Instance*)inst;
-  if (!c->model_exchange) {
+  if (!c->model_exchange && !c->event_mode_used) {
     Log(c, fmi3Error, "logStatusError", "fmi3EnterEventMode without event mode");
     return fmi3Error;
   }
-  if (!Allowed(c, kContinuousMode | kEventMode, "fmi3EnterEventMode")) return fmi3Error;
+  if (!Allowed(c, c->model_exchange ? kContinuousMode | kEventMode : kStepMode,
+               "fmi3EnterEventMode")) {
+    return fmi3Error;
+  }
   c->phase = kEventMode;
   return fmi3OK;
 }
@@ -194,6 +207,7 @@ FMI3_EXPORT fmi3Status fmi3GetInt32(fmi3Instance inst, const fmi3ValueReference 
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi3GetInt32") || n_values != n) return fmi3Error;
+  ModelCalculate(&c->m);
   for (k = 0; k < n; ++k) {
     if (vrs[k] < 100 || (int)vrs[k] >= 100 + kNumInts) return fmi3Error;
     values[k] = c->m.i[vrs[k] - 100];
@@ -242,6 +256,7 @@ FMI3_EXPORT fmi3Status fmi3GetString(fmi3Instance inst, const fmi3ValueReference
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, ANY_LIVE, "fmi3GetString") || n_values != n) return fmi3Error;
+  c->m.string_reads += 1;
   for (k = 0; k < n; ++k) {
     if (vrs[k] != 300) return fmi3Error;
     values[k] = c->m.s;
@@ -279,8 +294,33 @@ NO_VARIABLES_(UInt8, fmi3UInt8)
 NO_VARIABLES_(Int16, fmi3Int16)
 NO_VARIABLES_(UInt16, fmi3UInt16)
 NO_VARIABLES_(UInt32, fmi3UInt32)
-NO_VARIABLES_(Int64, fmi3Int64)
-NO_VARIABLES_(UInt64, fmi3UInt64)
+
+/* Int64 i64[k] at vr 400 + k, UInt64 u64[k] at vr 500 + k. */
+#define WIDE_VARIABLES_(Name, Type, array, base, count)                                   \
+  FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance inst, const fmi3ValueReference vrs[], \
+                                       size_t n, Type values[], size_t n_values) {        \
+    Instance* c = (Instance*)inst;                                                        \
+    size_t k;                                                                             \
+    if (!Allowed(c, ANY_LIVE, "fmi3Get" #Name) || n_values != n) return fmi3Error;        \
+    for (k = 0; k < n; ++k) {                                                             \
+      if (vrs[k] < base || (int)vrs[k] >= base + count) return fmi3Error;                 \
+      values[k] = c->m.array[vrs[k] - base];                                              \
+    }                                                                                     \
+    return fmi3OK;                                                                        \
+  }                                                                                       \
+  FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance inst, const fmi3ValueReference vrs[], \
+                                       size_t n, const Type values[], size_t n_values) {  \
+    Instance* c = (Instance*)inst;                                                        \
+    size_t k;                                                                             \
+    if (!Allowed(c, SETTABLE, "fmi3Set" #Name) || n_values != n) return fmi3Error;        \
+    for (k = 0; k < n; ++k) {                                                             \
+      if (vrs[k] < base || (int)vrs[k] >= base + count) return fmi3Error;                 \
+      c->m.array[vrs[k] - base] = values[k];                                              \
+    }                                                                                     \
+    return fmi3OK;                                                                        \
+  }
+WIDE_VARIABLES_(Int64, fmi3Int64, i64, 400, kNumInt64s)
+WIDE_VARIABLES_(UInt64, fmi3UInt64, u64, 500, kNumUInt64s)
 
 FMI3_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance inst, fmi3FMUState* state) {
   Instance* c = (Instance*)inst;
@@ -503,7 +543,17 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 
     *terminate = true;
     return fmi3OK;
   }
-  ModelIntegrate(&c->m, h);
-  *last_successful_time = t + h;
+  if (c->event_mode_used && c->m.next_event_defined && c->m.next_event_time <= t + 1e-12) {
+    Log(c, fmi3Error, "logStatusError",
+        "fmi3DoStep(t=%.17g) with the time event at t=%.17g not handled in Event Mode", t,
+        c->m.next_event_time);
+    c->phase = kFailed;
+    return fmi3Error;
+  }
+  if (ModelIntegrate(&c->m, h, c->event_mode_used && c->early_return_allowed)) {
+    *event_handling_needed = true;
+    *early_return = c->m.time < t + h - 1e-12;
+  }
+  *last_successful_time = c->m.time;
   return fmi3OK;
 }

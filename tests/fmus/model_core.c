@@ -3,14 +3,21 @@
 
 #include <string.h>
 
+static double InputAt(const ModelData* m, int k, double u0, double s);
+
 void ModelDerivatives(ModelData* m, double t, const double* x, const double* u0, double t0,
                       double* dx) {
   int k;
   m->time = t;
   for (k = 0; k < kNumStates; ++k) m->r[kStateVr[k]] = x[k];
-  for (k = 0; k < kNumInputs; ++k) m->r[kInputVr[k]] = u0[k] + m->r_slope[kInputVr[k]] * (t - t0);
+  for (k = 0; k < kNumInputs; ++k) m->r[kInputVr[k]] = InputAt(m, k, u0[k], t - t0);
   ModelCalculate(m);
   for (k = 0; k < kNumStates; ++k) dx[k] = m->r[kDerivativeVr[k]];
+}
+
+/* u(t0 + s) from the value at t0 and the derivatives the importer set. */
+static double InputAt(const ModelData* m, int k, double u0, double s) {
+  return u0 + m->r_slope[kInputVr[k]] * s + 0.5 * m->r_slope2[kInputVr[k]] * s * s;
 }
 
 static bool Crossed(const double* a, const double* b, int n) {
@@ -21,7 +28,16 @@ static bool Crossed(const double* a, const double* b, int n) {
   return false;
 }
 
-void ModelIntegrate(ModelData* m, double h) {
+/* Outputs at t with the interpolated inputs; the inputs keep the values the master set. */
+static void FinishAt(ModelData* m, const double* u0, double t0, double t) {
+  int k;
+  m->time = t;
+  for (k = 0; k < kNumInputs; ++k) m->r[kInputVr[k]] = InputAt(m, k, u0[k], t - t0);
+  ModelCalculate(m);
+  for (k = 0; k < kNumInputs; ++k) m->r[kInputVr[k]] = u0[k];
+}
+
+bool ModelIntegrate(ModelData* m, double h, bool stop_at_events) {
   double x[MODEL_MAX_REALS], stage[MODEL_MAX_REALS], k1[MODEL_MAX_REALS], k2[MODEL_MAX_REALS],
       k3[MODEL_MAX_REALS], k4[MODEL_MAX_REALS], u0[MODEL_MAX_REALS], z0[8] = {0}, z1[8] = {0};
   const double t0 = m->time, t_end = m->time + h;
@@ -35,7 +51,12 @@ void ModelIntegrate(ModelData* m, double h) {
   if (steps < 1) steps = 1;
   if (steps * MODEL_INTERNAL_STEP < h - 1e-12) ++steps;
   for (s = 0; s < steps; ++s) {
-    const double hs = (s + 1 == steps) ? t_end - t : MODEL_INTERNAL_STEP;
+    double hs = (s + 1 == steps) ? t_end - t : MODEL_INTERNAL_STEP;
+    bool at_time_event = false;
+    if (stop_at_events && m->next_event_defined && m->next_event_time < t + hs - 1e-12) {
+      hs = m->next_event_time - t; /* end this substep at the time event */
+      at_time_event = true;
+    }
     ModelDerivatives(m, t, x, u0, t0, k1);
     for (k = 0; k < kNumStates; ++k) stage[k] = x[k] + 0.5 * hs * k1[k];
     ModelDerivatives(m, t + 0.5 * hs, stage, u0, t0, k2);
@@ -44,9 +65,14 @@ void ModelIntegrate(ModelData* m, double h) {
     for (k = 0; k < kNumStates; ++k) stage[k] = x[k] + hs * k3[k];
     ModelDerivatives(m, t + hs, stage, u0, t0, k4);
     for (k = 0; k < kNumStates; ++k) x[k] += hs / 6.0 * (k1[k] + 2 * k2[k] + 2 * k3[k] + k4[k]);
-    t += hs;
+    t = at_time_event ? m->next_event_time : t + hs;
     ModelDerivatives(m, t, x, u0, t0, k1);
     ModelEventIndicators(m, z1);
+    if (stop_at_events && (at_time_event || Crossed(z0, z1, kNumEventIndicators) ||
+                           (m->next_event_defined && m->next_event_time <= t + 1e-12))) {
+      FinishAt(m, u0, t0, t);
+      return true;
+    }
     if (Crossed(z0, z1, kNumEventIndicators) ||
         (m->next_event_defined && m->next_event_time <= t + 1e-12)) {
       ModelEventUpdate(m, &changed);
@@ -55,9 +81,6 @@ void ModelIntegrate(ModelData* m, double h) {
     }
     memcpy(z0, z1, sizeof(z0));
   }
-  /* Outputs at the end with the interpolated inputs; the inputs keep the values the master set. */
-  m->time = t_end;
-  for (k = 0; k < kNumInputs; ++k) m->r[kInputVr[k]] = u0[k] + m->r_slope[kInputVr[k]] * h;
-  ModelCalculate(m);
-  for (k = 0; k < kNumInputs; ++k) m->r[kInputVr[k]] = u0[k];
+  FinishAt(m, u0, t0, t_end);
+  return false;
 }

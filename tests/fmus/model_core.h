@@ -5,8 +5,8 @@
  *
  * Variables live in per-type arrays indexed by "local" value reference: reals r[k] (FMI 2 Real
  * vr k, FMI 3 Float64 vr k), integers i[k] (FMI 2 Integer vr k, FMI 3 Int32 vr 100 + k),
- * Booleans b[k] (vr k / 200 + k) and one string (vr 0 / 300). FMI 3 vr 999 is the independent
- * variable time. */
+ * Booleans b[k] (vr k / 200 + k) and one string (vr 0 / 300); FMI 3 only: Int64 i64[k] (vr
+ * 400 + k) and UInt64 u64[k] (vr 500 + k). FMI 3 vr 999 is the independent variable time. */
 #ifndef COSIMO_TESTS_FMUS_MODEL_CORE_H_
 #define COSIMO_TESTS_FMUS_MODEL_CORE_H_
 
@@ -17,6 +17,7 @@
 #define MODEL_MAX_INTS 8
 #define MODEL_MAX_BOOLS 8
 #define MODEL_MAX_STRING 128
+#define MODEL_MAX_WIDE 4         /* Int64 and UInt64 variables (FMI 3) */
 #define MODEL_INTERNAL_STEP 1e-4 /* s, RK4 substep of DoStep */
 
 typedef struct {
@@ -25,7 +26,12 @@ typedef struct {
   int32_t i[MODEL_MAX_INTS];
   bool b[MODEL_MAX_BOOLS];
   char s[MODEL_MAX_STRING];
-  double r_slope[MODEL_MAX_REALS]; /* du/dt of real inputs on a CS step (canInterpolateInputs) */
+  int64_t i64[MODEL_MAX_WIDE];
+  uint64_t u64[MODEL_MAX_WIDE];
+  int32_t string_reads; /* fmiXGetString calls, counted by the frameworks */
+  /* du/dt and d2u/dt2 of real inputs on a CS step (canInterpolateInputs, orders 1 and 2) */
+  double r_slope[MODEL_MAX_REALS];
+  double r_slope2[MODEL_MAX_REALS];
   bool next_event_defined;
   double next_event_time;
   bool terminate;
@@ -35,6 +41,7 @@ typedef struct {
 /* Provided by each model. */
 extern const char* const kModelName;
 extern const int kNumReals, kNumInts, kNumBools;
+extern const int kNumInt64s, kNumUInt64s; /* FMI 3 only */
 extern const int kNumStates;
 extern const unsigned kStateVr[];      /* reals holding the continuous states */
 extern const unsigned kDerivativeVr[]; /* reals holding their derivatives */
@@ -58,7 +65,11 @@ bool ModelBeforeStep(ModelData* m, double t, double h);
 /* Shared by the frameworks. */
 void ModelDerivatives(ModelData* m, double t, const double* x, const double* u0, double t0,
                       double* dx);
-/* Integrates [t, t + h] with RK4 substeps, handling state and time events at substep ends. */
-void ModelIntegrate(ModelData* m, double h);
+/* Integrates [t, t + h] with RK4 substeps, handling state and time events at substep ends.
+ * With `stop_at_events` (FMI 3 Co-Simulation in event mode with early return) it does not handle
+ * them: it ends the last substep at a time event, stops at the end of the substep where an event
+ * indicator changed sign or the time event is reached, and returns true (m->time is where it
+ * stopped); the importer then handles the event with fmi3UpdateDiscreteStates. */
+bool ModelIntegrate(ModelData* m, double h, bool stop_at_events);
 
 #endif /* COSIMO_TESTS_FMUS_MODEL_CORE_H_ */

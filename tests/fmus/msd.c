@@ -24,6 +24,7 @@ enum { kX, kV, kDerX, kDerV, kF, kM, kC, kCf, kFailTime, kCrashTime, kEnergy, kE
 
 const char* const kModelName = "msd";
 const int kNumReals = 13, kNumInts = 1, kNumBools = 1;
+const int kNumInt64s = 0, kNumUInt64s = 0;
 const int kNumStates = 2;
 const unsigned kStateVr[] = {kX, kV};
 const unsigned kDerivativeVr[] = {kDerX, kDerV};

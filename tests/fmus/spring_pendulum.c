@@ -11,6 +11,7 @@ enum { kS, kV, kDerS, kDerV, kM, kC, kRest };
 
 const char* const kModelName = "spring_pendulum";
 const int kNumReals = 7, kNumInts = 0, kNumBools = 0;
+const int kNumInt64s = 0, kNumUInt64s = 0;
 const int kNumStates = 2;
 const unsigned kStateVr[] = {kS, kV};
 const unsigned kDerivativeVr[] = {kDerS, kDerV};

@@ -240,6 +240,9 @@ class Fmi2Instance : public FmuInstance {
         "fmi2GetRealOutputDerivatives");
   }
 
+  absl::Status EnterStepMode() override {
+    return absl::UnimplementedError("FMI 2 Co-Simulation has no event mode");
+  }
   absl::Status EnterEventMode() override {
     BeginCall();
     return Check(f_.EnterEventMode(component_), "fmi2EnterEventMode");

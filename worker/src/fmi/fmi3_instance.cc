@@ -48,6 +48,7 @@ struct Fmi3Functions {
   fmi3UpdateDiscreteStatesTYPE* UpdateDiscreteStates = nullptr;
   // Co-Simulation.
   fmi3DoStepTYPE* DoStep = nullptr;
+  fmi3EnterStepModeTYPE* EnterStepMode = nullptr;
   fmi3GetOutputDerivativesTYPE* GetOutputDerivatives = nullptr;
   // Model Exchange.
   fmi3EnterContinuousTimeModeTYPE* EnterContinuousTimeMode = nullptr;
@@ -73,6 +74,7 @@ class Fmi3Instance : public FmuInstance {
       : FmuInstance(unit_name, FmiVersion::kFmi3),
         token_(md.guid),
         model_exchange_(model_exchange),
+        event_mode_(!model_exchange && md.co_simulation.has_event_mode),
         unpacked_(std::move(unpacked)),
         library_(std::move(library)),
         f_(f) {}
@@ -95,8 +97,8 @@ class Fmi3Instance : public FmuInstance {
     } else {
       instance_ = f_.InstantiateCoSimulation(
           unit_name_.c_str(), token_.c_str(), resources.c_str(), false, false,
-          /*eventModeUsed=*/false,
-          /*earlyReturnAllowed=*/false, nullptr, 0, this, LogMessage, nullptr);
+          /*eventModeUsed=*/event_mode_,
+          /*earlyReturnAllowed=*/event_mode_, nullptr, 0, this, LogMessage, nullptr);
     }
     if (instance_ == nullptr) {
       return absl::InternalError(absl::StrCat(
@@ -202,7 +204,9 @@ class Fmi3Instance : public FmuInstance {
     const fmi3Status status = f_.DoStep(instance_, t, h, no_set_state_prior, &event_needed,
                                         &terminate, &early_return, &last);
     outcome->terminated = terminate;
-    outcome->last_successful_time = status == fmi3OK && !terminate ? t + h : last;
+    outcome->event_needed = status == fmi3OK && event_needed;
+    outcome->early_return = status == fmi3OK && early_return;
+    outcome->last_successful_time = status == fmi3OK && !terminate && !early_return ? t + h : last;
     if (status == fmi3Discard || (status == fmi3OK && terminate)) {
       outcome->discarded = status == fmi3Discard;
       logger_->warn("fmi3DoStep returned {} at t={}{}", status == fmi3OK ? "fmi3OK" : "fmi3Discard",
@@ -225,6 +229,14 @@ class Fmi3Instance : public FmuInstance {
                  "fmi3GetOutputDerivatives");
   }
 
+  absl::Status EnterStepMode() override {
+    if (f_.EnterStepMode == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("unit '", unit_name_, "': fmi3EnterStepMode without event mode"));
+    }
+    BeginCall();
+    return Check(f_.EnterStepMode(instance_), "fmi3EnterStepMode");
+  }
   absl::Status EnterEventMode() override {
     BeginCall();
     return Check(f_.EnterEventMode(instance_), "fmi3EnterEventMode");
@@ -302,6 +314,7 @@ class Fmi3Instance : public FmuInstance {
  private:
   std::string token_;
   bool model_exchange_;
+  bool event_mode_;  // Co-Simulation with hasEventMode: eventModeUsed and earlyReturnAllowed
   std::shared_ptr<UnpackedFmu> unpacked_;
   std::unique_ptr<SharedLibrary> library_;
   Fmi3Functions f_;
@@ -351,8 +364,9 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   resolve(f.FreeFMUState, "fmi3FreeFMUState", state);
   resolve(f.GetDirectionalDerivative, "fmi3GetDirectionalDerivative",
           kind.provides_directional_derivative);
-  resolve(f.EnterEventMode, "fmi3EnterEventMode", model_exchange);
-  resolve(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", model_exchange);
+  const bool event_mode = model_exchange || kind.has_event_mode;
+  resolve(f.EnterEventMode, "fmi3EnterEventMode", event_mode);
+  resolve(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", event_mode);
   if (model_exchange) {
     resolve(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
     resolve(f.EnterContinuousTimeMode, "fmi3EnterContinuousTimeMode", true);
@@ -365,6 +379,7 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   } else {
     resolve(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
     resolve(f.DoStep, "fmi3DoStep", true);
+    resolve(f.EnterStepMode, "fmi3EnterStepMode", kind.has_event_mode);
     resolve(f.GetOutputDerivatives, "fmi3GetOutputDerivatives",
             kind.max_output_derivative_order > 0);
   }

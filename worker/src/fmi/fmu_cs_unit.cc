@@ -2,11 +2,19 @@
 //
 // Calling sequence (FMI 2.0 section 4.2.4, FMI 3.0 section 4.2): Initialize: fmiXInstantiate,
 // set parameters and start values, fmi2SetupExperiment + fmi2EnterInitializationMode (FMI 3:
-// fmi3EnterInitializationMode), fmiXExitInitializationMode. Step: set inputs at t[N] (and
-// their first derivative where canInterpolateInputs), fmiXDoStep(t[N], H), read outputs (and
-// output derivatives where maxOutputDerivativeOrder > 0). Save/Restore: fmiXGetFMUstate /
-// fmiXSetFMUstate where canGetAndSetFMUstate. Terminate: fmiXTerminate (freeing in the
-// instance's destructor).
+// fmi3EnterInitializationMode), fmiXExitInitializationMode. Step: set inputs at t[N] (and,
+// FMI 2 with canInterpolateInputs, their time derivatives up to order max(1,
+// maxOutputDerivativeOrder): FMI 2 declares no maximum order of input derivatives, and an FMU
+// that extrapolates its outputs to that order is taken to interpolate its inputs to it too),
+// fmiXDoStep(t[N], H), read outputs (and output derivatives where maxOutputDerivativeOrder > 0).
+// FMI 3 with hasEventMode: the instance uses event mode and may return early. Initialize ends
+// with the event iteration and fmi3EnterStepMode. When fmi3DoStep returns early (at
+// lastSuccessfulTime < t[N] + H) or asks for event handling, the unit sets the inputs to their
+// value there, handles the event (fmi3EnterEventMode, fmi3UpdateDiscreteStates until done,
+// fmi3EnterStepMode) and steps on to t[N] + H: the master's step is completed in substeps, the
+// event is logged (info, under the unit's logger); outputs are read at t[N] + H only. Save/Restore:
+// fmiXGetFMUstate / fmiXSetFMUstate where canGetAndSetFMUstate. Terminate: fmiXTerminate (freeing
+// in the instance's destructor).
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -46,13 +54,15 @@ class CoSimulationUnit : public FmuUnitBase {
         real_input_positions_.push_back(static_cast<int>(k));
       }
     }
-    slope_.assign(real_input_vrs_.size(), 0.0);
+    input_derivative_order_ = description_.capabilities.max_input_order;
+    derivative_.assign(real_input_vrs_.size(), 0.0);
+    derivatives_known_zero_.assign(input_derivative_order_, false);
   }
 
   absl::Status Initialize(double start_time, double stop_time) override {
     time_ = start_time;
     stop_time_ = stop_time;
-    slopes_known_zero_ = false;
+    derivatives_known_zero_.assign(input_derivative_order_, false);
     instance_->set_time(start_time);
     if (absl::Status s = instance_->Instantiate(); !s.ok()) return s;
     if (absl::Status s = ApplyParameters(); !s.ok()) return s;
@@ -62,6 +72,9 @@ class CoSimulationUnit : public FmuUnitBase {
       return s;
     }
     if (absl::Status s = instance_->ExitInitializationMode(); !s.ok()) return s;
+    if (kind().has_event_mode) {
+      if (absl::Status s = HandleEvent(/*enter_event_mode=*/false, start_time); !s.ok()) return s;
+    }
     initialized_ = true;
     return absl::OkStatus();
   }
@@ -70,6 +83,7 @@ class CoSimulationUnit : public FmuUnitBase {
     if (!initialized_)
       return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
     if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
+    MarkStringsChanged();  // a Co-Simulation FMU may compute anything when its inputs are set
     return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
                        &reply->recorded_strings);
   }
@@ -109,14 +123,12 @@ class CoSimulationUnit : public FmuUnitBase {
         return Fail(reply, s);
       }
     }
-    if (kind().can_interpolate_inputs && !real_input_vrs_.empty()) {
-      if (absl::Status s = SetInputSlopes(poly); !s.ok()) return Fail(reply, s);
+    if (input_derivative_order_ > 0 && !real_input_vrs_.empty()) {
+      if (absl::Status s = SetInputDerivatives(poly); !s.ok()) return Fail(reply, s);
     }
+    MarkStringsChanged();  // discrete variables may change anywhere inside a step
     DoStepOutcome outcome;
-    const bool no_set_prior = !kind().can_get_and_set_fmu_state;
-    if (absl::Status s = instance_->DoStep(time_, request.step, no_set_prior, &outcome); !s.ok()) {
-      return Fail(reply, s);
-    }
+    if (absl::Status s = DoSteps(request, &outcome); !s.ok()) return Fail(reply, s);
     if (outcome.terminated) {
       ended_ = true;
       time_ = outcome.last_successful_time;
@@ -159,8 +171,9 @@ class CoSimulationUnit : public FmuUnitBase {
       return absl::InvalidArgumentError(Prefix() + "the snapshot is not one of this unit");
     }
     // The FMU state carries the input derivatives it was saved with.
-    slopes_known_zero_ = false;
+    derivatives_known_zero_.assign(input_derivative_order_, false);
     if (absl::Status s = instance_->SetState(snap->state()); !s.ok()) return s;
+    MarkStringsChanged();
     time_ = snap->time();
     ended_ = snap->ended();
     instance_->set_time(time_);
@@ -187,25 +200,92 @@ class CoSimulationUnit : public FmuUnitBase {
   }
 
  private:
-  // du/dt(t[N]) of the Real inputs is the coefficient of s; zero for a zero-order hold. A zero
-  // slope is set only when the FMU may hold a non-zero one (the first step, after a non-zero
-  // slope or a restored FMU state, or a failed call): set values persist, so a ZOH run calls
-  // fmi2SetRealInputDerivatives once.
-  absl::Status SetInputSlopes(const InputPolynomials& poly) {
-    bool zero = true;
-    for (size_t i = 0; i < slope_.size(); ++i) {
-      slope_[i] =
-          poly.coefficients.cols() > 1 ? poly.coefficients(real_input_positions_[i], 1) : 0.0;
-      zero = zero && slope_[i] == 0.0;
+  // d^k u/dt^k(t[N]) of the Real inputs is k! times the coefficient of s^k (zero beyond the
+  // polynomial's degree: a zero-order hold has none; a cubic Hermite input is cut after the
+  // FMU's order). A zero derivative is set only when the FMU may hold a non-zero one (the first
+  // step, after a non-zero one or a restored FMU state, or a failed call): set values persist,
+  // so a ZOH run calls fmi2SetRealInputDerivatives once per order.
+  absl::Status SetInputDerivatives(const InputPolynomials& poly) {
+    double factorial = 1.0;
+    for (int k = 1; k <= input_derivative_order_; ++k) {
+      factorial *= k;
+      bool zero = true;
+      for (size_t i = 0; i < derivative_.size(); ++i) {
+        derivative_[i] = poly.coefficients.cols() > k
+                             ? factorial * poly.coefficients(real_input_positions_[i], k)
+                             : 0.0;
+        zero = zero && derivative_[i] == 0.0;
+      }
+      if (zero && derivatives_known_zero_[k - 1]) continue;
+      derivatives_known_zero_[k - 1] = false;
+      if (absl::Status s = instance_->SetInputDerivatives(real_input_vrs_, k, derivative_.data());
+          !s.ok()) {
+        return s;
+      }
+      derivatives_known_zero_[k - 1] = zero;
     }
-    if (zero && slopes_known_zero_) return absl::OkStatus();
-    slopes_known_zero_ = false;
-    if (absl::Status s = instance_->SetInputDerivatives(real_input_vrs_, 1, slope_.data());
-        !s.ok()) {
-      return s;
-    }
-    slopes_known_zero_ = zero;
     return absl::OkStatus();
+  }
+
+  // fmiXDoStep over [request.time, request.time + request.step], in substeps after early
+  // returns and events (FMI 3 event mode). `outcome` is that of the last fmiXDoStep; an FMU
+  // ending its simulation in an event counts as terminated there.
+  absl::Status DoSteps(const StepRequest& request, DoStepOutcome* outcome) {
+    constexpr int kMaxSubsteps = 100000;
+    const bool no_set_prior = !kind().can_get_and_set_fmu_state;
+    const double t_end = request.time + request.step;
+    double t = time_;
+    for (int substeps = 1;; ++substeps) {
+      if (absl::Status s = instance_->DoStep(t, t_end - t, no_set_prior, outcome); !s.ok()) {
+        return s;
+      }
+      if (outcome->terminated || outcome->discarded) return absl::OkStatus();
+      if (!outcome->early_return && !outcome->event_needed) return absl::OkStatus();
+      const double reached = outcome->early_return ? outcome->last_successful_time : t_end;
+      if (outcome->early_return && !(reached > t && reached < t_end)) {
+        return absl::InternalError(absl::StrCat(Prefix(), "fmi3DoStep(t=", t, ", h=", t_end - t,
+                                                ") returned early at lastSuccessfulTime=", reached,
+                                                ", outside the step"));
+      }
+      if (substeps >= kMaxSubsteps) {
+        return absl::InternalError(absl::StrCat(Prefix(), "fmi3DoStep returned early ", substeps,
+                                                " times in the step from t=", request.time,
+                                                " (h=", request.step, ")"));
+      }
+      t = reached;
+      instance_->set_time(t);
+      if (t < t_end && !input_indices_.empty()) {
+        // The inputs at the event, from the step's polynomials (held, for a zero-order hold).
+        inputs_at_.resize(static_cast<Eigen::Index>(input_indices_.size()));
+        request.inputs.Value(t - request.time, inputs_at_);
+        if (absl::Status s = SetInputs(inputs_at_); !s.ok()) return s;
+      }
+      if (outcome->event_needed) {
+        if (absl::Status s = HandleEvent(/*enter_event_mode=*/true, t); !s.ok()) return s;
+        if (ended_) {
+          outcome->terminated = true;
+          outcome->last_successful_time = t;
+          return absl::OkStatus();
+        }
+      }
+      if (t >= t_end) return absl::OkStatus();
+    }
+  }
+
+  // FMI 3 event mode: (fmi3EnterEventMode,) the event iteration, fmi3EnterStepMode. An FMU
+  // that ends its simulation here sets ended_ and stays in Event Mode.
+  absl::Status HandleEvent(bool enter_event_mode, double t) {
+    if (enter_event_mode) {
+      if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
+      instance_->Log(0, "cosimo", absl::StrCat(Prefix(), "event at t=", t).c_str());
+    }
+    EventUpdate update;
+    if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
+    if (update.terminate_simulation) {
+      ended_ = true;
+      return absl::OkStatus();
+    }
+    return instance_->EnterStepMode();
   }
 
   void Fail(StepReply* reply, const absl::Status& status) {
@@ -216,10 +296,12 @@ class CoSimulationUnit : public FmuUnitBase {
 
   bool initialized_ = false;
   bool ended_ = false;
+  Eigen::VectorXd inputs_at_;  // DoSteps' buffer
   std::vector<uint32_t> real_input_vrs_;
   std::vector<int> real_input_positions_;
-  std::vector<double> slope_;       // per Real input, sized at load
-  bool slopes_known_zero_ = false;  // the FMU holds zero input derivatives
+  int input_derivative_order_ = 0;            // highest order set (0: none)
+  std::vector<double> derivative_;            // per Real input, sized at load
+  std::vector<bool> derivatives_known_zero_;  // per order: the FMU holds zero derivatives
 };
 
 }  // namespace

@@ -59,6 +59,10 @@ struct EventUpdate {
 struct DoStepOutcome {
   bool discarded = false;   // fmiXDiscard: the step was not (fully) done
   bool terminated = false;  // the FMU ended its simulation
+  // FMI 3 Co-Simulation in event mode: the FMU asks for Event Mode at last_successful_time
+  // (eventHandlingNeeded), and returned before the end of the step (earlyReturn).
+  bool event_needed = false;
+  bool early_return = false;
   double last_successful_time = 0.0;
 };
 
@@ -97,7 +101,12 @@ class FmuInstance {
   virtual absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
                                             double* values) = 0;
 
-  // Model Exchange.
+  // FMI 3 Co-Simulation with hasEventMode: the instance is created with eventModeUsed and
+  // earlyReturnAllowed, is in Event Mode after ExitInitializationMode and after EnterEventMode,
+  // and goes back to Step Mode with this. FMI 2 returns Unimplemented.
+  virtual absl::Status EnterStepMode() = 0;
+
+  // Model Exchange (and FMI 3 Co-Simulation in event mode: EnterEventMode, UpdateDiscreteStates).
   virtual absl::Status EnterEventMode() = 0;
   virtual absl::Status UpdateDiscreteStates(EventUpdate* update) = 0;
   virtual absl::Status EnterContinuousTimeMode() = 0;

@@ -29,7 +29,6 @@
 namespace cosimo::worker::fmi {
 namespace {
 
-constexpr int kMaxEventIterations = 1000;
 constexpr int kMaxEventsPerStep = 100000;
 
 // u(s + d) as a polynomial in s, from u(s) (Taylor shift of the coefficients).
@@ -299,6 +298,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     if (snap->fmu_state != nullptr) {
       if (absl::Status s = instance_->SetState(snap->fmu_state); !s.ok()) return s;
     }
+    MarkStringsChanged();
     time_ = snap->time;
     x_ = snap->x;
     z_ = snap->z;
@@ -424,16 +424,9 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     if (enter_event_mode) {
       if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
     }
+    MarkStringsChanged();  // discrete variables change only here (and on a restore)
     EventUpdate update;
-    int iterations = 0;
-    do {
-      if (absl::Status s = instance_->UpdateDiscreteStates(&update); !s.ok()) return s;
-      if (++iterations > kMaxEventIterations) {
-        return absl::InternalError(absl::StrCat(Prefix(), "the event iteration at t=", time_,
-                                                " did not converge in ", kMaxEventIterations,
-                                                " iterations"));
-      }
-    } while (update.discrete_states_need_update && !update.terminate_simulation);
+    if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
     if (update.terminate_simulation) {
       ended_ = true;
       instance_->Log(1, "cosimo",

@@ -1,5 +1,6 @@
 #include "worker/src/fmi/fmu_unit_base.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -106,7 +107,9 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
     caps.provides_jacobians = true;  // directional derivatives or finite differences
   } else {
     caps.can_vary_step = k.can_handle_variable_communication_step_size;
-    caps.max_input_order = k.can_interpolate_inputs ? 1 : 0;
+    // FMI 2 only (FMI 3 has no input derivatives); see fmu_cs_unit.cc for the order.
+    caps.max_input_order =
+        k.can_interpolate_inputs ? std::max(1, k.max_output_derivative_order) : 0;
     caps.max_output_derivative_order = k.max_output_derivative_order > 0 ? 1 : 0;
     caps.provides_state_derivatives = !derivative_indices_.empty();
     caps.provides_jacobians = k.provides_directional_derivative;
@@ -116,6 +119,9 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
 absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
   std::vector<int> indices;
   recorded_string_vrs_.clear();
+  changing_string_vrs_.clear();
+  changing_string_positions_.clear();
+  strings_read_ = false;
   for (const std::string& name : names) {
     const int index = md_.Find(name);
     if (index < 0) {
@@ -124,6 +130,10 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
     }
     const ScalarVariable& v = md_.variables[index];
     if (v.type == VarType::kString && !v.is_array) {
+      if (v.variability == Variability::kDiscrete || v.variability == Variability::kContinuous) {
+        changing_string_vrs_.push_back(v.value_reference);
+        changing_string_positions_.push_back(static_cast<int>(recorded_string_vrs_.size()));
+      }
       recorded_string_vrs_.push_back(v.value_reference);
       continue;
     }
@@ -225,12 +235,44 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
     }
   }
   if (recorded_strings != nullptr) {
-    if (absl::Status s = instance_->GetStrings(recorded_string_vrs_, recorded_strings); !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = ReadRecordedStrings(recorded_strings); !s.ok()) return s;
   }
   recorded->resize(recorded_.size());
   if (recorded_.size() > 0) return instance_->Get(recorded_, recorded->data());
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::UpdateDiscreteStates(EventUpdate* update) {
+  constexpr int kMaxEventIterations = 1000;
+  int iterations = 0;
+  do {
+    if (absl::Status s = instance_->UpdateDiscreteStates(update); !s.ok()) return s;
+    if (++iterations > kMaxEventIterations) {
+      return absl::InternalError(absl::StrCat(Prefix(), "the event iteration at t=", time_,
+                                              " did not converge in ", kMaxEventIterations,
+                                              " iterations"));
+    }
+  } while (update->discrete_states_need_update && !update->terminate_simulation);
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::ReadRecordedStrings(std::vector<std::string>* values) {
+  if (!strings_read_) {
+    if (absl::Status s = instance_->GetStrings(recorded_string_vrs_, &recorded_string_values_);
+        !s.ok()) {
+      return s;
+    }
+    strings_read_ = true;
+  } else if (strings_changed_ && !changing_string_vrs_.empty()) {
+    if (absl::Status s = instance_->GetStrings(changing_string_vrs_, &changing_string_values_);
+        !s.ok()) {
+      return s;
+    }
+    for (size_t i = 0; i < changing_string_vrs_.size(); ++i)
+      recorded_string_values_[changing_string_positions_[i]].swap(changing_string_values_[i]);
+  }
+  strings_changed_ = false;
+  *values = recorded_string_values_;
   return absl::OkStatus();
 }
 

@@ -36,13 +36,23 @@ class FmuUnitBase : public Unit {
   // Sets the inputs from a vector in description().inputs order.
   absl::Status SetInputs(const Eigen::VectorXd& u);
   // Reads outputs (and dy/dt when `derivatives` is not null, offered and needed: otherwise it is
-  // left empty) and recorded values (the String ones too when `recorded_strings` is not null).
+  // left empty) and recorded values (the String ones too when `recorded_strings` is not null:
+  // see MarkStringsChanged).
   absl::Status ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
                            std::vector<double>* recorded,
                            std::vector<std::string>* recorded_strings = nullptr);
   // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
+  // The event iteration in Event Mode: fmiXUpdateDiscreteStates (FMI 2: fmi2NewDiscreteStates)
+  // until no new discrete states are needed or the FMU ends its simulation (at most 1000
+  // times); `update` is the last answer.
+  absl::Status UpdateDiscreteStates(EventUpdate* update);
+  // Recorded String variables are read with fmiXGetString only when they may have changed: the
+  // constant, fixed and tunable ones once, the discrete ones again after the unit calls this (a
+  // Co-Simulation step, a Model Exchange event, a restored state). Strings are discrete at most,
+  // so between those points they keep their value and ReadOutputs answers from its copy.
+  void MarkStringsChanged() { strings_changed_ = true; }
 
   v1::Unit spec_;
   ModelDescription md_;
@@ -59,6 +69,16 @@ class FmuUnitBase : public Unit {
   std::vector<int> real_output_positions_;
   std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per Real output
   bool output_derivatives_needed_ = true;
+
+ private:
+  absl::Status ReadRecordedStrings(std::vector<std::string>* values);
+
+  std::vector<uint32_t> changing_string_vrs_;        // the discrete ones among recorded_string_vrs_
+  std::vector<int> changing_string_positions_;       // and where they are in it
+  std::vector<std::string> recorded_string_values_;  // last read, in record order
+  std::vector<std::string> changing_string_values_;  // ReadRecordedStrings' buffer
+  bool strings_read_ = false;                        // recorded_string_values_ holds them all
+  bool strings_changed_ = false;
 };
 
 }  // namespace cosimo::worker::fmi
