@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cosimo/client/client.h"
 #include "cosimo/common/job_state.h"
@@ -40,7 +42,14 @@ class WorkerProcesses {
   // `label`: the worker label the unit is pinned to (empty: none), so pinned scenarios run
   // unchanged on one machine.
   absl::Status Spawn(const std::string& binary, const std::string& address,
-                     const std::string& log_level, const std::string& label) {
+                     const EmbeddedOptions& options, const std::string& label) {
+    std::vector<std::string> argv = {
+        binary,        "--orchestrator",         address,        "--once",
+        "--log-level", options.worker_log_level, "--log-format", options.worker_log_format};
+    if (!label.empty()) argv.insert(argv.end(), {"--label", label});
+    std::vector<char*> args;
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) return absl::ResourceExhaustedError("fork failed: cannot start a worker");
@@ -54,14 +63,7 @@ class WorkerProcesses {
       sigset_t none;
       sigemptyset(&none);
       pthread_sigmask(SIG_SETMASK, &none, nullptr);
-      if (label.empty()) {
-        execl(binary.c_str(), binary.c_str(), "--orchestrator", address.c_str(), "--once",
-              "--log-level", log_level.c_str(), static_cast<char*>(nullptr));
-      } else {
-        execl(binary.c_str(), binary.c_str(), "--orchestrator", address.c_str(), "--once",
-              "--log-level", log_level.c_str(), "--label", label.c_str(),
-              static_cast<char*>(nullptr));
-      }
+      execv(args[0], args.data());
       _exit(127);
     }
     pids_.push_back(pid);
@@ -132,8 +134,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   {
     WorkerProcesses workers;
     for (int i = 0; i < scenario.units_size(); ++i) {
-      if (absl::Status s = workers.Spawn(binary, address, options.worker_log_level,
-                                         scenario.units(i).worker_label());
+      if (absl::Status s =
+              workers.Spawn(binary, address, options, scenario.units(i).worker_label());
           !s.ok()) {
         return s;
       }

@@ -294,9 +294,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--out", train_command.out,
                     "weights file to write (default: <unit>.weights.json)");
-  std::string log_level = "warn";
+  cosimo::LogOptions log{.level = "warn"};
   // Before or after the verb (app.fallthrough() above).
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  cosimo::AddLogOptions(app, log);
   // An unknown verb is named (CLI11 would only say that a subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {
     std::string verbs;
@@ -313,8 +313,7 @@ int main(int argc, char** argv) {
   }
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   // Log lines go to stderr: stdout carries results (--out -) and job ids.
-  spdlog::set_default_logger(spdlog::stderr_color_mt("cosimo"));
-  spdlog::set_level(spdlog::level::from_str(log_level));
+  if (absl::Status s = cosimo::SetUpLogging("cosimo", log); !s.ok()) return Fail(s, 2);
 
   // Ctrl-C / TERM: handled on a thread (sigwait) that asks the run to cancel.
   sigset_t signals;
@@ -381,6 +380,7 @@ int main(int argc, char** argv) {
       cosimo::client::EmbeddedOptions options;
       options.on_update = [&](const cosimo::v1::JobStatus& s) { printer.Update(s); };
       options.cancel = &g_interrupted;
+      options.worker_log_format = log.format;
       absl::StatusOr<JobResults> results = cosimo::client::RunEmbedded(*scenario, options);
       printer.Finish();
       if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));

@@ -4,6 +4,7 @@
 //                        [--worker-token-file FILE]]]
 //                       [--artifact-retention-hours H] [--job-retention-days D]
 //                       [--max-upload-mb MB] [--command-timeout-s S]
+//                       [--log-level LEVEL] [--log-format text|json]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <iostream>
 #include <thread>
 
 #include "cosimo/common/command_line.h"
@@ -74,8 +76,8 @@ int main(int argc, char** argv) {
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
-  std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  cosimo::LogOptions log;
+  cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   options.max_upload_bytes = max_upload_mb << 20;
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
@@ -88,8 +90,10 @@ int main(int argc, char** argv) {
   options.artifact_retention = period(retention_hours * 3600.0);
   options.job_retention = period(job_retention_days * 86400.0);
   options.command_timeout = period(command_timeout_s);
-  spdlog::set_level(spdlog::level::from_str(log_level));
-  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [orchestrator] [%l] %v");
+  if (absl::Status s = cosimo::SetUpLogging("cosimo-orchestrator", log); !s.ok()) {
+    std::cerr << s.message() << "\n";
+    return 2;
+  }
 
   sigset_t signals;
   sigemptyset(&signals);

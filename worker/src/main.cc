@@ -1,6 +1,7 @@
 // cosimo-worker: one simulation unit at a time, for an orchestrator it dials.
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
 //                 [--tls-ca FILE [--token-file FILE]] [--health-file FILE]
+//                 [--log-level LEVEL] [--log-format text|json]
 //   cosimo-worker --health-check [--health-file FILE]   (exit 0: attached, heartbeats going out)
 #include <spdlog/spdlog.h>
 
@@ -53,8 +54,8 @@ int main(int argc, char** argv) {
   int health_max_age_s = 30;
   app.add_option("--health-max-age-s", health_max_age_s, "for --health-check, seconds")
       ->capture_default_str();
-  std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  cosimo::LogOptions log;
+  cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   if (health_check) {
     const absl::Status health = cosimo::worker::CheckHealthFile(
@@ -63,8 +64,10 @@ int main(int argc, char** argv) {
     return health.ok() ? 0 : 1;
   }
   options.cache_max_bytes = cache_max_mb << 20;
-  spdlog::set_level(spdlog::level::from_str(log_level));
-  spdlog::set_pattern("[%Y-%m-%d %H:%M:%S.%e] [worker %P] [%l] %v");
+  if (absl::Status s = cosimo::SetUpLogging("cosimo-worker", log); !s.ok()) {
+    std::cerr << s.message() << "\n";
+    return 2;
+  }
 
   // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can
   // take locks safely; every other thread inherits the blocked mask.

@@ -73,6 +73,7 @@ class Client {
 struct EmbeddedOptions {
   std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
   std::string worker_log_level = "warn";
+  std::string worker_log_format = "text";               // text or json (cosimo/common/logging.h)
   std::function<void(const v1::JobStatus&)> on_update;  // progress, may be empty
   // Set to true (from another thread, e.g. on Ctrl-C) to cancel the job.
   const std::atomic<bool>* cancel = nullptr;

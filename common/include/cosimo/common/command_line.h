@@ -1,13 +1,15 @@
 // Command-line parsing shared by Cosimo's binaries (cosimo, cosimo-orchestrator, cosimo-worker):
 // a usage error prints CLI11's message and exits with code 2, the code the README gives for bad
 // usage; --help prints the help and --version the version (cosimo/common/version.h), and both
-// exit with 0. Header-only: include it where CLI11 is linked.
+// exit with 0; --log-level and --log-format are the same on all three (cosimo/common/logging.h).
+// Header-only: include it where CLI11 is linked.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
 
+#include "cosimo/common/logging.h"
 #include "cosimo/common/version.h"
 
 namespace cosimo {
@@ -22,6 +24,17 @@ inline int ParseCommandLine(CLI::App& app, int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   return -1;
+}
+
+// Adds --log-level and --log-format to `app`, checked against the values logging accepts.
+inline void AddLogOptions(CLI::App& app, LogOptions& options) {
+  app.add_option("--log-level", options.level, "trace, debug, info, warn, error, critical, off")
+      ->capture_default_str()
+      ->check(CLI::IsMember(LogLevels()));
+  app.add_option("--log-format", options.format,
+                 "text, or json: one JSON object per line (time, level, logger, message)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(LogFormats()));
 }
 
 }  // namespace cosimo
