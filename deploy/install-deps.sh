@@ -9,8 +9,10 @@ packages=(
   libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
+  libcpp-httplib-dev
   iproute2 procps python3 python3-yaml python3-grpcio clang-format
   clang libclang-rt-14-dev
+  chromium-headless-shell   # the web page's browser test (tests/integration/http_test.cc)
 )
 
 missing=()

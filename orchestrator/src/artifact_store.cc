@@ -49,6 +49,17 @@ absl::StatusOr<uint64_t> ArtifactStore::Size(const std::string& digest) const {
   return static_cast<uint64_t>(fs::file_size(PathOf(digest), ec));
 }
 
+uint64_t ArtifactStore::TotalBytes() const {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir_, ec)) {
+    std::error_code size_ec;
+    const uintmax_t size = entry.is_regular_file(size_ec) ? entry.file_size(size_ec) : 0;
+    if (!size_ec) total += size;
+  }
+  return total;
+}
+
 std::string ArtifactStore::TemporaryPath() const {
   static std::atomic<uint64_t> counter{0};
   return (fs::path(dir_) / (std::string(kUploadPrefix) + std::to_string(getpid()) + "." +

@@ -23,6 +23,8 @@ class ArtifactStore {
   // Size in bytes, or NotFound naming the digest.
   [[nodiscard]] absl::StatusOr<uint64_t> Size(const std::string& digest) const;
   std::string PathOf(const std::string& digest) const;
+  // Bytes on disk in the store's folder: stored artifacts and uploads in progress.
+  uint64_t TotalBytes() const;
   // A new temporary path in the store's folder for an upload in progress.
   std::string TemporaryPath() const;
   // Moves a completed upload at `temp_path` into place after checking its digest.

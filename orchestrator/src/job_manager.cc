@@ -94,12 +94,13 @@ void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
                        std::chrono::seconds unschedulable_timeout,
-                       std::chrono::milliseconds command_timeout)
+                       std::chrono::milliseconds command_timeout, Metrics* metrics)
     : pool_(pool),
       store_(store),
       artifacts_(artifacts),
       unschedulable_timeout_(unschedulable_timeout),
-      command_timeout_(command_timeout) {
+      command_timeout_(command_timeout),
+      metrics_(metrics) {
   pool_->SetOnChange([this] { Schedule(); });
   if (unschedulable_timeout_.count() > 0) {
     ticker_ = std::thread([this] {
@@ -222,6 +223,22 @@ std::vector<v1::WorkerStatus> JobManager::Workers() const {
     w.set_job_id(info.job_id);
   }
   return out;
+}
+
+std::map<std::string, std::string> JobManager::RunningUnits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_units_;
+}
+
+JobManager::Counts JobManager::Count() const {
+  Counts counts;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, job] : jobs_) {
+    ++counts.by_state[job->status.state()];
+    counts.job_ids.insert(id);
+  }
+  counts.queued = queue_.size();
+  return counts;
 }
 
 void JobManager::Schedule() {
@@ -367,14 +384,26 @@ std::vector<v1::RecordedVariable> RecordedVariables(
   return variables;
 }
 
-// Progress into the job's status, throttled, and cancellation.
+// Progress into the job's status, throttled, every accepted step into the metrics (may be
+// null), and cancellation.
 class JobObserver final : public MasterObserver {
  public:
-  JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel)
-      : publish_(std::move(publish)), cancel_(cancel) {}
+  JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
+              Metrics* metrics, std::string job_id)
+      : publish_(std::move(publish)),
+        cancel_(cancel),
+        metrics_(metrics),
+        job_id_(std::move(job_id)) {}
+  void OnStart(double) override { last_step_ = std::chrono::steady_clock::now(); }
   void OnProgress(const Progress& progress) override {
     last_ = progress;
     const auto now = std::chrono::steady_clock::now();
+    if (metrics_ != nullptr) {
+      metrics_->OnAcceptedStep(job_id_, progress.steps_accepted, progress.steps_rejected,
+                               progress.iterations,
+                               std::chrono::duration<double>(now - last_step_).count());
+      last_step_ = now;
+    }
     if (now - last_publish_ < std::chrono::milliseconds(50)) return;
     last_publish_ = now;
     publish_(progress);
@@ -385,8 +414,11 @@ class JobObserver final : public MasterObserver {
  private:
   std::function<void(const Progress&)> publish_;
   std::atomic<bool>* cancel_;
+  Metrics* metrics_;
+  std::string job_id_;
   Progress last_;
   std::chrono::steady_clock::time_point last_publish_;
+  std::chrono::steady_clock::time_point last_step_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace
@@ -407,6 +439,14 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   for (int i = 0; i < scenario.units_size(); ++i) {
     units.push_back(RemoteUnit::StartLoad(workers[i], LoadUnitFor(scenario, i, job->id),
                                           {command_timeout_, &job->cancel}));
+    if (metrics_ != nullptr)
+      units.back()->set_round_trips(metrics_->WorkerRoundTrip(workers[i]->id()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int i = 0; i < scenario.units_size(); ++i) {
+      running_units_[workers[i]->id()] = scenario.units(i).name();
+    }
   }
   for (auto& unit : units) {
     absl::Status s = unit->FinishLoad();
@@ -429,7 +469,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     }
     Touch(*job);
   };
-  JobObserver observer(publish, &job->cancel);
+  JobObserver observer(publish, &job->cancel, metrics_, job->id);
   absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
     if (!status.ok()) return status;
     std::vector<UnitProxy*> proxies;
@@ -450,6 +490,10 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   std::vector<v1::RecordedVariable> variables;
   if (result.ok()) variables = RecordedVariables(scenario, *result, units);
   units.clear();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& worker : workers) running_units_.erase(worker->id());
+  }
   pool_->Release(workers);
   publish(observer.last());
 

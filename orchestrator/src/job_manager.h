@@ -21,6 +21,7 @@
 #include "cosimo/v1/job_service.pb.h"
 #include "orchestrator/src/artifact_store.h"
 #include "orchestrator/src/job_store.h"
+#include "orchestrator/src/metrics.h"
 #include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
@@ -30,10 +31,12 @@ class JobManager {
   // `unschedulable_timeout`: a queued job that needs more workers than the pool has (counting
   // busy ones, with matching labels) fails once that has lasted this long; zero: it waits.
   // `command_timeout`: how long a job waits for a unit's reply to one command before it fails
-  // (0: no limit). A cancel ends a job's wait at once either way.
+  // (0: no limit). A cancel ends a job's wait at once either way. `metrics` (may be null):
+  // where the running jobs record their accepted steps and their workers' round trips.
   JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
              std::chrono::seconds unschedulable_timeout = std::chrono::seconds(0),
-             std::chrono::milliseconds command_timeout = std::chrono::milliseconds(0));
+             std::chrono::milliseconds command_timeout = std::chrono::milliseconds(0),
+             Metrics* metrics = nullptr);
   ~JobManager();
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
@@ -46,6 +49,15 @@ class JobManager {
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
   // The workers attached to the pool.
   std::vector<v1::WorkerStatus> Workers() const;
+  // The unit each busy worker runs: worker id -> unit name.
+  std::map<std::string, std::string> RunningUnits() const;
+  // How many jobs are in each state, and the queue's length (for metrics).
+  struct Counts {
+    std::map<v1::JobState, int> by_state;
+    size_t queued = 0;
+    std::set<std::string> job_ids;  // every job the manager knows
+  };
+  Counts Count() const;
   // One page of the jobs, newest first: at most `page_size` (0: 100, at most 1000) after the
   // job `page_token` names (empty: from the newest). `next_page_token` is empty on the last page.
   struct JobPage {
@@ -101,7 +113,8 @@ class JobManager {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::vector<std::shared_ptr<Job>> queue_;  // FIFO of queued jobs
+  std::vector<std::shared_ptr<Job>> queue_;           // FIFO of queued jobs
+  std::map<std::string, std::string> running_units_;  // worker id -> unit name
   bool shutdown_ = false;
   // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
   struct JobThread {
@@ -113,6 +126,7 @@ class JobManager {
   // without a change of the pool.
   const std::chrono::seconds unschedulable_timeout_;
   const std::chrono::milliseconds command_timeout_;
+  Metrics* const metrics_;
   std::condition_variable ticker_cv_;
   std::thread ticker_;
 };

@@ -4,7 +4,7 @@
 //                        [--worker-token-file FILE]]]
 //                       [--artifact-retention-hours H] [--job-retention-days D]
 //                       [--max-upload-mb MB] [--command-timeout-s S]
-//                       [--log-level LEVEL] [--log-format text|json]
+//                       [--log-level LEVEL] [--log-format text|json] [--http HOST:PORT]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -73,6 +73,12 @@ int main(int argc, char** argv) {
                  "refuse uploads of artifacts bigger than this, MiB")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app.add_option("--http", options.http_listen,
+                 "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
+                 "the gRPC port; default: off)");
+  std::string http_port_file;
+  app.add_option("--http-port-file", http_port_file,
+                 "write the bound HTTP port to this file once listening (useful with port 0)");
   std::string port_file;
   app.add_option("--port-file", port_file,
                  "write the bound port to this file once listening (useful with port 0)");
@@ -108,6 +114,9 @@ int main(int argc, char** argv) {
   }
   if (!port_file.empty()) {
     std::ofstream(port_file) << (*server)->port() << "\n";
+  }
+  if (!http_port_file.empty()) {
+    std::ofstream(http_port_file) << (*server)->http_port() << "\n";
   }
   int signal = 0;
   sigwait(&signals, &signal);

@@ -44,6 +44,7 @@ absl::Status RemoteUnit::Context(const absl::Status& status) const {
 }
 
 void RemoteUnit::Send(const UnitCommand& command) {
+  if (round_trips_) sent_ = std::chrono::steady_clock::now();
   command_.set_seq(++seq_);
   pending_kind_ = command.kind;
   switch (command.kind) {
@@ -83,6 +84,10 @@ absl::Status RemoteUnit::Await(UnitResponse* response) {
     return Context(absl::UnavailableError("the worker is gone: " + worker_->lost_reason()));
   }
   if (absl::Status s = worker_->WaitReply(seq_, &reply_, WaitFor()); !s.ok()) return Context(s);
+  if (round_trips_) {
+    round_trips_->Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_).count());
+  }
   switch (pending_kind_) {
     case UnitCommand::Kind::kInitialize:
     case UnitCommand::Kind::kEvaluate:

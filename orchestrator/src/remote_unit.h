@@ -4,12 +4,14 @@
 // step path does not allocate once warmed up.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "cosimo/orchestrator/unit_proxy.h"
 #include "cosimo/v1/worker_service.pb.h"
+#include "orchestrator/src/metrics.h"
 #include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
@@ -35,6 +37,11 @@ class RemoteUnit final : public UnitProxy {
   WorkerConnection& worker() { return *worker_; }
   // Commands written to the worker so far (LoadUnit included): one round trip each.
   uint64_t commands_sent() const { return seq_; }
+  // From now on every command's round trip (Send to its reply in Await, the unit's work
+  // included), s, goes into `round_trips` (may be null: none).
+  void set_round_trips(std::shared_ptr<Histogram> round_trips) {
+    round_trips_ = std::move(round_trips);
+  }
 
  private:
   RemoteUnit(std::shared_ptr<WorkerConnection> worker, std::string name)
@@ -52,6 +59,8 @@ class RemoteUnit final : public UnitProxy {
   uint64_t seq_ = 0;
   UnitCommand::Kind pending_kind_ = UnitCommand::Kind::kStep;
   bool write_failed_ = false;
+  std::shared_ptr<Histogram> round_trips_;
+  std::chrono::steady_clock::time_point sent_;
   v1::OrchestratorMessage command_;
   v1::WorkerMessage reply_;
 };

@@ -12,6 +12,8 @@
 
 #include "cosimo/common/security.h"
 #include "orchestrator/src/health_service.h"
+#include "orchestrator/src/http/http_server.h"
+#include "orchestrator/src/metrics.h"
 #include "orchestrator/src/services.h"
 #include "orchestrator/src/worker_service.h"
 
@@ -26,6 +28,7 @@ class OrchestratorServer::Impl {
   std::unique_ptr<JobStore> store;
   std::unique_ptr<ArtifactStore> artifacts;
   std::unique_ptr<WorkerPool> pool;
+  Metrics metrics;
   std::unique_ptr<JobManager> jobs;
   std::unique_ptr<JobServiceImpl> job_service;
   std::unique_ptr<WorkerServiceImpl> worker_service;
@@ -35,6 +38,7 @@ class OrchestratorServer::Impl {
   TokenCheck worker_auth;  // workers' Attach streams
   TokenCheck fetch_auth;   // artifact fetches: clients' or workers' token
   std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<http::HttpServer> http;  // with options.http_listen
   int port = 0;
   std::mutex mutex;
   bool shut_down = false;  // guarded by mutex
@@ -137,7 +141,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->pool = std::make_unique<WorkerPool>(options.heartbeat_timeout);
   impl->jobs = std::make_unique<JobManager>(
       impl->pool.get(), impl->store.get(), impl->artifacts.get(), options.unschedulable_timeout,
-      std::chrono::duration_cast<std::chrono::milliseconds>(options.command_timeout));
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.command_timeout),
+      &impl->metrics);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(
@@ -149,6 +154,14 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       v1::JobService::service_full_name(), v1::WorkerService::service_full_name(),
       v1::ArtifactService::service_full_name()});
 
+  // The HTTP port first: a start that fails on it has no gRPC server to stop.
+  if (!options.http_listen.empty()) {
+    absl::StatusOr<std::unique_ptr<http::HttpServer>> http = http::HttpServer::Start(
+        {options.http_listen, options.tls_cert_file, options.tls_key_file},
+        {impl->jobs.get(), impl->artifacts.get(), &impl->metrics, &impl->auth});
+    if (!http.ok()) return http.status();
+    impl->http = *std::move(http);
+  }
   // Not gRPC's default health service: it would bring callback threads that poll the workers'
   // streams too (orchestrator/src/health_service.h).
   grpc::EnableDefaultHealthCheckService(false);
@@ -182,6 +195,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
 
 int OrchestratorServer::port() const { return impl_->port; }
 
+int OrchestratorServer::http_port() const { return impl_->http ? impl_->http->port() : 0; }
+
 std::string OrchestratorServer::local_address() const {
   return "127.0.0.1:" + std::to_string(impl_->port);
 }
@@ -194,6 +209,7 @@ void OrchestratorServer::Shutdown() {
   }
   impl_->shut_down_cv.notify_all();
   if (impl_->housekeeper.joinable()) impl_->housekeeper.join();
+  if (impl_->http) impl_->http->Stop();
   impl_->health_service->Shutdown();
   impl_->jobs->Shutdown();
   impl_->pool->Shutdown();

@@ -1,6 +1,7 @@
 // The orchestrator's bearer-token check (ServerOptions::token_file and worker_token_file; see
 // cosimo/common/security.h). Every service handler but the health service's calls Check first;
-// the worker stream checks at its Hello and refuses the worker with the reason. Clients' calls
+// the worker stream checks at its Hello and refuses the worker with the reason; the HTTP server
+// (--http) checks its requests against the client token. Clients' calls
 // are checked against the client token, workers' streams against the worker token, and artifact
 // fetches (which workers make) against either.
 //
@@ -25,6 +26,15 @@ class TokenCheck {
 
   bool enabled() const { return !expected_.empty(); }
 
+  // True if `authorization` ("Bearer <token>") carries one of the tokens, or none is required.
+  // The HTTP server checks its Authorization header (or its ?token= and cookie) with this.
+  bool AcceptsAuthorization(grpc::string_ref authorization) const {
+    if (expected_.empty()) return true;
+    bool known = false;
+    for (const std::string& expected : expected_) known |= SameSecret(authorization, expected);
+    return known;
+  }
+
   // OK, or UNAUTHENTICATED saying what was wrong (never echoing a token).
   grpc::Status Check(const grpc::ServerContext& context) const {
     if (expected_.empty()) return grpc::Status::OK;
@@ -35,9 +45,7 @@ class TokenCheck {
                           "this orchestrator requires a token: the call carries no authorization "
                           "metadata (give --token-file, with --tls-ca)");
     }
-    bool known = false;
-    for (const std::string& expected : expected_) known |= SameSecret(it->second, expected);
-    if (!known) {
+    if (!AcceptsAuthorization(it->second)) {
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
                           "the call's token is not this orchestrator's (check --token-file)");
     }

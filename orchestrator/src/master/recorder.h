@@ -39,10 +39,14 @@ class Recorder final : public StepObserver {
   ResultTable* table_;
 };
 
-// Forwards the progress of every accepted step to the run's MasterObserver (may be null).
+// Forwards the start and the progress of every accepted step to the run's MasterObserver (may be
+// null).
 class ProgressReporter final : public StepObserver {
  public:
   explicit ProgressReporter(MasterObserver* observer) : observer_(observer) {}
+  void OnStart(double t, const std::vector<UnitSlot>&) override {
+    if (observer_ != nullptr) observer_->OnStart(t);
+  }
   void OnAccepted(double, const std::vector<UnitSlot>&, const Progress& progress) override {
     if (observer_ != nullptr) observer_->OnProgress(progress);
   }

@@ -30,6 +30,9 @@ struct Progress {
 class MasterObserver {
  public:
   virtual ~MasterObserver() = default;
+  // Called once the units are initialised, with their consistent outputs at start_time, before
+  // the first step.
+  virtual void OnStart(double /*start_time*/) {}
   // Called after every accepted step (cheap; implementations throttle themselves).
   virtual void OnProgress(const Progress& progress) = 0;
   // Polled once per step; true stops the run with a kCancelled status.

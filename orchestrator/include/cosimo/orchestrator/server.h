@@ -1,5 +1,6 @@
 // The orchestrator server: JobService (clients), WorkerService (workers attach), ArtifactService
-// (uploads and fetches), the standard gRPC health service and server reflection, on one port.
+// (uploads and fetches), the standard gRPC health service and server reflection, on one port;
+// optionally an HTTP port with Prometheus metrics and a web page of the jobs and workers.
 // With a data directory, jobs, results and artifacts survive restarts; without one they live in
 // memory and a temporary folder (the embedded `cosimo run`).
 //
@@ -44,6 +45,10 @@ struct ServerOptions {
   // How long a job waits for a unit's reply to one command (a step, a load) before it fails and
   // gives the worker up. Zero: no limit.
   std::chrono::seconds command_timeout{600};
+  // HOST:PORT of the HTTP port (metrics, the web page; orchestrator/src/http/http_server.h),
+  // with the same token and TLS as the gRPC port; port 0 picks a free one (see http_port()).
+  // Empty: no HTTP port.
+  std::string http_listen;
 };
 
 class OrchestratorServer {
@@ -53,6 +58,8 @@ class OrchestratorServer {
   ~OrchestratorServer();
 
   int port() const;
+  // The HTTP port, 0 without ServerOptions::http_listen.
+  int http_port() const;
   // "127.0.0.1:<port>"-style address clients on this machine can dial.
   std::string local_address() const;
   void Shutdown();

@@ -1,0 +1,315 @@
+#include "orchestrator/src/http/http_server.h"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "cosimo/common/job_state.h"
+#include "cosimo/common/plot.h"
+#include "orchestrator/src/http/prometheus_text.h"
+#include "orchestrator/src/http/web_assets.h"
+
+namespace cosimo::orchestrator::http {
+namespace {
+
+constexpr char kCookie[] = "cosimo_token";
+
+std::string StateName(v1::JobState state) {
+  return absl::AsciiStrToLower(v1::JobState_Name(state));
+}
+
+nlohmann::json JobJson(const v1::JobStatus& s) {
+  const double span = s.stop_time() - s.start_time();
+  double progress = span > 0 ? (s.time() - s.start_time()) / span : 0.0;
+  if (s.state() == v1::SUCCEEDED) progress = 1.0;
+  return {{"id", s.job_id()},
+          {"name", s.name()},
+          {"state", StateName(s.state())},
+          {"message", s.message()},
+          {"start_time", s.start_time()},
+          {"stop_time", s.stop_time()},
+          {"time", s.time()},
+          {"progress", std::clamp(progress, 0.0, 1.0)},
+          {"steps_accepted", s.steps_accepted()},
+          {"steps_rejected", s.steps_rejected()},
+          {"iterations", s.iterations()},
+          {"workers_needed", s.workers_needed()},
+          {"wall_seconds", s.wall_seconds()},
+          {"submitted_unix_ms", s.submitted_unix_ms()},
+          {"finished_unix_ms", s.finished_unix_ms()},
+          {"finished", IsFinished(s.state())}};
+}
+
+int HttpCode(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kNotFound:
+      return 404;
+    case absl::StatusCode::kInvalidArgument:
+      return 400;
+    case absl::StatusCode::kFailedPrecondition:
+      return 409;
+    default:
+      return 500;
+  }
+}
+
+void SetError(httplib::Response& res, const absl::Status& status) {
+  res.status = HttpCode(status);
+  res.set_content(std::string(status.message()) + "\n", "text/plain; charset=utf-8");
+}
+
+void SetJson(httplib::Response& res, const nlohmann::json& json) {
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                  "application/json");
+}
+
+// The value of cookie `name` in a Cookie header ("a=1; cosimo_token=..."), or empty.
+std::string CookieValue(const std::string& header, absl::string_view name) {
+  for (absl::string_view part : absl::StrSplit(header, ';')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (part.size() > name.size() && part.substr(0, name.size()) == name &&
+        part[name.size()] == '=') {
+      return std::string(part.substr(name.size() + 1));
+    }
+  }
+  return "";
+}
+
+// Splits "HOST:PORT" or "[V6]:PORT".
+absl::StatusOr<std::pair<std::string, int>> HostPort(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || !absl::SimpleAtoi(listen.substr(colon + 1), &port) ||
+      port < 0 || port > 65535) {
+    return absl::InvalidArgumentError("--http '" + listen +
+                                      "' is not HOST:PORT (e.g. 127.0.0.1:7780)");
+  }
+  std::string host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty()) {
+    return absl::InvalidArgumentError("--http '" + listen +
+                                      "' names no host: say where to listen (0.0.0.0 for every "
+                                      "interface, 127.0.0.1 for this machine only)");
+  }
+  return std::make_pair(host, port);
+}
+
+}  // namespace
+
+std::string RenderMetrics(const HttpSources& sources) {
+  using Type = PrometheusText::Type;
+  const JobManager::Counts counts = sources.jobs->Count();
+  const std::vector<v1::WorkerStatus> workers = sources.jobs->Workers();
+  std::set<std::string> worker_ids;
+  for (const v1::WorkerStatus& w : workers) worker_ids.insert(w.worker_id());
+  const Metrics::Snapshot snapshot = sources.metrics->Read(counts.job_ids, worker_ids);
+
+  PrometheusText out;
+  out.Family("cosimo_jobs", "Jobs the orchestrator knows, by state.", Type::kGauge);
+  for (v1::JobState state : {v1::QUEUED, v1::RUNNING, v1::SUCCEEDED, v1::FAILED, v1::CANCELED}) {
+    const auto it = counts.by_state.find(state);
+    out.Sample({{"state", StateName(state)}}, it == counts.by_state.end() ? 0 : it->second);
+  }
+  out.Family("cosimo_queue_length", "Jobs queued, waiting for workers.", Type::kGauge);
+  out.Sample({}, static_cast<double>(counts.queued));
+  out.Family("cosimo_job_steps_accepted",
+             "Accepted macro steps of a job (series kept while the job exists).", Type::kCounter);
+  for (const auto& [id, c] : snapshot.jobs) {
+    out.Sample({{"job", id}}, static_cast<double>(c.steps_accepted), "_total");
+  }
+  out.Family("cosimo_job_steps_rejected", "Rejected macro step attempts of a job.", Type::kCounter);
+  for (const auto& [id, c] : snapshot.jobs) {
+    out.Sample({{"job", id}}, static_cast<double>(c.steps_rejected), "_total");
+  }
+  out.Family("cosimo_job_iterations",
+             "Internal iterations of a job (one per step when not "
+             "iterative).",
+             Type::kCounter);
+  for (const auto& [id, c] : snapshot.jobs) {
+    out.Sample({{"job", id}}, static_cast<double>(c.iterations), "_total");
+  }
+  const Histogram::Counts& steps = snapshot.step_seconds;
+  out.Family("cosimo_step_seconds",
+             "Wall time per accepted macro step (rejected attempts and iterations included), s.",
+             Type::kHistogram);
+  out.Histogram({}, steps.upper_bounds, steps.counts, steps.sum);
+  out.Family("cosimo_workers", "Workers attached, by state.", Type::kGauge);
+  int busy = 0;
+  for (const v1::WorkerStatus& w : workers) busy += w.busy() ? 1 : 0;
+  out.Sample({{"state", "busy"}}, busy);
+  out.Sample({{"state", "idle"}}, static_cast<double>(workers.size()) - busy);
+  out.Family("cosimo_worker_round_trip_seconds",
+             "Round trip of a command to a worker, from sending it to its reply (the unit's work "
+             "included), s.",
+             Type::kHistogram);
+  for (const auto& [id, h] : snapshot.worker_round_trip) {
+    out.Histogram({{"worker", id}}, h.upper_bounds, h.counts, h.sum);
+  }
+  out.Family("cosimo_artifact_store_bytes", "Bytes in the artifact store (uploads included).",
+             Type::kGauge);
+  out.Sample({}, static_cast<double>(sources.artifacts->TotalBytes()));
+  return out.text();
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
+                                                              const HttpSources& sources) {
+  absl::StatusOr<std::pair<std::string, int>> address = HostPort(options.listen);
+  if (!address.ok()) return address.status();
+  std::unique_ptr<HttpServer> server(new HttpServer());
+  const bool tls = !options.tls_cert_file.empty();
+  if (tls) {
+    auto ssl = std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
+                                                    options.tls_key_file.c_str());
+    if (!ssl->is_valid()) {
+      return absl::InvalidArgumentError(
+          "--http: the --tls-cert and --tls-key files are not a "
+          "valid PEM pair");
+    }
+    server->server_ = std::move(ssl);
+  } else {
+    server->server_ = std::make_unique<httplib::Server>();
+  }
+  // A few threads are plenty for a page and a scraper; idle connections are let go soon.
+  server->server_->new_task_queue = [] { return new httplib::ThreadPool(4); };
+  server->server_->set_keep_alive_timeout(2);
+  server->AddRoutes(sources, tls);
+  const auto& [host, port] = *address;
+  if (port == 0) {
+    server->port_ = server->server_->bind_to_any_port(host);
+  } else if (server->server_->bind_to_port(host, port)) {
+    server->port_ = port;
+  }
+  if (server->port_ <= 0) {
+    return absl::UnavailableError("--http: cannot listen on '" + options.listen +
+                                  "' (address in use or invalid)");
+  }
+  server->thread_ = std::thread([raw = server->server_.get()] { raw->listen_after_bind(); });
+  spdlog::info("HTTP ({}) on {}:{}: /metrics and the web page{}", tls ? "TLS" : "plain", host,
+               server->port_, sources.auth->enabled() ? ", token required" : "");
+  return server;
+}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Stop() {
+  if (!thread_.joinable()) return;
+  server_->stop();
+  thread_.join();
+}
+
+void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
+  httplib::Server& s = *server_;
+  // Every request: the token first.
+  s.set_pre_routing_handler([sources, tls](const httplib::Request& req, httplib::Response& res) {
+    if (!sources.auth->enabled()) return httplib::Server::HandlerResponse::Unhandled;
+    if (req.has_header("Authorization") &&
+        sources.auth->AcceptsAuthorization(req.get_header_value("Authorization"))) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    if (req.has_param("token") &&
+        sources.auth->AcceptsAuthorization("Bearer " + req.get_param_value("token"))) {
+      // The browser keeps it, so that the page's own requests carry it, and the address bar
+      // loses it.
+      res.set_header("Set-Cookie", std::string(kCookie) + "=" + req.get_param_value("token") +
+                                       "; Path=/; HttpOnly; SameSite=Strict" +
+                                       (tls ? "; Secure" : ""));
+      res.set_redirect(req.path, 303);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::string cookie = CookieValue(req.get_header_value("Cookie"), kCookie);
+    if (!cookie.empty() && sources.auth->AcceptsAuthorization("Bearer " + cookie)) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.status = 401;
+    res.set_header("WWW-Authenticate", "Bearer realm=\"cosimo\"");
+    res.set_content(
+        "this orchestrator requires a token: send \"Authorization: Bearer <token>\" (the "
+        "--token-file's), or open the page once with ?token=<token>\n",
+        "text/plain; charset=utf-8");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+
+  s.Get("/metrics", [sources](const httplib::Request&, httplib::Response& res) {
+    res.set_content(RenderMetrics(sources), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  s.Get("/api/jobs", [sources](const httplib::Request&, httplib::Response& res) {
+    nlohmann::json jobs = nlohmann::json::array();
+    std::string token;
+    do {
+      absl::StatusOr<JobManager::JobPage> page = sources.jobs->List(1000, token);
+      if (!page.ok()) return SetError(res, page.status());
+      for (const v1::JobStatus& job : page->jobs) jobs.push_back(JobJson(job));
+      token = page->next_page_token;
+    } while (!token.empty());
+    SetJson(res, {{"jobs", jobs}});
+  });
+  s.Get(R"(/api/jobs/([^/]+))", [sources](const httplib::Request& req, httplib::Response& res) {
+    absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(req.matches[1]);
+    if (!job.ok()) return SetError(res, job.status());
+    SetJson(res, JobJson(*job));
+  });
+  s.Get("/api/workers", [sources](const httplib::Request&, httplib::Response& res) {
+    const std::map<std::string, std::string> units = sources.jobs->RunningUnits();
+    nlohmann::json workers = nlohmann::json::array();
+    for (const v1::WorkerStatus& w : sources.jobs->Workers()) {
+      const auto unit = units.find(w.worker_id());
+      workers.push_back({{"id", w.worker_id()},
+                         {"host", w.host()},
+                         {"pid", w.pid()},
+                         {"labels", std::vector<std::string>(w.labels().begin(), w.labels().end())},
+                         {"busy", w.busy()},
+                         {"job", w.job_id()},
+                         {"unit", unit == units.end() ? "" : unit->second}});
+    }
+    SetJson(res, {{"workers", workers}});
+  });
+  s.Get(R"(/jobs/([^/]+)/plot\.svg)",
+        [sources](const httplib::Request& req, httplib::Response& res) {
+          const std::string id = req.matches[1];
+          absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(id);
+          if (!job.ok()) return SetError(res, job.status());
+          absl::StatusOr<StoredResults> results = sources.jobs->Results(id);
+          if (!results.ok()) return SetError(res, results.status());
+          PlotOptions options;
+          options.title = job->name().empty() ? "job " + id : job->name() + " (job " + id + ")";
+          for (const v1::RecordedVariable& v : results->metadata.variables()) {
+            if (!v.unit().empty()) options.units[v.name()] = v.unit();
+          }
+          if (req.has_param("vars")) {
+            options.variables = absl::StrSplit(req.get_param_value("vars"), ',', absl::SkipEmpty());
+          }
+          absl::StatusOr<std::string> svg = PlotSvg(*results, options);
+          if (!svg.ok()) return SetError(res, svg.status());
+          res.set_content(*svg, "image/svg+xml");
+        });
+  // The page: one HTML file whose script draws the list, a job or the workers from the path.
+  auto page = [](const httplib::Request&, httplib::Response& res) {
+    const WebAsset* index = FindWebAsset("index.html");
+    res.set_content(index->body.data(), index->body.size(), index->content_type.data());
+  };
+  s.Get("/", page);
+  s.Get("/workers", page);
+  s.Get(R"(/jobs/([^/]+))", page);
+  s.Get(R"(/static/([a-z_]+\.(js|css)))", [](const httplib::Request& req, httplib::Response& res) {
+    const WebAsset* asset = FindWebAsset(req.matches[1].str());
+    if (asset == nullptr) {
+      res.status = 404;
+      return;
+    }
+    res.set_content(asset->body.data(), asset->body.size(), asset->content_type.data());
+  });
+}
+
+}  // namespace cosimo::orchestrator::http

@@ -1,0 +1,132 @@
+// The orchestrator's page: the job list (/), one job (/jobs/<id>) and the workers (/workers),
+// drawn from /api/jobs, /api/jobs/<id> and /api/workers, polled every second. A finished job's
+// plot is /jobs/<id>/plot.svg, put inline.
+"use strict";
+
+const app = document.getElementById("app");
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  for (const c of children) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+
+async function getJson(url) {
+  const r = await fetch(url, { cache: "no-store" });
+  if (!r.ok) throw new Error(url + ": " + r.status + " " + (await r.text()));
+  return r.json();
+}
+
+function when(ms) {
+  return ms > 0 ? new Date(ms).toLocaleString() : "";
+}
+
+function seconds(s) {
+  return s < 60 ? s.toFixed(1) + " s" : (s / 60).toFixed(1) + " min";
+}
+
+function progress(job) {
+  const pct = Math.round(job.progress * 100);
+  const bar = el("span", { class: "bar" }, el("span", { style: "width:" + pct + "%" }));
+  return el("span", {}, bar, pct + " %");
+}
+
+function state(job) {
+  return el("span", { class: "state " + job.state }, job.state);
+}
+
+function table(headers, rows) {
+  const head = el("tr", {}, ...headers.map((h) => el("th", {}, h)));
+  return el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows));
+}
+
+function jobRow(job) {
+  return el("tr", { class: "job", "data-job": job.id },
+    el("td", {}, el("a", { href: "/jobs/" + encodeURIComponent(job.id) }, job.name || "(unnamed)")),
+    el("td", {}, job.id), el("td", {}, state(job)), el("td", {}, progress(job)),
+    el("td", { class: "num" }, job.time.toPrecision(4) + " s"),
+    el("td", { class: "num" }, job.steps_accepted),
+    el("td", {}, when(job.submitted_unix_ms)), el("td", {}, when(job.finished_unix_ms)),
+    el("td", { class: "num" }, seconds(job.wall_seconds)));
+}
+
+function workersTable(workers) {
+  if (workers.length === 0) return el("p", { class: "muted" }, "No worker attached.");
+  return table(["worker", "host", "pid", "labels", "state", "job", "unit"], workers.map((w) =>
+    el("tr", { class: "worker" }, el("td", {}, w.id), el("td", {}, w.host),
+      el("td", { class: "num" }, w.pid), el("td", {}, w.labels.join(", ")),
+      el("td", {}, w.busy ? "busy" : "idle"),
+      el("td", {}, w.job ? el("a", { href: "/jobs/" + encodeURIComponent(w.job) }, w.job) : ""),
+      el("td", {}, w.unit))));
+}
+
+async function showJobs() {
+  const [jobs, workers] = await Promise.all([getJson("/api/jobs"), getJson("/api/workers")]);
+  const list = jobs.jobs.length === 0 ? el("p", { class: "muted" }, "No job yet.")
+    : table(["name", "id", "state", "progress", "simulated", "steps", "submitted", "finished",
+      "wall time"], jobs.jobs.map(jobRow));
+  app.replaceChildren(el("h1", {}, "Jobs"), list, el("h2", {}, "Workers"),
+    workersTable(workers.workers));
+  return true;
+}
+
+async function showWorkers() {
+  const workers = await getJson("/api/workers");
+  app.replaceChildren(el("h1", {}, "Workers"), workersTable(workers.workers));
+  return true;
+}
+
+let plotShown = false;
+
+async function showJob(id) {
+  const job = await getJson("/api/jobs/" + encodeURIComponent(id));
+  const details = el("dl", {},
+    el("dt", {}, "state"), el("dd", {}, state(job)),
+    el("dt", {}, "progress"), el("dd", {}, progress(job)),
+    el("dt", {}, "simulated time"),
+    el("dd", {}, job.time + " s of [" + job.start_time + ", " + job.stop_time + "] s"),
+    el("dt", {}, "steps"),
+    el("dd", {}, job.steps_accepted + " accepted, " + job.steps_rejected + " rejected, " +
+      job.iterations + " iterations"),
+    el("dt", {}, "submitted"), el("dd", {}, when(job.submitted_unix_ms)),
+    el("dt", {}, "finished"), el("dd", {}, when(job.finished_unix_ms) || "not yet"),
+    el("dt", {}, "wall time"), el("dd", {}, seconds(job.wall_seconds)));
+  const parts = [el("h1", { class: "job", "data-job": job.id },
+    (job.name || "(unnamed)") + " — job " + job.id), details];
+  if (job.message) parts.push(el("p", { class: "message" }, job.message));
+  const plot = document.getElementById("plot") || el("div", { id: "plot" });
+  parts.push(el("h2", {}, "Results"), plot);
+  app.replaceChildren(...parts);
+  if (job.state === "succeeded" && !plotShown) {
+    const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg");
+    plot.innerHTML = r.ok ? await r.text() : "";
+    if (!r.ok) plot.append(el("p", { class: "muted" }, await r.text()));
+    plotShown = true;
+  } else if (!job.finished) {
+    plot.replaceChildren(el("p", { class: "muted" }, "The plot appears when the job succeeds."));
+  } else if (job.state !== "succeeded") {
+    plot.replaceChildren(el("p", { class: "muted" }, "No results: the job " + job.state + "."));
+  }
+  return !job.finished;  // poll on while the job runs
+}
+
+function route() {
+  const path = location.pathname;
+  const job = path.match(/^\/jobs\/([^/]+)$/);
+  if (job) return () => showJob(decodeURIComponent(job[1]));
+  if (path === "/workers") return showWorkers;
+  return showJobs;
+}
+
+async function poll(view) {
+  let again = true;
+  try {
+    again = await view();
+  } catch (e) {
+    app.replaceChildren(el("p", { class: "message" }, e.message));
+  }
+  if (again) setTimeout(() => poll(view), 1000);
+}
+
+poll(route());

@@ -1,0 +1,309 @@
+// The orchestrator's HTTP port (--http): /metrics scraped during a job, the token rules, the JSON
+// API, and the web page in headless Chromium (skipped when no Chromium is installed;
+// deploy/install-deps.sh installs chromium-headless-shell).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "cosimo/common/security.h"
+#include "tests/integration/fixture.h"
+#include "tests/integration/process.h"
+
+namespace cosimo::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The value of the sample `series` (name and labels, as written) in a /metrics text; -1 if absent.
+double Sample(const std::string& text, const std::string& series) {
+  const size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+int ReadPort(const std::string& path) {
+  for (int i = 0; i < 1000; ++i) {
+    const std::string text = ReadFile(path);
+    if (text.find('\n') != std::string::npos) return std::stoi(text);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+class HttpTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
+    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
+    return args;
+  }
+  void SetUp() override {
+    DistributedTest::SetUp();
+    http_port_ = ReadPort(dir_ + "/http_port");
+    ASSERT_GT(http_port_, 0) << orchestrator_->process().log();
+  }
+  std::unique_ptr<httplib::Client> Http() {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", http_port_);
+    c->set_read_timeout(30, 0);
+    return c;
+  }
+  std::string Url(const std::string& path) {
+    return "http://127.0.0.1:" + std::to_string(http_port_) + path;
+  }
+
+  int http_port_ = 0;
+};
+
+TEST_F(HttpTest, MetricsDuringAJobShowTheStepCounterGrowing) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  v1::Scenario long_run = CarScenario(0.01);
+  long_run.set_stop_time(1e5);  // far longer than the test: canceled once scraped
+  absl::StatusOr<std::string> id = client.Submit(long_run);
+  ASSERT_TRUE(id.ok()) << id.status();
+  std::unique_ptr<httplib::Client> client_http = Http();
+  httplib::Client& http = *client_http;
+  const std::string series = "cosimo_job_steps_accepted_total{job=\"" + *id + "\"}";
+  double first = -1;
+  std::string text;
+  for (int i = 0; i < 600 && first <= 0; ++i) {
+    httplib::Result r = http.Get("/metrics");
+    ASSERT_TRUE(r) << httplib::to_string(r.error());
+    ASSERT_EQ(r->status, 200);
+    EXPECT_THAT(r->get_header_value("Content-Type"), HasSubstr("text/plain; version=0.0.4"));
+    text = r->body;
+    first = Sample(text, series);
+    if (first <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(first, 0) << text;
+  EXPECT_EQ(Sample(text, "cosimo_jobs{state=\"running\"}"), 1) << text;
+  EXPECT_EQ(Sample(text, "cosimo_workers{state=\"busy\"}"), 2) << text;
+  EXPECT_EQ(Sample(text, "cosimo_queue_length"), 0) << text;
+  EXPECT_GT(Sample(text, "cosimo_step_seconds_count"), 0) << text;
+  EXPECT_GE(Sample(text, "cosimo_job_iterations_total{job=\"" + *id + "\"}"), first) << text;
+  EXPECT_EQ(Sample(text, "cosimo_job_steps_rejected_total{job=\"" + *id + "\"}"), 0) << text;
+  EXPECT_THAT(text, HasSubstr("cosimo_worker_round_trip_seconds_count{worker=\""));
+  // Uploads: none for built-in units, and the gauge says so.
+  EXPECT_GE(Sample(text, "cosimo_artifact_store_bytes"), 0) << text;
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  httplib::Result again = http.Get("/metrics");
+  ASSERT_TRUE(again);
+  EXPECT_GT(Sample(again->body, series), first) << again->body;
+  // The step histogram counts the steps the job took.
+  EXPECT_GE(Sample(again->body, "cosimo_step_seconds_count"), Sample(again->body, series));
+
+  ASSERT_TRUE(client.Cancel(*id).ok());
+  absl::StatusOr<v1::JobStatus> end = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(end->state(), v1::CANCELED);
+  // A finished job's series stay while the job exists, and go with it.
+  httplib::Result after = http.Get("/metrics");
+  ASSERT_TRUE(after);
+  EXPECT_GE(Sample(after->body, series), Sample(again->body, series));
+  EXPECT_EQ(Sample(after->body, "cosimo_jobs{state=\"canceled\"}"), 1) << after->body;
+  ASSERT_TRUE(client.Delete(*id).ok());
+  after = http.Get("/metrics");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(Sample(after->body, series), -1) << after->body;
+}
+
+TEST_F(HttpTest, TheApiListsJobsAndWorkersAndPlotsResults) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  ASSERT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
+  std::unique_ptr<httplib::Client> client_http = Http();
+  httplib::Client& http = *client_http;
+
+  httplib::Result jobs = http.Get("/api/jobs");
+  ASSERT_TRUE(jobs);
+  const nlohmann::json list = nlohmann::json::parse(jobs->body);
+  ASSERT_EQ(list["jobs"].size(), 1u) << jobs->body;
+  EXPECT_EQ(list["jobs"][0]["id"], id);
+  EXPECT_EQ(list["jobs"][0]["name"], "car");
+  EXPECT_EQ(list["jobs"][0]["state"], "succeeded");
+  EXPECT_EQ(list["jobs"][0]["progress"], 1.0);
+  EXPECT_EQ(list["jobs"][0]["steps_accepted"], 100);
+
+  httplib::Result one = http.Get("/api/jobs/" + id);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(nlohmann::json::parse(one->body)["time"], 10.0) << one->body;
+  httplib::Result unknown = http.Get("/api/jobs/nope");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_THAT(unknown->body, HasSubstr("unknown job id 'nope'"));
+
+  httplib::Result workers = http.Get("/api/workers");
+  ASSERT_TRUE(workers);
+  EXPECT_EQ(nlohmann::json::parse(workers->body)["workers"].size(), 2u) << workers->body;
+
+  // Two units, one panel each with its one recorded variable, 101 points per series.
+  httplib::Result svg = http.Get("/jobs/" + id + "/plot.svg");
+  ASSERT_TRUE(svg);
+  ASSERT_EQ(svg->status, 200) << svg->body;
+  EXPECT_EQ(svg->get_header_value("Content-Type"), "image/svg+xml");
+  const std::regex series("<polyline class=\"series\" data-variable=\"([^\"]+)\"");
+  std::vector<std::string> variables;
+  for (auto it = std::sregex_iterator(svg->body.begin(), svg->body.end(), series);
+       it != std::sregex_iterator(); ++it) {
+    variables.push_back((*it)[1]);
+  }
+  EXPECT_EQ(variables, (std::vector<std::string>{"vehicle.v", "controller.F"}));
+  EXPECT_THAT(svg->body, HasSubstr("m/s"));  // the unit from the results' metadata
+  httplib::Result bad = http.Get("/jobs/" + id + "/plot.svg?vars=vehicle.nope");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_THAT(bad->body, HasSubstr("vehicle.nope"));
+
+  httplib::Result page = http.Get("/jobs/" + id);
+  ASSERT_TRUE(page);
+  EXPECT_THAT(page->body, HasSubstr("/static/app.js"));
+  httplib::Result script = http.Get("/static/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->status, 200);
+  EXPECT_THAT(script->get_header_value("Content-Type"), HasSubstr("javascript"));
+}
+
+// Headless Chromium from Debian (chromium-headless-shell, or chromium), or empty.
+std::string FindChromium() {
+  if (const char* env = std::getenv("COSIMO_CHROMIUM"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  for (const char* candidate :
+       {"/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (std::filesystem::exists(candidate)) return candidate;
+  }
+  return "";
+}
+
+TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "no headless Chromium (/usr/bin/chromium-headless-shell or chromium; "
+                    "deploy/install-deps.sh installs it, COSIMO_CHROMIUM names another)";
+  }
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  ASSERT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
+
+  // --virtual-time-budget lets the page's fetches and timers run before the DOM is dumped.
+  auto browse = [&](const std::string& what, std::vector<std::string> args) {
+    std::vector<std::string> argv = {chromium,
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
+                                     "--user-data-dir=" + dir_ + "/chromium-" + what,
+                                     "--virtual-time-budget=5000",
+                                     "--window-size=1100,1150"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    // Standard output alone: that is where --dump-dom writes.
+    std::string command = "exec";
+    for (const std::string& a : argv) command += " '" + a + "'";
+    command += " 2>'" + dir_ + "/chromium-" + what + ".log'";
+    Process p({"/bin/sh", "-c", command}, dir_ + "/" + what + ".out");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(120)), 0)
+        << ReadFile(dir_ + "/chromium-" + what + ".log");
+    return ReadFile(dir_ + "/" + what + ".out");
+  };
+
+  const std::string list = browse("list", {"--dump-dom", Url("/")});
+  EXPECT_THAT(list, HasSubstr("<tr class=\"job\" data-job=\"" + id + "\">")) << list;
+  EXPECT_THAT(list, HasSubstr(">car</a>")) << list;
+  EXPECT_THAT(list, HasSubstr("succeeded")) << list;
+  EXPECT_THAT(list, HasSubstr("<tr class=\"worker\">")) << list;
+
+  const std::string job = browse("job", {"--dump-dom", Url("/jobs/" + id)});
+  EXPECT_THAT(job, HasSubstr("<div id=\"plot\"><svg")) << job;
+  EXPECT_THAT(job, HasSubstr("<polyline class=\"series\" data-variable=\"vehicle.v\"")) << job;
+  EXPECT_THAT(job, HasSubstr("<polyline class=\"series\" data-variable=\"controller.F\"")) << job;
+  EXPECT_THAT(job, HasSubstr("100 accepted")) << job;
+
+  // The screenshot for the docs (docs/images/web-job.png): COSIMO_WEB_SCREENSHOT says where.
+  const std::string png = dir_ + "/web-job.png";
+  browse("screenshot", {"--screenshot=" + png, "--hide-scrollbars", Url("/jobs/" + id)});
+  const std::string bytes = ReadFile(png);
+  ASSERT_GT(bytes.size(), 1000u);
+  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  if (const char* out = std::getenv("COSIMO_WEB_SCREENSHOT"); out != nullptr && *out != '\0') {
+    std::filesystem::copy_file(png, out, std::filesystem::copy_options::overwrite_existing);
+  }
+}
+
+class SecuredHttpTest : public HttpTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    certs_ = TempDir("cosimo-http-tls");
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost -addext "
+        "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+        certs_ + "/key.pem -out " + certs_ + "/cert.pem > " + certs_ + "/openssl.log 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << ReadFile(certs_ + "/openssl.log");
+    WriteFile(certs_ + "/token", "s3cret token\n");
+    std::vector<std::string> args = HttpTest::OrchestratorArgs();
+    args.insert(args.end(), {"--tls-cert", certs_ + "/cert.pem", "--tls-key", certs_ + "/key.pem",
+                             "--token-file", certs_ + "/token"});
+    return args;
+  }
+  void TearDown() override { std::filesystem::remove_all(certs_); }
+  std::unique_ptr<httplib::SSLClient> Https() {
+    auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", http_port_);
+    c->set_ca_cert_path((certs_ + "/cert.pem").c_str());
+    c->enable_server_certificate_verification(true);
+    c->set_read_timeout(30, 0);
+    return c;
+  }
+  std::string certs_;
+};
+
+TEST_F(SecuredHttpTest, EveryPathNeedsTheTokenAsHeaderQueryOrCookie) {
+  std::unique_ptr<httplib::SSLClient> client_https = Https();
+  httplib::SSLClient& https = *client_https;
+  for (const std::string path : {"/metrics", "/", "/api/jobs", "/api/workers", "/jobs/1",
+                                 "/jobs/1/plot.svg", "/static/app.js"}) {
+    httplib::Result r = https.Get(path);
+    ASSERT_TRUE(r) << path << ": " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 401) << path;
+    EXPECT_EQ(r->get_header_value("WWW-Authenticate"), "Bearer realm=\"cosimo\"") << path;
+    EXPECT_THAT(r->body, HasSubstr("requires a token")) << path;
+    // A wrong token is no better.
+    r = https.Get(path, {{"Authorization", "Bearer wrong"}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401) << path;
+  }
+  httplib::Result r = https.Get("/metrics", {{"Authorization", "Bearer s3cret token"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_THAT(r->body, HasSubstr("# TYPE cosimo_jobs gauge"));
+
+  // The browser's way: ?token= once sets a cookie and sends the browser to the bare address.
+  r = https.Get("/?token=s3cret%20token");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 303);
+  EXPECT_EQ(r->get_header_value("Location"), "/");
+  const std::string cookie = r->get_header_value("Set-Cookie");
+  EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
+  EXPECT_THAT(cookie, HasSubstr("Secure"));
+  r = https.Get("/api/jobs", {{"Cookie", cookie.substr(0, cookie.find(';'))}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  r = https.Get("/?token=wrong");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  r = https.Get("/api/jobs", {{"Cookie", "cosimo_token=wrong"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+}
+
+}  // namespace
+}  // namespace cosimo::testing
