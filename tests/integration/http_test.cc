@@ -3,7 +3,6 @@
 // deploy/install-deps.sh installs chromium-headless-shell).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -17,6 +16,9 @@
 #include "cosimo/common/security.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/process.h"
+
+// Last: through <resolv.h> it defines the macro _res, a parameter name in Eigen's headers.
+#include <httplib.h>
 
 namespace cosimo::testing {
 namespace {
