@@ -207,7 +207,7 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
                                      "--disable-gpu",
                                      "--user-data-dir=" + dir_ + "/chromium-" + what,
                                      "--virtual-time-budget=5000",
-                                     "--window-size=1100,1150"};
+                                     "--window-size=1100,900"};
     argv.insert(argv.end(), args.begin(), args.end());
     // Standard output alone: that is where --dump-dom writes.
     std::string command = "exec";
