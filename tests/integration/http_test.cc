@@ -238,7 +238,9 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
   ASSERT_GT(bytes.size(), 1000u);
   EXPECT_EQ(bytes.substr(1, 3), "PNG");
   if (const char* out = std::getenv("COSIMO_WEB_SCREENSHOT"); out != nullptr && *out != '\0') {
-    std::filesystem::copy_file(png, out, std::filesystem::copy_options::overwrite_existing);
+    std::error_code ec;
+    std::filesystem::copy_file(png, out, std::filesystem::copy_options::overwrite_existing, ec);
+    EXPECT_FALSE(ec) << "COSIMO_WEB_SCREENSHOT=" << out << ": " << ec.message();
   }
 }
 
