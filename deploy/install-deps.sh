@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs every package Cosimo needs to build, test and run, from Debian 12's repositories.
+# Environment: COSIMO_TEST_DEPS=0 installs only what building and running need.
 # Idempotent: packages already present are left as they are. Run as root (or with sudo available).
 set -euo pipefail
 
@@ -11,9 +12,13 @@ packages=(
   libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
   libcpp-httplib-dev
   iproute2 procps python3 python3-yaml python3-grpcio clang-format
-  clang libclang-rt-14-dev
-  chromium-headless-shell   # the web page's browser test (tests/integration/http_test.cc)
 )
+# Only the test suite needs these: clang for the fuzzers (tests/fuzz) and a browser for the web
+# page's test (tests/integration/http_test.cc), about 400 MB. COSIMO_TEST_DEPS=0 leaves them out
+# (deploy/Dockerfile's build stage, which builds without tests).
+if [[ "${COSIMO_TEST_DEPS:-1}" != 0 ]]; then
+  packages+=(clang libclang-rt-14-dev chromium-headless-shell)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

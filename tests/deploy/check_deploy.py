@@ -64,6 +64,14 @@ def main(source, binary):
     check("./deploy/build.sh" in dockerfile,
           "Dockerfile: the build stage must run deploy/build.sh (the README's build)")
     check(re.search(r"HEALTHCHECK", dockerfile), "Dockerfile: health checks are required")
+    check(re.search(r"COSIMO_TEST_DEPS=0\s.*\./deploy/build\.sh", dockerfile),
+          "Dockerfile: the build stage must run deploy/build.sh with COSIMO_TEST_DEPS=0 (no "
+          "browser or fuzzing compiler in the image build)")
+    install = (source / "deploy" / "install-deps.sh").read_text()
+    test_only = install.split("COSIMO_TEST_DEPS:-1", 1)[-1]
+    for package in ("chromium-headless-shell", "libclang-rt-14-dev"):
+        check(package in test_only,
+              f"install-deps.sh: {package} is for the tests: install it only without COSIMO_TEST_DEPS=0")
 
     # Runtime packages: every library the binaries need must come from a listed package or
     # from one of their dependencies (or from the base image's essential packages).
