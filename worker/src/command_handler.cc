@@ -56,6 +56,7 @@ class CommandHandler::Impl {
       case v1::OrchestratorMessage::kTerminate:
         return Terminate(reply->mutable_ack());
       case v1::OrchestratorMessage::kWelcome:
+      case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:
         break;
     }

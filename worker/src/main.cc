@@ -1,5 +1,7 @@
-// cosimo-worker: one simulation unit at a time, for an orchestrator it dials.
+// cosimo-worker: the simulation units of one job at a time (one unless --slots), for an
+// orchestrator it dials.
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
+//                 [--slots N [--threads T]]
 //                 [--tls-ca FILE [--token-file FILE]] [--health-file FILE]
 //                 [--log-level LEVEL] [--log-format text|json]
 //   cosimo-worker --health-check [--health-file FILE]   (exit 0: attached, heartbeats going out)
@@ -8,6 +10,7 @@
 #include <pthread.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -40,6 +43,16 @@ int main(int argc, char** argv) {
   app.add_option("--reconnect-ms", options.reconnect_ms,
                  "first wait between connection attempts, ms")
       ->capture_default_str();
+  app.add_option("--slots", options.slots,
+                 "how many units this worker hosts at once; the units of a job on one worker get "
+                 "one message per step")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  int threads = 0;
+  app.add_option("--threads", threads,
+                 "threads that step the units of one message (default: the smaller of --slots and "
+                 "this machine's cores)")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
   if (const char* health = std::getenv("COSIMO_WORKER_HEALTH_FILE"); health != nullptr) {
     options.health_file = health;
@@ -68,6 +81,8 @@ int main(int argc, char** argv) {
     std::cerr << s.message() << "\n";
     return 2;
   }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads = std::min(options.slots, threads > 0 ? threads : cores);
 
   // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can
   // take locks safely; every other thread inherits the blocked mask.

@@ -19,7 +19,7 @@
 #include "cosimo/v1/worker_service.grpc.pb.h"
 #include "cosimo/worker/abandon.h"
 #include "cosimo/worker/artifact_cache.h"
-#include "cosimo/worker/command_handler.h"
+#include "cosimo/worker/slot_handler.h"
 #include "cosimo/worker/unit_factory.h"
 
 namespace cosimo::worker {
@@ -112,7 +112,8 @@ absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& 
 
 }  // namespace
 
-// One Attach stream: reads commands, runs them through a CommandHandler, writes the replies.
+// One Attach stream: reads commands, runs them through a SlotHandler (a CommandHandler per slot),
+// writes the replies.
 class WorkerClient::Session {
  public:
   Session(const WorkerOptions& options, std::shared_ptr<grpc::Channel> channel, Stream* stream)
@@ -162,7 +163,7 @@ class WorkerClient::Session {
       handler_.Handle(command, &reply_);
       if (!Write(reply_)) break;
     }
-    if (const std::string unit = handler_.DropUnit(); !unit.empty()) {
+    for (const std::string& unit : handler_.DropUnits()) {
       spdlog::warn("stream ended while unit '{}' was loaded; dropped it", unit);
     }
   }
@@ -172,12 +173,13 @@ class WorkerClient::Session {
   std::shared_ptr<grpc::Channel> channel_;
   Stream* stream_;
   std::mutex write_mutex_;
-  CommandHandler handler_{[this](const std::string& digest) {
-    return FetchArtifact(channel_, digest,
-                         options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
-                         options_.cache_max_bytes);
-  }};
-  v1::WorkerMessage reply_;  // reused per command (CommandHandler::Handle)
+  SlotHandler handler_{options_.slots, options_.threads, [this](const std::string& digest) {
+                         return FetchArtifact(
+                             channel_, digest,
+                             options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
+                             options_.cache_max_bytes);
+                       }};
+  v1::WorkerMessage reply_;  // reused per message (SlotHandler::Handle)
 
   std::thread heartbeat_;
   std::mutex heartbeat_mutex_;
@@ -281,6 +283,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   for (const std::string& model : BuiltinModelNames()) h->add_builtin_models(model);
   h->set_fmi2(true);
   h->set_fmi3(true);
+  h->set_slots(options_.slots);
   absl::Status result;
   v1::OrchestratorMessage welcome;
   if (!stream->Write(hello) || !stream->Read(&welcome) || !welcome.has_welcome()) {
@@ -291,8 +294,10 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
     spdlog::error("{}", result.message());
   } else {
     *connected = true;
-    spdlog::info("attached to {} as worker {} (host {})", options_.orchestrator,
-                 welcome.welcome().worker_id(), options_.host);
+    spdlog::info("attached to {} as worker {} (host {}, {} slot{}, {} thread{})",
+                 options_.orchestrator, welcome.welcome().worker_id(), options_.host,
+                 options_.slots, options_.slots == 1 ? "" : "s", options_.threads,
+                 options_.threads == 1 ? "" : "s");
     Session session(options_, channel, stream.get());
     WriteHealthFile(options_.health_file, "attached to " + options_.orchestrator);
     session.StartHeartbeat(std::max(50, welcome.welcome().heartbeat_ms()));

@@ -1,6 +1,7 @@
 // The worker process's connection to the orchestrator. It dials out (only the orchestrator
-// listens), opens one Attach stream, says Hello, and then serves one unit of one job at a time
-// through a UnitHost, returning to the pool after Terminate. It sends heartbeats from a second
+// listens), opens one Attach stream, says Hello, and then serves the units of one job at a time
+// (up to `slots`, through a SlotHandler: one CommandHandler per slot, a batch's units stepped on
+// `threads` threads), returning to the pool after Terminate. It sends heartbeats from a second
 // thread so that a long step is not mistaken for a lost worker. When the stream breaks it
 // reconnects with backoff (unless `once`), so a worker outlives orchestrator restarts.
 //
@@ -29,6 +30,8 @@ struct WorkerOptions {
   int reconnect_ms = 1000;   // wait between connection attempts, ms
   bool once = false;         // exit when the first stream ends instead of reconnecting
   int protocol_version = 1;  // only tests change this (to check the refusal)
+  int slots = 1;             // units hosted at once (Hello.slots), 1 to 4096
+  int threads = 1;           // threads that step a batch's units, 1 to slots
   ClientSecurity security;   // TLS and token toward the orchestrator (cosimo/common/security.h)
   // Health file (empty: none): written when the orchestrator welcomes the worker, rewritten at
   // every heartbeat sent, removed when the connection ends; CheckHealthFile reads it.
