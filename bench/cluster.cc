@@ -40,7 +40,8 @@ WorkerCluster::~WorkerCluster() {
 }
 
 absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
-    int workers, const std::string& worker_binary, const std::string& log_path) {
+    int workers, const std::string& worker_binary, const std::string& log_path, int slotted_workers,
+    int slots) {
   auto impl = std::make_unique<Impl>();
   impl->pool = std::make_unique<orchestrator::WorkerPool>(std::chrono::seconds(30));
   impl->service =
@@ -63,12 +64,17 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
   if (!impl->server || port == 0) return absl::UnavailableError("cluster: cannot listen");
   impl->service->Start();
   const std::string address = absl::StrCat("127.0.0.1:", port);
-  for (int i = 0; i < workers; ++i) {
-    impl->workers.push_back(std::make_unique<ChildProcess>(
-        std::vector<std::string>{worker_binary, "--orchestrator", address, "--once", "--log-level",
-                                 "warn", "--host", "bench"},
-        log_path));
+  for (int i = 0; i < workers + slotted_workers; ++i) {
+    std::vector<std::string> argv = {worker_binary, "--orchestrator", address,  "--once",
+                                     "--log-level", "warn",           "--host", "bench"};
+    if (i < workers) {
+      argv.insert(argv.end(), {"--label", "single"});
+    } else {
+      argv.insert(argv.end(), {"--label", "slots", "--slots", std::to_string(slots)});
+    }
+    impl->workers.push_back(std::make_unique<ChildProcess>(argv, log_path));
   }
+  workers += slotted_workers;
   const int64_t deadline = NowNs() + 60'000'000'000;
   while (static_cast<int>(impl->pool->List().size()) < workers) {
     if (NowNs() > deadline) {
@@ -90,18 +96,18 @@ std::vector<pid_t> WorkerCluster::worker_pids() const {
 absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
     const v1::Scenario& scenario, orchestrator::MasterObserver* observer, uint64_t* commands) {
   const std::string job_id = absl::StrCat("bench-", ++impl_->jobs);
-  const std::vector<std::string> labels(static_cast<size_t>(scenario.units_size()));
+  std::vector<std::string> labels;
+  for (const v1::Unit& unit : scenario.units()) labels.push_back(unit.worker_label());
   auto workers = impl_->pool->TryAcquire(labels, job_id);
   if (!workers) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cluster: not enough idle workers for ", scenario.units_size(), " units"));
   }
   // As JobManager::RunJob: load every unit in parallel, then run the master.
-  std::vector<std::unique_ptr<orchestrator::RemoteUnit>> units;
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    units.push_back(orchestrator::RemoteUnit::StartLoad((*workers)[static_cast<size_t>(i)],
-                                                        LoadUnitFor(scenario, i, job_id)));
-  }
+  std::vector<v1::LoadUnit> loads;
+  for (int i = 0; i < scenario.units_size(); ++i) loads.push_back(LoadUnitFor(scenario, i, job_id));
+  std::vector<std::unique_ptr<orchestrator::RemoteUnit>> units =
+      orchestrator::RemoteUnit::StartLoads(*workers, loads);
   absl::Status status;
   for (auto& unit : units) {
     absl::Status s = unit->FinishLoad();

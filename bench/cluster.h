@@ -23,14 +23,17 @@ namespace cosimo::bench {
 
 class WorkerCluster {
  public:
-  // Starts the server on 127.0.0.1 (a free port) and `workers` cosimo-worker processes
-  // (`worker_binary`, logs appended to `log_path`), and waits until all have attached.
+  // Starts the server on 127.0.0.1 (a free port) and `workers` one-slot cosimo-worker processes
+  // labelled "single" (`worker_binary`, logs appended to `log_path`), plus `slotted_workers`
+  // processes of `slots` slots labelled "slots", and waits until all have attached.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<WorkerCluster>> Start(
-      int workers, const std::string& worker_binary, const std::string& log_path);
+      int workers, const std::string& worker_binary, const std::string& log_path,
+      int slotted_workers = 0, int slots = 1);
   ~WorkerCluster();
 
-  // Loads every unit of `scenario` on its own idle worker, runs it, terminates the units and
-  // returns the workers to the pool. `commands`, when given, gets the commands (round trips)
+  // Loads every unit of `scenario` on an idle worker of its worker_label ("single": one unit per
+  // process, "slots": packed onto the slotted workers; empty: any), runs it, terminates the units
+  // and returns the workers to the pool. `commands`, when given, gets the commands (round trips)
   // sent to all units, from LoadUnit to Terminate.
   [[nodiscard]] absl::StatusOr<orchestrator::MasterResult> Run(
       const v1::Scenario& scenario, orchestrator::MasterObserver* observer,

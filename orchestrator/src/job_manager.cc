@@ -9,6 +9,7 @@
 #include <chrono>
 #include <optional>
 #include <random>
+#include <set>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -221,6 +222,9 @@ std::vector<v1::WorkerStatus> JobManager::Workers() const {
     for (const std::string& label : info.labels) w.add_labels(label);
     w.set_busy(info.busy);
     w.set_job_id(info.job_id);
+    w.set_slots(info.slots);
+    w.set_slots_busy(info.slots_busy);
+    w.set_messages(info.messages);
   }
   return out;
 }
@@ -433,19 +437,26 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     return;
   }
   const v1::Scenario& scenario = *loaded;
-  spdlog::info("job {} running on {} workers", job->id, workers.size());
-  std::vector<std::unique_ptr<RemoteUnit>> units;
+  spdlog::info("job {} running on {} workers", job->id,
+               std::set<std::shared_ptr<WorkerConnection>>(workers.begin(), workers.end()).size());
+  std::vector<v1::LoadUnit> loads;
+  for (int i = 0; i < scenario.units_size(); ++i)
+    loads.push_back(LoadUnitFor(scenario, i, job->id));
+  std::vector<std::unique_ptr<RemoteUnit>> units =
+      RemoteUnit::StartLoads(workers, loads, {command_timeout_, &job->cancel});
   absl::Status status;
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    units.push_back(RemoteUnit::StartLoad(workers[i], LoadUnitFor(scenario, i, job->id),
-                                          {command_timeout_, &job->cancel}));
-    if (metrics_ != nullptr)
-      units.back()->set_round_trips(metrics_->WorkerRoundTrip(workers[i]->id()));
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (metrics_ != nullptr) {
+      units[i]->set_round_trips(metrics_->WorkerRoundTrip(workers[i]->id()));
+    }
   }
   {
+    // A worker with slots runs several of the job's units: "a,b".
     std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& worker : workers) running_units_.erase(worker->id());
     for (int i = 0; i < scenario.units_size(); ++i) {
-      running_units_[workers[i]->id()] = scenario.units(i).name();
+      std::string& names = running_units_[workers[static_cast<size_t>(i)]->id()];
+      names += (names.empty() ? "" : ",") + scenario.units(i).name();
     }
   }
   for (auto& unit : units) {

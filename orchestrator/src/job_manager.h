@@ -114,7 +114,7 @@ class JobManager {
   std::condition_variable changed_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::vector<std::shared_ptr<Job>> queue_;           // FIFO of queued jobs
-  std::map<std::string, std::string> running_units_;  // worker id -> unit name
+  std::map<std::string, std::string> running_units_;  // worker id -> unit names, ","-joined
   bool shutdown_ = false;
   // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
   struct JobThread {

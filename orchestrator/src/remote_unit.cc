@@ -1,25 +1,122 @@
 #include "orchestrator/src/remote_unit.h"
 
+#include <utility>
+
 #include "cosimo/common/unit_api_proto.h"
 
 namespace cosimo::orchestrator {
 
-std::unique_ptr<RemoteUnit> RemoteUnit::StartLoad(std::shared_ptr<WorkerConnection> worker,
-                                                  const v1::LoadUnit& load,
-                                                  const WorkerConnection::WaitOptions& wait) {
-  std::unique_ptr<RemoteUnit> unit(new RemoteUnit(std::move(worker), load.unit().name()));
-  unit->wait_ = wait;
-  unit->command_.set_seq(++unit->seq_);
-  *unit->command_.mutable_load_unit() = load;
-  unit->write_failed_ = !unit->worker_->Write(unit->command_);
-  return unit;
+void WorkerBatch::Hold(RemoteUnit* unit) {
+  unit->held_ = true;
+  unit->received_ = false;
+  held_.push_back(unit);
+}
+
+void WorkerBatch::Flush() {
+  if (held_.empty()) return;
+  // One message in flight per worker and job: a reply not yet collected is collected first (the
+  // master awaits every unit of a round before the next, so this is only a safeguard).
+  Collect(wait_);
+  const uint64_t seq = ++seq_;
+  bool written = false;
+  if (held_.size() == 1) {
+    held_[0]->command_.set_seq(seq);
+    written = worker_->Write(held_[0]->command_);
+  } else {
+    // The units' commands are swapped into the batch and back (Write serializes at once), so
+    // that nothing is copied or allocated.
+    auto* commands = batch_.mutable_batch()->mutable_commands();
+    const int n = static_cast<int>(held_.size());
+    while (commands->size() > n) commands->RemoveLast();
+    while (commands->size() < n) commands->Add();
+    for (int i = 0; i < n; ++i)
+      commands->Mutable(i)->Swap(&held_[static_cast<size_t>(i)]->command_);
+    batch_.set_seq(seq);
+    written = worker_->Write(batch_);
+    for (int i = 0; i < n; ++i)
+      commands->Mutable(i)->Swap(&held_[static_cast<size_t>(i)]->command_);
+  }
+  for (RemoteUnit* unit : held_) unit->held_ = false;
+  if (written) {
+    sent_.swap(held_);
+    sent_seq_ = seq;
+  } else {
+    const absl::Status gone =
+        absl::UnavailableError("the worker is gone: " + worker_->lost_reason());
+    for (RemoteUnit* unit : held_) {
+      unit->received_ = true;
+      unit->receive_status_ = gone;
+    }
+  }
+  held_.clear();
+}
+
+void WorkerBatch::Receive(RemoteUnit* unit, const WorkerConnection::WaitOptions& wait) {
+  if (unit->held_) Flush();
+  if (!unit->received_) Collect(wait);
+}
+
+void WorkerBatch::Collect(const WorkerConnection::WaitOptions& wait) {
+  if (sent_.empty()) return;
+  absl::Status status;
+  if (sent_.size() == 1) {
+    status = worker_->WaitReply(sent_seq_, &sent_[0]->reply_, wait);
+  } else {
+    status = worker_->WaitReply(sent_seq_, &reply_, wait);
+    if (status.ok() &&
+        (!reply_.has_batch() || reply_.batch().replies_size() != static_cast<int>(sent_.size()))) {
+      status = absl::InternalError("expected a ReplyBatch of " + std::to_string(sent_.size()) +
+                                   " replies");
+    }
+    if (status.ok()) {
+      auto* replies = reply_.mutable_batch()->mutable_replies();
+      for (size_t i = 0; i < sent_.size(); ++i) {
+        sent_[i]->reply_.Swap(replies->Mutable(static_cast<int>(i)));
+      }
+    }
+  }
+  for (RemoteUnit* unit : sent_) {
+    unit->received_ = true;
+    unit->receive_status_ = status;
+  }
+  sent_.clear();
+}
+
+std::vector<std::unique_ptr<RemoteUnit>> RemoteUnit::StartLoads(
+    const std::vector<std::shared_ptr<WorkerConnection>>& workers,
+    const std::vector<v1::LoadUnit>& loads, const WorkerConnection::WaitOptions& wait) {
+  std::vector<std::shared_ptr<WorkerBatch>> batches;
+  std::vector<std::unique_ptr<RemoteUnit>> units;
+  const std::vector<int> slots = SlotsOf(workers);
+  for (size_t i = 0; i < workers.size() && i < loads.size(); ++i) {
+    std::shared_ptr<WorkerBatch> batch;
+    for (const auto& b : batches) {
+      if (&b->worker() == workers[i].get()) batch = b;
+    }
+    if (!batch) batch = batches.emplace_back(std::make_shared<WorkerBatch>(workers[i], wait));
+    std::unique_ptr<RemoteUnit> unit(
+        new RemoteUnit(batch, loads[i].unit().name(), static_cast<uint32_t>(slots[i])));
+    unit->command_.set_slot(unit->slot_);
+    *unit->command_.mutable_load_unit() = loads[i];
+    unit->pending_kind_ = UnitCommand::Kind::kInitialize;  // not a Terminate: the cancel counts
+    ++unit->commands_;
+    batch->Hold(unit.get());
+    units.push_back(std::move(unit));
+  }
+  for (const auto& batch : batches) batch->Flush();
+  return units;
+}
+
+absl::Status RemoteUnit::Receive() {
+  WorkerConnection::WaitOptions wait = batch_->wait();
+  if (pending_kind_ == UnitCommand::Kind::kTerminate) wait.cancel = nullptr;
+  batch_->Receive(this, wait);
+  received_ = false;
+  return Context(receive_status_);
 }
 
 absl::Status RemoteUnit::FinishLoad() {
-  if (write_failed_) {
-    return Context(absl::UnavailableError("the worker is gone: " + worker_->lost_reason()));
-  }
-  if (absl::Status s = worker_->WaitReply(seq_, &reply_, wait_); !s.ok()) return Context(s);
+  if (absl::Status s = Receive(); !s.ok()) return s;
   if (!reply_.has_unit_loaded()) return Context(absl::InternalError("expected UnitLoaded"));
   const v1::UnitLoaded& loaded = reply_.unit_loaded();
   if (loaded.has_error()) return Context(FromProto(loaded.error()));
@@ -28,24 +125,20 @@ absl::Status RemoteUnit::FinishLoad() {
   return absl::OkStatus();
 }
 
-WorkerConnection::WaitOptions RemoteUnit::WaitFor() const {
-  WorkerConnection::WaitOptions wait = wait_;
-  if (pending_kind_ == UnitCommand::Kind::kTerminate) wait.cancel = nullptr;
-  return wait;
+std::string RemoteUnit::location() const {
+  return batch_->worker().id() + "@" + batch_->worker().host();
 }
-
-std::string RemoteUnit::location() const { return worker_->id() + "@" + worker_->host(); }
 
 absl::Status RemoteUnit::Context(const absl::Status& status) const {
   if (status.ok()) return status;
   if (status.message().find("unit '" + name_ + "'") != absl::string_view::npos) return status;
-  return absl::Status(status.code(), "unit '" + name_ + "' (" + worker_->Describe() +
+  return absl::Status(status.code(), "unit '" + name_ + "' (" + batch_->worker().Describe() +
                                          "): " + std::string(status.message()));
 }
 
 void RemoteUnit::Send(const UnitCommand& command) {
   if (round_trips_) sent_ = std::chrono::steady_clock::now();
-  command_.set_seq(++seq_);
+  ++commands_;
   pending_kind_ = command.kind;
   switch (command.kind) {
     case UnitCommand::Kind::kInitialize:
@@ -76,14 +169,13 @@ void RemoteUnit::Send(const UnitCommand& command) {
       command_.mutable_terminate();
       break;
   }
-  write_failed_ = !worker_->Write(command_);
+  batch_->Hold(this);
 }
 
+void RemoteUnit::Flush() { batch_->Flush(); }
+
 absl::Status RemoteUnit::Await(UnitResponse* response) {
-  if (write_failed_) {
-    return Context(absl::UnavailableError("the worker is gone: " + worker_->lost_reason()));
-  }
-  if (absl::Status s = worker_->WaitReply(seq_, &reply_, WaitFor()); !s.ok()) return Context(s);
+  if (absl::Status s = Receive(); !s.ok()) return s;
   if (round_trips_) {
     round_trips_->Observe(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_).count());

@@ -1,12 +1,21 @@
-// A UnitProxy for a unit that runs in a worker process, over the worker's Attach stream. Send
-// writes one command message; Await waits for its reply (WorkerConnection::WaitReply: the waiting
-// thread reads it from the socket itself when it leads the loop). Messages are reused, so the
-// step path does not allocate once warmed up.
+// A UnitProxy for a unit that runs in a worker process, over the worker's Attach stream, and the
+// WorkerBatch through which the units of one job on one worker share that stream.
+//
+// Send holds the command in the unit's WorkerBatch; Flush (FanOut, after every unit of a round
+// got its command) writes the commands held as one message: a plain command when one unit of
+// the worker takes part, a CommandBatch when several do, answered by one ReplyBatch. Await
+// flushes first if its command is still held (a single unit's Send + Await), then waits for the
+// message's reply (WorkerConnection::WaitReply: the waiting thread reads it from the socket
+// itself when it leads the loop) and hands every unit of that message its part. Messages are
+// reused, so the step path does not allocate once warmed up.
+//
+// Thread safety: the job's thread only, like every UnitProxy.
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cosimo/orchestrator/unit_proxy.h"
@@ -16,15 +25,48 @@
 
 namespace cosimo::orchestrator {
 
+class RemoteUnit;
+
+// The commands of one job's units on one worker, coalesced per round; owns the stream's
+// sequence numbers for that job. Shared by those RemoteUnits.
+class WorkerBatch {
+ public:
+  WorkerBatch(std::shared_ptr<WorkerConnection> worker, const WorkerConnection::WaitOptions& wait)
+      : worker_(std::move(worker)), wait_(wait) {}
+
+  WorkerConnection& worker() { return *worker_; }
+  const WorkerConnection::WaitOptions& wait() const { return wait_; }
+  // Holds `unit`'s prepared command for the next Flush.
+  void Hold(RemoteUnit* unit);
+  // Writes the held commands as one message (nothing held: nothing written).
+  void Flush();
+  // Until `unit`'s reply (or the error that ended the wait for it) is in `unit`.
+  void Receive(RemoteUnit* unit, const WorkerConnection::WaitOptions& wait);
+
+ private:
+  // Waits for the reply to the last message written and hands it out.
+  void Collect(const WorkerConnection::WaitOptions& wait);
+
+  std::shared_ptr<WorkerConnection> worker_;
+  WorkerConnection::WaitOptions wait_;
+  uint64_t seq_ = 0;
+  std::vector<RemoteUnit*> held_;
+  std::vector<RemoteUnit*> sent_;  // the units of the message whose reply is awaited
+  uint64_t sent_seq_ = 0;
+  v1::OrchestratorMessage batch_;  // reused
+  v1::WorkerMessage reply_;        // reused
+};
+
 class RemoteUnit final : public UnitProxy {
  public:
-  // Sends LoadUnit without waiting; FinishLoad waits for UnitLoaded. Split so that a job loads
-  // all its units in parallel.
-  // `wait`: how long each command may take, and the job's cancel flag, which ends the wait for
-  // any command but Terminate (the clean-up after a cancel).
-  static std::unique_ptr<RemoteUnit> StartLoad(std::shared_ptr<WorkerConnection> worker,
-                                               const v1::LoadUnit& load,
-                                               const WorkerConnection::WaitOptions& wait = {});
+  // LoadUnit for every unit (`loads[i]` on `workers[i]`, the entries of WorkerPool::TryAcquire:
+  // units packed onto one worker share a WorkerBatch and get its slots in order), written at once,
+  // one message per worker; each unit's FinishLoad waits for its UnitLoaded. `wait`: how long each
+  // command may take, and the job's cancel flag, which ends the wait for any command but
+  // Terminate (the clean-up after a cancel).
+  static std::vector<std::unique_ptr<RemoteUnit>> StartLoads(
+      const std::vector<std::shared_ptr<WorkerConnection>>& workers,
+      const std::vector<v1::LoadUnit>& loads, const WorkerConnection::WaitOptions& wait = {});
   [[nodiscard]] absl::Status FinishLoad();
 
   const std::string& name() const override { return name_; }
@@ -32,11 +74,14 @@ class RemoteUnit final : public UnitProxy {
   const std::string& iterative_mode() const override { return mode_; }
   std::string location() const override;
   void Send(const UnitCommand& command) override;
+  void Flush() override;
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;
 
-  WorkerConnection& worker() { return *worker_; }
-  // Commands written to the worker so far (LoadUnit included): one round trip each.
-  uint64_t commands_sent() const { return seq_; }
+  WorkerConnection& worker() { return batch_->worker(); }
+  uint32_t slot() const { return slot_; }
+  // Commands sent to this unit so far (LoadUnit included): one round trip each, however many
+  // commands shared their message.
+  uint64_t commands_sent() const { return commands_; }
   // From now on every command's round trip (Send to its reply in Await, the unit's work
   // included), s, goes into `round_trips` (may be null: none).
   void set_round_trips(std::shared_ptr<Histogram> round_trips) {
@@ -44,21 +89,25 @@ class RemoteUnit final : public UnitProxy {
   }
 
  private:
-  RemoteUnit(std::shared_ptr<WorkerConnection> worker, std::string name)
-      : worker_(std::move(worker)), name_(std::move(name)) {}
+  friend class WorkerBatch;
+  RemoteUnit(std::shared_ptr<WorkerBatch> batch, std::string name, uint32_t slot)
+      : batch_(std::move(batch)), name_(std::move(name)), slot_(slot) {}
   [[nodiscard]] absl::Status Context(const absl::Status& status) const;
+  // Waits for the reply to the pending command into reply_.
+  [[nodiscard]] absl::Status Receive();
 
-  // The wait for the pending command.
-  WorkerConnection::WaitOptions WaitFor() const;
-
-  std::shared_ptr<WorkerConnection> worker_;
-  WorkerConnection::WaitOptions wait_;
+  std::shared_ptr<WorkerBatch> batch_;
   std::string name_;
+  uint32_t slot_ = 0;
   UnitDescription description_;
   std::string mode_;
-  uint64_t seq_ = 0;
+  uint64_t commands_ = 0;
   UnitCommand::Kind pending_kind_ = UnitCommand::Kind::kStep;
-  bool write_failed_ = false;
+  // Where the pending command is: held in the batch, written, answered (received_ with
+  // receive_status_ the wait's outcome).
+  bool held_ = false;
+  bool received_ = false;
+  absl::Status receive_status_;
   std::shared_ptr<Histogram> round_trips_;
   std::chrono::steady_clock::time_point sent_;
   v1::OrchestratorMessage command_;

@@ -14,6 +14,9 @@ int64_t NowNs() {
       .count();
 }
 
+// The most units a worker may host (Hello.slots): a worker asking for more is refused.
+constexpr int kMaxSlots = 4096;
+
 bool Matches(const WorkerConnection& worker, const std::string& label) {
   if (label.empty()) return true;
   const auto& labels = worker.labels();
@@ -30,6 +33,14 @@ std::string RandomSuffix() {
 }
 
 }  // namespace
+
+std::vector<int> SlotsOf(const std::vector<std::shared_ptr<WorkerConnection>>& workers) {
+  std::vector<int> slots(workers.size(), 0);
+  for (size_t i = 0; i < workers.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) slots[i] += workers[j] == workers[i] ? 1 : 0;
+  }
+  return slots;
+}
 
 WorkerConnection::WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
                                    std::chrono::milliseconds heartbeat_interval,
@@ -49,6 +60,7 @@ bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
   loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
   if (lost_ || state_ != State::kAttached || write_pending_) return false;
   StartWrite(message);
+  messages_written_.fetch_add(1, std::memory_order_relaxed);
   // A job exchanges commands and replies: from now on the read after a reply waits for the next
   // command, and a waiting read is posted here, behind the command, so that its window update
   // travels with it.
@@ -259,8 +271,15 @@ void WorkerConnection::OnHello() {
       return;
     }
   }
+  if (hello.slots() < 0 || hello.slots() > kMaxSlots) {
+    refuse(grpc::StatusCode::INVALID_ARGUMENT,
+           "slots " + std::to_string(hello.slots()) + " from host " + hello.host() +
+               " is out of range (1 to " + std::to_string(kMaxSlots) + ")");
+    return;
+  }
   id_ = pool_->NextId();
   host_ = hello.host();
+  slots_ = std::max(1, hello.slots());
   labels_.assign(hello.labels().begin(), hello.labels().end());
   pid_ = hello.pid();
   welcome.mutable_welcome()->set_accepted(true);
@@ -361,27 +380,49 @@ void WorkerPool::Unregister(const std::shared_ptr<WorkerConnection>& worker) {
 std::optional<std::vector<std::shared_ptr<WorkerConnection>>> WorkerPool::TryAcquire(
     const std::vector<std::string>& labels, const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::shared_ptr<WorkerConnection>> chosen;
   // Labelled units first, so that a free-for-all unit does not take the licensed machine.
   std::vector<size_t> order(labels.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return !labels[a].empty() && labels[b].empty(); });
-  chosen.resize(labels.size());
-  std::vector<WorkerConnection*> taken;
+  std::vector<std::shared_ptr<WorkerConnection>> chosen(labels.size());
+  std::vector<std::pair<WorkerConnection*, int>> used;  // worker, slots taken by this job
+  auto taken = [&](const WorkerConnection* w) {
+    for (const auto& [worker, count] : used) {
+      if (worker == w) return count;
+    }
+    return 0;
+  };
   for (size_t i : order) {
+    // A worker the job already has, while it has a free slot; else the idle worker with the
+    // most free slots (the job packs onto few workers).
+    const std::shared_ptr<WorkerConnection>* best = nullptr;
+    int best_free = 0;
+    bool best_used = false;
     for (const auto& w : workers_) {
       if (w->busy || w->lost() || !Matches(*w, labels[i])) continue;
-      if (std::find(taken.begin(), taken.end(), w.get()) != taken.end()) continue;
-      chosen[i] = w;
-      taken.push_back(w.get());
-      break;
+      const int already = taken(w.get());
+      const int free = w->slots() - already;
+      if (free <= 0) continue;
+      const bool in_use = already > 0;
+      if (best == nullptr || (in_use && !best_used) || (in_use == best_used && free > best_free)) {
+        best = &w;
+        best_free = free;
+        best_used = in_use;
+      }
     }
-    if (!chosen[i]) return std::nullopt;
+    if (best == nullptr) return std::nullopt;
+    chosen[i] = *best;
+    if (best_used) {
+      for (auto& [worker, count] : used) count += worker == best->get() ? 1 : 0;
+    } else {
+      used.emplace_back(best->get(), 1);
+    }
   }
-  for (const auto& w : chosen) {
-    w->busy = true;
-    w->job_id = job_id;
+  for (const auto& [worker, count] : used) {
+    worker->busy = true;
+    worker->slots_busy = count;
+    worker->job_id = job_id;
   }
   return chosen;
 }
@@ -390,7 +431,9 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (const auto& w : workers) {
+      if (!w->busy) continue;  // a repeated entry, already freed
       w->busy = false;
+      w->slots_busy = 0;
       w->job_id.clear();
       w->Released();  // an idle worker's heartbeats and end of stream are read at once
     }
@@ -408,13 +451,16 @@ int WorkerPool::CountMatching(const std::vector<std::string>& labels) const {
 
 int WorkerPool::Count(const std::vector<std::string>& labels, bool idle_only) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<WorkerConnection*> taken;
+  std::vector<std::pair<WorkerConnection*, int>> used;  // worker, slots counted
   int count = 0;
   for (const std::string& label : labels) {
     for (const auto& w : workers_) {
       if ((idle_only && w->busy) || w->lost() || !Matches(*w, label)) continue;
-      if (std::find(taken.begin(), taken.end(), w.get()) != taken.end()) continue;
-      taken.push_back(w.get());
+      auto it = std::find_if(used.begin(), used.end(),
+                             [&](const auto& entry) { return entry.first == w.get(); });
+      if (it == used.end()) it = used.insert(used.end(), {w.get(), 0});
+      if (it->second >= w->slots()) continue;
+      ++it->second;
       ++count;
       break;
     }
@@ -426,7 +472,8 @@ std::vector<WorkerInfo> WorkerPool::List() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<WorkerInfo> out;
   for (const auto& w : workers_)
-    out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id, w->pid()});
+    out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id, w->pid(), w->slots(),
+                   w->slots_busy, w->messages_written()});
   return out;
 }
 

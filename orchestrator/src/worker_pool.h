@@ -13,7 +13,10 @@
 // on every watchdog pass (so that heartbeats are read while a job computes), and when the stream
 // is canceled.
 //
-// Jobs acquire idle workers, matching unit labels, and release them when they end. A watchdog
+// Jobs acquire idle workers, matching unit labels, and release them when they end. A worker
+// hosts up to slots() units (its Hello.slots); a job's units are packed onto as few workers as
+// their slots allow, and a worker serves one job at a time (its free slots are not lent to
+// another job while it is busy). A watchdog
 // marks a worker lost when it has been silent longer than the heartbeat timeout (host cut off)
 // and cancels its stream, and ends a stream whose Hello has not come within that timeout; a
 // closed stream (process killed) is noticed as soon as a thread leads
@@ -42,6 +45,10 @@
 namespace cosimo::orchestrator {
 
 class WorkerPool;
+class WorkerConnection;
+
+// The slot of each of TryAcquire's entries: the number of earlier entries with the same worker.
+std::vector<int> SlotsOf(const std::vector<std::shared_ptr<WorkerConnection>>& workers);
 
 // How long a job waits for a worker's reply, and what else ends the wait.
 struct ReplyWaitOptions {
@@ -66,7 +73,8 @@ class WorkerConnection {
   const std::string& host() const { return host_; }
   const std::vector<std::string>& labels() const { return labels_; }
   int pid() const { return pid_; }
-  std::string Describe() const;  // "worker w3 on host h1"
+  int slots() const { return slots_; }  // units it hosts at once, >= 1
+  std::string Describe() const;         // "worker w3 on host h1"
 
   // Job side. Sends one message to the worker (serialized at once: the caller may reuse it); false
   // once the worker is lost. If the previous write's completion has not been handled yet (it may
@@ -112,8 +120,12 @@ class WorkerConnection {
   }
   void set_on_finished(std::function<void()> on_finished) { on_finished_ = std::move(on_finished); }
 
+  // Messages written to the worker by jobs so far (a batch counts once; tests and benchmarks).
+  uint64_t messages_written() const { return messages_written_.load(std::memory_order_relaxed); }
+
   // Pool bookkeeping (guarded by the pool's mutex).
   bool busy = false;
+  int slots_busy = 0;  // slots the job uses
   std::string job_id;
 
  private:
@@ -152,6 +164,8 @@ class WorkerConnection {
   std::string host_;
   std::vector<std::string> labels_;
   int pid_ = 0;
+  int slots_ = 1;
+  std::atomic<uint64_t> messages_written_{0};
 
   // Guarded by loop_->mutex().
   std::unique_ptr<grpc::ServerContext> context_;
@@ -190,6 +204,9 @@ struct WorkerInfo {
   bool busy = false;
   std::string job_id;
   int pid = 0;
+  int slots = 1;
+  int slots_busy = 0;
+  uint64_t messages = 0;  // WorkerConnection::messages_written
 };
 
 class WorkerPool {
@@ -210,15 +227,19 @@ class WorkerPool {
   void Register(const std::shared_ptr<WorkerConnection>& worker);
   void Unregister(const std::shared_ptr<WorkerConnection>& worker);
 
-  // One idle worker per entry of `labels` (empty label: any worker), all or nothing. Marks them
-  // busy for `job_id`.
+  // A slot of an idle worker per entry of `labels` (empty label: any worker), all or nothing;
+  // entry i is unit i's worker, the same worker for units packed onto it (its slot: the number
+  // of earlier entries with that worker, SlotsOf). Packs: a unit goes to a worker the job
+  // already has while it has a free slot, else to the matching idle worker with the most slots.
+  // Marks them busy for `job_id`.
   std::optional<std::vector<std::shared_ptr<WorkerConnection>>> TryAcquire(
       const std::vector<std::string>& labels, const std::string& job_id);
+  // Frees the workers TryAcquire gave (repeated entries are fine).
   void Release(const std::vector<std::shared_ptr<WorkerConnection>>& workers);
-  // How many of `labels` could be served by idle workers now.
+  // How many of `labels` could be served by slots of idle workers now.
   int CountAvailable(const std::vector<std::string>& labels) const;
-  // How many of `labels` could be served by the attached workers, idle or busy: fewer than
-  // labels.size() means the job cannot run until more workers attach.
+  // How many of `labels` could be served by the slots of the attached workers, idle or busy:
+  // fewer than labels.size() means the job cannot run until more workers attach.
   int CountMatching(const std::vector<std::string>& labels) const;
 
   std::vector<WorkerInfo> List() const;

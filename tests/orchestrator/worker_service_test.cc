@@ -34,8 +34,10 @@ class FakeWorker {
   }
 
   bool Send(const v1::WorkerMessage& message) { return stream_->Write(message); }
-  bool SendHello(const std::string& host, v1::ProtocolVersion version = v1::PROTOCOL_VERSION_1) {
+  bool SendHello(const std::string& host, v1::ProtocolVersion version = v1::PROTOCOL_VERSION_1,
+                 int slots = 0) {
     v1::WorkerMessage hello;
+    hello.mutable_hello()->set_slots(slots);
     hello.mutable_hello()->set_protocol_version(version);
     hello.mutable_hello()->set_host(host);
     hello.mutable_hello()->add_labels("fake");
@@ -101,9 +103,10 @@ class WorkerServiceTest : public ::testing::Test {
   }
 
   // Attaches a fake worker and waits until the pool lists it.
-  std::unique_ptr<FakeWorker> Attach(const std::string& host, std::string* id = nullptr) {
+  std::unique_ptr<FakeWorker> Attach(const std::string& host, std::string* id = nullptr,
+                                     int slots = 0) {
     auto worker = std::make_unique<FakeWorker>(address_);
-    EXPECT_TRUE(worker->SendHello(host));
+    EXPECT_TRUE(worker->SendHello(host, v1::PROTOCOL_VERSION_1, slots));
     v1::OrchestratorMessage welcome;
     EXPECT_TRUE(worker->Read(&welcome));
     EXPECT_TRUE(welcome.welcome().accepted()) << welcome.welcome().reason();
@@ -201,6 +204,46 @@ TEST(WorkerPoolTest, IdsDifferAcrossPools) {
   EXPECT_TRUE(std::regex_match(b, std::regex("w1-[0-9a-f]{6}"))) << b;
   EXPECT_NE(a, b);
   EXPECT_EQ(first.NextId(), "w2" + a.substr(2));
+}
+
+// Slots: a job's units go to a worker the job already has while it has free slots, else to the
+// idle worker with the most; a busy worker's free slots are not lent to another job; a worker
+// from before slots (Hello.slots 0) has one; more than 4096 are refused.
+TEST_F(WorkerServiceTest, TheSchedulerPacksAJobsUnitsOntoTheSlotsOfFewWorkers) {
+  Start();
+  auto one = Attach("host-one");
+  auto four = Attach("host-four", nullptr, 4);
+  auto two = Attach("host-two", nullptr, 2);
+  const std::vector<std::string> five(5, "");
+  EXPECT_EQ(pool_->CountMatching(five), 5);
+  EXPECT_EQ(pool_->CountMatching(std::vector<std::string>(8, "")), 7);
+  auto placed = pool_->TryAcquire(five, "job-a");
+  ASSERT_TRUE(placed.has_value());
+  std::vector<std::string> hosts;
+  for (const auto& w : *placed) hosts.push_back(w->host());
+  EXPECT_EQ(hosts, (std::vector<std::string>{"host-four", "host-four", "host-four", "host-four",
+                                             "host-two"}));
+  EXPECT_EQ(SlotsOf(*placed), (std::vector<int>{0, 1, 2, 3, 0}));
+  // host-two has a free slot but is busy with job-a: only host-one is left.
+  EXPECT_EQ(pool_->CountAvailable({"", ""}), 1);
+  EXPECT_FALSE(pool_->TryAcquire({"", ""}, "job-b").has_value());
+  for (const WorkerInfo& info : pool_->List()) {
+    if (info.host == "host-four") {
+      EXPECT_EQ(info.slots, 4);
+      EXPECT_EQ(info.slots_busy, 4);
+      EXPECT_EQ(info.job_id, "job-a");
+    }
+    if (info.host == "host-one") EXPECT_EQ(info.slots, 1);
+  }
+  pool_->Release(*placed);
+  EXPECT_EQ(pool_->CountAvailable(five), 5);
+
+  FakeWorker greedy(address_);
+  ASSERT_TRUE(greedy.SendHello("greedy", v1::PROTOCOL_VERSION_1, 5000));
+  v1::OrchestratorMessage welcome;
+  ASSERT_TRUE(greedy.Read(&welcome));
+  EXPECT_FALSE(welcome.welcome().accepted());
+  EXPECT_EQ(welcome.welcome().reason(), "slots 5000 from host greedy is out of range (1 to 4096)");
 }
 
 TEST_F(WorkerServiceTest, RefusesAnotherProtocolVersionAndSaysWhichInTheWelcome) {

@@ -24,6 +24,10 @@ absl::Status FanOut(std::vector<UnitSlot>& slots, absl::FunctionRef<bool(UnitSlo
   for (UnitSlot& s : slots) {
     if (prepare(s)) SendCommand(s);
   }
+  // Units that share a worker had their commands held: one message per worker for the round.
+  for (UnitSlot& s : slots) {
+    if (s.in_flight) s.proxy->Flush();
+  }
   absl::Status first;
   for (UnitSlot& s : slots) {
     if (!s.in_flight) continue;

@@ -19,7 +19,8 @@ void SendCommand(UnitSlot& slot);
 [[nodiscard]] absl::Status CallUnit(UnitSlot& slot);
 
 // One round over `slots`: `prepare(slot)` fills the command of every slot and says whether it
-// takes part; every taking part gets its command before any reply is awaited. Then each reply
+// takes part; every taking part gets its command, then every proxy is flushed (the units of one
+// worker get one message for the round), before any reply is awaited. Then each reply
 // is awaited, in the same order, and `check(slot, awaited)` (awaited: the Await's status) gives
 // that unit's outcome. Every command sent is awaited, also after a failure, so no reply is left
 // in flight; the first failed outcome is returned.

@@ -48,8 +48,13 @@ class UnitProxy {
   // Where the unit runs, for reports: worker id and host ("local" in-process).
   virtual std::string location() const = 0;
 
-  // Starts a command. Errors surface in the matching Await.
+  // Starts a command. Errors surface in the matching Await. A proxy may hold the command back to
+  // send it with other units' commands in one message (RemoteUnits on one worker) until Flush or
+  // its Await.
   virtual void Send(const UnitCommand& command) = 0;
+  // Sends what Send held back. A fan-out calls it once every unit of its round got its command,
+  // before awaiting any. Default: nothing is held.
+  virtual void Flush() {}
   // Waits for the reply to the last Send. A worker lost while waiting is an error naming the
   // unit and the worker.
   [[nodiscard]] virtual absl::Status Await(UnitResponse* response) = 0;
