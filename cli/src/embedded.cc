@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -39,14 +40,16 @@ class WorkerProcesses {
  public:
   ~WorkerProcesses() { StopAll(); }
 
-  // `label`: the worker label the unit is pinned to (empty: none), so pinned scenarios run
-  // unchanged on one machine.
+  // `label`: the worker label of the units it hosts (empty: none), so pinned scenarios run
+  // unchanged on one machine; `slots`: how many units it hosts.
   absl::Status Spawn(const std::string& binary, const std::string& address,
-                     const EmbeddedOptions& options, const std::string& label) {
+                     const EmbeddedOptions& options, const std::string& label, int slots) {
+    // Built before the fork: the child only execs.
     std::vector<std::string> argv = {
         binary,        "--orchestrator",         address,        "--once",
         "--log-level", options.worker_log_level, "--log-format", options.worker_log_format};
     if (!label.empty()) argv.insert(argv.end(), {"--label", label});
+    if (slots > 1) argv.insert(argv.end(), {"--slots", std::to_string(slots)});
     std::vector<char*> args;
     for (std::string& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -113,6 +116,29 @@ class WorkerProcesses {
 
 }  // namespace
 
+std::vector<EmbeddedWorkers> EmbeddedWorkerPlan(const v1::Scenario& scenario, int max_workers) {
+  std::vector<EmbeddedWorkers> plan;
+  std::vector<int> units;  // per entry of plan
+  for (const v1::Unit& unit : scenario.units()) {
+    auto it = std::find_if(plan.begin(), plan.end(), [&](const EmbeddedWorkers& g) {
+      return g.label == unit.worker_label();
+    });
+    if (it == plan.end()) {
+      plan.push_back({unit.worker_label(), 1, 1});
+      units.push_back(0);
+      it = plan.end() - 1;
+    }
+    ++units[static_cast<size_t>(it - plan.begin())];
+  }
+  const int total = scenario.units_size();
+  for (size_t g = 0; g < plan.size(); ++g) {
+    const int share = static_cast<int>(static_cast<int64_t>(max_workers) * units[g] / total);
+    plan[g].processes = std::clamp(share, 1, units[g]);
+    plan[g].slots = (units[g] + plan[g].processes - 1) / plan[g].processes;
+  }
+  return plan;
+}
+
 absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
                                        const EmbeddedOptions& options) {
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
@@ -133,11 +159,14 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
   {
     WorkerProcesses workers;
-    for (int i = 0; i < scenario.units_size(); ++i) {
-      if (absl::Status s =
-              workers.Spawn(binary, address, options, scenario.units(i).worker_label());
-          !s.ok()) {
-        return s;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (const EmbeddedWorkers& group :
+         EmbeddedWorkerPlan(scenario, options.max_workers > 0 ? options.max_workers : cores)) {
+      for (int i = 0; i < group.processes; ++i) {
+        if (absl::Status s = workers.Spawn(binary, address, options, group.label, group.slots);
+            !s.ok()) {
+          return s;
+        }
       }
     }
     Client client(address);

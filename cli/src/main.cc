@@ -203,7 +203,9 @@ int main(int argc, char** argv) {
   bool wait = false;
 
   CLI::App* run = app.add_subcommand(
-      "run", "run a scenario here: an embedded orchestrator and one worker process per unit");
+      "run",
+      "run a scenario here: an embedded orchestrator and worker processes (one per unit, at most "
+      "one per core: then several units each)");
   run->add_option("scenario", scenario_path,
                   "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) to run on its own")
       ->required();
@@ -212,6 +214,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--metadata", metadata_out,
                   "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
+  int run_workers = 0;
+  run->add_option("--workers", run_workers,
+                  "at most this many worker processes, each hosting several units when the "
+                  "scenario has more (default: this machine's cores)")
+      ->check(CLI::Range(1, 4096));
 
   cosimo::ClientSecurity security = cosimo::ClientSecurityFromEnvironment();
   cosimo::client::SspImportOptions ssp;
@@ -381,6 +388,7 @@ int main(int argc, char** argv) {
       options.on_update = [&](const cosimo::v1::JobStatus& s) { printer.Update(s); };
       options.cancel = &g_interrupted;
       options.worker_log_format = log.format;
+      options.max_workers = run_workers;
       absl::StatusOr<JobResults> results = cosimo::client::RunEmbedded(*scenario, options);
       printer.Finish();
       if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));

@@ -72,12 +72,26 @@ class Client {
 // stopped on every exit path (and die with this process, PR_SET_PDEATHSIG).
 struct EmbeddedOptions {
   std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
+  // At most this many worker processes (0: this machine's cores), each hosting several units
+  // (cosimo-worker --slots) when the scenario has more units than that (EmbeddedWorkerPlan).
+  int max_workers = 0;
   std::string worker_log_level = "warn";
   std::string worker_log_format = "text";               // text or json (cosimo/common/logging.h)
   std::function<void(const v1::JobStatus&)> on_update;  // progress, may be empty
   // Set to true (from another thread, e.g. on Ctrl-C) to cancel the job.
   const std::atomic<bool>* cancel = nullptr;
 };
+// The worker processes of an embedded run: per worker label of the scenario's units (in order
+// of first use; "" for none), how many processes and how many slots each. The units of a label
+// share max(1, its share of `max_workers`) processes, as few slots each as covers them; so with no
+// labels: min(units, max_workers) processes of ceil(units / processes) slots.
+struct EmbeddedWorkers {
+  std::string label;
+  int processes = 1;
+  int slots = 1;
+};
+std::vector<EmbeddedWorkers> EmbeddedWorkerPlan(const v1::Scenario& scenario, int max_workers);
+
 [[nodiscard]] absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
                                                      const EmbeddedOptions& options);
 
