@@ -1,5 +1,6 @@
 // The fixture of the service integration tests: a real cosimo-orchestrator process on a free
-// loopback port, real cosimo-worker processes, and the car scenario of examples/.
+// loopback port, real cosimo-worker processes, the car scenario of examples/, Busch's dual-mass
+// oscillator, and a scenario run in-process (LocalUnits) to compare with.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cosimo/client/client.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/orchestrator/local_unit.h"
+#include "cosimo/orchestrator/master.h"
 #include "tests/integration/process.h"
 
 namespace cosimo::testing {
@@ -22,6 +26,45 @@ inline v1::Scenario CarScenario(double h) {
   // A fine solver inside the vehicle, so that the error measured is the coupling's.
   s->mutable_units(1)->mutable_solver()->set_step(1e-4);
   return *s;
+}
+
+// Busch's dual-mass oscillator split at its coupling spring (coupling stiffness `c_c`), Hermite
+// inputs, `kind` an iterative algorithm with `extra` algorithm fields ("name": value, each
+// followed by a comma); m1 may not roll back (COSTARICA).
+inline v1::Scenario DualMass(const std::string& kind, const std::string& extra, double c_c,
+                             double stop_time) {
+  absl::StatusOr<v1::Scenario> s = ParseScenarioJson(
+      absl::StrCat(R"({"name": "dual_mass", "start_time": 0, "stop_time": )", stop_time, R"(,
+    "units": [
+      {"name": "m1", "builtin": {"model": "dual_mass_oscillator_1"}, "rollback": "FORBID"},
+      {"name": "m2", "builtin": {"model": "dual_mass_oscillator_2",
+                                 "parameters": {"c_c": )",
+                   c_c, R"(}}} ],
+    "connections": [ {"from": "m1.x1", "to": "m2.x1"}, {"from": "m1.v1", "to": "m2.v1"},
+                     {"from": "m2.F_c", "to": "m1.F_c"} ],
+    "algorithm": {)",
+                   extra, R"( "kind": ")", kind, R"(", "step_size": 0.01,
+                  "input_approximation": "HERMITE", "tolerance": 1e-10, "max_iterations": 50},
+    "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})"));
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *s;
+}
+
+// The scenario run in this process, every unit a LocalUnit.
+inline orchestrator::MasterResult InProcess(const v1::Scenario& scenario) {
+  std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
+  std::vector<orchestrator::UnitProxy*> proxies;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    auto unit = orchestrator::LocalUnit::Create(LoadUnitFor(scenario, i, "in-process"));
+    EXPECT_TRUE(unit.ok()) << unit.status();
+    if (!unit.ok()) return {};
+    proxies.push_back(unit->get());
+    units.push_back(*std::move(unit));
+  }
+  absl::StatusOr<orchestrator::MasterResult> r =
+      orchestrator::RunMaster(scenario, proxies, nullptr);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : orchestrator::MasterResult();
 }
 
 class DistributedTest : public ::testing::Test {

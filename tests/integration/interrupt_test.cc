@@ -139,7 +139,9 @@ std::string EndlessCar(const std::string& dir) {
 
 TEST(InterruptTest, CtrlCStopsRunWith130AndStopsItsWorkers) {
   const std::string dir = TempDir("cosimo-interrupt");
-  PtyProcess run({BinDir() + "/cosimo", "run", EndlessCar(dir), "--out", dir + "/out.csv"});
+  // Two worker processes also on a machine with one core (cosimo run starts one per core).
+  PtyProcess run(
+      {BinDir() + "/cosimo", "run", EndlessCar(dir), "--out", dir + "/out.csv", "--workers", "2"});
   ASSERT_TRUE(run.WaitForOutput("steps/s", std::chrono::seconds(60))) << run.output();
   const std::vector<pid_t> workers = ChildrenOf(run.pid());
   ASSERT_EQ(workers.size(), 2u);

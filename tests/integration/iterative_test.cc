@@ -5,52 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "absl/strings/str_cat.h"
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/orchestrator/master.h"
 #include "tests/integration/fixture.h"
 
 namespace cosimo {
 namespace {
 
 using testing::DistributedTest;
-
-v1::Scenario DualMass(const std::string& kind, const std::string& extra, double c_c) {
-  // The stiff adaptive case takes thousands of small steps: a shorter run is enough.
-  const double stop = extra.empty() ? 2.0 : 0.25;
-  absl::StatusOr<v1::Scenario> s =
-      ParseScenarioJson(absl::StrCat(R"({
-    "name": "dual_mass", "start_time": 0, "stop_time": )",
-                                     stop, R"(,
-    "units": [
-      {"name": "m1", "builtin": {"model": "dual_mass_oscillator_1"}, "rollback": "FORBID"},
-      {"name": "m2", "builtin": {"model": "dual_mass_oscillator_2",
-                                 "parameters": {"c_c": )",
-                                     c_c, R"(}}} ],
-    "connections": [ {"from": "m1.x1", "to": "m2.x1"}, {"from": "m1.v1", "to": "m2.v1"},
-                     {"from": "m2.F_c", "to": "m1.F_c"} ],
-    "algorithm": {)",
-                                     extra, R"( "kind": ")", kind, R"(", "step_size": 0.01,
-                  "input_approximation": "HERMITE", "tolerance": 1e-10, "max_iterations": 50},
-    "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})"));
-  EXPECT_TRUE(s.ok()) << s.status();
-  return *s;
-}
-
-orchestrator::MasterResult InProcess(const v1::Scenario& scenario) {
-  std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
-  std::vector<orchestrator::UnitProxy*> proxies;
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    auto unit = orchestrator::LocalUnit::Create(LoadUnitFor(scenario, i, "in-process"));
-    EXPECT_TRUE(unit.ok()) << unit.status();
-    proxies.push_back(unit->get());
-    units.push_back(*std::move(unit));
-  }
-  absl::StatusOr<orchestrator::MasterResult> r =
-      orchestrator::RunMaster(scenario, proxies, nullptr);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : orchestrator::MasterResult();
-}
+using testing::DualMass;
+using testing::InProcess;
 
 class IterativeOverGrpcTest
     : public DistributedTest,
@@ -58,7 +20,8 @@ class IterativeOverGrpcTest
 
 TEST_P(IterativeOverGrpcTest, DistributedRunEqualsTheInProcessRun) {
   const auto& [kind, extra, c_c] = GetParam();
-  const v1::Scenario scenario = DualMass(kind, extra, c_c);
+  // The stiff adaptive case takes thousands of small steps: a shorter run is enough.
+  const v1::Scenario scenario = DualMass(kind, extra, c_c, extra.empty() ? 2.0 : 0.25);
   const orchestrator::MasterResult local = InProcess(scenario);
   ASSERT_FALSE(local.values.empty());
 

@@ -233,7 +233,9 @@ TEST_F(WorkerServiceTest, TheSchedulerPacksAJobsUnitsOntoTheSlotsOfFewWorkers) {
       EXPECT_EQ(info.slots_busy, 4);
       EXPECT_EQ(info.job_id, "job-a");
     }
-    if (info.host == "host-one") EXPECT_EQ(info.slots, 1);
+    if (info.host == "host-one") {
+      EXPECT_EQ(info.slots, 1);
+    }
   }
   pool_->Release(*placed);
   EXPECT_EQ(pool_->CountAvailable(five), 5);
