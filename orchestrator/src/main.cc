@@ -1,6 +1,6 @@
 // cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
 //   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
-//                       [--tls-cert FILE --tls-key FILE [--token-file FILE
+//                       [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--token-file FILE
 //                        [--worker-token-file FILE]]]
 //                       [--artifact-retention-hours H] [--job-retention-days D]
 //                       [--max-upload-mb MB] [--command-timeout-s S]
@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", options.tls_cert_file,
                  "serve TLS with this PEM certificate chain (with --tls-key)");
   app.add_option("--tls-key", options.tls_key_file, "the PEM private key of --tls-cert");
+  app.add_option("--tls-client-ca", options.tls_client_ca_file,
+                 "require every worker to show a client certificate signed by the PEM "
+                 "certificates in this file (mutual TLS; needs --tls-cert)");
   app.add_option("--token-file", options.token_file,
                  "require the token in this file from every client, and from every worker unless "
                  "--worker-token-file is given (needs TLS)");

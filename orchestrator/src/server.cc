@@ -85,8 +85,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     const ServerOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      MakeServerCredentials(options.tls_cert_file, options.tls_key_file);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(
+      options.tls_cert_file, options.tls_key_file, options.tls_client_ca_file);
   if (!credentials.ok()) return credentials.status();
   const bool tls = !options.tls_cert_file.empty();
   if (!options.token_file.empty()) {
@@ -116,6 +116,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     return absl::InvalidArgumentError(
         "--worker-token-file needs --token-file (and TLS): clients would need no token at all");
   }
+  if (!options.tls_client_ca_file.empty()) impl->worker_auth.RequireClientCertificate();
   std::string db_path, artifact_dir;
   std::error_code ec;
   if (!options.data_dir.empty()) {
@@ -187,8 +188,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   if (options.artifact_retention.count() > 0 || options.job_retention.count() > 0) {
     impl->housekeeper = std::thread([raw = impl.get()] { raw->Housekeeping(); });
   }
-  spdlog::info("orchestrator listening on port {} ({}{}; data: {})", impl->port,
+  spdlog::info("orchestrator listening on port {} ({}{}{}; data: {})", impl->port,
                tls ? "TLS" : "plain gRPC", impl->auth.enabled() ? ", token required" : "",
+               options.tls_client_ca_file.empty() ? "" : ", workers need a client certificate",
                options.data_dir.empty() ? "in memory" : options.data_dir);
   return std::unique_ptr<OrchestratorServer>(new OrchestratorServer(std::move(impl)));
 }

@@ -3,15 +3,18 @@
 // the worker stream checks at its Hello and refuses the worker with the reason; the HTTP server
 // (--http) checks its requests against the client token. Clients' calls
 // are checked against the client token, workers' streams against the worker token, and artifact
-// fetches (which workers make) against either.
+// fetches (which workers make) against either. With mutual TLS (--tls-client-ca), the workers'
+// check also requires a verified client certificate, before the token.
 //
-// Thread safety: immutable after construction.
+// Thread safety: immutable once the server runs (RequireClientCertificate is called before).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
 #include <string>
 #include <vector>
+
+#include "cosimo/common/security.h"
 
 namespace cosimo::orchestrator {
 
@@ -35,8 +38,18 @@ class TokenCheck {
     return known;
   }
 
+  // Requires, besides the token, that the peer showed a client certificate signed by
+  // --tls-client-ca (the handshake refuses one signed by anyone else).
+  void RequireClientCertificate() { require_client_certificate_ = true; }
+
   // OK, or UNAUTHENTICATED saying what was wrong (never echoing a token).
   grpc::Status Check(const grpc::ServerContext& context) const {
+    if (require_client_certificate_ && !VerifiedClientCertificate(context)) {
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          "this orchestrator requires a client certificate signed by its "
+                          "--tls-client-ca: the connection shows none (give the worker --tls-cert "
+                          "and --tls-key)");
+    }
     if (expected_.empty()) return grpc::Status::OK;
     const auto& metadata = context.client_metadata();
     auto it = metadata.find("authorization");
@@ -64,6 +77,7 @@ class TokenCheck {
   }
 
   std::vector<std::string> expected_;  // "Bearer <token>" each; empty: no check
+  bool require_client_certificate_ = false;
 };
 
 }  // namespace cosimo::orchestrator

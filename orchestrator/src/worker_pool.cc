@@ -277,6 +277,10 @@ void WorkerConnection::OnHello() {
                " is out of range (1 to " + std::to_string(kMaxSlots) + ")");
     return;
   }
+  if (std::string subject; VerifiedClientCertificate(*context_, &subject)) {
+    spdlog::info("a worker from host {} shows the client certificate of '{}'", hello.host(),
+                 subject);
+  }
   id_ = pool_->NextId();
   host_ = hello.host();
   slots_ = std::max(1, hello.slots());

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
@@ -47,7 +48,7 @@ class SecuredTest : public testing::DistributedTest {
 
   std::shared_ptr<grpc::ChannelCredentials> Credentials(const std::string& token_file) {
     ClientSecurity security;
-    security.tls_ca_file = certs_ + "/cert.pem";
+    security.tls_ca_file = certs_ + ca_;
     security.token_file = token_file;
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> c = MakeChannelCredentials(security);
     EXPECT_TRUE(c.ok()) << c.status();
@@ -61,28 +62,35 @@ class SecuredTest : public testing::DistributedTest {
   }
 
   std::vector<std::string> WorkerArgs(const std::string& token_file) {
-    return {"--tls-ca", certs_ + "/cert.pem", "--token-file", token_file};
+    return {"--tls-ca", certs_ + ca_, "--token-file", token_file};
+  }
+
+  // Runs the car example to its end and checks its results came back.
+  void ExpectCarJobRuns(client::Client& client) {
+    std::string id;
+    const v1::JobStatus status = RunJob(client, CarScenario(0.01), &id);
+    EXPECT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+    absl::StatusOr<client::JobResults> results = client.Results(id);
+    ASSERT_TRUE(results.ok()) << results.status();
+    EXPECT_GT(results->rows(), 100u);
   }
 
   std::string certs_;
+  std::string ca_ = "/cert.pem";  // in certs_: what signs the orchestrator's certificate
 };
 
 TEST_F(SecuredTest, JobsRunOverTlsWithTheTokenAndHealthNeedsNone) {
   StartWorkers(2, WorkerArgs(certs_ + "/token"));
   client::Client client(orchestrator_->address(), std::chrono::seconds(30),
                         Credentials(certs_ + "/token"));
-  std::string id;
-  const v1::JobStatus status = RunJob(client, CarScenario(0.01), &id);
-  EXPECT_EQ(status.state(), v1::SUCCEEDED) << status.message();
-  absl::StatusOr<client::JobResults> results = client.Results(id);
-  ASSERT_TRUE(results.ok()) << results.status();
-  EXPECT_GT(results->rows(), 100u);
+  ExpectCarJobRuns(client);
   // Artifacts go through the same check: the client uploads an FMU, a worker fetches it.
   absl::StatusOr<v1::Scenario> fmu = ParseScenarioJson(R"({"name": "msd", "stop_time": 1,
     "units": [ {"name": "msd", "fmu": {"path": ")" + std::string(COSIMO_BINARY_DIR) +
                                                        R"(/fmus/fmi2_msd.fmu"}} ],
     "algorithm": {"step_size": 0.01}})");
   ASSERT_TRUE(fmu.ok()) << fmu.status();
+  std::string id;
   const v1::JobStatus fmu_status = RunJob(client, *fmu, &id);
   EXPECT_EQ(fmu_status.state(), v1::SUCCEEDED) << fmu_status.message();
 
@@ -170,6 +178,124 @@ TEST_F(SeparateWorkerTokenTest, EachTokenServesOnlyItsSide) {
   std::string id;
   const v1::JobStatus status = RunJob(client, *fmu, &id);
   EXPECT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+}
+
+// Mutual TLS: the orchestrator serves a certificate signed by a CA made here and, with
+// --tls-client-ca, takes only workers whose client certificate that CA signed. The commands are
+// those of docs/deployment.md.
+class MutualTlsTest : public SecuredTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    // The base's flags, its token and folder, with the certificates made here.
+    std::vector<std::string> args = SecuredTest::OrchestratorArgs();
+    ca_ = "/ca.pem";
+    WriteFile(certs_ + "/make.sh", R"(set -e
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cosimo-ca -keyout ca.key -out ca.pem
+openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > server.ext
+openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+  -extfile server.ext -out server.pem
+printf 'extendedKeyUsage=clientAuth\n' > client.ext
+openssl req -newkey rsa:2048 -nodes -subj /CN=worker-1 -keyout worker.key -out worker.csr
+openssl x509 -req -in worker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+  -extfile client.ext -out worker.pem
+# a client certificate signed by another CA
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca -keyout other.key \
+  -out other.pem
+openssl req -newkey rsa:2048 -nodes -subj /CN=intruder -keyout intruder.key -out intruder.csr
+openssl x509 -req -in intruder.csr -CA other.pem -CAkey other.key -CAcreateserial -days 2 \
+  -extfile client.ext -out intruder.pem
+)");
+    const std::string command = "cd " + certs_ + " && sh make.sh > openssl.log 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << testing::ReadFile(certs_ + "/openssl.log");
+    for (std::string& arg : args) {
+      if (arg == certs_ + "/cert.pem") arg = certs_ + "/server.pem";
+      if (arg == certs_ + "/key.pem") arg = certs_ + "/server.key";
+    }
+    args.insert(args.end(), {"--tls-client-ca", certs_ + "/ca.pem"});
+    return args;
+  }
+
+  std::vector<std::string> WorkerArgs(const std::string& name) {
+    std::vector<std::string> args = {"--tls-ca", certs_ + "/ca.pem", "--token-file",
+                                     certs_ + "/token"};
+    if (!name.empty()) {
+      args.insert(args.end(), {"--tls-cert", certs_ + "/" + name + ".pem", "--tls-key",
+                               certs_ + "/" + name + ".key"});
+    }
+    return args;
+  }
+
+  client::Client Client() {
+    return client::Client(orchestrator_->address(), std::chrono::seconds(30),
+                          Credentials(certs_ + "/token"));
+  }
+};
+
+TEST_F(MutualTlsTest, AWorkerWithACertificateOfTheClientCaRunsJobsAndClientsNeedNone) {
+  StartWorkers(2, WorkerArgs("worker"));  // the car has two units
+  // The client shows no certificate: the job service does not ask for one.
+  client::Client client = Client();
+  ExpectCarJobRuns(client);
+  const std::string log = orchestrator_->process().log();
+  EXPECT_NE(log.find("shows the client certificate of 'worker-1'"), std::string::npos) << log;
+}
+
+TEST_F(MutualTlsTest, AWorkerWithoutACertificateIsRefusedAndExits) {
+  StartWorkers(1, WorkerArgs(""));
+  EXPECT_EQ(workers_[0]->Wait(std::chrono::seconds(20)), 1) << workers_[0]->log();
+  EXPECT_NE(workers_[0]->log().find("requires a client certificate signed by its "
+                                    "--tls-client-ca"),
+            std::string::npos)
+      << workers_[0]->log();
+  const std::string log = orchestrator_->process().log();
+  EXPECT_NE(log.find("refused a worker"), std::string::npos) << log;
+  EXPECT_NE(log.find("the connection shows none"), std::string::npos) << log;
+}
+
+TEST_F(MutualTlsTest, AWorkerWithACertificateOfAnotherCaIsRefusedAtTheHandshake) {
+  StartWorkers(1, WorkerArgs("intruder"));
+  client::Client client = Client();
+  // The handshake fails, so the worker never attaches; it keeps retrying, saying why it may fail.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (workers_[0]->log().find("cannot connect over TLS") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(workers_[0]->log().find("does its --tls-client-ca sign this worker's --tls-cert?"),
+            std::string::npos)
+      << workers_[0]->log();
+  absl::StatusOr<std::vector<v1::WorkerStatus>> workers = client.Workers();
+  ASSERT_TRUE(workers.ok()) << workers.status();
+  EXPECT_TRUE(workers->empty());
+  const std::string log = orchestrator_->process().log();
+  EXPECT_NE(log.find("certificate verify failed"), std::string::npos) << log;
+}
+
+TEST(SecurityFlagsTest, ClientCertificateFlagsAreChecked) {
+  const std::string dir = testing::TempDir("cosimo-flags");
+  const std::string pem = dir + "/ca.pem";
+  WriteFile(pem, "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n");
+  struct Case {
+    std::vector<std::string> argv;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{"cosimo-orchestrator", "--listen", "127.0.0.1:0", "--tls-client-ca", pem},
+       "--tls-client-ca needs --tls-cert and --tls-key"},
+      {{"cosimo-worker", "--orchestrator", "127.0.0.1:1", "--tls-ca", pem, "--tls-cert", pem},
+       "--tls-cert and --tls-key go together"},
+      {{"cosimo-worker", "--orchestrator", "127.0.0.1:1", "--tls-cert", pem, "--tls-key", pem},
+       "--tls-cert and --tls-key need --tls-ca"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = c.argv;
+    argv[0] = BinDir() + "/" + argv[0];
+    Process process(argv, dir + "/" + std::to_string(&c - cases.data()) + ".log");
+    EXPECT_EQ(process.Wait(std::chrono::seconds(20)), 1) << process.log();
+    EXPECT_NE(process.log().find(c.error), std::string::npos) << c.error << "\n" << process.log();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(SecurityFlagsTest, TokenWithoutTlsIsRefusedByEveryBinary) {

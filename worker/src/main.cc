@@ -2,8 +2,8 @@
 // orchestrator it dials.
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
 //                 [--slots N [--threads T]]
-//                 [--tls-ca FILE [--token-file FILE]] [--health-file FILE]
-//                 [--log-level LEVEL] [--log-format text|json]
+//                 [--tls-ca FILE [--token-file FILE] [--tls-cert FILE --tls-key FILE]]
+//                 [--health-file FILE] [--log-level LEVEL] [--log-format text|json]
 //   cosimo-worker --health-check [--health-file FILE]   (exit 0: attached, heartbeats going out)
 #include <spdlog/spdlog.h>
 
@@ -39,6 +39,10 @@ int main(int argc, char** argv) {
                  "dial TLS, trusting the PEM certificates in this file (default: $COSIMO_TLS_CA)");
   app.add_option("--token-file", options.security.token_file,
                  "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
+  app.add_option("--tls-cert", options.security.tls_cert_file,
+                 "show this PEM client certificate chain to the orchestrator (mutual TLS; with "
+                 "--tls-key and --tls-ca)");
+  app.add_option("--tls-key", options.security.tls_key_file, "the PEM private key of --tls-cert");
   app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
   app.add_option("--reconnect-ms", options.reconnect_ms,
                  "first wait between connection attempts, ms")

@@ -263,8 +263,12 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
     return absl::UnavailableError(
         options_.security.tls_ca_file.empty()
             ? "cannot connect (is it running? if it serves TLS, give --tls-ca)"
+        : options_.security.tls_cert_file.empty()
+            ? "cannot connect over TLS (is it running, serving TLS with a certificate that "
+              "--tls-ca signs and that names this address?)"
             : "cannot connect over TLS (is it running, serving TLS with a certificate that "
-              "--tls-ca signs and that names this address?)");
+              "--tls-ca signs and that names this address, and does its --tls-client-ca sign "
+              "this worker's --tls-cert?)");
   }
   auto stub = v1::WorkerService::NewStub(channel);
   grpc::ClientContext context;

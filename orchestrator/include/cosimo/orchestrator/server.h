@@ -24,6 +24,9 @@ struct ServerOptions {
   // TLS (cosimo/common/security.h): PEM certificate chain and private key; both or neither.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // PEM certificates that must sign every worker's client certificate (mutual TLS; needs
+  // tls_cert_file). Clients of the job service need none. Empty: workers show no certificate.
+  std::string tls_client_ca_file;
   // A file holding the token every client (and, without worker_token_file, every worker) must
   // send; needs TLS. Empty: no token.
   std::string token_file;
