@@ -14,6 +14,10 @@
 - the images run as a numeric user (Kubernetes' runAsNonRoot needs one) that the manifests name
   as runAsUser, and every VOLUME folder is created owned by that user before it is declared (a
   new named volume copies the folder's owner; a missing folder gives a root-owned volume);
+- the secured variant (docker-compose.tls.yml, deploy/kubernetes-tls/) gives the orchestrator
+  its certificate, the workers' CA (mutual TLS) and the tokens, and the workers their client
+  certificate, the CA and their token; every file a flag names is mounted from a secret, the
+  Kubernetes patches keep the base's arguments, and probes no longer speak plaintext gRPC;
 - the worker's HEALTHCHECK is real: run against a worker started with the image's environment
   and arguments, it fails while no orchestrator is there and passes once one is.
 
@@ -126,6 +130,7 @@ def main(source, binary):
     check_dockerignore(source, stage_lines)
     uid = check_user_and_volumes(stage_lines)
     check_kubernetes_user(source, uid)
+    check_secured_variant(source, dockerfile)
     check_worker_healthcheck(binary, stage_lines)
 
     for f in failures:
@@ -304,6 +309,100 @@ def check_kubernetes_user(source, uid):
                     check(str(merged.get("runAsUser")) == str(uid),
                           f"{manifest.name}: runAsNonRoot needs runAsUser (the images' UID {uid})"
                           f", not {merged.get('runAsUser')}")
+
+
+ORCHESTRATOR_TLS_FLAGS = ["--tls-cert", "--tls-key", "--tls-client-ca", "--token-file",
+                          "--worker-token-file"]
+WORKER_TLS_FLAGS = ["--tls-ca", "--tls-cert", "--tls-key", "--token-file"]
+
+
+def flag_values(args, flags, where):
+    """The value after each of `flags` in `args`; a missing flag is a failure."""
+    values = {}
+    for flag in flags:
+        check(flag in args[:-1], f"{where}: the secured variant needs {flag}")
+        if flag in args[:-1]:
+            values[flag] = args[args.index(flag) + 1]
+    return values
+
+
+def check_secured_variant(source, dockerfile):
+    # Compose: an override of docker-compose.yml whose files come from compose secrets, mounted
+    # at /run/secrets/<name>.
+    name = "docker-compose.tls.yml"
+    override = yaml.safe_load((source / name).read_text())
+    secrets = override.get("secrets", {})
+    services = override.get("services", {})
+    orch, worker = services.get("orchestrator", {}), services.get("worker", {})
+    entrypoint = re.search(r'ENTRYPOINT \["cosimo-orchestrator",(.*)\]', dockerfile)
+    orch_args = [str(a) for a in orch.get("command", [])]
+    for flag in re.findall(r'"(--[a-z-]+)"', entrypoint.group(1) if entrypoint else ""):
+        check(flag not in orch_args,
+              f"{name}: orchestrator: {flag} is in the image's ENTRYPOINT already")
+    files = {}
+    for service_name, service, flags in (("orchestrator", orch, ORCHESTRATOR_TLS_FLAGS),
+                                          ("worker", worker, WORKER_TLS_FLAGS)):
+        args = [str(a) for a in service.get("command", [])]
+        values = flag_values(args, flags, f"{name}: {service_name}")
+        paths = list(values.values()) + [str(v) for v in service.get("environment", {}).values()]
+        for path in paths:
+            secret = path.removeprefix("/run/secrets/")
+            check(path.startswith("/run/secrets/") and secret in service.get("secrets", []),
+                  f"{name}: {service_name}: '{path}' is not one of its secrets")
+            check(secret in secrets and "file" in secrets.get(secret, {}),
+                  f"{name}: secret '{secret}' is not defined with a file")
+        files[service_name] = values
+    check(files["worker"].get("--token-file") == files["orchestrator"].get("--worker-token-file"),
+          f"{name}: workers must send the orchestrator's --worker-token-file")
+    check(files["worker"].get("--tls-ca") == files["orchestrator"].get("--tls-client-ca"),
+          f"{name}: one CA signs both sides' certificates here")
+    environment = orch.get("environment", {})
+    check("COSIMO_TLS_CA" in environment and "COSIMO_TOKEN_FILE" in environment,
+          f"{name}: the orchestrator's health check (cosimo list) needs COSIMO_TLS_CA and "
+          "COSIMO_TOKEN_FILE")
+    check("orchestrator:7700" in worker.get("command", []),
+          f"{name}: worker: must still dial orchestrator:7700")
+
+    # Kubernetes: a kustomize overlay of deploy/kubernetes patching both Deployments.
+    overlay = source / "deploy" / "kubernetes-tls"
+    kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+    check("../kubernetes" in kustomization.get("resources", []),
+          "deploy/kubernetes-tls: must build on ../kubernetes")
+    base = {}
+    for manifest in (source / "deploy" / "kubernetes").glob("*.yaml"):
+        for doc in yaml.safe_load_all(manifest.read_text()):
+            if doc and doc.get("kind") == "Deployment":
+                base[doc["metadata"]["name"]] = doc["spec"]["template"]["spec"]["containers"][0]
+    patched = {}
+    for patch in kustomization.get("patches", []):
+        doc = yaml.safe_load((overlay / patch["path"]).read_text())
+        spec = doc["spec"]["template"]["spec"]
+        container, where = spec["containers"][0], f"deploy/kubernetes-tls/{patch['path']}"
+        deployment = doc["metadata"]["name"]
+        patched[deployment] = container
+        secret_volumes = {v["name"] for v in spec.get("volumes", []) if "secret" in v}
+        mounts = [m["mountPath"] for m in container.get("volumeMounts", [])
+                  if m["name"] in secret_volumes]
+        args = [str(a) for a in container.get("args", [])]
+        base_args = [str(a) for a in base.get(deployment, {}).get("args", [])]
+        check(args[:len(base_args)] == base_args,
+              f"{where}: args must start with the base's {base_args} (a patch replaces the list)")
+        flags = ORCHESTRATOR_TLS_FLAGS if "orchestrator" in deployment else WORKER_TLS_FLAGS
+        for path in flag_values(args, flags, where).values():
+            check(any(path.startswith(m.rstrip("/") + "/") for m in mounts),
+                  f"{where}: '{path}' is not on a volume mounted from a Secret")
+        for probe in ("readinessProbe", "livenessProbe"):
+            merged = container.get(probe, base.get(deployment, {}).get(probe, {}))
+            check("grpc" not in merged,
+                  f"{where}: {probe}: Kubernetes' gRPC probes speak plaintext; use tcpSocket")
+    check(set(patched) == set(base), f"deploy/kubernetes-tls: patches {sorted(patched)} must "
+          f"cover the Deployments {sorted(base)}")
+    # With kubectl at hand, the overlay must also render.
+    if shutil.which("kubectl"):
+        rendered = subprocess.run(["kubectl", "kustomize", str(overlay)], capture_output=True,
+                                  text=True, timeout=120)
+        check(rendered.returncode == 0,
+              "deploy/kubernetes-tls: kubectl kustomize fails: " + rendered.stderr)
 
 
 def check_worker_healthcheck(binary, stages):
