@@ -45,6 +45,22 @@ TEST(SubstepCountTest, FixedStepSolversFailAStepThatNeedsTooManySubsteps) {
   }
 }
 
+// Integrates from 0 to `h` with the worker told to abandon its command: the step must fail as
+// abandoned. Returns the solver, for the caller to check that it runs without the request.
+std::unique_ptr<Solver> ExpectAbandoned(const v1::Solver& spec, const Model& model, double h) {
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(spec, model, "u");
+  EXPECT_TRUE(solver.ok()) << solver.status();
+  if (!solver.ok()) return nullptr;
+  Eigen::VectorXd x = model.InitialState();
+  AbandonRequest() = true;
+  const SolverOutcome outcome =
+      (*solver)->Integrate(model, testing::Polynomials({{0.0}}), 0.0, h, x);
+  AbandonRequest() = false;
+  EXPECT_EQ(outcome.status, StepStatus::kFailed) << v1::Solver::Method_Name(spec.method());
+  EXPECT_THAT(outcome.message, HasSubstr("abandoned at t="));
+  return *std::move(solver);
+}
+
 // A worker whose stream ended (the orchestrator gave it up) abandons a long step within 4096
 // substeps instead of finishing it (a 1e9-substep step kept the worker 92 s).
 TEST(SubstepCountTest, AnAbandonRequestEndsALongStep) {
@@ -54,18 +70,11 @@ TEST(SubstepCountTest, AnAbandonRequestEndsALongStep) {
     v1::Solver spec;
     spec.set_method(method);
     spec.set_step(1e-6);
-    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(spec, *model, "u");
-    ASSERT_TRUE(solver.ok()) << solver.status();
-    Eigen::VectorXd x = model->InitialState();
-    AbandonRequest() = true;
-    const SolverOutcome outcome =
-        (*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1.0, x);
-    AbandonRequest() = false;
-    EXPECT_EQ(outcome.status, StepStatus::kFailed) << v1::Solver::Method_Name(method);
-    EXPECT_THAT(outcome.message, HasSubstr("abandoned at t="));
+    std::unique_ptr<Solver> solver = ExpectAbandoned(spec, *model, 1.0);
+    ASSERT_NE(solver, nullptr);
     // Without the request the same step runs to its end.
-    x = model->InitialState();
-    EXPECT_EQ((*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 0.01, x).status,
+    Eigen::VectorXd x = model->InitialState();
+    EXPECT_EQ(solver->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 0.01, x).status,
               StepStatus::kOk);
   }
 }
@@ -79,18 +88,11 @@ TEST(SubstepCountTest, AnAbandonRequestEndsALongAdaptiveStep) {
     spec.set_method(method);
     spec.set_step(1e-3);
     spec.set_tolerance(1e-10);
-    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(spec, *model, "u");
-    ASSERT_TRUE(solver.ok()) << solver.status();
-    Eigen::VectorXd x = model->InitialState();
-    AbandonRequest() = true;
-    const SolverOutcome outcome =
-        (*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1e4, x);
-    AbandonRequest() = false;
-    EXPECT_EQ(outcome.status, StepStatus::kFailed) << v1::Solver::Method_Name(method);
-    EXPECT_THAT(outcome.message, HasSubstr("abandoned at t="));
+    std::unique_ptr<Solver> solver = ExpectAbandoned(spec, *model, 1e4);
+    ASSERT_NE(solver, nullptr);
     // Without the request a short step runs to its end, and matches cos(t).
-    x = model->InitialState();
-    ASSERT_EQ((*solver)->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1.0, x).status,
+    Eigen::VectorXd x = model->InitialState();
+    ASSERT_EQ(solver->Integrate(*model, testing::Polynomials({{0.0}}), 0.0, 1.0, x).status,
               StepStatus::kOk);
     EXPECT_NEAR(x(0), std::cos(1.0), 1e-6) << v1::Solver::Method_Name(method);
   }
