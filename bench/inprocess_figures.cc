@@ -123,8 +123,9 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
   const v1::Scenario scenario = EstimatedLoopScenario(rounds + 10, h);
   const v1::LoadUnit load = LoadOf(scenario, 0);
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<worker::UnitHost> host, worker::UnitHost::Create(load));
-  if (host->iterative_mode() != "estimate") {
-    return absl::InternalError("the ten-state unit is not estimated but " + host->iterative_mode());
+  if (host->iterative_mode() != IterativeMode::kEstimate) {
+    return absl::InternalError(std::string("the ten-state unit is not estimated but ") +
+                               IterativeModeName(host->iterative_mode()));
   }
   OutputsReply outputs;
   COSIMO_RETURN_IF_ERROR(host->Initialize(0.0, &outputs));

@@ -21,6 +21,24 @@ void InputPolynomials::Derivative(double s, Eigen::Ref<Eigen::VectorXd> out) con
   }
 }
 
+const char* IterativeModeName(IterativeMode mode) {
+  return mode == IterativeMode::kRollback ? "rollback" : "estimate";
+}
+
+const char* UnitModeName(UnitMode mode) {
+  switch (mode) {
+    case UnitMode::kRollback:
+      return "rollback";
+    case UnitMode::kEstimate:
+      return "estimate";
+    case UnitMode::kEstimateDegraded:
+      return "estimate-degraded";
+    case UnitMode::kDirect:
+      break;
+  }
+  return "direct";
+}
+
 const char* StepStatusName(StepStatus status) {
   switch (status) {
     case StepStatus::kOk:

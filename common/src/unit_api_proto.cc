@@ -306,4 +306,60 @@ absl::Status FromProto(const v1::CommandError& error) {
   return absl::Status(static_cast<absl::StatusCode>(code), error.message());
 }
 
+v1::UnitMode ToProto(IterativeMode mode) {
+  return mode == IterativeMode::kRollback ? v1::UNIT_MODE_ROLLBACK : v1::UNIT_MODE_ESTIMATE;
+}
+
+absl::StatusOr<IterativeMode> IterativeModeFromProto(v1::UnitMode mode) {
+  switch (mode) {
+    case v1::UNIT_MODE_ROLLBACK:
+      return IterativeMode::kRollback;
+    case v1::UNIT_MODE_ESTIMATE:
+      return IterativeMode::kEstimate;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "UnitLoaded.iterative_mode must be ROLLBACK or ESTIMATE, got ", v1::UnitMode_Name(mode)));
+  }
+}
+
+void ToProto(const UnitReport& report, v1::Ack* out) {
+  switch (report.mode) {
+    case UnitMode::kDirect:
+      out->set_mode(v1::UNIT_MODE_DIRECT);
+      break;
+    case UnitMode::kRollback:
+      out->set_mode(v1::UNIT_MODE_ROLLBACK);
+      break;
+    case UnitMode::kEstimate:
+      out->set_mode(v1::UNIT_MODE_ESTIMATE);
+      break;
+    case UnitMode::kEstimateDegraded:
+      out->set_mode(v1::UNIT_MODE_ESTIMATE_DEGRADED);
+      break;
+  }
+  out->set_real_integrations(report.real_integrations);
+  out->set_estimates(report.estimates);
+}
+
+UnitReport ReportFromProto(const v1::Ack& ack) {
+  UnitReport report;
+  switch (ack.mode()) {
+    case v1::UNIT_MODE_ROLLBACK:
+      report.mode = UnitMode::kRollback;
+      break;
+    case v1::UNIT_MODE_ESTIMATE:
+      report.mode = UnitMode::kEstimate;
+      break;
+    case v1::UNIT_MODE_ESTIMATE_DEGRADED:
+      report.mode = UnitMode::kEstimateDegraded;
+      break;
+    default:
+      report.mode = UnitMode::kDirect;
+      break;
+  }
+  report.real_integrations = ack.real_integrations();
+  report.estimates = ack.estimates();
+  return report;
+}
+
 }  // namespace cosimo

@@ -543,12 +543,11 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   for (const UnitSummary& u : result->units) {
     v1::UnitReport* r = meta.add_units();
     r->set_name(u.name);
-    r->set_mode(u.report.mode);
+    r->set_mode(UnitModeName(u.report.mode));
     r->set_real_integrations(u.report.real_integrations);
     r->set_estimates(u.report.estimates);
-    const size_t at = u.location.find('@');
-    r->set_worker(at == std::string::npos ? u.location : u.location.substr(0, at));
-    r->set_host(at == std::string::npos ? "" : u.location.substr(at + 1));
+    r->set_worker(u.location.worker);
+    r->set_host(u.location.host);
   }
   meta.set_steps_accepted(result->steps_accepted);
   meta.set_steps_rejected(result->steps_rejected);

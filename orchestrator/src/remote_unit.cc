@@ -121,12 +121,14 @@ absl::Status RemoteUnit::FinishLoad() {
   const v1::UnitLoaded& loaded = reply_.unit_loaded();
   if (loaded.has_error()) return Context(FromProto(loaded.error()));
   description_ = FromProto(loaded);
-  mode_ = loaded.mode();
+  absl::StatusOr<IterativeMode> mode = IterativeModeFromProto(loaded.iterative_mode());
+  if (!mode.ok()) return Context(mode.status());
+  mode_ = *mode;
   return absl::OkStatus();
 }
 
-std::string RemoteUnit::location() const {
-  return batch_->worker().id() + "@" + batch_->worker().host();
+UnitLocation RemoteUnit::location() const {
+  return {batch_->worker().id(), batch_->worker().host()};
 }
 
 absl::Status RemoteUnit::Context(const absl::Status& status) const {
@@ -201,9 +203,7 @@ absl::Status RemoteUnit::Await(UnitResponse* response) {
   if (!reply_.has_ack()) return Context(absl::InternalError("expected Ack"));
   if (reply_.ack().has_error()) return Context(FromProto(reply_.ack().error()));
   if (pending_kind_ == UnitCommand::Kind::kTerminate) {
-    response->report.mode = reply_.ack().mode().empty() ? "direct" : reply_.ack().mode();
-    response->report.real_integrations = reply_.ack().real_integrations();
-    response->report.estimates = reply_.ack().estimates();
+    response->report = ReportFromProto(reply_.ack());
   }
   return absl::OkStatus();
 }

@@ -71,8 +71,8 @@ class RemoteUnit final : public UnitProxy {
 
   const std::string& name() const override { return name_; }
   const UnitDescription& description() const override { return description_; }
-  const std::string& iterative_mode() const override { return mode_; }
-  std::string location() const override;
+  IterativeMode iterative_mode() const override { return mode_; }
+  UnitLocation location() const override;
   void Send(const UnitCommand& command) override;
   void Flush() override;
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;
@@ -100,7 +100,7 @@ class RemoteUnit final : public UnitProxy {
   std::string name_;
   uint32_t slot_ = 0;
   UnitDescription description_;
-  std::string mode_;
+  IterativeMode mode_ = IterativeMode::kEstimate;
   uint64_t commands_ = 0;
   UnitCommand::Kind pending_kind_ = UnitCommand::Kind::kStep;
   // Where the pending command is: held in the batch, written, answered (received_ with

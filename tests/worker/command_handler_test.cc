@@ -36,7 +36,7 @@ TEST(CommandHandlerTest, LoadInitializeStepCommitTerminate) {
   ASSERT_TRUE(reply.has_unit_loaded());
   EXPECT_FALSE(reply.unit_loaded().has_error()) << reply.unit_loaded().error().message();
   EXPECT_EQ(reply.seq(), 1u);
-  EXPECT_EQ(reply.unit_loaded().mode(), "rollback");
+  EXPECT_EQ(reply.unit_loaded().iterative_mode(), v1::UNIT_MODE_ROLLBACK);
 
   v1::OrchestratorMessage command;
   command.set_seq(2);

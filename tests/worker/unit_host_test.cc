@@ -53,7 +53,7 @@ std::unique_ptr<UnitHost> Host(const std::string& rollback) {
 
 TEST(UnitHostTest, FinalStepsIntegrateAndReportDirect) {
   std::unique_ptr<UnitHost> host = Host("AUTO");
-  EXPECT_EQ(host->iterative_mode(), "rollback");
+  EXPECT_EQ(host->iterative_mode(), IterativeMode::kRollback);
   StepReply reply;
   host->Step(Request(0.0, 0.5, StepMode::kFinal, 2.0), &reply);
   ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
@@ -62,7 +62,7 @@ TEST(UnitHostTest, FinalStepsIntegrateAndReportDirect) {
   host->Step(Request(0.5, 0.5, StepMode::kFinal, 2.0), &reply);
   absl::StatusOr<UnitReport> report = host->Terminate();
   ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->mode, "direct");
+  EXPECT_EQ(report->mode, UnitMode::kDirect);
   EXPECT_EQ(report->real_integrations, 2u);
   EXPECT_EQ(report->estimates, 0u);
 }
@@ -89,7 +89,7 @@ TEST(UnitHostTest, RollbackRestoresBeforeEveryTentativeStepAndOnReject) {
   host->Commit(&committed);
   absl::StatusOr<UnitReport> report = host->Terminate();
   ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->mode, "rollback");
+  EXPECT_EQ(report->mode, UnitMode::kRollback);
   EXPECT_EQ(report->real_integrations, 5u);
   EXPECT_EQ(report->estimates, 0u);
 }
@@ -155,7 +155,7 @@ TEST(UnitHostTest, CommitPreviousFailsWithoutATentativeStepOrOnAnEstimatedUnit) 
 
 TEST(UnitHostTest, ForbidEstimatesTentativeStepsAndIntegratesOnceOnCommit) {
   std::unique_ptr<UnitHost> host = Host("FORBID");
-  EXPECT_EQ(host->iterative_mode(), "estimate");
+  EXPECT_EQ(host->iterative_mode(), IterativeMode::kEstimate);
   StepReply reply;
   for (double u : {5.0, -3.0, 2.0}) {
     host->Step(Request(0.0, 0.5, StepMode::kTentative, u, 1.0), &reply);
@@ -175,7 +175,7 @@ TEST(UnitHostTest, ForbidEstimatesTentativeStepsAndIntegratesOnceOnCommit) {
   EXPECT_NEAR(committed.outputs[0], Exact(1.0, 0.5, 2.0, 1.0), 1e-13);
   absl::StatusOr<UnitReport> report = host->Terminate();
   ASSERT_TRUE(report.ok());
-  EXPECT_EQ(report->mode, "estimate");
+  EXPECT_EQ(report->mode, UnitMode::kEstimate);
   EXPECT_EQ(report->real_integrations, 1u);
   EXPECT_EQ(report->estimates, 4u);
 }
@@ -253,7 +253,7 @@ std::unique_ptr<UnitHost> PlainHost(bool jacobians, bool xdot) {
 TEST(UnitHostTest, DegradedEstimateWithoutStateDerivatives) {
   for (bool xdot : {true, false}) {
     std::unique_ptr<UnitHost> host = PlainHost(true, xdot);
-    EXPECT_EQ(host->iterative_mode(), "estimate");
+    EXPECT_EQ(host->iterative_mode(), IterativeMode::kEstimate);
     StepReply reply;
     host->Step(Request(0.0, 0.5, StepMode::kTentative, 0.0), &reply);
     ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
@@ -264,7 +264,7 @@ TEST(UnitHostTest, DegradedEstimateWithoutStateDerivatives) {
     EXPECT_NEAR(reply.outputs[0], 0.5, 1e-15);
     absl::StatusOr<UnitReport> report = host->Terminate();
     ASSERT_TRUE(report.ok());
-    EXPECT_EQ(report->mode, xdot ? "estimate" : "estimate-degraded");
+    EXPECT_EQ(report->mode, xdot ? UnitMode::kEstimate : UnitMode::kEstimateDegraded);
   }
 }
 

@@ -111,9 +111,9 @@ class CommandHandler::Impl {
     host_ = *std::move(host);
     unit_name_ = unit.name();
     ToProto(host_->description(), loaded);
-    loaded->set_mode(host_->iterative_mode());
+    loaded->set_iterative_mode(ToProto(host_->iterative_mode()));
     spdlog::info("loaded unit '{}' of job {} ({} mode in iterative schemes)", unit_name_,
-                 load.job_id(), host_->iterative_mode());
+                 load.job_id(), IterativeModeName(host_->iterative_mode()));
   }
 
   void ReplyOutputs(const absl::Status& status, v1::WorkerMessage* reply) {
@@ -139,9 +139,7 @@ class CommandHandler::Impl {
       ToProto(report.status(), ack->mutable_error());
       return;
     }
-    ack->set_real_integrations(report->real_integrations);
-    ack->set_estimates(report->estimates);
-    ack->set_mode(report->mode);
+    ToProto(*report, ack);
   }
 
   ArtifactFetcher fetch_;

@@ -21,16 +21,16 @@ class UnitHost::Impl {
     const Capabilities& caps = unit_->description().capabilities;
     const bool forbid = load.unit().rollback() == v1::Unit::FORBID;
     rollback_ = caps.can_rollback && !forbid;
-    mode_ = rollback_ ? "rollback" : "estimate";
-    report_mode_ = mode_;
+    mode_ = rollback_ ? IterativeMode::kRollback : IterativeMode::kEstimate;
+    report_mode_ = rollback_ ? UnitMode::kRollback : UnitMode::kEstimate;
   }
 
   std::unique_ptr<Unit> unit_;
   std::string name_;
   double stop_time_ = 0.0;
   bool rollback_ = false;
-  std::string mode_;
-  std::string report_mode_;
+  IterativeMode mode_ = IterativeMode::kEstimate;
+  UnitMode report_mode_ = UnitMode::kEstimate;
   bool tentative_seen_ = false;
   uint64_t real_integrations_ = 0;
   uint64_t estimates_ = 0;
@@ -228,7 +228,7 @@ class UnitHost::Impl {
     }
     estimator_.Prepare(*lin, u_lin_);
     if (estimator_.degraded()) {
-      report_mode_ = "estimate-degraded";
+      report_mode_ = UnitMode::kEstimateDegraded;
       if (!degraded_logged_) {
         spdlog::warn(
             "unit '{}': state derivatives not exposed; COSTARICA runs degraded "
@@ -289,7 +289,7 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
 }
 
 const UnitDescription& UnitHost::description() const { return impl_->unit_->description(); }
-const std::string& UnitHost::iterative_mode() const { return impl_->mode_; }
+IterativeMode UnitHost::iterative_mode() const { return impl_->mode_; }
 
 absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
   const double stop =
@@ -389,7 +389,7 @@ absl::StatusOr<UnitReport> UnitHost::Terminate() {
   Impl& h = *impl_;
   if (absl::Status s = h.unit_->Terminate(); !s.ok()) return s;
   UnitReport report;
-  report.mode = h.tentative_seen_ ? h.report_mode_ : "direct";
+  report.mode = h.tentative_seen_ ? h.report_mode_ : UnitMode::kDirect;
   report.real_integrations = h.real_integrations_;
   report.estimates = h.estimates_;
   return report;

@@ -163,7 +163,7 @@ absl::StatusOr<MasterConfig> ResolveMasterConfig(const v1::Scenario& scenario,
     UnitConfig& uc = c.units[u];
     uc.proxy = units[u];
     uc.name = c.names[u];
-    uc.rolls_back = units[u]->iterative_mode() == "rollback";
+    uc.rolls_back = units[u]->iterative_mode() == IterativeMode::kRollback;
     uc.num_inputs = static_cast<int>(c.descriptions[u].inputs.size());
     uc.num_outputs = static_cast<int>(c.descriptions[u].outputs.size());
     uc.approx.kind = EffectiveApproximation(scenario, u);

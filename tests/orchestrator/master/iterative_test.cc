@@ -87,7 +87,7 @@ TEST(IterativeTest, ShippedDualMassExampleMatchesTheAnalyticSolution) {
   EXPECT_LT(error, 1e-6);
   const UnitSummary* m1 = testing::Summary(*r, "m1");
   ASSERT_NE(m1, nullptr);
-  EXPECT_EQ(m1->report.mode, "estimate");
+  EXPECT_EQ(m1->report.mode, UnitMode::kEstimate);
   EXPECT_EQ(m1->report.real_integrations, r->steps_accepted);
 }
 
@@ -134,10 +134,10 @@ TEST(IterativeTest, ForbidAgreesWithRollbackAndIntegratesOncePerAcceptedStep) {
     const UnitSummary* m2 = testing::Summary(forbid, "m2");
     ASSERT_NE(m1, nullptr);
     ASSERT_NE(m2, nullptr);
-    EXPECT_EQ(m1->report.mode, "estimate");
+    EXPECT_EQ(m1->report.mode, UnitMode::kEstimate);
     EXPECT_EQ(m1->report.real_integrations, forbid.steps_accepted);
     EXPECT_GE(m1->report.estimates, forbid.steps_accepted * 2);
-    EXPECT_EQ(m2->report.mode, "rollback");
+    EXPECT_EQ(m2->report.mode, UnitMode::kRollback);
     EXPECT_GT(m2->report.real_integrations, forbid.steps_accepted);
   }
 }
@@ -154,7 +154,7 @@ TEST(IterativeTest, AllEstimatedOneLinearSolvePerStep) {
   // One evaluation at the predictor, the affine map, one solve, one check.
   EXPECT_EQ(missiles.iterations_max, 2u);
   for (const UnitSummary& s : missiles.units) {
-    EXPECT_EQ(s.report.mode, "estimate");
+    EXPECT_EQ(s.report.mode, UnitMode::kEstimate);
     EXPECT_EQ(s.report.real_integrations, missiles.steps_accepted);
   }
 }
@@ -363,7 +363,7 @@ TEST(IterativeTest, MixedRollbackAndDegradedEstimateOnFakeUnits) {
   EXPECT_LT(MaxDifference(mixed, rolled), 1e-9);
   const UnitSummary* b = testing::Summary(mixed, "b");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->report.mode, "estimate-degraded");
+  EXPECT_EQ(b->report.mode, UnitMode::kEstimateDegraded);
   EXPECT_EQ(b->report.real_integrations, mixed.steps_accepted);
 }
 

@@ -101,8 +101,8 @@ TEST(JacobiTest, RecordsEveryCommunicationPointAndLandsOnStopTime) {
   EXPECT_EQ(At(*r, 0, "ctrl.F"), 40000.0);
   ASSERT_EQ(r->units.size(), 2u);
   for (const UnitSummary& s : r->units) {
-    EXPECT_EQ(s.location, "local");
-    EXPECT_EQ(s.report.mode, "direct");  // never asked a tentative step
+    EXPECT_EQ(s.location.worker, "local");
+    EXPECT_EQ(s.report.mode, UnitMode::kDirect);  // never asked a tentative step
     EXPECT_EQ(s.report.real_integrations, 4u);
     EXPECT_EQ(s.report.estimates, 0u);
   }

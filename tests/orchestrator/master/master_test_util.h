@@ -84,8 +84,8 @@ class HostProxy final : public UnitProxy {
       : name_(std::move(name)), host_(std::move(host)) {}
   const std::string& name() const override { return name_; }
   const UnitDescription& description() const override { return host_->description(); }
-  const std::string& iterative_mode() const override { return host_->iterative_mode(); }
-  std::string location() const override { return "test"; }
+  IterativeMode iterative_mode() const override { return host_->iterative_mode(); }
+  UnitLocation location() const override { return {"test", ""}; }
   void Send(const UnitCommand& c) override {
     ++sent_[static_cast<size_t>(c.kind)];
     if (c.kind == UnitCommand::Kind::kStep && c.step.commit_previous) ++carried_commits_;

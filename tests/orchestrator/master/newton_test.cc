@@ -139,7 +139,7 @@ TEST(NewtonTest, DirectionalWithAnEstimatedUnitAgreesWithRollback) {
   EXPECT_LE(forbid.iterations_max, 2u);
   const UnitSummary* m1 = testing::Summary(forbid, "m1");
   ASSERT_NE(m1, nullptr);
-  EXPECT_EQ(m1->report.mode, "estimate");
+  EXPECT_EQ(m1->report.mode, UnitMode::kEstimate);
   EXPECT_EQ(m1->report.real_integrations, forbid.steps_accepted);
 }
 
@@ -267,8 +267,8 @@ class WireProxy final : public UnitProxy {
   explicit WireProxy(std::unique_ptr<UnitProxy> inner) : inner_(std::move(inner)) {}
   const std::string& name() const override { return inner_->name(); }
   const UnitDescription& description() const override { return inner_->description(); }
-  const std::string& iterative_mode() const override { return inner_->iterative_mode(); }
-  std::string location() const override { return "wire"; }
+  IterativeMode iterative_mode() const override { return inner_->iterative_mode(); }
+  UnitLocation location() const override { return {"wire", ""}; }
   void Send(const UnitCommand& command) override {
     command_ = command;
     if (command.kind == UnitCommand::Kind::kStep) {

@@ -114,9 +114,21 @@ struct OutputsReply {
   std::vector<std::string> recorded_strings;
 };
 
+// What a unit does under tentative steps (iterative kinds, adaptive H): save and restore its
+// state, or answer with the COSTARICA estimate and integrate for real on commit.
+enum class IterativeMode { kRollback, kEstimate };
+// "rollback" or "estimate", for logs.
+const char* IterativeModeName(IterativeMode mode);
+
+// How a unit took part in a job: never asked a tentative step (kDirect), rolled back, or
+// estimated (kEstimateDegraded: COSTARICA without state derivatives).
+enum class UnitMode { kDirect, kRollback, kEstimate, kEstimateDegraded };
+// "direct", "rollback", "estimate" or "estimate-degraded": the results metadata's names.
+const char* UnitModeName(UnitMode mode);
+
 // How a unit took part in the job, reported when it terminates.
 struct UnitReport {
-  std::string mode = "direct";  // "rollback", "estimate", "estimate-degraded" or "direct"
+  UnitMode mode = UnitMode::kDirect;
   uint64_t real_integrations = 0;
   uint64_t estimates = 0;
 };

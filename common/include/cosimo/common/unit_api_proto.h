@@ -3,6 +3,7 @@
 #pragma once
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/v1/worker_service.pb.h"
 
@@ -24,6 +25,14 @@ void FromProto(const v1::StepDone& done, StepReply* out);
 
 void ToProto(const OutputsReply& reply, v1::Outputs* out);
 void FromProto(const v1::Outputs& outputs, OutputsReply* out);
+
+v1::UnitMode ToProto(IterativeMode mode);
+// UNIT_MODE_ROLLBACK or UNIT_MODE_ESTIMATE; anything else (a worker that did not say) is an error.
+[[nodiscard]] absl::StatusOr<IterativeMode> IterativeModeFromProto(v1::UnitMode mode);
+
+// The report of Terminate, in the Ack (its error left alone).
+void ToProto(const UnitReport& report, v1::Ack* out);
+UnitReport ReportFromProto(const v1::Ack& ack);
 
 void ToProto(const absl::Status& status, v1::CommandError* out);
 absl::Status FromProto(const v1::CommandError& error);

@@ -19,8 +19,8 @@ class LocalUnit final : public UnitProxy {
 
   const std::string& name() const override { return name_; }
   const UnitDescription& description() const override { return host_->description(); }
-  const std::string& iterative_mode() const override { return host_->iterative_mode(); }
-  std::string location() const override { return "local"; }
+  IterativeMode iterative_mode() const override { return host_->iterative_mode(); }
+  UnitLocation location() const override { return {"local", ""}; }
   void Send(const UnitCommand& command) override;
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;
 

@@ -41,8 +41,8 @@ class MasterObserver {
 
 struct UnitSummary {
   std::string name;
-  std::string location;  // worker id / host, "local"
-  UnitReport report;     // mode, real integrations, estimates
+  UnitLocation location;
+  UnitReport report;  // mode, real integrations, estimates
 };
 
 // The recorded table ("time", then the recorded "<unit>.<variable>") and the run's statistics.

@@ -35,6 +35,12 @@ struct UnitResponse {
   UnitReport report;     // kTerminate
 };
 
+// Where a unit runs: the worker's id and host name ({"local", ""} in this process).
+struct UnitLocation {
+  std::string worker;
+  std::string host;
+};
+
 class UnitProxy {
  public:
   virtual ~UnitProxy() = default;
@@ -43,10 +49,10 @@ class UnitProxy {
   virtual const std::string& name() const = 0;
   // Variables and capabilities, as reported when the unit was loaded.
   virtual const UnitDescription& description() const = 0;
-  // What the unit does in iterative schemes: "rollback" or "estimate" (COSTARICA).
-  virtual const std::string& iterative_mode() const = 0;
-  // Where the unit runs, for reports: worker id and host ("local" in-process).
-  virtual std::string location() const = 0;
+  // What the unit does under tentative steps: roll back, or the COSTARICA estimate.
+  virtual IterativeMode iterative_mode() const = 0;
+  // Where the unit runs, for reports.
+  virtual UnitLocation location() const = 0;
 
   // Starts a command. Errors surface in the matching Await. A proxy may hold the command back to
   // send it with other units' commands in one message (RemoteUnits on one worker) until Flush or

@@ -40,8 +40,8 @@ class UnitHost {
   ~UnitHost();
 
   const UnitDescription& description() const;
-  // "rollback" or "estimate"; what the unit does under tentative steps.
-  const std::string& iterative_mode() const;
+  // What the unit does under tentative steps.
+  IterativeMode iterative_mode() const;
 
   [[nodiscard]] absl::Status Initialize(double start_time, OutputsReply* reply);
   [[nodiscard]] absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply);
