@@ -199,7 +199,7 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
        absl::StrCat(result.steps_accepted, " accepted steps, ", plant->report.real_integrations,
                     " real integrations, ", plant->report.estimates, " estimates (",
                     Fixed(result.iterations_mean, 2), " iterations per step), mode ",
-                    plant->report.mode)});
+                    UnitModeName(plant->report.mode))});
   return absl::OkStatus();
 }
 
