@@ -1,14 +1,8 @@
-// Durable job records in SQLite: each job's status, scenario and, once it succeeded, its
-// results (columns, values, metadata). With an empty path the database lives in memory (the
-// embedded `cosimo run`). Thread safe (one connection, serialised by a mutex).
-//
-// Results are stored in chunks of whole rows (a few MiB each), all in one transaction: SQLite
-// holds at most 1e9 bytes in one blob, so a table bigger than that is never one blob. Every
-// SQLite return code is checked; a table that cannot be stored is an error, never a partial or
-// empty result.
+// Durable job records: each job's status, scenario and, once it succeeded, its results. The job
+// manager writes through this interface; SqliteJobStore (sqlite_job_store.h) is the store of the
+// orchestrator, and tests use fakes (a store whose writes fail). Implementations are thread safe.
 #pragma once
 
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,9 +10,6 @@
 #include "cosimo/common/csv.h"
 #include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/scenario.pb.h"
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace cosimo::orchestrator {
 
@@ -31,47 +22,24 @@ struct StoredResults : ResultTable {
   v1::ResultsMetadata metadata;
 };
 
-struct JobStoreOptions {
-  // Bytes of results per stored chunk (whole rows; a single row bigger than this is one chunk).
-  size_t chunk_bytes = size_t{8} << 20;
-  // SQLite's limit on one blob or text (SQLITE_LIMIT_LENGTH); 0 keeps SQLite's (1e9 bytes).
-  // Tests lower it to reach the limit without gigabytes of memory.
-  int max_blob_bytes = 0;
-};
-
-// `bytes` as the int length SQLite's bind functions take, or an error naming `what` when it does
-// not fit (a cast would wrap to a negative or small length and store the wrong bytes).
-[[nodiscard]] absl::StatusOr<int> BlobLength(size_t bytes, const std::string& what);
-
 class JobStore {
  public:
-  // Opens (creating if needed) `path`; ":memory:" or empty for a store that lives in memory.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<JobStore>> Open(
-      const std::string& path, const JobStoreOptions& options = {});
-  ~JobStore();
+  virtual ~JobStore() = default;
 
-  [[nodiscard]] absl::Status Put(const v1::JobStatus& status, const v1::Scenario& scenario);
-  [[nodiscard]] absl::Status UpdateStatus(const v1::JobStatus& status);
-  [[nodiscard]] absl::Status PutResults(const std::string& job_id, const StoredResults& results);
-  [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll();
+  // A new job: its status and scenario.
+  [[nodiscard]] virtual absl::Status Put(const v1::JobStatus& status,
+                                         const v1::Scenario& scenario) = 0;
+  // The job's status replaces the stored one.
+  [[nodiscard]] virtual absl::Status UpdateStatus(const v1::JobStatus& status) = 0;
+  // A succeeded job's results, all or nothing.
+  [[nodiscard]] virtual absl::Status PutResults(const std::string& job_id,
+                                                const StoredResults& results) = 0;
+  [[nodiscard]] virtual absl::StatusOr<std::vector<StoredJob>> LoadAll() = 0;
   // The scenario stored with the job (NotFound when there is no such job).
-  [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id);
-  [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id);
+  [[nodiscard]] virtual absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) = 0;
+  [[nodiscard]] virtual absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) = 0;
   // Removes the job's record and results (nothing to remove is not an error).
-  [[nodiscard]] absl::Status Delete(const std::string& job_id);
-
- private:
-  JobStore(sqlite3* db, const JobStoreOptions& options) : db_(db), options_(options) {}
-  [[nodiscard]] absl::Status Exec(const std::string& sql);
-  [[nodiscard]] absl::Status Error(const std::string& what) const;
-  [[nodiscard]] absl::Status BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
-                                      const std::string& what) const;
-  [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
-                                              const StoredResults& results);
-
-  std::mutex mutex_;
-  sqlite3* db_;
-  const JobStoreOptions options_;
+  [[nodiscard]] virtual absl::Status Delete(const std::string& job_id) = 0;
 };
 
 }  // namespace cosimo::orchestrator

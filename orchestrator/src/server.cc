@@ -15,6 +15,7 @@
 #include "orchestrator/src/http/http_server.h"
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/services.h"
+#include "orchestrator/src/sqlite_job_store.h"
 #include "orchestrator/src/worker_service.h"
 
 namespace cosimo::orchestrator {
@@ -135,7 +136,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     impl->temp_dir = pattern;
     artifact_dir = pattern;
   }
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(db_path);
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(db_path);
   if (!store.ok()) return store.status();
   impl->store = *std::move(store);
   impl->artifacts = std::make_unique<ArtifactStore>(artifact_dir);

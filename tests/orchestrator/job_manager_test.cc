@@ -10,6 +10,8 @@
 #include <set>
 #include <string>
 
+#include "orchestrator/src/sqlite_job_store.h"
+
 namespace cosimo::orchestrator {
 namespace {
 
@@ -29,7 +31,7 @@ v1::Scenario OneUnit() {
 class JobManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open("");
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open("");
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
     dir_ = (std::filesystem::temp_directory_path() /

@@ -2,7 +2,7 @@
 // chunks when they are bigger than one chunk or than SQLite's blob limit, a table that cannot be
 // stored is an error (never a silently empty result), and a store written before string columns
 // or chunks existed still opens and reads.
-#include "orchestrator/src/job_store.h"
+#include "orchestrator/src/sqlite_job_store.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ std::string TempPath(const std::string& name) {
       .string();
 }
 
-TEST(JobStoreTest, ResultsKeepTypesAndStrings) {
+TEST(SqliteJobStoreTest, ResultsKeepTypesAndStrings) {
   const std::string path = TempPath("types.db");
   std::filesystem::remove(path);
   StoredResults in;
@@ -32,11 +32,11 @@ TEST(JobStoreTest, ResultsKeepTypesAndStrings) {
   in.strings = {"idle", "pumping, fast"};
   in.metadata.set_algorithm("JACOBI");
   {
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->PutResults("job-1", in).ok());
   }
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);  // reopened
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);  // reopened
   ASSERT_TRUE(store.ok()) << store.status();
   absl::StatusOr<StoredResults> out = (*store)->LoadResults("job-1");
   ASSERT_TRUE(out.ok()) << out.status();
@@ -52,7 +52,7 @@ TEST(JobStoreTest, ResultsKeepTypesAndStrings) {
 // A table several times SQLite's blob limit (lowered here to 64 KiB, as 1e9 bytes is in
 // production) is stored in chunks and reads back exactly. Before chunks, the unchecked bind
 // failed with SQLITE_TOOBIG and the results were stored with no rows.
-TEST(JobStoreTest, ResultsBiggerThanOneBlobAreStoredInChunks) {
+TEST(SqliteJobStoreTest, ResultsBiggerThanOneBlobAreStoredInChunks) {
   const std::string path = TempPath("chunks.db");
   std::filesystem::remove(path);
   StoredResults in;
@@ -69,12 +69,12 @@ TEST(JobStoreTest, ResultsBiggerThanOneBlobAreStoredInChunks) {
   options.max_blob_bytes = 64 * 1024;
   options.chunk_bytes = 16 * 1024;
   {
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path, options);
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path, options);
     ASSERT_TRUE(store.ok()) << store.status();
     absl::Status put = (*store)->PutResults("big", in);
     ASSERT_TRUE(put.ok()) << put;
   }
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path, options);
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path, options);
   ASSERT_TRUE(store.ok()) << store.status();
   absl::StatusOr<StoredResults> out = (*store)->LoadResults("big");
   ASSERT_TRUE(out.ok()) << out.status();
@@ -95,10 +95,10 @@ TEST(JobStoreTest, ResultsBiggerThanOneBlobAreStoredInChunks) {
 
 // A single row bigger than one blob cannot be stored: PutResults says so and nothing of the
 // table is kept (the job then fails with that message instead of succeeding with no rows).
-TEST(JobStoreTest, ResultsThatCannotBeStoredAreAnError) {
+TEST(SqliteJobStoreTest, ResultsThatCannotBeStoredAreAnError) {
   JobStoreOptions options;
   options.max_blob_bytes = 4096;
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open("", options);
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open("", options);
   ASSERT_TRUE(store.ok()) << store.status();
   StoredResults in;
   in.columns = {"time", "a.label"};
@@ -113,7 +113,7 @@ TEST(JobStoreTest, ResultsThatCannotBeStoredAreAnError) {
 
 // The length SQLite takes is an int: sizes past INT_MAX are refused, where a cast wrapped them
 // (2^32 + 8 bytes became 8, 3e9 became negative).
-TEST(JobStoreTest, BlobLengthRefusesSizesAnIntCannotHold) {
+TEST(SqliteJobStoreTest, BlobLengthRefusesSizesAnIntCannotHold) {
   EXPECT_EQ(*BlobLength(0, "x"), 0);
   EXPECT_EQ(*BlobLength(1000, "x"), 1000);
   EXPECT_EQ(*BlobLength(2147483647u, "x"), 2147483647);
@@ -127,7 +127,7 @@ TEST(JobStoreTest, BlobLengthRefusesSizesAnIntCannotHold) {
   }
 }
 
-TEST(JobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
+TEST(SqliteJobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
   const std::string path = TempPath("delete.db");
   std::filesystem::remove(path);
   StoredResults results;
@@ -135,7 +135,7 @@ TEST(JobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
   results.types = {ValueType::kReal};
   results.values = {0.0};
   {
-    absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
     ASSERT_TRUE(store.ok()) << store.status();
     for (const char* id : {"job-1", "job-2"}) {
       v1::JobStatus status;
@@ -146,7 +146,7 @@ TEST(JobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
     ASSERT_TRUE((*store)->Delete("job-1").ok());
     ASSERT_TRUE((*store)->Delete("job-unknown").ok());  // nothing to remove
   }
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
   absl::StatusOr<std::vector<StoredJob>> jobs = (*store)->LoadAll();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
@@ -157,7 +157,7 @@ TEST(JobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
   std::filesystem::remove(path);
 }
 
-TEST(JobStoreTest, OpensAStoreWrittenBeforeStringColumns) {
+TEST(SqliteJobStoreTest, OpensAStoreWrittenBeforeStringColumns) {
   const std::string path = TempPath("old.db");
   std::filesystem::remove(path);
   sqlite3* db = nullptr;
@@ -183,7 +183,7 @@ TEST(JobStoreTest, OpensAStoreWrittenBeforeStringColumns) {
   sqlite3_finalize(stmt);
   sqlite3_close(db);
 
-  absl::StatusOr<std::unique_ptr<JobStore>> store = JobStore::Open(path);
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
   ASSERT_TRUE(store.ok()) << store.status();
   absl::StatusOr<StoredResults> out = (*store)->LoadResults("old");
   ASSERT_TRUE(out.ok()) << out.status();

@@ -1,4 +1,4 @@
-#include "orchestrator/src/job_store.h"
+#include "orchestrator/src/sqlite_job_store.h"
 
 #include <sqlite3.h>
 
@@ -54,8 +54,8 @@ absl::StatusOr<int> BlobLength(size_t bytes, const std::string& what) {
   return static_cast<int>(bytes);
 }
 
-absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path,
-                                                         const JobStoreOptions& options) {
+absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
+    const std::string& path, const JobStoreOptions& options) {
   sqlite3* db = nullptr;
   const std::string file = path.empty() ? ":memory:" : path;
   if (sqlite3_open_v2(file.c_str(), &db,
@@ -70,7 +70,7 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
   // A chunk stays well below the blob limit (its serialization adds a few bytes per value).
   effective.chunk_bytes = std::min(
       effective.chunk_bytes, static_cast<size_t>(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)) / 2);
-  std::unique_ptr<JobStore> store(new JobStore(db, effective));
+  std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(db, effective));
   const char* schema =
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=NORMAL;"
@@ -96,14 +96,14 @@ absl::StatusOr<std::unique_ptr<JobStore>> JobStore::Open(const std::string& path
   return store;
 }
 
-JobStore::~JobStore() { sqlite3_close(db_); }
+SqliteJobStore::~SqliteJobStore() { sqlite3_close(db_); }
 
-absl::Status JobStore::Error(const std::string& what) const {
+absl::Status SqliteJobStore::Error(const std::string& what) const {
   return absl::InternalError("job store: " + what + ": " + sqlite3_errmsg(db_));
 }
 
-absl::Status JobStore::BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
-                                const std::string& what) const {
+absl::Status SqliteJobStore::BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
+                                      const std::string& what) const {
   absl::StatusOr<int> length = BlobLength(bytes.size(), what);
   if (!length.ok()) return length.status();
   if (sqlite3_bind_blob(stmt, index, bytes.data(), *length, SQLITE_TRANSIENT) != SQLITE_OK) {
@@ -112,7 +112,7 @@ absl::Status JobStore::BindBlob(sqlite3_stmt* stmt, int index, const std::string
   return absl::OkStatus();
 }
 
-absl::Status JobStore::Exec(const std::string& sql) {
+absl::Status SqliteJobStore::Exec(const std::string& sql) {
   char* error = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
     std::string message = error ? error : "unknown error";
@@ -122,7 +122,7 @@ absl::Status JobStore::Exec(const std::string& sql) {
   return absl::OkStatus();
 }
 
-absl::Status JobStore::Put(const v1::JobStatus& status, const v1::Scenario& scenario) {
+absl::Status SqliteJobStore::Put(const v1::JobStatus& status, const v1::Scenario& scenario) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_,
@@ -147,7 +147,7 @@ absl::Status JobStore::Put(const v1::JobStatus& status, const v1::Scenario& scen
   return absl::OkStatus();
 }
 
-absl::Status JobStore::UpdateStatus(const v1::JobStatus& status) {
+absl::Status SqliteJobStore::UpdateStatus(const v1::JobStatus& status) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_, "UPDATE jobs SET status = ? WHERE id = ?", -1, &s.stmt, nullptr) !=
@@ -165,7 +165,7 @@ absl::Status JobStore::UpdateStatus(const v1::JobStatus& status) {
   return absl::OkStatus();
 }
 
-absl::Status JobStore::Delete(const std::string& job_id) {
+absl::Status SqliteJobStore::Delete(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
   for (const char* sql : {"DELETE FROM result_chunks WHERE id = ?",
@@ -186,7 +186,7 @@ absl::Status JobStore::Delete(const std::string& job_id) {
   return absl::OkStatus();
 }
 
-absl::Status JobStore::PutResults(const std::string& job_id, const StoredResults& results) {
+absl::Status SqliteJobStore::PutResults(const std::string& job_id, const StoredResults& results) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
   absl::Status s = PutResultsLocked(job_id, results);
@@ -197,7 +197,8 @@ absl::Status JobStore::PutResults(const std::string& job_id, const StoredResults
   return s;
 }
 
-absl::Status JobStore::PutResultsLocked(const std::string& job_id, const StoredResults& results) {
+absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
+                                              const StoredResults& results) {
   {
     Statement s;
     if (sqlite3_prepare_v2(db_, "DELETE FROM result_chunks WHERE id = ?", -1, &s.stmt, nullptr) !=
@@ -255,7 +256,7 @@ absl::Status JobStore::PutResultsLocked(const std::string& job_id, const StoredR
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<StoredJob>> JobStore::LoadAll() {
+absl::StatusOr<std::vector<StoredJob>> SqliteJobStore::LoadAll() {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_, "SELECT status, scenario FROM jobs ORDER BY submitted_ms, id", -1,
@@ -276,7 +277,7 @@ absl::StatusOr<std::vector<StoredJob>> JobStore::LoadAll() {
   return jobs;
 }
 
-absl::StatusOr<v1::Scenario> JobStore::LoadScenario(const std::string& job_id) {
+absl::StatusOr<v1::Scenario> SqliteJobStore::LoadScenario(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_, "SELECT scenario FROM jobs WHERE id = ?", -1, &s.stmt, nullptr) !=
@@ -294,7 +295,7 @@ absl::StatusOr<v1::Scenario> JobStore::LoadScenario(const std::string& job_id) {
   return scenario;
 }
 
-absl::StatusOr<StoredResults> JobStore::LoadResults(const std::string& job_id) {
+absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_,

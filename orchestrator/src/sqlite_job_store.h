@@ -1,0 +1,67 @@
+// The job store in SQLite (JobStore, job_store.h): each job's status, scenario and, once it
+// succeeded, its results (columns, values, metadata). With an empty path the database lives in
+// memory (the embedded `cosimo run`). Thread safe (one connection, serialised by a mutex).
+//
+// Results are stored in chunks of whole rows (a few MiB each), all in one transaction: SQLite
+// holds at most 1e9 bytes in one blob, so a table bigger than that is never one blob. Every
+// SQLite return code is checked; a table that cannot be stored is an error, never a partial or
+// empty result.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "orchestrator/src/job_store.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace cosimo::orchestrator {
+
+struct JobStoreOptions {
+  // Bytes of results per stored chunk (whole rows; a single row bigger than this is one chunk).
+  size_t chunk_bytes = size_t{8} << 20;
+  // SQLite's limit on one blob or text (SQLITE_LIMIT_LENGTH); 0 keeps SQLite's (1e9 bytes).
+  // Tests lower it to reach the limit without gigabytes of memory.
+  int max_blob_bytes = 0;
+};
+
+// `bytes` as the int length SQLite's bind functions take, or an error naming `what` when it does
+// not fit (a cast would wrap to a negative or small length and store the wrong bytes).
+[[nodiscard]] absl::StatusOr<int> BlobLength(size_t bytes, const std::string& what);
+
+class SqliteJobStore final : public JobStore {
+ public:
+  // Opens (creating if needed) `path`; ":memory:" or empty for a store that lives in memory.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<SqliteJobStore>> Open(
+      const std::string& path, const JobStoreOptions& options = {});
+  ~SqliteJobStore() override;
+
+  [[nodiscard]] absl::Status Put(const v1::JobStatus& status,
+                                 const v1::Scenario& scenario) override;
+  [[nodiscard]] absl::Status UpdateStatus(const v1::JobStatus& status) override;
+  [[nodiscard]] absl::Status PutResults(const std::string& job_id,
+                                        const StoredResults& results) override;
+  [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll() override;
+  [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
+  [[nodiscard]] absl::Status Delete(const std::string& job_id) override;
+
+ private:
+  SqliteJobStore(sqlite3* db, const JobStoreOptions& options) : db_(db), options_(options) {}
+  [[nodiscard]] absl::Status Exec(const std::string& sql);
+  [[nodiscard]] absl::Status Error(const std::string& what) const;
+  [[nodiscard]] absl::Status BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
+                                      const std::string& what) const;
+  [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
+                                              const StoredResults& results);
+
+  std::mutex mutex_;
+  sqlite3* db_;
+  const JobStoreOptions options_;
+};
+
+}  // namespace cosimo::orchestrator
