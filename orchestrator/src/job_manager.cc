@@ -13,6 +13,8 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "cosimo/common/digest.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
@@ -23,16 +25,10 @@
 namespace cosimo::orchestrator {
 namespace {
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string NewJobId() {
   static std::mt19937_64 rng(std::random_device{}());
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  static absl::Mutex mutex;
+  absl::MutexLock lock(&mutex);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id = "job-";
   uint64_t bits = rng();
@@ -69,6 +65,8 @@ absl::Status UnknownJob(const std::string& job_id) {
                              std::to_string(job_id.size()) + " bytes)");
 }
 
+constexpr char kNotStored[] = "its record could not be stored: ";
+
 }  // namespace
 
 struct JobManager::Job {
@@ -76,8 +74,10 @@ struct JobManager::Job {
   // The scenario itself stays in the store (read back when the job runs): only what the
   // manager needs of it is kept in memory.
   std::vector<std::string> artifacts;  // digests of the units' FMUs and tables
-  v1::JobStatus status;                // guarded by JobManager::mutex_
-  uint64_t version = 1;                // guarded by JobManager::mutex_
+  // Guarded by JobManager::mutex_ (an annotation cannot name another class's member).
+  v1::JobStatus status;
+  uint64_t version = 1;
+  std::string store_error;  // the first failed write of the status (Record)
   std::atomic<bool> cancel{false};
   std::vector<std::string> labels;  // one per unit
   std::chrono::steady_clock::time_point started;
@@ -95,25 +95,27 @@ void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
                        std::chrono::seconds unschedulable_timeout,
-                       std::chrono::milliseconds command_timeout, Metrics* metrics)
+                       std::chrono::milliseconds command_timeout, Metrics* metrics,
+                       Clock* clock)
     : pool_(pool),
       store_(store),
       artifacts_(artifacts),
+      clock_(clock),
       unschedulable_timeout_(unschedulable_timeout),
       command_timeout_(command_timeout),
       metrics_(metrics) {
   pool_->SetOnChange([this] { Schedule(); });
-  if (unschedulable_timeout_.count() > 0) {
-    ticker_ = std::thread([this] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!shutdown_) {
-        ticker_cv_.wait_for(lock, std::chrono::seconds(1));
-        if (shutdown_) break;
-        lock.unlock();
-        Schedule();
-        lock.lock();
-      }
-    });
+  if (unschedulable_timeout_.count() > 0) ticker_ = std::thread([this] { Tick(); });
+}
+
+void JobManager::Tick() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mutex_);
+      if (!shutdown_) ticker_cv_.WaitWithTimeout(&mutex_, absl::Seconds(1));
+      if (shutdown_) return;
+    }
+    Schedule();
   }
 }
 
@@ -123,13 +125,13 @@ void JobManager::Shutdown() {
   pool_->SetOnChange(nullptr);
   std::vector<JobThread> threads;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     shutdown_ = true;
     for (auto& [id, job] : jobs_) job->cancel = true;
     threads.swap(threads_);
   }
-  changed_.notify_all();
-  ticker_cv_.notify_all();
+  changed_.SignalAll();
+  ticker_cv_.SignalAll();
   if (ticker_.joinable()) ticker_.join();
   for (JobThread& t : threads) {
     if (t.thread.joinable()) t.thread.join();
@@ -141,7 +143,7 @@ absl::Status JobManager::Recover() {
   if (!stored.ok()) return stored.status();
   int requeued = 0, failed = 0;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (StoredJob& s : *stored) {
       auto job = std::make_shared<Job>();
       job->id = s.status.job_id();
@@ -149,11 +151,11 @@ absl::Status JobManager::Recover() {
       Summarize(s.scenario, job.get());
       if (job->status.state() == v1::RUNNING) {
         job->status.set_state(v1::FAILED);
-        job->status.set_finished_unix_ms(NowUnixMs());
+        job->status.set_finished_unix_ms(clock_->UnixMs());
         job->status.set_message("the orchestrator restarted while the job was running (at t=" +
                                 std::to_string(job->status.time()) +
                                 "); its workers and unit states were lost");
-        (void)store_->UpdateStatus(job->status);
+        Record(*job);
         ++failed;
       } else if (job->status.state() == v1::QUEUED) {
         queue_.push_back(job);
@@ -170,7 +172,7 @@ absl::Status JobManager::Recover() {
 
 absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
-  std::shared_lock<std::shared_mutex> use(artifact_use_);
+  absl::ReaderMutexLock use(&artifact_use_);
   for (int i = 0; i < scenario.units_size(); ++i) {
     const v1::Unit& unit = scenario.units(i);
     for (const UnitArtifactRef& artifact : UnitArtifacts(unit)) {
@@ -199,10 +201,10 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   st.set_stop_time(scenario.stop_time());
   st.set_time(scenario.start_time());
   st.set_workers_needed(scenario.units_size());
-  st.set_submitted_unix_ms(NowUnixMs());
+  st.set_submitted_unix_ms(clock_->UnixMs());
   if (absl::Status s = store_->Put(st, scenario); !s.ok()) return s;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (shutdown_) return absl::UnavailableError("the orchestrator is shutting down");
     jobs_[job->id] = job;
     queue_.push_back(job);
@@ -230,13 +232,13 @@ std::vector<v1::WorkerStatus> JobManager::Workers() const {
 }
 
 std::map<std::string, std::string> JobManager::RunningUnits() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::ReaderMutexLock lock(&mutex_);
   return running_units_;
 }
 
 JobManager::Counts JobManager::Count() const {
   Counts counts;
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::ReaderMutexLock lock(&mutex_);
   for (const auto& [id, job] : jobs_) {
     ++counts.by_state[job->status.state()];
     counts.job_ids.insert(id);
@@ -246,7 +248,7 @@ JobManager::Counts JobManager::Count() const {
 }
 
 void JobManager::Schedule() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (shutdown_) return;
   for (auto it = threads_.begin(); it != threads_.end();) {
     if (!it->done->load()) {
@@ -271,7 +273,7 @@ void JobManager::Schedule() {
                             std::to_string(available) + " idle and matching";
       if (matching < needed && unschedulable_timeout_.count() > 0) {
         // Busy workers will not do: the pool is too small for this job.
-        const auto now = std::chrono::steady_clock::now();
+        const auto now = clock_->Now();
         if (!job->unschedulable_since) job->unschedulable_since = now;
         const std::string why = "needs " + std::to_string(needed) + " workers" +
                                 (std::any_of(job->labels.begin(), job->labels.end(),
@@ -284,8 +286,8 @@ void JobManager::Schedule() {
           job->status.set_message("cannot be scheduled: " + why + " (waited " +
                                   std::to_string(unschedulable_timeout_.count()) +
                                   " s for more to attach; see --unschedulable-timeout-s)");
-          job->status.set_finished_unix_ms(NowUnixMs());
-          (void)store_->UpdateStatus(job->status);
+          job->status.set_finished_unix_ms(clock_->UnixMs());
+          Record(*job);
           Touch(*job);
           spdlog::warn("job {} {}", job->id, job->status.message());
           it = queue_.erase(it);
@@ -307,9 +309,9 @@ void JobManager::Schedule() {
     job->status.set_state(v1::RUNNING);
     job->status.set_message("");
     job->status.set_workers_available(0);
-    job->started = std::chrono::steady_clock::now();
-    job->started_unix_ms = NowUnixMs();
-    (void)store_->UpdateStatus(job->status);
+    job->started = clock_->Now();
+    job->started_unix_ms = clock_->UnixMs();
+    Record(*job);  // a failed write cancels the job: RunJob ends it at once
     Touch(*job);
     auto done = std::make_shared<std::atomic<bool>>(false);
     threads_.push_back({done, std::thread([this, job, done, w = std::move(*workers)]() mutable {
@@ -322,7 +324,23 @@ void JobManager::Schedule() {
 
 void JobManager::Touch(Job& job) {
   ++job.version;
-  changed_.notify_all();
+  changed_.SignalAll();
+}
+
+bool JobManager::Record(Job& job) {
+  const absl::Status s = store_->UpdateStatus(job.status);
+  if (s.ok()) return true;
+  spdlog::error("job {}: its status ({}) could not be stored: {}", job.id,
+                v1::JobState_Name(job.status.state()), s.message());
+  if (job.store_error.empty()) job.store_error = std::string(s.message());
+  job.cancel = true;
+  const std::string& message = job.status.message();
+  if (IsFinished(job.status.state()) && message.rfind(kNotStored, 0) != 0) {
+    job.status.set_message(kNotStored + job.store_error +
+                           (message.empty() ? "" : " (" + message + ")"));
+    job.status.set_state(v1::FAILED);
+  }
+  return false;
 }
 
 namespace {
@@ -393,15 +411,17 @@ std::vector<v1::RecordedVariable> RecordedVariables(
 class JobObserver final : public MasterObserver {
  public:
   JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
-              Metrics* metrics, std::string job_id)
+              Metrics* metrics, std::string job_id, const Clock* clock)
       : publish_(std::move(publish)),
         cancel_(cancel),
         metrics_(metrics),
-        job_id_(std::move(job_id)) {}
-  void OnStart(double) override { last_step_ = std::chrono::steady_clock::now(); }
+        job_id_(std::move(job_id)),
+        clock_(clock),
+        last_step_(clock->Now()) {}
+  void OnStart(double) override { last_step_ = clock_->Now(); }
   void OnProgress(const Progress& progress) override {
     last_ = progress;
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_->Now();
     if (metrics_ != nullptr) {
       metrics_->OnAcceptedStep(job_id_, progress.steps_accepted, progress.steps_rejected,
                                progress.iterations,
@@ -420,15 +440,21 @@ class JobObserver final : public MasterObserver {
   std::atomic<bool>* cancel_;
   Metrics* metrics_;
   std::string job_id_;
+  const Clock* clock_;
   Progress last_;
   std::chrono::steady_clock::time_point last_publish_;
-  std::chrono::steady_clock::time_point last_step_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_step_;
 };
 
 }  // namespace
 
 void JobManager::RunJob(const std::shared_ptr<Job>& job,
                         std::vector<std::shared_ptr<WorkerConnection>> workers) {
+  if (job->cancel) {  // canceled (or its record failed) since it was scheduled
+    pool_->Release(workers);
+    Finish(job, v1::CANCELED, "canceled");
+    return;
+  }
   absl::StatusOr<v1::Scenario> loaded = store_->LoadScenario(job->id);
   if (!loaded.ok()) {
     pool_->Release(workers);
@@ -452,7 +478,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   }
   {
     // A worker with slots runs several of the job's units: "a,b".
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const auto& worker : workers) running_units_.erase(worker->id());
     for (int i = 0; i < scenario.units_size(); ++i) {
       std::string& names = running_units_[workers[static_cast<size_t>(i)]->id()];
@@ -465,22 +491,22 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   }
   // Progress is also stored, at most once a second, so that a job failed by a restart (kill -9)
   // reports the time it reached.
-  auto stored_at = std::chrono::steady_clock::now();
+  auto stored_at = clock_->Now();
   auto publish = [this, job, &stored_at](const Progress& p) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     job->status.set_time(p.time);
     job->status.set_steps_accepted(p.steps_accepted);
     job->status.set_steps_rejected(p.steps_rejected);
     job->status.set_iterations(p.iterations);
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock_->Now();
     job->status.set_wall_seconds(std::chrono::duration<double>(now - job->started).count());
     if (now - stored_at >= std::chrono::seconds(1)) {
       stored_at = now;
-      (void)store_->UpdateStatus(job->status);
+      Record(*job);  // a failed write cancels the job, which then fails naming it
     }
     Touch(*job);
   };
-  JobObserver observer(publish, &job->cancel, metrics_, job->id);
+  JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_);
   absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
     if (!status.ok()) return status;
     std::vector<UnitProxy*> proxies;
@@ -502,7 +528,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   if (result.ok()) variables = RecordedVariables(scenario, *result, units);
   units.clear();
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const auto& worker : workers) running_units_.erase(worker->id());
   }
   pool_->Release(workers);
@@ -511,7 +537,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   if (!result.ok()) {
     bool shutting_down = false;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       shutting_down = shutdown_;
     }
     // Stopped by the orchestrator's shutdown, not by a client: the job failed
@@ -557,13 +583,12 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   meta.set_start_time(scenario.start_time());
   meta.set_stop_time(scenario.stop_time());
   meta.set_started_unix_ms(job->started_unix_ms);
-  meta.set_finished_unix_ms(NowUnixMs());
-  meta.set_wall_seconds(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
+  meta.set_finished_unix_ms(clock_->UnixMs());
+  meta.set_wall_seconds(std::chrono::duration<double>(clock_->Now() - job->started).count());
   meta.set_cosimo_version(kVersion);
   for (v1::RecordedVariable& v : variables) *meta.add_variables() = std::move(v);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     job->status.set_steps_accepted(result->steps_accepted);
     job->status.set_steps_rejected(result->steps_rejected);
     job->status.set_time(scenario.stop_time());
@@ -577,20 +602,27 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
 
 void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
                         const std::string& message) {
+  v1::JobStatus ended;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job->status.set_state(state);
-    job->status.set_message(message);
-    job->status.set_finished_unix_ms(NowUnixMs());
+    absl::MutexLock lock(&mutex_);
+    if (job->store_error.empty()) {
+      job->status.set_state(state);
+      job->status.set_message(message);
+    } else {  // an earlier write failed: the job was stopped for it
+      job->status.set_state(v1::FAILED);
+      job->status.set_message(kNotStored + job->store_error);
+    }
+    job->status.set_finished_unix_ms(clock_->UnixMs());
     job->status.set_wall_seconds(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - job->started).count());
-    (void)store_->UpdateStatus(job->status);
+        std::chrono::duration<double>(clock_->Now() - job->started).count());
+    Record(*job);
     Touch(*job);
+    ended = job->status;
   }
-  if (state == v1::SUCCEEDED) {
+  if (ended.state() == v1::SUCCEEDED) {
     spdlog::info("job {} succeeded", job->id);
   } else {
-    spdlog::warn("job {} {}: {}", job->id, v1::JobState_Name(state), message);
+    spdlog::warn("job {} {}: {}", job->id, v1::JobState_Name(ended.state()), ended.message());
   }
 }
 
@@ -600,7 +632,7 @@ std::shared_ptr<JobManager::Job> JobManager::Find(const std::string& job_id) con
 }
 
 absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::shared_ptr<Job> job = Find(job_id);
   if (!job) return UnknownJob(job_id);
   return job->status;
@@ -609,7 +641,7 @@ absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
 absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
   std::shared_ptr<Job> job;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     job = Find(job_id);
     if (!job) return UnknownJob(job_id);
     if (IsFinished(job->status.state())) return job->status;
@@ -618,8 +650,8 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
       queue_.erase(std::remove(queue_.begin(), queue_.end(), job), queue_.end());
       job->status.set_state(v1::CANCELED);
       job->status.set_message("canceled before it started");
-      job->status.set_finished_unix_ms(NowUnixMs());
-      (void)store_->UpdateStatus(job->status);
+      job->status.set_finished_unix_ms(clock_->UnixMs());
+      Record(*job);
       Touch(*job);
     }
     return job->status;
@@ -627,8 +659,8 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
 }
 
 absl::Status JobManager::Delete(const std::string& job_id) {
-  std::unique_lock<std::shared_mutex> use(artifact_use_);
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock use(&artifact_use_);
+  absl::MutexLock lock(&mutex_);
   std::shared_ptr<Job> job = Find(job_id);
   if (!job) return UnknownJob(job_id);
   if (!IsFinished(job->status.state())) {
@@ -651,10 +683,10 @@ absl::Status JobManager::Delete(const std::string& job_id) {
 
 std::vector<std::string> JobManager::ExpireJobs(std::chrono::seconds older_than) {
   const int64_t cutoff_ms =
-      NowUnixMs() - std::chrono::duration_cast<std::chrono::milliseconds>(older_than).count();
+      clock_->UnixMs() - std::chrono::duration_cast<std::chrono::milliseconds>(older_than).count();
   std::vector<std::string> expired;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const auto& [id, job] : jobs_) {
       const v1::JobStatus& st = job->status;
       // A job recorded before finish times were kept counts from its submission.
@@ -680,10 +712,10 @@ std::vector<std::string> JobManager::ExpireJobs(std::chrono::seconds older_than)
 }
 
 std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_than) {
-  std::unique_lock<std::shared_mutex> use(artifact_use_);
+  absl::MutexLock use(&artifact_use_);
   std::set<std::string> named;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     named = NamedArtifacts();
   }
   std::vector<std::string> removed = artifacts_->Prune(named, older_than);
@@ -720,7 +752,7 @@ absl::StatusOr<JobManager::JobPage> JobManager::List(uint32_t page_size,
     after = Key(ms, page_token.substr(slash + 1));
   }
   std::vector<const v1::JobStatus*> selected;
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   for (const auto& [id, job] : jobs_) {
     if (!after || key_of(job->status) < *after) selected.push_back(&job->status);
   }
@@ -741,7 +773,7 @@ absl::StatusOr<JobManager::JobPage> JobManager::List(uint32_t page_size,
 
 absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) const {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     std::shared_ptr<Job> job = Find(job_id);
     if (!job) return UnknownJob(job_id);
     if (job->status.state() != v1::SUCCEEDED) {
@@ -756,11 +788,14 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
 absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_id,
                                                         uint64_t* version,
                                                         std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::shared_ptr<Job> job = Find(job_id);
   if (!job) return UnknownJob(job_id);
   if (*version != 0) {
-    changed_.wait_for(lock, timeout, [&] { return job->version != *version || shutdown_; });
+    const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+    while (job->version == *version && !shutdown_) {
+      if (changed_.WaitWithDeadline(&mutex_, deadline)) break;  // timed out
+    }
   }
   *version = job->version;
   return job->status;

@@ -2,24 +2,30 @@
 // thread (load units on workers, RunMaster, store results), cancellation, watching, listing,
 // and durable records in the JobStore. A job that fails says why; other jobs go on.
 //
-// Thread safety: every public method may be called from any thread (gRPC handlers).
+// Every change of a job's status is written to the store; a write that fails is logged and fails
+// the job (a running job is stopped), so that what a client sees is never lost at a restart
+// without the job saying so.
+//
+// Thread safety: every public method may be called from any thread (gRPC handlers). The locks
+// are absl::Mutex with Clang's thread-safety annotations (checked by tests/thread_safety_check.py,
+// docs/architecture.md#threads).
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/v1/job_service.pb.h"
 #include "orchestrator/src/artifact_store.h"
+#include "orchestrator/src/clock.h"
 #include "orchestrator/src/job_store.h"
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/worker_pool.h"
@@ -32,11 +38,13 @@ class JobManager {
   // busy ones, with matching labels) fails once that has lasted this long; zero: it waits.
   // `command_timeout`: how long a job waits for a unit's reply to one command before it fails
   // (0: no limit). A cancel ends a job's wait at once either way. `metrics` (may be null):
-  // where the running jobs record their accepted steps and their workers' round trips.
+  // where the running jobs record their accepted steps and their workers' round trips. `clock`:
+  // what the job's times, the timeouts and ExpireJobs read (tests pass a ManualClock). Nothing
+  // is owned.
   JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
              std::chrono::seconds unschedulable_timeout = std::chrono::seconds(0),
              std::chrono::milliseconds command_timeout = std::chrono::milliseconds(0),
-             Metrics* metrics = nullptr);
+             Metrics* metrics = nullptr, Clock* clock = Clock::Real());
   ~JobManager();
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
@@ -77,8 +85,8 @@ class JobManager {
   // submit that names an artifact is not interleaved with this: the artifact is either kept (the
   // job names it) or was gone when the submit checked it (which then fails naming it).
   std::vector<std::string> PruneArtifacts(std::chrono::seconds older_than);
-  // Deletes (as Delete does) the jobs that ended longer than `older_than` ago; queued and
-  // running jobs stay. Returns their ids.
+  // Deletes (as Delete does) the jobs that ended longer than `older_than` ago by the clock;
+  // queued and running jobs stay. Returns their ids.
   std::vector<std::string> ExpireJobs(std::chrono::seconds older_than);
 
   // Waits until the job's status changed after `*version` (or `timeout` passed), then returns
@@ -94,40 +102,49 @@ class JobManager {
   struct Job;
   // What the manager keeps of a job's scenario: labels and artifact digests.
   static void Summarize(const v1::Scenario& scenario, Job* job);
-  void Schedule();
+  void Schedule() ABSL_LOCKS_EXCLUDED(mutex_);
+  // With an unschedulable timeout: schedules every second until shutdown, so that the timeout is
+  // noticed without a change of the pool.
+  void Tick() ABSL_LOCKS_EXCLUDED(mutex_);
   void RunJob(const std::shared_ptr<Job>& job,
-              std::vector<std::shared_ptr<WorkerConnection>> workers);
-  void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message);
-  void Touch(Job& job);  // under mutex_: bump version, notify watchers
-  std::shared_ptr<Job> Find(const std::string& job_id) const;
-  // mutex_ held: the artifact digests that the units of the jobs in jobs_ name.
-  std::set<std::string> NamedArtifacts() const;
+              std::vector<std::shared_ptr<WorkerConnection>> workers) ABSL_LOCKS_EXCLUDED(mutex_);
+  void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message)
+      ABSL_LOCKS_EXCLUDED(mutex_);
+  // Writes the job's status to the store. A failed write is logged and fails the job: a job
+  // that has ended ends failed with the store's error in its message; any other is canceled,
+  // and ends failed with it (Finish). False if the write failed.
+  bool Record(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void Touch(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // bump version, notify watchers
+  std::shared_ptr<Job> Find(const std::string& job_id) const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
+  // The artifact digests that the units of the jobs in jobs_ name.
+  std::set<std::string> NamedArtifacts() const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
 
-  WorkerPool* pool_;
-  JobStore* store_;
-  ArtifactStore* artifacts_;
+  WorkerPool* const pool_;
+  JobStore* const store_;
+  ArtifactStore* const artifacts_;
+  Clock* const clock_;
 
   // Held shared by a submit from its artifact checks until its job is in jobs_, and exclusively
-  // while artifacts are removed (Delete, PruneArtifacts). Taken before mutex_.
-  std::shared_mutex artifact_use_;
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::vector<std::shared_ptr<Job>> queue_;           // FIFO of queued jobs
-  std::map<std::string, std::string> running_units_;  // worker id -> unit names, ","-joined
-  bool shutdown_ = false;
+  // while artifacts are removed (Delete, PruneArtifacts).
+  absl::Mutex artifact_use_ ABSL_ACQUIRED_BEFORE(mutex_);
+  // Guards the jobs' statuses and versions too (JobManager::Job).
+  mutable absl::Mutex mutex_;
+  absl::CondVar changed_;  // a job's version moved on, or shutdown
+  std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::shared_ptr<Job>> queue_ ABSL_GUARDED_BY(mutex_);  // FIFO of queued jobs
+  // worker id -> unit names, ","-joined
+  std::map<std::string, std::string> running_units_ ABSL_GUARDED_BY(mutex_);
+  bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;
   // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
   struct JobThread {
     std::shared_ptr<std::atomic<bool>> done;
     std::thread thread;
   };
-  std::vector<JobThread> threads_;
-  // With an unschedulable timeout: schedules every second, so that the timeout is noticed
-  // without a change of the pool.
+  std::vector<JobThread> threads_ ABSL_GUARDED_BY(mutex_);
   const std::chrono::seconds unschedulable_timeout_;
   const std::chrono::milliseconds command_timeout_;
   Metrics* const metrics_;
-  std::condition_variable ticker_cv_;
+  absl::CondVar ticker_cv_;
   std::thread ticker_;
 };
 

@@ -8,9 +8,8 @@
 namespace cosimo::orchestrator {
 namespace {
 
-int64_t NowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+int64_t NowNs(const Clock& clock) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(clock.Now().time_since_epoch())
       .count();
 }
 
@@ -51,7 +50,7 @@ WorkerConnection::WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
       auth_(auth),
       context_(std::make_unique<grpc::ServerContext>()),
       stream_(std::make_unique<Stream>(context_.get())),
-      last_seen_ns_(NowNs()) {}
+      last_seen_ns_(NowNs(*pool->clock())) {}
 
 std::string WorkerConnection::Describe() const { return "worker " + id_ + " on host " + host_; }
 
@@ -175,7 +174,7 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
             LoseLocked("the orchestrator shut down");
             Close(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the orchestrator is shutting down"));
           } else {
-            last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
+            last_seen_ns_.store(NowNs(*pool_->clock()), std::memory_order_relaxed);
             awaiting_hello = self_;
             StartRead();
           }
@@ -220,7 +219,7 @@ void WorkerConnection::OnRead(bool ok) {
     Close(grpc::Status::OK);
     return;
   }
-  last_seen_ns_.store(NowNs(), std::memory_order_relaxed);
+  last_seen_ns_.store(NowNs(*pool_->clock()), std::memory_order_relaxed);
   if (state_ == State::kHello) {
     OnHello();
     return;
@@ -330,8 +329,9 @@ void WorkerConnection::Close(grpc::Status status) {
   MaybeFinish();
 }
 
-WorkerPool::WorkerPool(std::chrono::milliseconds heartbeat_timeout)
+WorkerPool::WorkerPool(std::chrono::milliseconds heartbeat_timeout, Clock* clock)
     : heartbeat_timeout_(heartbeat_timeout),
+      clock_(clock),
       id_suffix_(RandomSuffix()),
       watchdog_([this] { Watchdog(); }) {}
 
@@ -339,11 +339,11 @@ WorkerPool::~WorkerPool() { Shutdown(); }
 
 void WorkerPool::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (shutdown_) return;
     shutdown_ = true;
   }
-  watchdog_cv_.notify_all();
+  watchdog_cv_.SignalAll();
   if (watchdog_.joinable()) watchdog_.join();
 }
 
@@ -358,13 +358,13 @@ std::string WorkerPool::NextId() {
 }
 
 void WorkerPool::WatchHello(const std::shared_ptr<WorkerConnection>& connection) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   awaiting_hello_.push_back(connection);
 }
 
 void WorkerPool::Register(const std::shared_ptr<WorkerConnection>& worker) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     workers_.push_back(worker);
   }
   spdlog::info("{} attached (pid {}, labels [{}])", worker->Describe(), worker->pid(),
@@ -374,7 +374,7 @@ void WorkerPool::Register(const std::shared_ptr<WorkerConnection>& worker) {
 
 void WorkerPool::Unregister(const std::shared_ptr<WorkerConnection>& worker) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     workers_.erase(std::remove(workers_.begin(), workers_.end(), worker), workers_.end());
   }
   spdlog::info("{} detached: {}", worker->Describe(), worker->lost_reason());
@@ -383,7 +383,7 @@ void WorkerPool::Unregister(const std::shared_ptr<WorkerConnection>& worker) {
 
 std::optional<std::vector<std::shared_ptr<WorkerConnection>>> WorkerPool::TryAcquire(
     const std::vector<std::string>& labels, const std::string& job_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   // Labelled units first, so that a free-for-all unit does not take the licensed machine.
   std::vector<size_t> order(labels.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -433,7 +433,7 @@ std::optional<std::vector<std::shared_ptr<WorkerConnection>>> WorkerPool::TryAcq
 
 void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& workers) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const auto& w : workers) {
       if (!w->busy) continue;  // a repeated entry, already freed
       w->busy = false;
@@ -454,7 +454,7 @@ int WorkerPool::CountMatching(const std::vector<std::string>& labels) const {
 }
 
 int WorkerPool::Count(const std::vector<std::string>& labels, bool idle_only) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<std::pair<WorkerConnection*, int>> used;  // worker, slots counted
   int count = 0;
   for (const std::string& label : labels) {
@@ -473,61 +473,69 @@ int WorkerPool::Count(const std::vector<std::string>& labels, bool idle_only) co
 }
 
 std::vector<WorkerInfo> WorkerPool::List() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<WorkerInfo> out;
   for (const auto& w : workers_)
     out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id, w->pid(), w->slots(),
-                   w->slots_busy, w->messages_written()});
+                   w->slots_busy, w->messages_written(), w->last_seen()});
   return out;
 }
 
 void WorkerPool::SetOnChange(std::function<void()> on_change) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   on_change_ = std::move(on_change);
 }
 
 void WorkerPool::NotifyChange() {
   std::function<void()> callback;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     callback = on_change_;
   }
   if (callback) callback();
 }
 
 void WorkerPool::Watchdog() {
-  std::unique_lock<std::mutex> lock(mutex_);
   const auto period = std::max(std::chrono::milliseconds(20), heartbeat_timeout_ / 5);
+  absl::MutexLock lock(&mutex_);
   while (!shutdown_) {
-    watchdog_cv_.wait_for(lock, period);
-    const auto now = std::chrono::steady_clock::now();
-    for (auto it = awaiting_hello_.begin(); it != awaiting_hello_.end();) {
-      std::shared_ptr<WorkerConnection> c = it->lock();
-      std::chrono::steady_clock::time_point since;
-      if (c && c->AwaitingHello(&since) && now - since <= heartbeat_timeout_) {
-        ++it;
-        continue;
-      }
-      if (c && c->AwaitingHello(&since)) {
-        spdlog::warn("ended an Attach stream that sent no Hello within {} ms",
-                     heartbeat_timeout_.count());
-        c->MarkLost("no Hello within the heartbeat timeout");
-        c->CancelStream();
-      }
-      it = awaiting_hello_.erase(it);
+    watchdog_cv_.WaitWithTimeout(&mutex_, absl::FromChrono(period));
+    if (!shutdown_) CheckWorkersLocked();
+  }
+}
+
+void WorkerPool::CheckWorkers() {
+  absl::MutexLock lock(&mutex_);
+  CheckWorkersLocked();
+}
+
+void WorkerPool::CheckWorkersLocked() {
+  const auto now = clock_->Now();
+  for (auto it = awaiting_hello_.begin(); it != awaiting_hello_.end();) {
+    std::shared_ptr<WorkerConnection> c = it->lock();
+    std::chrono::steady_clock::time_point since;
+    if (c && c->AwaitingHello(&since) && now - since <= heartbeat_timeout_) {
+      ++it;
+      continue;
     }
-    for (const auto& w : workers_) {
-      // A job's worker whose read waits for the next command would have its heartbeats unread
-      // while the job computes (a read posted now reads them, and costs one window update).
-      w->ResumeReads();
-      if (w->lost() || now - w->last_seen() <= heartbeat_timeout_) continue;
-      const auto silent =
-          std::chrono::duration_cast<std::chrono::milliseconds>(now - w->last_seen());
-      w->MarkLost("no heartbeat for " + std::to_string(silent.count()) + " ms (timeout " +
-                  std::to_string(heartbeat_timeout_.count()) + " ms)");
-      spdlog::warn("{} lost: no heartbeat for {} ms", w->Describe(), silent.count());
-      w->CancelStream();
+    if (c && c->AwaitingHello(&since)) {
+      spdlog::warn("ended an Attach stream that sent no Hello within {} ms",
+                   heartbeat_timeout_.count());
+      c->MarkLost("no Hello within the heartbeat timeout");
+      c->CancelStream();
     }
+    it = awaiting_hello_.erase(it);
+  }
+  for (const auto& w : workers_) {
+    // A job's worker whose read waits for the next command would have its heartbeats unread
+    // while the job computes (a read posted now reads them, and costs one window update).
+    w->ResumeReads();
+    if (w->lost() || now - w->last_seen() <= heartbeat_timeout_) continue;
+    const auto silent = std::chrono::duration_cast<std::chrono::milliseconds>(now - w->last_seen());
+    w->MarkLost("no heartbeat for " + std::to_string(silent.count()) + " ms (timeout " +
+                std::to_string(heartbeat_timeout_.count()) + " ms)");
+    spdlog::warn("{} lost: no heartbeat for {} ms", w->Describe(), silent.count());
+    w->CancelStream();
   }
 }
 

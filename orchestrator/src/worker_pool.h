@@ -36,9 +36,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
+#include "orchestrator/src/clock.h"
 #include "orchestrator/src/completion_loop.h"
 #include "orchestrator/src/token_check.h"
 
@@ -123,7 +126,7 @@ class WorkerConnection {
   // Messages written to the worker by jobs so far (a batch counts once; tests and benchmarks).
   uint64_t messages_written() const { return messages_written_.load(std::memory_order_relaxed); }
 
-  // Pool bookkeeping (guarded by the pool's mutex).
+  // Pool bookkeeping, guarded by the pool's mutex (which an annotation here cannot name).
   bool busy = false;
   int slots_busy = 0;  // slots the job uses
   std::string job_id;
@@ -211,11 +214,13 @@ struct WorkerInfo {
 
 class WorkerPool {
  public:
-  // `heartbeat_timeout`: silence after which a worker is lost.
-  explicit WorkerPool(std::chrono::milliseconds heartbeat_timeout);
+  // `heartbeat_timeout`: silence after which a worker is lost, by `clock` (not owned), which
+  // the connections' last_seen() read too.
+  explicit WorkerPool(std::chrono::milliseconds heartbeat_timeout, Clock* clock = Clock::Real());
   ~WorkerPool();
 
   std::chrono::milliseconds heartbeat_timeout() const { return heartbeat_timeout_; }
+  Clock* clock() const { return clock_; }
 
   // A fresh worker id ("w1-3fa2c1", "w2-3fa2c1", ...): a counter and a suffix drawn at random for
   // each pool, so that ids from before an orchestrator restart name no worker after it.
@@ -244,23 +249,30 @@ class WorkerPool {
 
   std::vector<WorkerInfo> List() const;
   // Called (without locks held) whenever the pool changes: a worker came, left or was freed.
-  void SetOnChange(std::function<void()> on_change);
-  void Shutdown();
+  void SetOnChange(std::function<void()> on_change) ABSL_LOCKS_EXCLUDED(mutex_);
+  // One pass of the watchdog (which makes one every fifth of the heartbeat timeout, at least
+  // every 20 ms): ends the streams that sent no Hello and loses the workers silent for longer
+  // than the heartbeat timeout, by the clock. Tests call it after moving a ManualClock.
+  void CheckWorkers() ABSL_LOCKS_EXCLUDED(mutex_);
+  void Shutdown() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
-  void Watchdog();
-  void NotifyChange();
-  int Count(const std::vector<std::string>& labels, bool idle_only) const;
+  void Watchdog() ABSL_LOCKS_EXCLUDED(mutex_);
+  void CheckWorkersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void NotifyChange() ABSL_LOCKS_EXCLUDED(mutex_);
+  int Count(const std::vector<std::string>& labels, bool idle_only) const
+      ABSL_LOCKS_EXCLUDED(mutex_);
 
   const std::chrono::milliseconds heartbeat_timeout_;
-  mutable std::mutex mutex_;
-  std::vector<std::shared_ptr<WorkerConnection>> workers_;
-  std::vector<std::weak_ptr<WorkerConnection>> awaiting_hello_;
+  Clock* const clock_;
+  mutable absl::Mutex mutex_;
+  std::vector<std::shared_ptr<WorkerConnection>> workers_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::weak_ptr<WorkerConnection>> awaiting_hello_ ABSL_GUARDED_BY(mutex_);
   std::atomic<uint64_t> next_id_{1};
   const std::string id_suffix_;
-  std::function<void()> on_change_;
-  std::condition_variable watchdog_cv_;
-  bool shutdown_ = false;
+  std::function<void()> on_change_ ABSL_GUARDED_BY(mutex_);
+  absl::CondVar watchdog_cv_;
+  bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread watchdog_;
 };
 

@@ -1,11 +1,13 @@
-// JobManager without workers: listing a page at a time and ids that name no job. Jobs stay queued
-// (the pool is empty), so no master runs here.
+// JobManager without workers: listing a page at a time, ids that name no job, expiry by a manual
+// clock, the unschedulable timeout, and what a failed write to the store does to a job. Jobs stay
+// queued (the pool is empty), so no master runs here.
 #include "orchestrator/src/job_manager.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -16,6 +18,38 @@ namespace cosimo::orchestrator {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using namespace std::chrono_literals;
+
+// A store in memory whose status writes fail while `fail_updates` is set, as a full disk does.
+class FlakyJobStore final : public JobStore {
+ public:
+  FlakyJobStore() : store_(*SqliteJobStore::Open("")) {}
+
+  std::atomic<bool> fail_updates{false};
+
+  absl::Status Put(const v1::JobStatus& status, const v1::Scenario& scenario) override {
+    return store_->Put(status, scenario);
+  }
+  absl::Status UpdateStatus(const v1::JobStatus& status) override {
+    if (fail_updates) return absl::ResourceExhaustedError("database or disk is full");
+    return store_->UpdateStatus(status);
+  }
+  absl::Status PutResults(const std::string& job_id, const StoredResults& results) override {
+    return store_->PutResults(job_id, results);
+  }
+  absl::StatusOr<std::vector<StoredJob>> LoadAll() override { return store_->LoadAll(); }
+  absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override {
+    return store_->LoadScenario(job_id);
+  }
+  absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override {
+    return store_->LoadResults(job_id);
+  }
+  absl::Status Delete(const std::string& job_id) override { return store_->Delete(job_id); }
+
+ private:
+  std::unique_ptr<SqliteJobStore> store_;
+};
 
 v1::Scenario OneUnit() {
   v1::Scenario s;
@@ -31,22 +65,25 @@ v1::Scenario OneUnit() {
 class JobManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open("");
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
     dir_ = (std::filesystem::temp_directory_path() /
             ("cosimo_job_manager_" + std::to_string(getpid())))
                .string();
     artifacts_ = std::make_unique<ArtifactStore>(dir_);
-    jobs_ = std::make_unique<JobManager>(&pool_, store_.get(), artifacts_.get());
+    Restart();
   }
   void TearDown() override {
     jobs_.reset();
     std::filesystem::remove_all(dir_);
   }
-
-  WorkerPool pool_{std::chrono::milliseconds(10000)};
-  std::unique_ptr<JobStore> store_;
+  // A new manager over the same store (its jobs recovered by the test when it wants them).
+  void Restart(std::chrono::seconds unschedulable_timeout = 0s) {
+    jobs_.reset();
+    jobs_ = std::make_unique<JobManager>(&pool_, &store_, artifacts_.get(), unschedulable_timeout,
+                                         0ms, &clock_);
+  }
+  ManualClock clock_;
+  WorkerPool pool_{std::chrono::milliseconds(10000), &clock_};
+  FlakyJobStore store_;
   std::string dir_;
   std::unique_ptr<ArtifactStore> artifacts_;
   std::unique_ptr<JobManager> jobs_;
@@ -91,6 +128,94 @@ TEST_F(JobManagerTest, UnknownIdsAreQuotedInPart) {
     EXPECT_LT(s.message().size(), 200u);
     EXPECT_THAT(std::string(s.message()), HasSubstr("(1048576 bytes)"));
   }
+}
+
+// A job that ended is deleted once it ended longer ago than the retention period, by the clock
+// (this slept through a 1 s retention and flaked under load); a queued one stays.
+TEST_F(JobManagerTest, JobsAreExpiredOnceTheyEndedLongerAgoThanTheRetentionPeriod) {
+  absl::StatusOr<std::string> ended = jobs_->Submit(OneUnit());
+  absl::StatusOr<std::string> queued = jobs_->Submit(OneUnit());
+  ASSERT_TRUE(ended.ok() && queued.ok());
+  clock_.Advance(5s);
+  absl::StatusOr<v1::JobStatus> canceled = jobs_->Cancel(*ended);
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  EXPECT_EQ(canceled->state(), v1::CANCELED);
+  EXPECT_EQ(canceled->finished_unix_ms(), clock_.UnixMs());
+  EXPECT_EQ(canceled->finished_unix_ms() - canceled->submitted_unix_ms(), 5000);
+
+  clock_.Advance(1h);  // ended exactly one retention period ago: kept
+  EXPECT_TRUE(jobs_->ExpireJobs(1h).empty());
+  clock_.Advance(1ms);
+  EXPECT_THAT(jobs_->ExpireJobs(1h), ::testing::ElementsAre(*ended));
+  EXPECT_EQ(jobs_->Get(*ended).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_.LoadScenario(*ended).status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<v1::JobStatus> still = jobs_->Get(*queued);
+  ASSERT_TRUE(still.ok()) << still.status();
+  EXPECT_EQ(still->state(), v1::QUEUED);
+  EXPECT_EQ(still->finished_unix_ms(), 0);
+
+  // Recovered from the store after a restart, the queued job stays too.
+  Restart();
+  ASSERT_TRUE(jobs_->Recover().ok());
+  clock_.Advance(24h);
+  EXPECT_TRUE(jobs_->ExpireJobs(1h).empty());
+  EXPECT_EQ(jobs_->Get(*queued)->state(), v1::QUEUED);
+}
+
+// A job that needs more workers than the pool has fails once that lasted the unschedulable
+// timeout by the clock, not before. (Every submit schedules the queue, as the manager's ticker
+// does every second.)
+TEST_F(JobManagerTest, AJobThePoolIsTooSmallForFailsAfterTheUnschedulableTimeout) {
+  Restart(120s);
+  absl::StatusOr<std::string> id = jobs_->Submit(OneUnit());
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_THAT(jobs_->Get(*id)->message(), HasSubstr("fails if no more attach within 120 s"));
+  clock_.Advance(119s);
+  absl::StatusOr<std::string> later = jobs_->Submit(OneUnit());
+  ASSERT_TRUE(later.ok()) << later.status();
+  EXPECT_EQ(jobs_->Get(*id)->state(), v1::QUEUED);
+  clock_.Advance(1s);
+  ASSERT_TRUE(jobs_->Submit(OneUnit()).ok());
+  absl::StatusOr<v1::JobStatus> failed = jobs_->Get(*id);
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_EQ(failed->state(), v1::FAILED);
+  EXPECT_THAT(failed->message(), HasSubstr("cannot be scheduled: needs 1 workers, the pool has 0"));
+  EXPECT_EQ(failed->finished_unix_ms(), clock_.UnixMs());
+  EXPECT_EQ(jobs_->Get(*later)->state(), v1::QUEUED);  // it waited 1 s only
+}
+
+// A status the store cannot write fails the job, saying so, instead of being ignored (a restart
+// would have shown the job as it was before).
+TEST_F(JobManagerTest, AStatusTheStoreCannotWriteFailsTheJobNamingTheStoresError) {
+  absl::StatusOr<std::string> id = jobs_->Submit(OneUnit());
+  ASSERT_TRUE(id.ok()) << id.status();
+  store_.fail_updates = true;
+  absl::StatusOr<v1::JobStatus> status = jobs_->Cancel(*id);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED);
+  EXPECT_THAT(status->message(),
+              StartsWith("its record could not be stored: database or disk is full"));
+  EXPECT_THAT(status->message(), HasSubstr("(canceled before it started)"));
+  EXPECT_EQ(jobs_->Get(*id)->message(), status->message());
+}
+
+// A job that was running when the orchestrator stopped is failed on recovery; when that cannot
+// be written either, its message says both.
+TEST_F(JobManagerTest, ARecoveredRunningJobWhoseFailureCannotBeWrittenSaysBoth) {
+  v1::JobStatus running;
+  running.set_job_id("job-running");
+  running.set_state(v1::RUNNING);
+  running.set_time(2.5);
+  ASSERT_TRUE(store_.Put(running, OneUnit()).ok());
+  store_.fail_updates = true;
+  Restart();
+  ASSERT_TRUE(jobs_->Recover().ok());
+  absl::StatusOr<v1::JobStatus> status = jobs_->Get("job-running");
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED);
+  EXPECT_THAT(status->message(),
+              StartsWith("its record could not be stored: database or disk is full"));
+  EXPECT_THAT(status->message(), HasSubstr("the orchestrator restarted while the job was running"));
 }
 
 }  // namespace

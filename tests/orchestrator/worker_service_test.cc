@@ -79,8 +79,9 @@ class FakeWorker {
 
 class WorkerServiceTest : public ::testing::Test {
  protected:
-  void Start(std::chrono::milliseconds heartbeat_timeout = 30s) {
-    pool_ = std::make_unique<WorkerPool>(heartbeat_timeout);
+  // `clock`: what the pool measures silence by (the real clock unless a test moves time).
+  void Start(std::chrono::milliseconds heartbeat_timeout = 30s, Clock* clock = Clock::Real()) {
+    pool_ = std::make_unique<WorkerPool>(heartbeat_timeout, clock);
     service_ = std::make_unique<WorkerServiceImpl>(pool_.get(), 50ms);
     grpc::ServerBuilder builder;
     int port = 0;
@@ -130,6 +131,15 @@ class WorkerServiceTest : public ::testing::Test {
     return true;
   }
 
+  // Sends a heartbeat and waits until the pool has read it (at `clock_`'s time).
+  void Heartbeat(FakeWorker* worker) {
+    ASSERT_TRUE(worker->SendHeartbeat());
+    ASSERT_TRUE(WaitFor([&] {
+      const std::vector<WorkerInfo> workers = pool_->List();
+      return workers.size() == 1 && workers[0].last_seen == clock_.Now();
+    })) << "the heartbeat was not read";
+  }
+
   std::shared_ptr<WorkerConnection> Acquire(const std::string& job) {
     auto workers = pool_->TryAcquire({""}, job);
     EXPECT_TRUE(workers.has_value());
@@ -143,6 +153,7 @@ class WorkerServiceTest : public ::testing::Test {
     return command;
   }
 
+  ManualClock clock_;  // for the tests that move time by hand
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<WorkerServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
@@ -415,16 +426,24 @@ TEST_F(WorkerServiceTest, ACancelEndsTheWaitForAReply) {
   pool_->Release({connection});
 }
 
+// By a manual clock: a second of heartbeats 100 ms apart, then silence.
 TEST_F(WorkerServiceTest, HeartbeatsKeepAnIdleWorkerAndSilenceLosesItAndEndsItsStream) {
-  Start(300ms);
+  Start(300ms, &clock_);
   auto worker = Attach("host-a");
   // No job leads the loop: the background thread reads the heartbeats.
-  for (int i = 0; i < 20; ++i) {
-    ASSERT_TRUE(worker->SendHeartbeat());
-    std::this_thread::sleep_for(50ms);
+  for (int i = 0; i < 10; ++i) {
+    clock_.Advance(100ms);
+    ASSERT_NO_FATAL_FAILURE(Heartbeat(worker.get()));
+    pool_->CheckWorkers();
   }
   ASSERT_EQ(pool_->List().size(), 1u) << "lost although it sent heartbeats";
-  // Silence: the watchdog gives up on the worker and cancels its stream.
+  // Silence: at the timeout the worker is kept, past it the watchdog gives up on it and cancels
+  // its stream.
+  clock_.Advance(300ms);
+  pool_->CheckWorkers();
+  ASSERT_EQ(pool_->List().size(), 1u) << "lost at the timeout, not past it";
+  clock_.Advance(1ms);
+  pool_->CheckWorkers();
   EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }));
   EXPECT_EQ(worker->Finish().error_code(), grpc::StatusCode::CANCELLED);
 }
@@ -472,15 +491,18 @@ class DeferredReadTest : public WorkerServiceTest {
 };
 
 TEST_F(DeferredReadTest, AJobsWorkerSendingHeartbeatsIsKeptWhileTheJobComputesPastTheTimeout) {
-  Start(300ms);
+  Start(300ms, &clock_);
   auto worker = Attach("host-a");
   std::shared_ptr<WorkerConnection> connection = Acquire("job");
   ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 1));
-  // The job sends nothing for 1 s (another unit's long step, say); the worker heartbeats. The
-  // watchdog posts the waiting read, so the heartbeats count.
-  for (int i = 0; i < 20; ++i) {
+  // The job sends nothing for 1 s by the clock (another unit's long step, say); the worker
+  // heartbeats. The watchdog's pass posts the waiting read, so the heartbeats count.
+  for (int i = 0; i < 10; ++i) {
+    clock_.Advance(100ms);
     ASSERT_TRUE(worker->SendHeartbeat());
-    std::this_thread::sleep_for(50ms);
+    pool_->CheckWorkers();
+    ASSERT_TRUE(WaitFor([&] { return pool_->List()[0].last_seen == clock_.Now(); }))
+        << "the heartbeat was not read";
   }
   EXPECT_FALSE(connection->lost()) << connection->lost_reason();
   ASSERT_NO_FATAL_FAILURE(RoundTrip(worker.get(), connection.get(), 2));
