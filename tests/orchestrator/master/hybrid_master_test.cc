@@ -64,7 +64,8 @@ TEST(HybridMasterTest, UntrainedHybridGivesTheWrappedUnitsResultsUnderEveryAlgor
       ASSERT_NE(m1, nullptr);
       const bool iterative = std::string(kind) == "NEWTON" || std::string(kind) == "FIXED_POINT";
       if (iterative) {
-        EXPECT_EQ(m1->report.mode, std::string(rollback) == "FORBID" ? "estimate" : "rollback");
+        EXPECT_EQ(m1->report.mode,
+                  std::string(rollback) == "FORBID" ? UnitMode::kEstimate : UnitMode::kRollback);
       }
     }
   }
@@ -99,7 +100,7 @@ TEST(HybridMasterTest, TrainedLinearHybridAgreesUnderRollbackAndCostarica) {
   ASSERT_TRUE(forbid.ok()) << forbid.status();
   EXPECT_LT(MaxDifference(*rollback, *forbid), 1e-8);
   EXPECT_GT(std::abs(At(*rollback, 200, "m1.x1") - At(*base, 200, "m1.x1")), 1e-3);
-  EXPECT_EQ(testing::Summary(*forbid, "m1")->report.mode, "estimate");
+  EXPECT_EQ(testing::Summary(*forbid, "m1")->report.mode, UnitMode::kEstimate);
   std::remove(path.c_str());
 }
 
