@@ -79,7 +79,7 @@ class JobManagerTest : public ::testing::Test {
   void Restart(std::chrono::seconds unschedulable_timeout = 0s) {
     jobs_.reset();
     jobs_ = std::make_unique<JobManager>(&pool_, &store_, artifacts_.get(), unschedulable_timeout,
-                                         0ms, &clock_);
+                                         0ms, nullptr, &clock_);
   }
   ManualClock clock_;
   WorkerPool pool_{std::chrono::milliseconds(10000), &clock_};
