@@ -210,6 +210,7 @@ struct WorkerInfo {
   int slots = 1;
   int slots_busy = 0;
   uint64_t messages = 0;  // WorkerConnection::messages_written
+  std::chrono::steady_clock::time_point last_seen;  // its last message, by the pool's clock
 };
 
 class WorkerPool {
