@@ -95,8 +95,7 @@ void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
                        std::chrono::seconds unschedulable_timeout,
-                       std::chrono::milliseconds command_timeout, Metrics* metrics,
-                       Clock* clock)
+                       std::chrono::milliseconds command_timeout, Metrics* metrics, Clock* clock)
     : pool_(pool),
       store_(store),
       artifacts_(artifacts),

@@ -209,7 +209,7 @@ struct WorkerInfo {
   int pid = 0;
   int slots = 1;
   int slots_busy = 0;
-  uint64_t messages = 0;  // WorkerConnection::messages_written
+  uint64_t messages = 0;                            // WorkerConnection::messages_written
   std::chrono::steady_clock::time_point last_seen;  // its last message, by the pool's clock
 };
 
