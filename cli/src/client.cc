@@ -46,6 +46,13 @@ absl::Status Rpc(const grpc::Status& status, const std::string& what, const std:
     return absl::UnavailableError(what + ": cannot reach the orchestrator at " + target + " (" +
                                   status.error_message() + ")");
   }
+  // gRPC's own refusal of a message over the orchestrator's limit names no flag.
+  if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+      status.error_message().find("message larger than max") != std::string::npos) {
+    return absl::ResourceExhaustedError(what + ": " + status.error_message() +
+                                        " (bytes; the orchestrator receives messages of at most "
+                                        "cosimo-orchestrator --max-message-mb)");
+  }
   return FromGrpcStatus(status);
 }
 

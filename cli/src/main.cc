@@ -445,14 +445,15 @@ int main(int argc, char** argv) {
   if (list->parsed()) {
     absl::StatusOr<std::vector<cosimo::v1::JobStatus>> jobs = client.List();
     if (!jobs.ok()) return Fail(jobs.status());
-    std::printf("%-16s %-10s %-20s %-19s %-19s %12s  %s\n", "JOB", "STATE", "NAME", "SUBMITTED",
-                "ENDED", "TIME/STOP", "MESSAGE");
+    std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", "JOB", "STATE", "NAME", "OWNER",
+                "SUBMITTED", "ENDED", "TIME/STOP", "MESSAGE");
     for (const cosimo::v1::JobStatus& j : *jobs) {
       char progress[40];
       std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
       const std::string ended = j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()) : "-";
-      std::printf("%-16s %-10s %-20s %-19s %-19s %12s  %s\n", j.job_id().c_str(),
+      std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", j.job_id().c_str(),
                   cosimo::v1::JobState_Name(j.state()).c_str(), j.name().c_str(),
+                  j.owner().empty() ? "-" : j.owner().c_str(),
                   FormatTime(j.submitted_unix_ms()).c_str(), ended.c_str(), progress,
                   j.message().c_str());
     }

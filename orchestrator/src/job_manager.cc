@@ -67,6 +67,52 @@ absl::Status UnknownJob(const std::string& job_id) {
 
 constexpr char kNotStored[] = "its record could not be stored: ";
 
+// The error for a client that may not change `status`'s job (`verb`: "cancel", "delete").
+absl::Status NotYours(const v1::JobStatus& status, const Caller& caller, const std::string& verb) {
+  const std::string rule = "a client may " + verb +
+                           " only its own jobs unless its token is an admin's (admin in the "
+                           "orchestrator's --tokens-file, or the shared --token-file)";
+  if (status.owner().empty()) {
+    return absl::PermissionDeniedError("job " + status.job_id() +
+                                       " has no recorded owner (submitted before owners were "
+                                       "recorded): " +
+                                       rule);
+  }
+  return absl::PermissionDeniedError("job " + status.job_id() + " belongs to '" + status.owner() +
+                                     "', not to '" + caller.name + "': " + rule);
+}
+
+bool MayChange(const v1::JobStatus& status, const Caller& caller) {
+  return caller.admin || (!caller.name.empty() && caller.name == status.owner());
+}
+
+// The limits of JobLimits a scenario is over (the per-client count is checked as it queues, the
+// recorded rows as it runs: a scenario may run until it is canceled).
+absl::Status CheckLimits(const v1::Scenario& scenario, const JobLimits& limits) {
+  const size_t bytes = scenario.ByteSizeLong();
+  if (bytes > limits.max_scenario_bytes) {
+    return absl::ResourceExhaustedError(
+        "the scenario is " + std::to_string(bytes) +
+        " bytes (serialized), more than this orchestrator accepts: " +
+        std::to_string(limits.max_scenario_bytes / 1024) +
+        " KiB (cosimo-orchestrator --max-scenario-kb raises it)");
+  }
+  if (scenario.units_size() > limits.max_units) {
+    return absl::ResourceExhaustedError(
+        "the scenario has " + std::to_string(scenario.units_size()) +
+        " units, more than this orchestrator runs in one job: " + std::to_string(limits.max_units) +
+        " (cosimo-orchestrator --max-units-per-job raises it)");
+  }
+  return absl::OkStatus();
+}
+
+std::string RowsExceeded(uint64_t max_rows) {
+  return "the job recorded more rows than this orchestrator keeps for one job: " +
+         std::to_string(max_rows) +
+         " (cosimo-orchestrator --max-recorded-rows raises it; a larger algorithm.step_size "
+         "records fewer)";
+}
+
 }  // namespace
 
 struct JobManager::Job {
@@ -95,14 +141,16 @@ void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
                        std::chrono::seconds unschedulable_timeout,
-                       std::chrono::milliseconds command_timeout, Metrics* metrics, Clock* clock)
+                       std::chrono::milliseconds command_timeout, Metrics* metrics, Clock* clock,
+                       JobLimits limits)
     : pool_(pool),
       store_(store),
       artifacts_(artifacts),
       clock_(clock),
       unschedulable_timeout_(unschedulable_timeout),
       command_timeout_(command_timeout),
-      metrics_(metrics) {
+      metrics_(metrics),
+      limits_(limits) {
   pool_->SetOnChange([this] { Schedule(); });
   if (unschedulable_timeout_.count() > 0) ticker_ = std::thread([this] { Tick(); });
 }
@@ -169,7 +217,8 @@ absl::Status JobManager::Recover() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
+absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, const Caller& caller) {
+  if (absl::Status s = CheckLimits(scenario, limits_); !s.ok()) return s;
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
   absl::ReaderMutexLock use(&artifact_use_);
   for (int i = 0; i < scenario.units_size(); ++i) {
@@ -201,14 +250,29 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario) {
   st.set_time(scenario.start_time());
   st.set_workers_needed(scenario.units_size());
   st.set_submitted_unix_ms(clock_->UnixMs());
-  if (absl::Status s = store_->Put(st, scenario); !s.ok()) return s;
+  st.set_owner(caller.name);
   {
+    // Counted and queued under one lock, so that concurrent submits cannot pass the limit.
     absl::MutexLock lock(&mutex_);
     if (shutdown_) return absl::UnavailableError("the orchestrator is shutting down");
+    const auto queued = std::count_if(queue_.begin(), queue_.end(), [&](const auto& j) {
+      return j->status.owner() == caller.name;
+    });
+    if (queued >= limits_.max_queued_per_client) {
+      return absl::ResourceExhaustedError(
+          (caller.name.empty() ? std::string("this orchestrator has ")
+                               : "client '" + caller.name + "' has ") +
+          std::to_string(queued) +
+          " jobs queued, as many as this orchestrator queues per client (" +
+          "cosimo-orchestrator --max-queued-jobs-per-client raises it): wait for some to start, "
+          "or cancel some");
+    }
+    if (absl::Status s = store_->Put(st, scenario); !s.ok()) return s;
     jobs_[job->id] = job;
     queue_.push_back(job);
   }
-  spdlog::info("job {} ('{}') queued: {} units", job->id, scenario.name(), scenario.units_size());
+  spdlog::info("job {} ('{}') queued: {} units{}", job->id, scenario.name(), scenario.units_size(),
+               caller.name.empty() ? "" : ", for " + caller.name);
   Schedule();
   return job->id;
 }
@@ -409,10 +473,12 @@ std::vector<v1::RecordedVariable> RecordedVariables(
 // null), and cancellation.
 class JobObserver final : public MasterObserver {
  public:
+  // `max_rows`: the job stops (rows_exceeded()) once it has recorded more rows than this.
   JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
-              Metrics* metrics, std::string job_id, const Clock* clock)
+              Metrics* metrics, std::string job_id, const Clock* clock, uint64_t max_rows)
       : publish_(std::move(publish)),
         cancel_(cancel),
+        max_rows_(max_rows),
         metrics_(metrics),
         job_id_(std::move(job_id)),
         clock_(clock),
@@ -420,6 +486,8 @@ class JobObserver final : public MasterObserver {
   void OnStart(double) override { last_step_ = clock_->Now(); }
   void OnProgress(const Progress& progress) override {
     last_ = progress;
+    // A row at the start and one per accepted step.
+    if (progress.steps_accepted + 1 > max_rows_) rows_exceeded_ = true;
     const auto now = clock_->Now();
     if (metrics_ != nullptr) {
       metrics_->OnAcceptedStep(job_id_, progress.steps_accepted, progress.steps_rejected,
@@ -431,12 +499,15 @@ class JobObserver final : public MasterObserver {
     last_publish_ = now;
     publish_(progress);
   }
-  bool Canceled() override { return cancel_->load(std::memory_order_relaxed); }
+  bool Canceled() override { return rows_exceeded_ || cancel_->load(std::memory_order_relaxed); }
   const Progress& last() const { return last_; }
+  bool rows_exceeded() const { return rows_exceeded_; }
 
  private:
   std::function<void(const Progress&)> publish_;
   std::atomic<bool>* cancel_;
+  const uint64_t max_rows_;
+  bool rows_exceeded_ = false;  // the master's thread only
   Metrics* metrics_;
   std::string job_id_;
   const Clock* clock_;
@@ -505,7 +576,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     }
     Touch(*job);
   };
-  JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_);
+  JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_, limits_.max_recorded_rows);
   absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
     if (!status.ok()) return status;
     std::vector<UnitProxy*> proxies;
@@ -542,9 +613,10 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     // Stopped by the orchestrator's shutdown, not by a client: the job failed
     // (docs/deployment.md), as it does when the orchestrator is killed.
     const bool stopped = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
-    const bool canceled = stopped && !shutting_down;
+    const bool canceled = stopped && !shutting_down && !observer.rows_exceeded();
     std::string message(result.status().message());
     if (stopped && shutting_down) message = "the orchestrator shut down while the job was running";
+    if (!job->cancel && observer.rows_exceeded()) message = RowsExceeded(limits_.max_recorded_rows);
     if (!canceled && message.find("t=") == std::string::npos) {
       message += " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
     }
@@ -637,12 +709,13 @@ absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
   return job->status;
 }
 
-absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
+absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, const Caller& caller) {
   std::shared_ptr<Job> job;
   {
     absl::MutexLock lock(&mutex_);
     job = Find(job_id);
     if (!job) return UnknownJob(job_id);
+    if (!MayChange(job->status, caller)) return NotYours(job->status, caller, "cancel");
     if (IsFinished(job->status.state())) return job->status;
     job->cancel = true;
     if (job->status.state() == v1::QUEUED) {
@@ -657,11 +730,12 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id) {
   }
 }
 
-absl::Status JobManager::Delete(const std::string& job_id) {
+absl::Status JobManager::Delete(const std::string& job_id, const Caller& caller) {
   absl::MutexLock use(&artifact_use_);
   absl::MutexLock lock(&mutex_);
   std::shared_ptr<Job> job = Find(job_id);
   if (!job) return UnknownJob(job_id);
+  if (!MayChange(job->status, caller)) return NotYours(job->status, caller, "delete");
   if (!IsFinished(job->status.state())) {
     return absl::FailedPreconditionError(
         "job " + job_id + " is " + v1::JobState_Name(job->status.state()) + ": cancel it first");

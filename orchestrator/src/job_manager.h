@@ -23,8 +23,10 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "cosimo/orchestrator/server.h"
 #include "cosimo/v1/job_service.pb.h"
 #include "orchestrator/src/artifact_store.h"
+#include "orchestrator/src/caller.h"
 #include "orchestrator/src/clock.h"
 #include "orchestrator/src/job_store.h"
 #include "orchestrator/src/metrics.h"
@@ -40,21 +42,26 @@ class JobManager {
   // (0: no limit). A cancel ends a job's wait at once either way. `metrics` (may be null):
   // where the running jobs record their accepted steps and their workers' round trips. `clock`:
   // what the job's times, the timeouts and ExpireJobs read (tests pass a ManualClock). Nothing
-  // is owned.
+  // is owned. `limits`: what a job and a client may ask (JobLimits).
   JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
              std::chrono::seconds unschedulable_timeout = std::chrono::seconds(0),
              std::chrono::milliseconds command_timeout = std::chrono::milliseconds(0),
-             Metrics* metrics = nullptr, Clock* clock = Clock::Real());
+             Metrics* metrics = nullptr, Clock* clock = Clock::Real(), JobLimits limits = {});
   ~JobManager();
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
   // ones failed (their workers and state are gone).
   [[nodiscard]] absl::Status Recover();
 
-  // Validates and queues; returns the job id. Errors name the scenario field at fault.
-  [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario);
+  // Validates and queues a job owned by `caller`; returns the job id. Errors name the scenario
+  // field at fault, or the limit (JobLimits) and the flag that raises it.
+  [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario,
+                                                   const Caller& caller = {});
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
-  [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
+  // Only the job's owner or an admin may cancel or delete it (PERMISSION_DENIED naming the
+  // owner otherwise).
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
+                                                     const Caller& caller = {});
   // The workers attached to the pool.
   std::vector<v1::WorkerStatus> Workers() const;
   // The unit each busy worker runs: worker id -> unit name.
@@ -79,7 +86,7 @@ class JobManager {
   // names; a queued or running one is refused. An artifact uploaded for a job not submitted yet
   // is only named once that job is: submitting it after such a removal fails naming the
   // artifact, and uploading again mends it (the CLI uploads right before it submits).
-  [[nodiscard]] absl::Status Delete(const std::string& job_id);
+  [[nodiscard]] absl::Status Delete(const std::string& job_id, const Caller& caller = {});
   // Removes the artifacts that no job names and that nobody used (uploaded, asked about, named in
   // a submit) for `older_than`, and uploads abandoned that long ago; returns what it removed. A
   // submit that names an artifact is not interleaved with this: the artifact is either kept (the
@@ -144,6 +151,7 @@ class JobManager {
   const std::chrono::seconds unschedulable_timeout_;
   const std::chrono::milliseconds command_timeout_;
   Metrics* const metrics_;
+  const JobLimits limits_;
   absl::CondVar ticker_cv_;
   std::thread ticker_;
 };

@@ -1,9 +1,11 @@
 // cosimo-orchestrator: the Cosimo server. Accepts jobs from clients and workers that dial in.
 //   cosimo-orchestrator --listen HOST:PORT [--data-dir DIR]
-//                       [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--token-file FILE
-//                        [--worker-token-file FILE]]]
+//                       [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE] [--token-file FILE]
+//                        [--tokens-file FILE] [--worker-token-file FILE]]
 //                       [--artifact-retention-hours H] [--job-retention-days D]
-//                       [--max-upload-mb MB] [--command-timeout-s S]
+//                       [--max-upload-mb MB] [--max-message-mb MB] [--max-scenario-kb KB]
+//                       [--max-units-per-job N] [--max-queued-jobs-per-client N]
+//                       [--max-recorded-rows N] [--command-timeout-s S]
 //                       [--log-level LEVEL] [--log-format text|json] [--http HOST:PORT]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
@@ -44,9 +46,13 @@ int main(int argc, char** argv) {
   app.add_option("--token-file", options.token_file,
                  "require the token in this file from every client, and from every worker unless "
                  "--worker-token-file is given (needs TLS)");
+  app.add_option("--tokens-file", options.tokens_file,
+                 "a client per line, 'NAME TOKEN [admin]' (# comments): each client's token; a "
+                 "job records its submitter, and only it or an admin may cancel or delete it "
+                 "(needs TLS, and --worker-token-file or --token-file for workers)");
   app.add_option("--worker-token-file", options.worker_token_file,
-                 "require this other token from workers (and refuse the clients' token on their "
-                 "streams); needs --token-file");
+                 "require this other token from workers (and refuse the clients' tokens on their "
+                 "streams); needs --token-file or --tokens-file");
   double retention_hours = static_cast<double>(options.artifact_retention.count()) / 3600.0;
   app.add_option("--artifact-retention-hours", retention_hours,
                  "remove artifacts that no job names and nobody used for this long, and "
@@ -76,6 +82,31 @@ int main(int argc, char** argv) {
                  "refuse uploads of artifacts bigger than this, MiB")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  uint64_t max_message_mb = options.max_message_bytes >> 20;
+  app.add_option("--max-message-mb", max_message_mb,
+                 "refuse gRPC messages bigger than this (a submitted scenario, a worker's reply), "
+                 "MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{2047}));
+  uint64_t max_scenario_kb = options.limits.max_scenario_bytes >> 10;
+  app.add_option("--max-scenario-kb", max_scenario_kb,
+                 "refuse scenarios bigger than this (serialized), KiB")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app.add_option("--max-units-per-job", options.limits.max_units,
+                 "refuse jobs of more units than this")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--max-queued-jobs-per-client", options.limits.max_queued_per_client,
+                 "refuse a client's submission while it has this many jobs queued (with "
+                 "--tokens-file each client counts its own; without, all count together)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 30));
+  app.add_option("--max-recorded-rows", options.limits.max_recorded_rows,
+                 "fail a job that records more rows of results than this (it fails when it gets "
+                 "there)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--http", options.http_listen,
                  "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
                  "the gRPC port; default: off)");
@@ -89,6 +120,8 @@ int main(int argc, char** argv) {
   cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   options.max_upload_bytes = max_upload_mb << 20;
+  options.max_message_bytes = max_message_mb << 20;
+  options.limits.max_scenario_bytes = max_scenario_kb << 10;
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
   options.unschedulable_timeout = std::chrono::seconds(unschedulable_timeout_s);

@@ -14,8 +14,10 @@
 #include "orchestrator/src/health_service.h"
 #include "orchestrator/src/http/http_server.h"
 #include "orchestrator/src/metrics.h"
+#include "orchestrator/src/reflection_guard.h"
 #include "orchestrator/src/services.h"
 #include "orchestrator/src/sqlite_job_store.h"
+#include "orchestrator/src/tokens_file.h"
 #include "orchestrator/src/worker_service.h"
 
 namespace cosimo::orchestrator {
@@ -78,6 +80,78 @@ class OrchestratorServer::Impl {
   }
 };
 
+namespace {
+
+// The clients' (--token-file, --tokens-file) and the workers' (--worker-token-file, else the
+// shared --token-file) token checks, or an error naming the flags misused.
+absl::Status SetUpTokens(const ServerOptions& options, bool tls, OrchestratorServer::Impl* impl) {
+  const bool shared = !options.token_file.empty(), named = !options.tokens_file.empty();
+  if (!shared && !named) {
+    if (!options.worker_token_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--worker-token-file needs --token-file or --tokens-file (and TLS): clients would "
+          "need no token at all");
+    }
+    return absl::OkStatus();
+  }
+  if (!tls) {
+    return absl::InvalidArgumentError(
+        std::string(shared ? "--token-file" : "--tokens-file") +
+        " needs --tls-cert and --tls-key: a token sent in clear text protects nothing");
+  }
+  std::vector<std::string> client_tokens;
+  if (named) {
+    absl::StatusOr<std::vector<ClientToken>> clients = ReadTokensFile(options.tokens_file);
+    if (!clients.ok()) return clients.status();
+    for (const ClientToken& client : *clients) {
+      if (shared && client.name == kDefaultClient) {
+        return absl::InvalidArgumentError(
+            "--tokens-file names a client 'default', the name of --token-file's holder: rename "
+            "it, or drop --token-file");
+      }
+      impl->auth.Add(client.name, client.token, client.admin);
+      client_tokens.push_back(client.token);
+    }
+  }
+  std::string token;
+  if (shared) {
+    absl::StatusOr<std::string> read = ReadCredentialFile(options.token_file, "--token-file");
+    if (!read.ok()) return read.status();
+    token = *read;
+    if (std::find(client_tokens.begin(), client_tokens.end(), token) != client_tokens.end()) {
+      return absl::InvalidArgumentError(
+          "--token-file holds the token of a client of --tokens-file: give that client another");
+    }
+    impl->auth.Add(kDefaultClient, token, /*admin=*/true);
+    client_tokens.push_back(token);
+  }
+  std::string worker_token = token;  // the shared token serves workers too unless they have one
+  if (!options.worker_token_file.empty()) {
+    absl::StatusOr<std::string> read =
+        ReadCredentialFile(options.worker_token_file, "--worker-token-file");
+    if (!read.ok()) return read.status();
+    worker_token = *read;
+    if (std::find(client_tokens.begin(), client_tokens.end(), worker_token) !=
+        client_tokens.end()) {
+      return absl::InvalidArgumentError(
+          std::string("--worker-token-file holds the same token as ") +
+          (worker_token == token ? "--token-file" : "a client of --tokens-file") +
+          ": give workers a token of their own");
+    }
+  } else if (!shared) {
+    return absl::InvalidArgumentError(
+        "--tokens-file names the clients' tokens: give the workers theirs with "
+        "--worker-token-file (or the shared --token-file, whose holder is the admin client "
+        "'default')");
+  }
+  impl->worker_auth = TokenCheck(worker_token);
+  impl->fetch_auth = impl->auth;  // artifact fetches: any client's token, or the workers'
+  if (worker_token != token) impl->fetch_auth.Add("worker", worker_token, /*admin=*/false);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 OrchestratorServer::OrchestratorServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 OrchestratorServer::~OrchestratorServer() { Shutdown(); }
@@ -90,33 +164,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       options.tls_cert_file, options.tls_key_file, options.tls_client_ca_file);
   if (!credentials.ok()) return credentials.status();
   const bool tls = !options.tls_cert_file.empty();
-  if (!options.token_file.empty()) {
-    if (!tls) {
-      return absl::InvalidArgumentError(
-          "--token-file needs --tls-cert and --tls-key: a token sent in clear text protects "
-          "nothing");
-    }
-    absl::StatusOr<std::string> token = ReadCredentialFile(options.token_file, "--token-file");
-    if (!token.ok()) return token.status();
-    impl->auth = TokenCheck(*token);
-    impl->worker_auth = impl->auth;  // one shared token unless workers have their own
-    impl->fetch_auth = impl->auth;
-    if (!options.worker_token_file.empty()) {
-      absl::StatusOr<std::string> worker_token =
-          ReadCredentialFile(options.worker_token_file, "--worker-token-file");
-      if (!worker_token.ok()) return worker_token.status();
-      if (*worker_token == *token) {
-        return absl::InvalidArgumentError(
-            "--worker-token-file holds the same token as --token-file: give workers a token of "
-            "their own");
-      }
-      impl->worker_auth = TokenCheck(*worker_token);
-      impl->fetch_auth = TokenCheck(std::vector<std::string>{*token, *worker_token});
-    }
-  } else if (!options.worker_token_file.empty()) {
-    return absl::InvalidArgumentError(
-        "--worker-token-file needs --token-file (and TLS): clients would need no token at all");
-  }
+  if (absl::Status s = SetUpTokens(options, tls, impl.get()); !s.ok()) return s;
   if (!options.tls_client_ca_file.empty()) impl->worker_auth.RequireClientCertificate();
   std::string db_path, artifact_dir;
   std::error_code ec;
@@ -144,7 +192,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->jobs = std::make_unique<JobManager>(
       impl->pool.get(), impl->store.get(), impl->artifacts.get(), options.unschedulable_timeout,
       std::chrono::duration_cast<std::chrono::milliseconds>(options.command_timeout),
-      &impl->metrics);
+      &impl->metrics, Clock::Real(), options.limits);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(
@@ -168,13 +216,19 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   // streams too (orchestrator/src/health_service.h).
   grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  if (impl->auth.enabled()) {
+    (*credentials)->SetAuthMetadataProcessor(std::make_shared<ReflectionGuard>(&impl->auth));
+  }
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, *credentials, &impl->port);
   builder.RegisterService(impl->job_service.get());
   impl->worker_service->AddTo(&builder);
   builder.RegisterService(impl->artifact_service.get());
   builder.RegisterService(impl->health_service.get());
-  builder.SetMaxReceiveMessageSize(64 << 20);
+  // Set deliberately (gRPC's default is 4 MiB): a message over it fails with gRPC's
+  // RESOURCE_EXHAUSTED, which the client completes with the flag's name
+  // (cosimo/common/rpc_status.h).
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
@@ -190,7 +244,10 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
     impl->housekeeper = std::thread([raw = impl.get()] { raw->Housekeeping(); });
   }
   spdlog::info("orchestrator listening on port {} ({}{}{}; data: {})", impl->port,
-               tls ? "TLS" : "plain gRPC", impl->auth.enabled() ? ", token required" : "",
+               tls ? "TLS" : "plain gRPC",
+               !options.tokens_file.empty() ? ", clients' tokens required"
+               : impl->auth.enabled()       ? ", token required"
+                                            : "",
                options.tls_client_ca_file.empty() ? "" : ", workers need a client certificate",
                options.data_dir.empty() ? "in memory" : options.data_dir);
   return std::unique_ptr<OrchestratorServer>(new OrchestratorServer(std::move(impl)));

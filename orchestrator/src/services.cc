@@ -18,8 +18,9 @@ namespace cosimo::orchestrator {
 grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        const v1::SubmitJobRequest* request,
                                        v1::SubmitJobResponse* response) {
-  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  absl::StatusOr<std::string> id = jobs_->Submit(request->scenario());
+  Caller caller;
+  if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
+  absl::StatusOr<std::string> id = jobs_->Submit(request->scenario(), caller);
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
   return grpc::Status::OK;
@@ -55,8 +56,9 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
                                        const v1::CancelJobRequest* request,
                                        v1::CancelJobResponse* response) {
-  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  absl::StatusOr<v1::JobStatus> status = jobs_->Cancel(request->job_id());
+  Caller caller;
+  if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
+  absl::StatusOr<v1::JobStatus> status = jobs_->Cancel(request->job_id(), caller);
   if (!status.ok()) return ToGrpcStatus(status.status());
   *response->mutable_status() = *std::move(status);
   return grpc::Status::OK;
@@ -107,8 +109,9 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
 grpc::Status JobServiceImpl::DeleteJob(grpc::ServerContext* context,
                                        const v1::DeleteJobRequest* request,
                                        v1::DeleteJobResponse* /*response*/) {
-  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  return ToGrpcStatus(jobs_->Delete(request->job_id()));
+  Caller caller;
+  if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
+  return ToGrpcStatus(jobs_->Delete(request->job_id(), caller));
 }
 
 // ----- ArtifactService ------------------------------------------------------------------------

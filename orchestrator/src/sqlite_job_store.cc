@@ -75,7 +75,7 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=NORMAL;"
       "CREATE TABLE IF NOT EXISTS jobs ("
-      "  id TEXT PRIMARY KEY, submitted_ms INTEGER, status BLOB, scenario BLOB);"
+      "  id TEXT PRIMARY KEY, submitted_ms INTEGER, status BLOB, scenario BLOB, owner TEXT);"
       "CREATE TABLE IF NOT EXISTS results ("
       "  id TEXT PRIMARY KEY, columns BLOB, values_blob BLOB, metadata BLOB, strings BLOB);"
       // Rows of results, in order of `seq`: each chunk a serialized ResultRows. Results stored
@@ -83,17 +83,24 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       "CREATE TABLE IF NOT EXISTS result_chunks ("
       "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
-  // Stores written before string columns existed lack `strings`: add it (NULL for old rows).
-  sqlite3_stmt* probe = nullptr;
-  const bool has_strings = sqlite3_prepare_v2(db, "SELECT strings FROM results LIMIT 0", -1, &probe,
-                                              nullptr) == SQLITE_OK;
-  sqlite3_finalize(probe);
-  if (!has_strings) {
-    if (absl::Status s = store->Exec("ALTER TABLE results ADD COLUMN strings BLOB;"); !s.ok()) {
-      return s;
-    }
-  }
+  // Stores written before string columns existed lack results.strings, and those written before
+  // jobs had owners lack jobs.owner: add them (NULL for old rows: a job without an owner, which
+  // only an admin may cancel or delete).
+  if (absl::Status s = store->AddColumnIfMissing("results", "strings BLOB"); !s.ok()) return s;
+  if (absl::Status s = store->AddColumnIfMissing("jobs", "owner TEXT"); !s.ok()) return s;
   return store;
+}
+
+absl::Status SqliteJobStore::AddColumnIfMissing(const std::string& table,
+                                                const std::string& column) {
+  const std::string name = column.substr(0, column.find(' '));
+  sqlite3_stmt* probe = nullptr;
+  const bool has =
+      sqlite3_prepare_v2(db_, ("SELECT " + name + " FROM " + table + " LIMIT 0").c_str(), -1,
+                         &probe, nullptr) == SQLITE_OK;
+  sqlite3_finalize(probe);
+  if (has) return absl::OkStatus();
+  return Exec("ALTER TABLE " + table + " ADD COLUMN " + column + ";");
 }
 
 SqliteJobStore::~SqliteJobStore() { sqlite3_close(db_); }
@@ -126,13 +133,14 @@ absl::Status SqliteJobStore::Put(const v1::JobStatus& status, const v1::Scenario
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_,
-                         "INSERT OR REPLACE INTO jobs (id, submitted_ms, status, scenario) "
-                         "VALUES (?, ?, ?, ?)",
+                         "INSERT OR REPLACE INTO jobs (id, submitted_ms, status, scenario, owner) "
+                         "VALUES (?, ?, ?, ?, ?)",
                          -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare insert");
   }
   if (sqlite3_bind_text(s.stmt, 1, status.job_id().c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-      sqlite3_bind_int64(s.stmt, 2, status.submitted_unix_ms()) != SQLITE_OK) {
+      sqlite3_bind_int64(s.stmt, 2, status.submitted_unix_ms()) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 5, status.owner().c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
     return Error("bind job " + status.job_id());
   }
   if (absl::Status b = BindBlob(s.stmt, 3, status.SerializeAsString(), "the job's status");
@@ -259,8 +267,8 @@ absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
 absl::StatusOr<std::vector<StoredJob>> SqliteJobStore::LoadAll() {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT status, scenario FROM jobs ORDER BY submitted_ms, id", -1,
-                         &s.stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, "SELECT status, scenario, owner FROM jobs ORDER BY submitted_ms, id",
+                         -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare select");
   }
   std::vector<StoredJob> jobs;
@@ -271,6 +279,9 @@ absl::StatusOr<std::vector<StoredJob>> SqliteJobStore::LoadAll() {
         !job.scenario.ParseFromString(ColumnBlob(s.stmt, 1))) {
       return absl::DataLossError("job store: a job record is corrupt");
     }
+    // The column is the owner's record (NULL for a job stored before owners were).
+    const unsigned char* owner = sqlite3_column_text(s.stmt, 2);
+    job.status.set_owner(owner != nullptr ? reinterpret_cast<const char*>(owner) : "");
     jobs.push_back(std::move(job));
   }
   if (rc != SQLITE_DONE) return Error("read the jobs");

@@ -53,6 +53,9 @@ class SqliteJobStore final : public JobStore {
  private:
   SqliteJobStore(sqlite3* db, const JobStoreOptions& options) : db_(db), options_(options) {}
   [[nodiscard]] absl::Status Exec(const std::string& sql);
+  // Adds `column` ("name TYPE") to `table` unless the table has it (a store of an older version).
+  [[nodiscard]] absl::Status AddColumnIfMissing(const std::string& table,
+                                                const std::string& column);
   [[nodiscard]] absl::Status Error(const std::string& what) const;
   [[nodiscard]] absl::Status BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
                                       const std::string& what) const;

@@ -83,6 +83,7 @@ async function showJob(id) {
   const job = await getJson("/api/jobs/" + encodeURIComponent(id));
   const details = el("dl", {},
     el("dt", {}, "state"), el("dd", {}, state(job)),
+    el("dt", {}, "owner"), el("dd", {}, job.owner || "-"),
     el("dt", {}, "progress"), el("dd", {}, progress(job)),
     el("dt", {}, "simulated time"),
     el("dd", {}, job.time + " s of [" + job.start_time + ", " + job.stop_time + "] s"),

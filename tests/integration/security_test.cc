@@ -1,9 +1,11 @@
 // TLS and the bearer token on the orchestrator's port (cosimo/common/security.h), with real
 // processes on loopback: a certificate made by openssl for this test, a secured orchestrator,
 // workers and clients with and without the right token.
+#include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,12 +16,15 @@
 #include "cosimo/v1/job_service.grpc.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tests/integration/fixture.h"
+#include "tests/integration/reflection.h"
 
 namespace cosimo {
 namespace {
 
+using ::testing::AllOf;
 using testing::BinDir;
 using testing::CarScenario;
+using ::testing::HasSubstr;
 using testing::Process;
 using testing::WriteFile;
 
@@ -103,6 +108,15 @@ TEST_F(SecuredTest, JobsRunOverTlsWithTheTokenAndHealthNeedsNone) {
   grpc::health::v1::HealthCheckResponse response;
   ASSERT_TRUE(health->Check(&context, request, &response).ok());
   EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  // Reflection describes the API to clients only.
+  testing::ReflectionReply refused = testing::ListServicesByReflection(channel);
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(refused.status.error_message(), ::testing::HasSubstr("requires a token"));
+  testing::ReflectionReply listed = testing::ListServicesByReflection(
+      grpc::CreateChannel(orchestrator_->address(), Credentials(certs_ + "/token")));
+  ASSERT_TRUE(listed.status.ok()) << listed.status.error_message();
+  EXPECT_THAT(listed.services, ::testing::Contains("cosimo.v1.JobService"));
 }
 
 TEST_F(SecuredTest, ClientsWithoutTheTokenOrWithoutTlsAreRefused) {
@@ -178,6 +192,103 @@ TEST_F(SeparateWorkerTokenTest, EachTokenServesOnlyItsSide) {
   std::string id;
   const v1::JobStatus status = RunJob(client, *fmu, &id);
   EXPECT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+}
+
+// --tokens-file: each client holds its own token, jobs record who submitted them, and only the
+// owner or an admin may cancel or delete a job; workers hold the workers' token.
+class NamedTokensTest : public SecuredTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = SecuredTest::OrchestratorArgs();
+    WriteFile(certs_ + "/tokens",
+              "# name token [admin]\n"
+              "alice alice-token-0123456789\n"
+              "bob   bob-token-0123456789\n"
+              "ops   ops-token-0123456789 admin\n");
+    WriteFile(certs_ + "/worker_token", "worker horse\n");
+    for (const std::string name : {"alice", "bob", "ops"}) {
+      WriteFile(certs_ + "/" + name, name + "-token-0123456789\n");
+    }
+    auto shared = std::find(args.begin(), args.end(), "--token-file");
+    *shared = "--tokens-file";
+    *(shared + 1) = certs_ + "/tokens";
+    args.insert(args.end(), {"--worker-token-file", certs_ + "/worker_token"});
+    return args;
+  }
+
+  client::Client As(const std::string& name) {
+    return client::Client(orchestrator_->address(), std::chrono::seconds(30),
+                          Credentials(certs_ + "/" + name));
+  }
+
+  // `cosimo VERB ARGS...` with `name`'s token; its exit code, its output in `*output`.
+  int Cli(const std::string& name, std::vector<std::string> args, std::string* output) {
+    std::vector<std::string> argv = {BinDir() + "/cosimo"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--orchestrator", orchestrator_->address(), "--tls-ca",
+                             certs_ + "/cert.pem", "--token-file", certs_ + "/" + name});
+    Process cli(argv, dir_ + "/cli-" + name + ".log");
+    const int code = cli.Wait(std::chrono::seconds(30));
+    *output = cli.log();
+    return code;
+  }
+};
+
+TEST_F(NamedTokensTest, OnlyTheOwnerOrAnAdminCancelsOrDeletesAJob) {
+  client::Client alice = As("alice"), bob = As("bob"), ops = As("ops");
+  absl::StatusOr<std::string> id = alice.Submit(CarScenario(0.01));  // no worker: it stays queued
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = bob.Get(*id);  // anyone may look
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->owner(), "alice");
+  std::string output;
+  EXPECT_EQ(Cli("bob", {"list"}, &output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("OWNER"), HasSubstr(" alice ")));
+
+  absl::StatusOr<v1::JobStatus> refused = bob.Cancel(*id);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << refused.status();
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("belongs to 'alice', not to 'bob': a client may cancel only its own jobs"));
+  EXPECT_EQ(Cli("bob", {"cancel", *id}, &output), 1) << output;
+  EXPECT_THAT(output, HasSubstr("belongs to 'alice'"));
+  EXPECT_EQ(alice.Get(*id)->state(), v1::QUEUED);
+
+  absl::StatusOr<v1::JobStatus> canceled = ops.Cancel(*id);  // an admin
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  EXPECT_EQ(canceled->state(), v1::CANCELED);
+  const absl::Status not_bobs = bob.Delete(*id);
+  EXPECT_EQ(not_bobs.code(), absl::StatusCode::kPermissionDenied) << not_bobs;
+  EXPECT_TRUE(alice.Delete(*id).ok());
+
+  // A job runs as before on workers holding the workers' token, who cannot call the job service.
+  StartWorkers(2, WorkerArgs(certs_ + "/worker_token"));
+  std::string run;
+  EXPECT_EQ(RunJob(bob, CarScenario(0.01), &run).owner(), "bob");
+  client::Client as_worker = As("worker_token");
+  EXPECT_EQ(as_worker.List().status().code(), absl::StatusCode::kUnauthenticated);
+}
+
+TEST_F(NamedTokensTest, ReflectionNeedsAClientsTokenAndHealthNone) {
+  auto channel = [&](const std::string& token_file) {
+    return grpc::CreateChannel(orchestrator_->address(), Credentials(token_file));
+  };
+  testing::ReflectionReply refused = testing::ListServicesByReflection(channel(""));
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(refused.status.error_message(), HasSubstr("requires a token"));
+  refused = testing::ListServicesByReflection(channel(certs_ + "/wrong"));
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(refused.status.error_message(), HasSubstr("not this orchestrator's"));
+  EXPECT_TRUE(refused.services.empty());
+
+  testing::ReflectionReply listed = testing::ListServicesByReflection(channel(certs_ + "/bob"));
+  ASSERT_TRUE(listed.status.ok()) << listed.status.error_message();
+  EXPECT_THAT(listed.services, ::testing::Contains("cosimo.v1.JobService"));
+
+  auto health = grpc::health::v1::Health::NewStub(channel(""));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::health::v1::HealthCheckResponse response;
+  EXPECT_TRUE(health->Check(&context, grpc::health::v1::HealthCheckRequest(), &response).ok());
 }
 
 // Mutual TLS: the orchestrator serves a certificate signed by a CA made here and, with
@@ -328,6 +439,54 @@ TEST(SecurityFlagsTest, TokenWithoutTlsIsRefusedByEveryBinary) {
   EXPECT_NE(garbage.log().find("--tls-cert: '" + dir + "/token' holds no PEM CERTIFICATE"),
             std::string::npos)
       << garbage.log();
+}
+
+// Each misuse of --tokens-file stops the orchestrator at its start, naming the flags.
+TEST(SecurityFlagsTest, TokensFileMisusesAreNamed) {
+  const std::string dir = testing::TempDir("cosimo-flags");
+  WriteFile(dir + "/cert.pem", "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n");
+  WriteFile(dir + "/key.pem", "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n");
+  WriteFile(dir + "/tokens", "alice alice-token-0123456789\n");
+  WriteFile(dir + "/default", "default default-token-0123456789\n");
+  WriteFile(dir + "/bad", "alice alice-token-0123456789\nbob\n");
+  WriteFile(dir + "/alice", "alice-token-0123456789\n");
+  WriteFile(dir + "/token", "shared-token-0123456789\n");
+  const std::vector<std::string> tls = {"--tls-cert", dir + "/cert.pem", "--tls-key",
+                                        dir + "/key.pem"};
+  struct Case {
+    std::vector<std::string> args;
+    bool tls;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{"--tokens-file", dir + "/tokens"}, false, "--tokens-file needs --tls-cert and --tls-key"},
+      {{"--tokens-file", dir + "/tokens"},
+       true,
+       "--tokens-file names the clients' tokens: give the workers theirs with "
+       "--worker-token-file"},
+      {{"--tokens-file", dir + "/default", "--token-file", dir + "/token"},
+       true,
+       "--tokens-file names a client 'default'"},
+      {{"--tokens-file", dir + "/tokens", "--worker-token-file", dir + "/alice"},
+       true,
+       "--worker-token-file holds the same token as a client of --tokens-file"},
+      {{"--tokens-file", dir + "/tokens", "--token-file", dir + "/alice"},
+       true,
+       "--token-file holds the token of a client of --tokens-file"},
+      {{"--tokens-file", dir + "/bad", "--token-file", dir + "/token"},
+       true,
+       "--tokens-file " + dir + "/bad:2: expected 'NAME TOKEN'"},
+      {{"--worker-token-file", dir + "/alice"}, true, "--worker-token-file needs --token-file"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {BinDir() + "/cosimo-orchestrator", "--listen", "127.0.0.1:0"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    if (c.tls) argv.insert(argv.end(), tls.begin(), tls.end());
+    Process process(argv, dir + "/" + std::to_string(&c - cases.data()) + ".log");
+    EXPECT_EQ(process.Wait(std::chrono::seconds(20)), 1) << process.log();
+    EXPECT_NE(process.log().find(c.error), std::string::npos) << c.error << "\n" << process.log();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -11,12 +11,11 @@
 #include <filesystem>
 #include <random>
 
-#include <google/protobuf/unknown_field_set.h>
-#include <grpcpp/generic/generic_stub.h>
 #include "cosimo/common/digest.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "tests/integration/fixture.h"
+#include "tests/integration/reflection.h"
 
 namespace cosimo {
 namespace {
@@ -640,60 +639,12 @@ TEST_F(DistributedTest, ScenarioNamingAnArtifactNeverUploadedIsRefused) {
   EXPECT_THAT(status.error_message(), HasSubstr("never uploaded"));
 }
 
-// Server reflection lists the services, as grpcurl would see them. The reflection protos are
-// not installed by Debian, so the call is made with a generic stub on raw bytes and the reply is
-// decoded from the wire format (ServerReflectionResponse.list_services_response = 6, its
-// repeated ServiceResponse service = 1, whose name = 1).
+// Server reflection lists the services, as grpcurl would see them.
 TEST_F(DistributedTest, ReflectionListsTheServices) {
   auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
-  grpc::GenericStub stub(channel);
-  grpc::CompletionQueue cq;
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  auto call = stub.PrepareCall(
-      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
-  void* tag = nullptr;
-  bool ok = false;
-  auto next = [&](intptr_t expected) {
-    EXPECT_TRUE(cq.Next(&tag, &ok));
-    EXPECT_EQ(reinterpret_cast<intptr_t>(tag), expected);
-    return ok;
-  };
-  call->StartCall(reinterpret_cast<void*>(1));
-  ASSERT_TRUE(next(1));
-  const std::string request("\x3a\x00", 2);  // field 7 (list_services), empty string
-  grpc::Slice slice(request);
-  grpc::ByteBuffer out(&slice, 1);
-  call->Write(out, reinterpret_cast<void*>(2));
-  ASSERT_TRUE(next(2));
-  grpc::ByteBuffer in;
-  call->Read(&in, reinterpret_cast<void*>(3));
-  ASSERT_TRUE(next(3));
-  std::vector<grpc::Slice> slices;
-  ASSERT_TRUE(in.Dump(&slices).ok());
-  std::string bytes;
-  for (const grpc::Slice& s : slices)
-    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  call->WritesDone(reinterpret_cast<void*>(4));
-  next(4);
-  grpc::Status status;
-  call->Finish(&status, reinterpret_cast<void*>(5));
-  next(5);
-
-  std::vector<std::string> names;
-  google::protobuf::UnknownFieldSet response;
-  ASSERT_TRUE(response.ParseFromString(bytes));
-  for (int i = 0; i < response.field_count(); ++i) {
-    if (response.field(i).number() != 6) continue;
-    google::protobuf::UnknownFieldSet list;
-    ASSERT_TRUE(list.ParseFromString(response.field(i).length_delimited()));
-    for (int j = 0; j < list.field_count(); ++j) {
-      google::protobuf::UnknownFieldSet service;
-      ASSERT_TRUE(service.ParseFromString(list.field(j).length_delimited()));
-      names.push_back(service.field(0).length_delimited());
-    }
-  }
-  EXPECT_THAT(names,
+  testing::ReflectionReply reply = testing::ListServicesByReflection(channel);
+  ASSERT_TRUE(reply.status.ok()) << reply.status.error_message();
+  EXPECT_THAT(reply.services,
               ::testing::IsSupersetOf({"cosimo.v1.JobService", "cosimo.v1.WorkerService",
                                        "cosimo.v1.ArtifactService", "grpc.health.v1.Health"}));
 }

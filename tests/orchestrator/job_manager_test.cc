@@ -1,5 +1,6 @@
 // JobManager without workers: listing a page at a time, ids that name no job, expiry by a manual
-// clock, the unschedulable timeout, and what a failed write to the store does to a job. Jobs stay
+// clock, the unschedulable timeout, what a failed write to the store does to a job, owners and
+// who may cancel or delete, and the limits of a job and a client. Jobs stay
 // queued (the pool is empty), so no master runs here.
 #include "orchestrator/src/job_manager.h"
 
@@ -17,6 +18,7 @@
 namespace cosimo::orchestrator {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using namespace std::chrono_literals;
@@ -79,8 +81,9 @@ class JobManagerTest : public ::testing::Test {
   void Restart(std::chrono::seconds unschedulable_timeout = 0s) {
     jobs_.reset();
     jobs_ = std::make_unique<JobManager>(&pool_, &store_, artifacts_.get(), unschedulable_timeout,
-                                         0ms, nullptr, &clock_);
+                                         0ms, nullptr, &clock_, limits_);
   }
+  JobLimits limits_;  // what Restart gives the manager
   ManualClock clock_;
   WorkerPool pool_{std::chrono::milliseconds(10000), &clock_};
   FlakyJobStore store_;
@@ -216,6 +219,84 @@ TEST_F(JobManagerTest, ARecoveredRunningJobWhoseFailureCannotBeWrittenSaysBoth) 
   EXPECT_THAT(status->message(),
               StartsWith("its record could not be stored: database or disk is full"));
   EXPECT_THAT(status->message(), HasSubstr("the orchestrator restarted while the job was running"));
+}
+
+// A job records who submitted it; another client may neither cancel nor delete it (the error
+// names the owner and the rule), an admin may do both, and the owner survives a restart.
+TEST_F(JobManagerTest, OnlyTheOwnerOrAnAdminCancelsOrDeletesAJob) {
+  const Caller alice{"alice", false}, bob{"bob", false}, ops{"ops", true};
+  absl::StatusOr<std::string> id = jobs_->Submit(OneUnit(), alice);
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(jobs_->Get(*id)->owner(), "alice");
+
+  absl::StatusOr<v1::JobStatus> refused = jobs_->Cancel(*id, bob);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(refused.status().message()),
+              AllOf(HasSubstr("belongs to 'alice', not to 'bob'"),
+                    HasSubstr("may cancel only its own jobs unless its token is an admin's")));
+  EXPECT_EQ(jobs_->Get(*id)->state(), v1::QUEUED);
+  ASSERT_EQ(jobs_->Cancel(*id, alice)->state(), v1::CANCELED);
+
+  const absl::Status not_bobs = jobs_->Delete(*id, bob);
+  EXPECT_EQ(not_bobs.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(not_bobs.message()), HasSubstr("may delete only its own jobs"));
+
+  absl::StatusOr<std::string> other = jobs_->Submit(OneUnit(), bob);
+  ASSERT_TRUE(other.ok()) << other.status();
+  Restart();
+  ASSERT_TRUE(jobs_->Recover().ok());
+  EXPECT_EQ(jobs_->Get(*other)->owner(), "bob");
+  EXPECT_EQ(jobs_->Cancel(*other, alice).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(jobs_->Cancel(*other, ops)->state(), v1::CANCELED);
+  EXPECT_TRUE(jobs_->Delete(*id, ops).ok());
+  EXPECT_TRUE(jobs_->Delete(*other, bob).ok());
+}
+
+// A job recorded without an owner (before owners were) is an admin's to cancel.
+TEST_F(JobManagerTest, AJobWithoutAnOwnerIsAnAdminsToCancel) {
+  absl::StatusOr<std::string> id = jobs_->Submit(OneUnit());  // no tokens: no name
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(jobs_->Get(*id)->owner(), "");
+  absl::StatusOr<v1::JobStatus> refused = jobs_->Cancel(*id, Caller{"alice", false});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("has no recorded owner"));
+  EXPECT_EQ(jobs_->Cancel(*id, Caller{"ops", true})->state(), v1::CANCELED);
+}
+
+// Each limit checked at submission refuses a job over it with RESOURCE_EXHAUSTED naming the flag
+// that raises it; a job within every limit is queued. (Recorded rows are counted as a job runs:
+// tests/integration/limits_test.cc.)
+TEST_F(JobManagerTest, JobsOverALimitAreRefusedNamingTheFlag) {
+  limits_.max_scenario_bytes = 1024;
+  limits_.max_units = 2;
+  limits_.max_queued_per_client = 2;
+  Restart();
+  auto expect_refused = [&](const v1::Scenario& scenario, const Caller& caller,
+                            const std::string& says, const std::string& flag) {
+    absl::StatusOr<std::string> id = jobs_->Submit(scenario, caller);
+    ASSERT_FALSE(id.ok()) << says;
+    EXPECT_EQ(id.status().code(), absl::StatusCode::kResourceExhausted) << id.status();
+    EXPECT_THAT(std::string(id.status().message()), AllOf(HasSubstr(says), HasSubstr(flag)));
+  };
+  v1::Scenario big = OneUnit();
+  big.set_name(std::string(2000, 'x'));
+  expect_refused(big, {}, "bytes (serialized), more than this orchestrator accepts: 1 KiB",
+                 "--max-scenario-kb");
+  v1::Scenario three = OneUnit();
+  *three.add_units() = three.units(0);
+  *three.add_units() = three.units(0);
+  expect_refused(three, {}, "has 3 units, more than this orchestrator runs in one job: 2",
+                 "--max-units-per-job");
+
+  const Caller alice{"alice", false}, bob{"bob", false};
+  ASSERT_TRUE(jobs_->Submit(OneUnit(), alice).ok());
+  absl::StatusOr<std::string> second = jobs_->Submit(OneUnit(), alice);
+  ASSERT_TRUE(second.ok()) << second.status();
+  expect_refused(OneUnit(), alice, "client 'alice' has 2 jobs queued",
+                 "--max-queued-jobs-per-client");
+  EXPECT_TRUE(jobs_->Submit(OneUnit(), bob).ok()) << "bob's queue is his own";
+  ASSERT_TRUE(jobs_->Cancel(*second, alice).ok());
+  EXPECT_TRUE(jobs_->Submit(OneUnit(), alice).ok()) << "a canceled job no longer counts";
 }
 
 }  // namespace

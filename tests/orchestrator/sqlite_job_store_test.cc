@@ -1,7 +1,7 @@
 // The SQLite job store: results tables round-trip with their column types and string cells, in
 // chunks when they are bigger than one chunk or than SQLite's blob limit, a table that cannot be
-// stored is an error (never a silently empty result), and a store written before string columns
-// or chunks existed still opens and reads.
+// stored is an error (never a silently empty result), and a store written before string columns,
+// chunks or job owners existed still opens and reads.
 #include "orchestrator/src/sqlite_job_store.h"
 
 #include <gmock/gmock.h>
@@ -191,6 +191,52 @@ TEST(SqliteJobStoreTest, OpensAStoreWrittenBeforeStringColumns) {
   EXPECT_EQ(out->type(1), ValueType::kReal);
   EXPECT_EQ(out->values[1], 1.5);
   EXPECT_TRUE(out->strings.empty());
+  std::filesystem::remove(path);
+}
+
+// A data dir of a release before owners: its jobs table gains the column, its jobs load without
+// an owner, and jobs stored after record theirs.
+TEST(SqliteJobStoreTest, OpensAStoreWrittenBeforeOwnersAndRecordsThem) {
+  const std::string path = TempPath("owners.db");
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  v1::JobStatus old;
+  old.set_job_id("job-old");
+  old.set_state(v1::SUCCEEDED);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE jobs (id TEXT PRIMARY KEY, submitted_ms INTEGER, "
+                         "status BLOB, scenario BLOB);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(
+      sqlite3_prepare_v2(db, "INSERT INTO jobs VALUES ('job-old', 1, ?, x'')", -1, &stmt, nullptr),
+      SQLITE_OK);
+  const std::string blob = old.SerializeAsString();
+  sqlite3_bind_blob(stmt, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_DONE);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+
+  {
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    v1::JobStatus mine;
+    mine.set_job_id("job-new");
+    mine.set_submitted_unix_ms(2);
+    mine.set_owner("alice");
+    ASSERT_TRUE((*store)->Put(mine, v1::Scenario()).ok());
+  }
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);  // reopened
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::vector<StoredJob>> jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].status.job_id(), "job-old");
+  EXPECT_EQ((*jobs)[0].status.owner(), "");
+  EXPECT_EQ((*jobs)[0].status.state(), v1::SUCCEEDED);
+  EXPECT_EQ((*jobs)[1].status.owner(), "alice");
   std::filesystem::remove(path);
 }
 

@@ -33,6 +33,7 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
   if (s.state() == v1::SUCCEEDED) progress = 1.0;
   return {{"id", s.job_id()},
           {"name", s.name()},
+          {"owner", s.owner()},
           {"state", StateName(s.state())},
           {"message", s.message()},
           {"start_time", s.start_time()},

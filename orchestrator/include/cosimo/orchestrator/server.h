@@ -16,6 +16,17 @@
 
 namespace cosimo::orchestrator {
 
+// What one job, and one client, may ask of the orchestrator (ServerOptions; each a flag of
+// cosimo-orchestrator, named by the error that refuses a job over it).
+struct JobLimits {
+  uint64_t max_scenario_bytes = uint64_t{16} << 20;  // serialized; --max-scenario-kb
+  int max_units = 1024;                              // --max-units-per-job
+  int max_queued_per_client = 1000;                  // --max-queued-jobs-per-client
+  // Rows of results (communication points): a job fails when it records one more (checked as
+  // it runs, not at submission: a job may run until it is canceled). --max-recorded-rows
+  uint64_t max_recorded_rows = 10'000'000;
+};
+
 struct ServerOptions {
   std::string listen = "0.0.0.0:7700";  // HOST:PORT; port 0 picks a free one (see port())
   std::string data_dir;                 // empty: in memory, artifacts in a temporary folder
@@ -30,8 +41,14 @@ struct ServerOptions {
   // A file holding the token every client (and, without worker_token_file, every worker) must
   // send; needs TLS. Empty: no token.
   std::string token_file;
-  // A file holding the token workers must send instead (needs token_file, and must differ from
-  // it): clients' token then cannot attach as a worker, nor workers' call the job service.
+  // A file naming each client and its token, "NAME TOKEN [admin]" a line
+  // (orchestrator/src/tokens_file.h); needs TLS, and workers' tokens from worker_token_file
+  // or token_file. A job records its submitter's name as its owner; only the owner or an admin
+  // may cancel or delete it. With token_file too, that token's holder is the admin "default".
+  std::string tokens_file;
+  // A file holding the token workers must send instead (needs token_file or tokens_file, and
+  // must differ from every client's): clients' tokens then cannot attach as a worker, nor the
+  // workers' call the job service.
   std::string worker_token_file;
   // Artifacts that no job names and that nobody used for this long are removed (at start, then
   // periodically), and so are uploads abandoned that long ago. Zero: kept forever.
@@ -45,6 +62,11 @@ struct ServerOptions {
   // The largest artifact an upload may announce; bigger ones are refused before any byte is
   // written.
   uint64_t max_upload_bytes = uint64_t{4} << 30;
+  // The largest gRPC message the port receives (a submitted scenario, an upload chunk, a
+  // worker's reply with its outputs); gRPC refuses a larger one with RESOURCE_EXHAUSTED.
+  uint64_t max_message_bytes = uint64_t{64} << 20;
+  // What one job and one client may ask (scenario size, units, queued jobs, recorded rows).
+  JobLimits limits;
   // How long a job waits for a unit's reply to one command (a step, a load) before it fails and
   // gives the worker up. Zero: no limit.
   std::chrono::seconds command_timeout{600};
