@@ -17,6 +17,7 @@ struct Options {
   int jacobi_steps = 100000;  // figure 1: macro steps (split over interleaved rounds)
   std::vector<int> scaling_units = {2, 4, 8, 16, 32};  // figure 2
   std::string worker_binary;                           // cosimo-worker
+  std::string orchestrator_binary;                     // cosimo-orchestrator (the load figure)
   std::string fmu_path;     // figure 5: the test FMU archive (fmi2_msd.fmu)
   std::string fmu_library;  // figure 5: its shared library, for the bare loop
   std::string log_path;     // child process output
@@ -34,6 +35,9 @@ struct Options {
 [[nodiscard]] absl::Status RunInProcessFigures(const Options& options, Report* report);
 // Figure 5 (FMU unit step against a bare fmi2DoStep loop).
 [[nodiscard]] absl::Status RunFmuFigure(const Options& options, Report* report);
+// The load figure (load.rss): a cosimo-orchestrator process's resident memory before and after
+// 200 tiny jobs submitted at once to 4 workers.
+[[nodiscard]] absl::Status RunLoadFigure(const Options& options, Report* report);
 // Figure 7 (hybrid unit training on the NeuralFMU paper's experiment: time and losses).
 [[nodiscard]] absl::Status RunHybridFigure(const Options& options, Report* report);
 

@@ -1,5 +1,5 @@
 // cosimo-bench: measures the figures of issue 7 and prints them as a table and a JSON file.
-//   cosimo-bench [--smoke] [--only fig1,fig4,...] [--json PATH] [--jacobi-steps N]
+//   cosimo-bench [--smoke] [--only fig1,fig4,load,...] [--json PATH] [--jacobi-steps N]
 //                [--units 2,4,8,16,32] [--log PATH]
 // --ping-peer ADDRESS and --ping-server MODE OUT are the ping-pong peer and server modes
 // (started by the benchmark itself).
@@ -38,6 +38,7 @@ int Usage() {
 int main(int argc, char** argv) {
   cosimo::bench::Options options;
   options.worker_binary = COSIMO_BENCH_WORKER;
+  options.orchestrator_binary = COSIMO_BENCH_ORCHESTRATOR;
   options.fmu_path = COSIMO_BENCH_FMU;
   options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
   options.log_path = "/tmp/cosimo-bench.log";
@@ -103,6 +104,8 @@ int main(int argc, char** argv) {
   run({"fig5"}, "figure 5 (FMU)", [&] { return cosimo::bench::RunFmuFigure(options, &report); });
   run({"fig7"}, "figure 7 (hybrid unit training)",
       [&] { return cosimo::bench::RunHybridFigure(options, &report); });
+  run({"load"}, "load (200 jobs at once, orchestrator RSS)",
+      [&] { return cosimo::bench::RunLoadFigure(options, &report); });
 
   std::cout << "\n" << report.Table() << "\n";
   for (const cosimo::bench::Figure& f : report.figures()) {

@@ -13,7 +13,7 @@ if [[ ! -f "${build}/CMakeCache.txt" ]] ||
    ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "${build}/CMakeCache.txt"; then
   cmake -S "${root}" -B "${build}" -DCMAKE_BUILD_TYPE=Release -DCOSIMO_BUILD_BENCH=ON
 fi
-cmake --build "${build}" -j"${jobs}" --target cosimo-bench cosimo-worker cosimo cosimo_test_fmus
+cmake --build "${build}" -j"${jobs}" --target cosimo-bench cosimo-worker cosimo-orchestrator cosimo cosimo_test_fmus
 
 mkdir -p "${build}/bench"
 log="${build}/bench/bench.log"
