@@ -309,5 +309,44 @@ TEST_F(SecuredHttpTest, EveryPathNeedsTheTokenAsHeaderQueryOrCookie) {
   EXPECT_EQ(r->status, 401);
 }
 
+// With --tokens-file beside --token-file, every client's token opens the HTTP port (it only
+// reads, so ownership does not restrict it), and the jobs' JSON names their owner.
+class NamedTokensHttpTest : public SecuredHttpTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = SecuredHttpTest::OrchestratorArgs();
+    WriteFile(certs_ + "/tokens", "alice alice-token-0123456789\n");
+    WriteFile(certs_ + "/alice", "alice-token-0123456789\n");
+    args.insert(args.end(), {"--tokens-file", certs_ + "/tokens"});
+    return args;
+  }
+};
+
+TEST_F(NamedTokensHttpTest, EveryClientsTokenOpensThePortAndJobsNameTheirOwner) {
+  ClientSecurity security;
+  security.tls_ca_file = certs_ + "/cert.pem";
+  security.token_file = certs_ + "/alice";
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      MakeChannelCredentials(security);
+  ASSERT_TRUE(credentials.ok()) << credentials.status();
+  client::Client alice(orchestrator_->address(), std::chrono::seconds(30), *credentials);
+  absl::StatusOr<std::string> id = alice.Submit(CarScenario(0.01));  // no worker: queued
+  ASSERT_TRUE(id.ok()) << id.status();
+
+  std::unique_ptr<httplib::SSLClient> https = Https();
+  for (const std::string token : {"alice-token-0123456789", "s3cret token"}) {
+    httplib::Result r = https->Get("/api/jobs", {{"Authorization", "Bearer " + token}});
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+    const nlohmann::json jobs = nlohmann::json::parse(r->body)["jobs"];
+    ASSERT_EQ(jobs.size(), 1u);
+    EXPECT_EQ(jobs[0]["id"], *id);
+    EXPECT_EQ(jobs[0]["owner"], "alice");
+  }
+  httplib::Result r = https->Get("/api/jobs", {{"Authorization", "Bearer bob-token-0123456789"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+}
+
 }  // namespace
 }  // namespace cosimo::testing
