@@ -4,7 +4,7 @@
 //   cosimo import SYSTEM.ssp [--out scenario.json] [--step-size H] [--stop-time T]
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
-//   cosimo delete JOB | cosimo workers
+//   cosimo status JOB | cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]
 //   --out - writes the CSV to standard output; --log-level may come before or after the verb.
 //   cosimo train SCENARIO.json --data measured.csv --unit NAME [--epochs N] [--out weights.json]
@@ -264,6 +264,9 @@ int main(int argc, char** argv) {
   results->add_option("--metadata", metadata_out,
                       "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
   add_orchestrator(results);
+  CLI::App* status = app.add_subcommand("status", "print one job's status, once");
+  status->add_option("job", job_id, "job id")->required();
+  add_orchestrator(status);
   CLI::App* cancel = app.add_subcommand("cancel", "cancel a queued or running job");
   cancel->add_option("job", job_id, "job id")->required();
   add_orchestrator(cancel);
@@ -413,6 +416,22 @@ int main(int argc, char** argv) {
     absl::StatusOr<JobResults> r = client.Results(job_id);
     if (!r.ok()) return Fail(r.status());
     if (absl::Status s = WriteResults(*r, out, metadata_out); !s.ok()) return Fail(s);
+    return 0;
+  }
+  if (status->parsed()) {
+    absl::StatusOr<cosimo::v1::JobStatus> s = client.Get(job_id);
+    if (!s.ok()) return Fail(s.status());
+    const cosimo::v1::JobStatus& j = *s;
+    std::printf("job:       %s\nname:      %s\nowner:     %s\nstate:     %s\n", j.job_id().c_str(),
+                j.name().c_str(), j.owner().empty() ? "-" : j.owner().c_str(),
+                cosimo::v1::JobState_Name(j.state()).c_str());
+    std::printf("time:      %.6g of [%.6g, %.6g] s\nsteps:     %llu accepted, %llu rejected\n",
+                j.time(), j.start_time(), j.stop_time(),
+                static_cast<unsigned long long>(j.steps_accepted()),
+                static_cast<unsigned long long>(j.steps_rejected()));
+    std::printf("submitted: %s\nended:     %s\n", FormatTime(j.submitted_unix_ms()).c_str(),
+                j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()).c_str() : "-");
+    if (!j.message().empty()) std::printf("message:   %s\n", j.message().c_str());
     return 0;
   }
   if (cancel->parsed()) {

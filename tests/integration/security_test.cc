@@ -244,6 +244,8 @@ TEST_F(NamedTokensTest, OnlyTheOwnerOrAnAdminCancelsOrDeletesAJob) {
   std::string output;
   EXPECT_EQ(Cli("bob", {"list"}, &output), 0) << output;
   EXPECT_THAT(output, AllOf(HasSubstr("OWNER"), HasSubstr(" alice ")));
+  EXPECT_EQ(Cli("bob", {"status", *id}, &output), 0) << output;
+  EXPECT_THAT(output, AllOf(HasSubstr("owner:     alice\n"), HasSubstr("state:     QUEUED\n")));
 
   absl::StatusOr<v1::JobStatus> refused = bob.Cancel(*id);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << refused.status();
