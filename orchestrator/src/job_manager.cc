@@ -252,12 +252,15 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   st.set_submitted_unix_ms(clock_->UnixMs());
   st.set_owner(caller.name);
   {
-    // Counted and queued under one lock, so that concurrent submits cannot pass the limit.
+    // Counted with the submits still writing theirs, so that concurrent submits cannot pass the
+    // limit; the store is written outside the lock, which watchers and the jobs' threads need.
     absl::MutexLock lock(&mutex_);
     if (shutdown_) return absl::UnavailableError("the orchestrator is shutting down");
-    const auto queued = std::count_if(queue_.begin(), queue_.end(), [&](const auto& j) {
-      return j->status.owner() == caller.name;
-    });
+    const auto pending = submitting_.find(caller.name);
+    const auto queued =
+        std::count_if(queue_.begin(), queue_.end(),
+                      [&](const auto& j) { return j->status.owner() == caller.name; }) +
+        (pending == submitting_.end() ? 0 : pending->second);
     if (queued >= limits_.max_queued_per_client) {
       return absl::ResourceExhaustedError(
           (caller.name.empty() ? std::string("this orchestrator has ")
@@ -267,7 +270,14 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
           "cosimo-orchestrator --max-queued-jobs-per-client raises it): wait for some to start, "
           "or cancel some");
     }
-    if (absl::Status s = store_->Put(st, scenario); !s.ok()) return s;
+    ++submitting_[caller.name];
+  }
+  const absl::Status stored = store_->Put(st, scenario);
+  {
+    absl::MutexLock lock(&mutex_);
+    if (--submitting_[caller.name] == 0) submitting_.erase(caller.name);
+    if (!stored.ok()) return stored;
+    if (shutdown_) return absl::UnavailableError("the orchestrator is shutting down");
     jobs_[job->id] = job;
     queue_.push_back(job);
   }

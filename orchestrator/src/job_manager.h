@@ -139,6 +139,8 @@ class JobManager {
   absl::CondVar changed_;  // a job's version moved on, or shutdown
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::shared_ptr<Job>> queue_ ABSL_GUARDED_BY(mutex_);  // FIFO of queued jobs
+  // Per owner, the submits between their limit check and their job in queue_ (Submit).
+  std::map<std::string, int> submitting_ ABSL_GUARDED_BY(mutex_);
   // worker id -> unit names, ","-joined
   std::map<std::string, std::string> running_units_ ABSL_GUARDED_BY(mutex_);
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;

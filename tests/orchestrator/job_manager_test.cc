@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "orchestrator/src/sqlite_job_store.h"
 
@@ -297,6 +298,30 @@ TEST_F(JobManagerTest, JobsOverALimitAreRefusedNamingTheFlag) {
   EXPECT_TRUE(jobs_->Submit(OneUnit(), bob).ok()) << "bob's queue is his own";
   ASSERT_TRUE(jobs_->Cancel(*second, alice).ok());
   EXPECT_TRUE(jobs_->Submit(OneUnit(), alice).ok()) << "a canceled job no longer counts";
+}
+
+// Submits at once cannot pass a client's queue limit together: the store is written outside the
+// manager's lock, but a submit counts the others still writing theirs.
+TEST_F(JobManagerTest, ConcurrentSubmitsStopAtTheQueueLimit) {
+  limits_.max_queued_per_client = 5;
+  Restart();
+  std::atomic<int> accepted{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        absl::StatusOr<std::string> id = jobs_->Submit(OneUnit(), Caller{"alice", false});
+        (id.ok() ? accepted : refused)++;
+        if (!id.ok()) {
+          EXPECT_EQ(id.status().code(), absl::StatusCode::kResourceExhausted) << id.status();
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(accepted, 5);
+  EXPECT_EQ(refused, 35);
+  EXPECT_EQ(jobs_->Count().queued, 5u);
 }
 
 }  // namespace
