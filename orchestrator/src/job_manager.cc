@@ -66,6 +66,7 @@ absl::Status UnknownJob(const std::string& job_id) {
 }
 
 constexpr char kNotStored[] = "its record could not be stored: ";
+constexpr char kShutDownWhileRunning[] = "the orchestrator shut down while the job was running";
 
 // The error for a client that may not change `status`'s job (`verb`: "cancel", "delete").
 absl::Status NotYours(const v1::JobStatus& status, const Caller& caller, const std::string& verb) {
@@ -395,6 +396,11 @@ void JobManager::Schedule() {
   }
 }
 
+bool JobManager::ShuttingDown() const {
+  absl::ReaderMutexLock lock(&mutex_);
+  return shutdown_;
+}
+
 void JobManager::Touch(Job& job) {
   ++job.version;
   changed_.SignalAll();
@@ -530,9 +536,22 @@ class JobObserver final : public MasterObserver {
 
 void JobManager::RunJob(const std::shared_ptr<Job>& job,
                         std::vector<std::shared_ptr<WorkerConnection>> workers) {
-  if (job->cancel) {  // canceled (or its record failed) since it was scheduled
+  if (job->cancel) {  // canceled (or its record failed, or a shutdown) since it was scheduled
     pool_->Release(workers);
-    Finish(job, v1::CANCELED, "canceled");
+    // A shutdown that came before this thread got here fails the job, as one that comes later
+    // does (below): a client saw it RUNNING.
+    double reached = 0.0;
+    {
+      absl::ReaderMutexLock lock(&mutex_);
+      reached = job->status.time();
+    }
+    if (ShuttingDown()) {
+      Finish(job, v1::FAILED,
+             std::string(kShutDownWhileRunning) +
+                 " (simulated time reached: t=" + std::to_string(reached) + ")");
+    } else {
+      Finish(job, v1::CANCELED, "canceled");
+    }
     return;
   }
   absl::StatusOr<v1::Scenario> loaded = store_->LoadScenario(job->id);
@@ -615,17 +634,13 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   publish(observer.last());
 
   if (!result.ok()) {
-    bool shutting_down = false;
-    {
-      absl::MutexLock lock(&mutex_);
-      shutting_down = shutdown_;
-    }
+    const bool shutting_down = ShuttingDown();
     // Stopped by the orchestrator's shutdown, not by a client: the job failed
     // (docs/deployment.md), as it does when the orchestrator is killed.
     const bool stopped = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
     const bool canceled = stopped && !shutting_down && !observer.rows_exceeded();
     std::string message(result.status().message());
-    if (stopped && shutting_down) message = "the orchestrator shut down while the job was running";
+    if (stopped && shutting_down) message = kShutDownWhileRunning;
     if (!job->cancel && observer.rows_exceeded()) message = RowsExceeded(limits_.max_recorded_rows);
     if (!canceled && message.find("t=") == std::string::npos) {
       message += " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";

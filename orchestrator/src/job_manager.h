@@ -122,6 +122,7 @@ class JobManager {
   // and ends failed with it (Finish). False if the write failed.
   bool Record(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Touch(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // bump version, notify watchers
+  bool ShuttingDown() const ABSL_LOCKS_EXCLUDED(mutex_);
   std::shared_ptr<Job> Find(const std::string& job_id) const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
   // The artifact digests that the units of the jobs in jobs_ name.
   std::set<std::string> NamedArtifacts() const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
