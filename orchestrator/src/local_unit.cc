@@ -57,6 +57,18 @@ void LocalUnit::Send(const UnitCommand& command) {
     case UnitCommand::Kind::kReject:
       pending_status_ = host_->Reject();
       break;
+    case UnitCommand::Kind::kCheckpoint: {
+      absl::StatusOr<std::string> state = host_->Checkpoint();
+      if (state.ok()) {
+        pending_.checkpoint = *std::move(state);
+      } else {
+        pending_status_ = state.status();
+      }
+      break;
+    }
+    case UnitCommand::Kind::kRestoreCheckpoint:
+      pending_status_ = host_->RestoreCheckpoint(command.state);
+      break;
     case UnitCommand::Kind::kTerminate: {
       absl::StatusOr<UnitReport> report = host_->Terminate();
       if (report.ok()) {
@@ -84,6 +96,10 @@ absl::Status LocalUnit::Await(UnitResponse* response) {
     case UnitCommand::Kind::kTerminate:
       std::swap(response->report, pending_.report);
       break;
+    case UnitCommand::Kind::kCheckpoint:
+      response->checkpoint.swap(pending_.checkpoint);
+      break;
+    case UnitCommand::Kind::kRestoreCheckpoint:
     case UnitCommand::Kind::kSave:
     case UnitCommand::Kind::kRestore:
     case UnitCommand::Kind::kReject:

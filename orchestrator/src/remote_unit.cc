@@ -170,6 +170,12 @@ void RemoteUnit::Send(const UnitCommand& command) {
     case UnitCommand::Kind::kTerminate:
       command_.mutable_terminate();
       break;
+    case UnitCommand::Kind::kCheckpoint:
+      command_.mutable_take_checkpoint();
+      break;
+    case UnitCommand::Kind::kRestoreCheckpoint:
+      command_.mutable_restore_checkpoint()->set_state(command.state);
+      break;
   }
   batch_->Hold(this);
 }
@@ -194,10 +200,20 @@ absl::Status RemoteUnit::Await(UnitResponse* response) {
       if (!reply_.has_step_done()) return Context(absl::InternalError("expected StepDone"));
       FromProto(reply_.step_done(), &response->step);
       return absl::OkStatus();
+    case UnitCommand::Kind::kCheckpoint: {
+      if (!reply_.has_checkpoint_taken()) {
+        return Context(absl::InternalError("expected CheckpointTaken"));
+      }
+      v1::CheckpointTaken* taken = reply_.mutable_checkpoint_taken();
+      if (taken->has_error()) return Context(FromProto(taken->error()));
+      response->checkpoint.swap(*taken->mutable_state());
+      return absl::OkStatus();
+    }
     case UnitCommand::Kind::kSave:
     case UnitCommand::Kind::kRestore:
     case UnitCommand::Kind::kReject:
     case UnitCommand::Kind::kTerminate:
+    case UnitCommand::Kind::kRestoreCheckpoint:
       break;
   }
   if (!reply_.has_ack()) return Context(absl::InternalError("expected Ack"));

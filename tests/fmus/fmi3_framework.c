@@ -354,6 +354,29 @@ FMI3_EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance inst, fmi3FMUState* state) 
   return fmi3OK;
 }
 
+FMI3_EXPORT fmi3Status fmi3SerializedFMUStateSize(fmi3Instance inst, fmi3FMUState state,
+                                                  size_t* size) {
+  (void)inst, (void)state;
+  *size = sizeof(SavedState);
+  return fmi3OK;
+}
+FMI3_EXPORT fmi3Status fmi3SerializeFMUState(fmi3Instance inst, fmi3FMUState state,
+                                             fmi3Byte bytes[], size_t size) {
+  (void)inst;
+  if (size < sizeof(SavedState)) return fmi3Error;
+  memcpy(bytes, state, sizeof(SavedState));
+  return fmi3OK;
+}
+FMI3_EXPORT fmi3Status fmi3DeserializeFMUState(fmi3Instance inst, const fmi3Byte bytes[],
+                                               size_t size, fmi3FMUState* state) {
+  (void)inst;
+  if (size < sizeof(SavedState)) return fmi3Error;
+  if (*state == NULL) *state = malloc(sizeof(SavedState));
+  if (*state == NULL) return fmi3Error;
+  memcpy(*state, bytes, sizeof(SavedState));
+  return fmi3OK;
+}
+
 FMI3_EXPORT fmi3Status fmi3GetDirectionalDerivative(
     fmi3Instance inst, const fmi3ValueReference unknowns[], size_t n_unknowns,
     const fmi3ValueReference knowns[], size_t n_knowns, const fmi3Float64 seed[], size_t n_seed,

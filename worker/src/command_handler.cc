@@ -55,6 +55,12 @@ class CommandHandler::Impl {
         return Ack(host_ ? host_->Reject() : NoUnit(), reply);
       case v1::OrchestratorMessage::kTerminate:
         return Terminate(reply->mutable_ack());
+      case v1::OrchestratorMessage::kTakeCheckpoint:
+        return TakeCheckpoint(reply->mutable_checkpoint_taken());
+      case v1::OrchestratorMessage::kRestoreCheckpoint:
+        return Ack(
+            host_ ? host_->RestoreCheckpoint(command.restore_checkpoint().state()) : NoUnit(),
+            reply);
       case v1::OrchestratorMessage::kWelcome:
       case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:
@@ -128,6 +134,15 @@ class CommandHandler::Impl {
   static void Ack(const absl::Status& status, v1::WorkerMessage* reply) {
     v1::Ack* ack = reply->mutable_ack();
     if (!status.ok()) ToProto(status, ack->mutable_error());
+  }
+
+  void TakeCheckpoint(v1::CheckpointTaken* taken) {
+    absl::StatusOr<std::string> state = host_ ? host_->Checkpoint() : NoUnit();
+    if (!state.ok()) {
+      ToProto(state.status(), taken->mutable_error());
+      return;
+    }
+    *taken->mutable_state() = *std::move(state);
   }
 
   void Terminate(v1::Ack* ack) {

@@ -27,6 +27,8 @@ void ReplyError(const v1::OrchestratorMessage& command, const absl::Status& stat
     case v1::OrchestratorMessage::kCommit:
       reply->mutable_step_done()->set_status(v1::StepDone::FAILED);
       return ToProto(status, reply->mutable_step_done()->mutable_error());
+    case v1::OrchestratorMessage::kTakeCheckpoint:
+      return ToProto(status, reply->mutable_checkpoint_taken()->mutable_error());
     default:
       return ToProto(status, reply->mutable_ack()->mutable_error());
   }

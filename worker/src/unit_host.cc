@@ -8,8 +8,10 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cosimo/worker/unit_factory.h"
+#include "worker/src/checkpoint/state_bytes.h"
 #include "worker/src/costarica/costarica.h"
 
 namespace cosimo::worker {
@@ -381,6 +383,77 @@ absl::Status UnitHost::Restore() {
   }
   if (absl::Status s = h.unit_->Restore(*h.snapshot_); !s.ok()) return s;
   h.dirty_ = false;
+  h.lin_time_ = std::numeric_limits<double>::quiet_NaN();
+  return absl::OkStatus();
+}
+
+namespace {
+constexpr char kHostTag[] = "cosimo.UnitHost.1";
+
+// Prefixes the unit's name unless the unit's own message names it already.
+absl::Status Named(const std::string& name, const char* what, const absl::Status& s) {
+  if (absl::StartsWith(s.message(), "unit '")) return s;
+  return absl::Status(s.code(), absl::StrCat("unit '", name, "': ", what, ": ", s.message()));
+}
+}  // namespace
+
+absl::StatusOr<std::string> UnitHost::Checkpoint() {
+  Impl& h = *impl_;
+  if (h.have_tentative_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("unit '", h.name_,
+                     "': checkpoint while a tentative step is open (commit or reject first)"));
+  }
+  absl::StatusOr<std::unique_ptr<UnitSnapshot>> saved = h.unit_->Save();
+  if (!saved.ok()) return Named(h.name_, "cannot be checkpointed", saved.status());
+  absl::StatusOr<std::string> unit_bytes = h.unit_->Serialize(**saved);
+  if (!unit_bytes.ok()) return Named(h.name_, "cannot be checkpointed", unit_bytes.status());
+  StateWriter out;
+  out.Tag(kHostTag);
+  out.Doubles(h.last_recorded_);
+  out.Strings(h.last_recorded_strings_);
+  out.U64(h.real_integrations_);
+  out.U64(h.estimates_);
+  out.U64(static_cast<uint64_t>(h.report_mode_));
+  out.Bool(h.tentative_seen_);
+  out.Bool(h.degraded_logged_);
+  out.Bytes(*unit_bytes);
+  return out.Take();
+}
+
+absl::Status UnitHost::RestoreCheckpoint(std::string_view bytes) {
+  Impl& h = *impl_;
+  StateReader in(bytes);
+  in.ExpectTag(kHostTag);
+  std::vector<double> recorded = in.Doubles();
+  std::vector<std::string> recorded_strings = in.Strings();
+  const uint64_t real_integrations = in.U64();
+  const uint64_t estimates = in.U64();
+  const uint64_t report_mode = in.U64();
+  const bool tentative_seen = in.Bool();
+  const bool degraded_logged = in.Bool();
+  const std::string unit_bytes = in.Bytes();
+  if (absl::Status s = in.Finish(absl::StrCat("unit '", h.name_, "': checkpoint")); !s.ok()) {
+    return s;
+  }
+  if (report_mode > static_cast<uint64_t>(UnitMode::kEstimateDegraded)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unit '", h.name_, "': checkpoint names unit mode ", report_mode));
+  }
+  absl::StatusOr<std::unique_ptr<UnitSnapshot>> snapshot = h.unit_->Deserialize(unit_bytes);
+  if (!snapshot.ok()) return Named(h.name_, "cannot load the checkpoint", snapshot.status());
+  if (absl::Status s = h.unit_->Restore(**snapshot); !s.ok()) {
+    return Named(h.name_, "restore from the checkpoint", s);
+  }
+  h.last_recorded_ = std::move(recorded);
+  h.last_recorded_strings_ = std::move(recorded_strings);
+  h.real_integrations_ = real_integrations;
+  h.estimates_ = estimates;
+  h.report_mode_ = static_cast<UnitMode>(report_mode);
+  h.tentative_seen_ = tentative_seen;
+  h.degraded_logged_ = degraded_logged;
+  h.snapshot_.reset();
+  h.ClearTentative();
   h.lin_time_ = std::numeric_limits<double>::quiet_NaN();
   return absl::OkStatus();
 }

@@ -112,6 +112,15 @@ class HostProxy final : public UnitProxy {
       case UnitCommand::Kind::kReject:
         status_ = host_->Reject();
         break;
+      case UnitCommand::Kind::kCheckpoint: {
+        absl::StatusOr<std::string> state = host_->Checkpoint();
+        if (state.ok()) pending_.checkpoint = *state;
+        status_ = state.status();
+        break;
+      }
+      case UnitCommand::Kind::kRestoreCheckpoint:
+        status_ = host_->RestoreCheckpoint(c.state);
+        break;
       case UnitCommand::Kind::kTerminate: {
         absl::StatusOr<UnitReport> r = host_->Terminate();
         if (r.ok()) pending_.report = *r;
@@ -134,7 +143,7 @@ class HostProxy final : public UnitProxy {
   std::unique_ptr<worker::UnitHost> host_;
   UnitResponse pending_;
   absl::Status status_;
-  std::array<int, 8> sent_{};
+  std::array<int, 10> sent_{};
   int carried_commits_ = 0;
 };
 

@@ -31,6 +31,9 @@ struct Fmi2Functions {
   fmi2GetFMUstateTYPE* GetFMUstate = nullptr;
   fmi2SetFMUstateTYPE* SetFMUstate = nullptr;
   fmi2FreeFMUstateTYPE* FreeFMUstate = nullptr;
+  fmi2SerializedFMUstateSizeTYPE* SerializedFMUstateSize = nullptr;
+  fmi2SerializeFMUstateTYPE* SerializeFMUstate = nullptr;
+  fmi2DeSerializeFMUstateTYPE* DeSerializeFMUstate = nullptr;
   fmi2GetDirectionalDerivativeTYPE* GetDirectionalDerivative = nullptr;
   // Co-Simulation.
   fmi2DoStepTYPE* DoStep = nullptr;
@@ -308,6 +311,24 @@ class Fmi2Instance : public FmuInstance {
     BeginCall();
     (void)Check(f_.FreeFMUstate(component_, state), "fmi2FreeFMUstate");
   }
+  absl::Status SerializeState(void* state, std::string* bytes) override {
+    size_t size = 0;
+    BeginCall();
+    if (absl::Status s = Check(f_.SerializedFMUstateSize(component_, state, &size),
+                               "fmi2SerializedFMUstateSize");
+        !s.ok()) {
+      return s;
+    }
+    bytes->assign(size, '\0');
+    BeginCall();
+    return Check(f_.SerializeFMUstate(component_, state, bytes->data(), size),
+                 "fmi2SerializeFMUstate");
+  }
+  absl::Status DeserializeState(const std::string& bytes, void** state) override {
+    BeginCall();
+    return Check(f_.DeSerializeFMUstate(component_, bytes.data(), bytes.size(), state),
+                 "fmi2DeSerializeFMUstate");
+  }
   absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                      const std::vector<uint32_t>& knowns, const double* seed,
                                      double* sensitivity) override {
@@ -373,6 +394,10 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(const ModelDescription& md
   resolve(f.GetFMUstate, "fmi2GetFMUstate", state);
   resolve(f.SetFMUstate, "fmi2SetFMUstate", state);
   resolve(f.FreeFMUstate, "fmi2FreeFMUstate", state);
+  const bool serialize = state && kind.can_serialize_fmu_state;
+  resolve(f.SerializedFMUstateSize, "fmi2SerializedFMUstateSize", serialize);
+  resolve(f.SerializeFMUstate, "fmi2SerializeFMUstate", serialize);
+  resolve(f.DeSerializeFMUstate, "fmi2DeSerializeFMUstate", serialize);
   resolve(f.GetDirectionalDerivative, "fmi2GetDirectionalDerivative",
           kind.provides_directional_derivative);
   if (model_exchange) {

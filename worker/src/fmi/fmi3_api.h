@@ -135,6 +135,11 @@ typedef fmi3Status fmi3GetNumberOfVariableDependenciesTYPE(fmi3Instance, fmi3Val
 typedef fmi3Status fmi3GetFMUStateTYPE(fmi3Instance, fmi3FMUState*);
 typedef fmi3Status fmi3SetFMUStateTYPE(fmi3Instance, fmi3FMUState);
 typedef fmi3Status fmi3FreeFMUStateTYPE(fmi3Instance, fmi3FMUState*);
+typedef fmi3Status fmi3SerializedFMUStateSizeTYPE(fmi3Instance, fmi3FMUState, size_t* size);
+typedef fmi3Status fmi3SerializeFMUStateTYPE(fmi3Instance, fmi3FMUState, fmi3Byte serialized[],
+                                             size_t size);
+typedef fmi3Status fmi3DeserializeFMUStateTYPE(fmi3Instance, const fmi3Byte serialized[],
+                                               size_t size, fmi3FMUState* state);
 
 /* Getting partial derivatives. */
 typedef fmi3Status fmi3GetDirectionalDerivativeTYPE(

@@ -43,6 +43,9 @@ struct Fmi3Functions {
   fmi3GetFMUStateTYPE* GetFMUState = nullptr;
   fmi3SetFMUStateTYPE* SetFMUState = nullptr;
   fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;
+  fmi3SerializedFMUStateSizeTYPE* SerializedFMUStateSize = nullptr;
+  fmi3SerializeFMUStateTYPE* SerializeFMUState = nullptr;
+  fmi3DeserializeFMUStateTYPE* DeserializeFMUState = nullptr;
   fmi3GetDirectionalDerivativeTYPE* GetDirectionalDerivative = nullptr;
   fmi3EnterEventModeTYPE* EnterEventMode = nullptr;
   fmi3UpdateDiscreteStatesTYPE* UpdateDiscreteStates = nullptr;
@@ -301,6 +304,26 @@ class Fmi3Instance : public FmuInstance {
     BeginCall();
     (void)Check(f_.FreeFMUState(instance_, state), "fmi3FreeFMUState");
   }
+  absl::Status SerializeState(void* state, std::string* bytes) override {
+    size_t size = 0;
+    BeginCall();
+    if (absl::Status s =
+            Check(f_.SerializedFMUStateSize(instance_, state, &size), "fmi3SerializedFMUStateSize");
+        !s.ok()) {
+      return s;
+    }
+    bytes->assign(size, '\0');
+    BeginCall();
+    return Check(
+        f_.SerializeFMUState(instance_, state, reinterpret_cast<fmi3Byte*>(bytes->data()), size),
+        "fmi3SerializeFMUState");
+  }
+  absl::Status DeserializeState(const std::string& bytes, void** state) override {
+    BeginCall();
+    return Check(f_.DeserializeFMUState(instance_, reinterpret_cast<const fmi3Byte*>(bytes.data()),
+                                        bytes.size(), state),
+                 "fmi3DeserializeFMUState");
+  }
   absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                      const std::vector<uint32_t>& knowns, const double* seed,
                                      double* sensitivity) override {
@@ -362,6 +385,10 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   resolve(f.GetFMUState, "fmi3GetFMUState", state);
   resolve(f.SetFMUState, "fmi3SetFMUState", state);
   resolve(f.FreeFMUState, "fmi3FreeFMUState", state);
+  const bool serialize = state && kind.can_serialize_fmu_state;
+  resolve(f.SerializedFMUStateSize, "fmi3SerializedFMUStateSize", serialize);
+  resolve(f.SerializeFMUState, "fmi3SerializeFMUState", serialize);
+  resolve(f.DeserializeFMUState, "fmi3DeserializeFMUState", serialize);
   resolve(f.GetDirectionalDerivative, "fmi3GetDirectionalDerivative",
           kind.provides_directional_derivative);
   const bool event_mode = model_exchange || kind.has_event_mode;

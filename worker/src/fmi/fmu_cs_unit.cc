@@ -24,6 +24,9 @@
 namespace cosimo::worker::fmi {
 namespace {
 
+// Names the writer of a serialised snapshot; a new layout gets a new tag.
+constexpr char kCsTag[] = "cosimo.FmuCoSimulation.1";
+
 // An FMU state plus the unit's own time; frees the FMU state with the instance it came from.
 class CsSnapshot : public UnitSnapshot {
  public:
@@ -178,6 +181,32 @@ class CoSimulationUnit : public FmuUnitBase {
     ended_ = snap->ended();
     instance_->set_time(time_);
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> Serialize(const UnitSnapshot& snapshot) override {
+    const auto* snap = dynamic_cast<const CsSnapshot*>(&snapshot);
+    if (snap == nullptr || snap->instance() != instance_.get()) {
+      return absl::InvalidArgumentError(Prefix() + "the snapshot is not one of this unit");
+    }
+    StateWriter out;
+    out.Tag(kCsTag);
+    out.Double(snap->time());
+    out.Bool(snap->ended());
+    if (absl::Status s = WriteFmuState(snap->state(), &out); !s.ok()) return s;
+    return out.Take();
+  }
+
+  absl::StatusOr<std::unique_ptr<UnitSnapshot>> Deserialize(std::string_view bytes) override {
+    if (absl::Status s = CheckSerializable(); !s.ok()) return s;
+    StateReader in(bytes);
+    in.ExpectTag(kCsTag);
+    const double time = in.Double();
+    const bool ended = in.Bool();
+    absl::StatusOr<void*> state = ReadFmuState(&in);
+    if (!state.ok()) return state.status();
+    auto snap = std::make_unique<CsSnapshot>(instance_, *state, time, ended);
+    if (absl::Status s = in.Finish(Prefix() + "checkpoint"); !s.ok()) return s;
+    return std::unique_ptr<UnitSnapshot>(std::move(snap));
   }
 
   absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override {

@@ -122,6 +122,11 @@ class FmuInstance {
   virtual absl::Status GetState(void** state) = 0;
   virtual absl::Status SetState(void* state) = 0;
   virtual void FreeState(void** state) = 0;
+  // canSerializeFMUstate: the FMU state as bytes (fmiXSerializedFMUstateSize, then
+  // fmiXSerializeFMUstate) and bytes back into a new FMU state (fmiXDeSerializeFMUstate; FMI 3:
+  // fmi3DeserializeFMUState), freed with FreeState.
+  virtual absl::Status SerializeState(void* state, std::string* bytes) = 0;
+  virtual absl::Status DeserializeState(const std::string& bytes, void** state) = 0;
   virtual absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                              const std::vector<uint32_t>& knowns,
                                              const double* seed, double* sensitivity) = 0;

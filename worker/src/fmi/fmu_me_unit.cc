@@ -134,6 +134,9 @@ class MeModel : public Model {
   mutable absl::Status error_;
 };
 
+// Names the writer of a serialised snapshot; a new layout gets a new tag.
+constexpr char kMeTag[] = "cosimo.FmuModelExchange.1";
+
 struct MeSnapshot : public UnitSnapshot {
   ~MeSnapshot() override {
     if (instance != nullptr) instance->FreeState(&fmu_state);
@@ -308,6 +311,50 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     instance_->set_time(time_);
     if (!ended_) return model_.SetPoint(time_, x_, u_);
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> Serialize(const UnitSnapshot& snapshot) override {
+    const auto* snap = dynamic_cast<const MeSnapshot*>(&snapshot);
+    if (snap == nullptr || snap->owner != this) {
+      return absl::InvalidArgumentError(Prefix() + "the snapshot is not one of this unit");
+    }
+    StateWriter out;
+    out.Tag(kMeTag);
+    out.Double(snap->time);
+    out.Vector(snap->x);
+    out.Doubles(snap->z);
+    out.Bool(snap->next_event.has_value());
+    out.Double(snap->next_event.value_or(0.0));
+    out.Bool(snap->ended);
+    solver_->WriteHistory(snap->history, &out);
+    if (absl::Status s = WriteFmuState(snap->fmu_state, &out); !s.ok()) return s;
+    return out.Take();
+  }
+
+  absl::StatusOr<std::unique_ptr<UnitSnapshot>> Deserialize(std::string_view bytes) override {
+    if (absl::Status s = CheckSerializable(); !s.ok()) return s;
+    StateReader in(bytes);
+    in.ExpectTag(kMeTag);
+    auto snap = std::make_unique<MeSnapshot>();
+    snap->owner = this;
+    snap->time = in.Double();
+    snap->x = in.Vector();
+    snap->z = in.Doubles();
+    const bool has_next_event = in.Bool();
+    const double next_event = in.Double();
+    if (has_next_event) snap->next_event = next_event;
+    snap->ended = in.Bool();
+    snap->history = solver_->ReadHistory(&in);
+    absl::StatusOr<void*> state = ReadFmuState(&in);
+    if (!state.ok()) return state.status();
+    snap->fmu_state = *state;
+    snap->instance = instance_;
+    if (absl::Status s = in.Finish(Prefix() + "checkpoint"); !s.ok()) return s;
+    if (snap->x.size() != x_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Prefix(), "the checkpoint has ", snap->x.size(), " states, the unit ", x_.size()));
+    }
+    return std::unique_ptr<UnitSnapshot>(std::move(snap));
   }
 
   absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override {

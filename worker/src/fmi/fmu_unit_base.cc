@@ -329,4 +329,39 @@ absl::Status FmuUnitBase::LinearizeDirectional(Linearization* lin) {
   return absl::OkStatus();
 }
 
+absl::Status FmuUnitBase::CheckSerializable() const {
+  const bool fmi2 = md_.version == FmiVersion::kFmi2;
+  if (!kind().can_get_and_set_fmu_state) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(Prefix(), "cannot be checkpointed: the FMU does not declare ",
+                     fmi2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState"));
+  }
+  if (!kind().can_serialize_fmu_state) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(Prefix(), "cannot be checkpointed: the FMU does not declare ",
+                     fmi2 ? "canSerializeFMUstate" : "canSerializeFMUState"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::WriteFmuState(void* state, StateWriter* out) {
+  if (absl::Status s = CheckSerializable(); !s.ok()) return s;
+  std::string bytes;
+  if (absl::Status s = instance_->SerializeState(state, &bytes); !s.ok()) return s;
+  out->Bytes(bytes);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> FmuUnitBase::ReadFmuState(StateReader* in) {
+  if (absl::Status s = CheckSerializable(); !s.ok()) return s;
+  const std::string bytes = in->Bytes();
+  if (!in->ok()) return in->Finish(Prefix() + "checkpoint", /*all=*/false);
+  void* state = nullptr;
+  if (absl::Status s = instance_->DeserializeState(bytes, &state); !s.ok()) {
+    instance_->FreeState(&state);
+    return s;
+  }
+  return state;
+}
+
 }  // namespace cosimo::worker::fmi

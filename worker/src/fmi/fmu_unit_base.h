@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "cosimo/worker/unit.h"
+#include "worker/src/checkpoint/state_bytes.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/model_description.h"
 
@@ -53,6 +54,12 @@ class FmuUnitBase : public Unit {
   // Co-Simulation step, a Model Exchange event, a restored state). Strings are discrete at most,
   // so between those points they keep their value and ReadOutputs answers from its copy.
   void MarkStringsChanged() { strings_changed_ = true; }
+  // Checkpoints (issue 18): an FMU state into `out` and back into a new FMU state (freed by the
+  // caller with instance_->FreeState). Errors name the unit and the capability the model
+  // description does not declare (canGetAndSetFMUstate, canSerializeFMUstate).
+  absl::Status WriteFmuState(void* state, StateWriter* out);
+  absl::StatusOr<void*> ReadFmuState(StateReader* in);
+  absl::Status CheckSerializable() const;
 
   v1::Unit spec_;
   ModelDescription md_;

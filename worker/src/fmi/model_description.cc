@@ -113,6 +113,8 @@ void ReadKind(const pugi::xml_node& node, FmiVersion version, KindInfo* kind) {
   const bool fmi2 = version == FmiVersion::kFmi2;
   kind->can_get_and_set_fmu_state =
       node.attribute(fmi2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState").as_bool(false);
+  kind->can_serialize_fmu_state =
+      node.attribute(fmi2 ? "canSerializeFMUstate" : "canSerializeFMUState").as_bool(false);
   kind->provides_directional_derivative =
       node.attribute(fmi2 ? "providesDirectionalDerivative" : "providesDirectionalDerivatives")
           .as_bool(false);

@@ -72,6 +72,8 @@ struct KindInfo {
   bool offered = false;
   std::string model_identifier;
   bool can_get_and_set_fmu_state = false;
+  // canSerializeFMUstate (FMI 3: canSerializeFMUState): checkpoints (issue 18).
+  bool can_serialize_fmu_state = false;
   bool provides_directional_derivative = false;
   bool can_be_instantiated_only_once_per_process = false;
   // Co-Simulation.

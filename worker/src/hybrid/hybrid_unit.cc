@@ -160,6 +160,14 @@ absl::StatusOr<std::unique_ptr<UnitSnapshot>> HybridUnit::Save() { return unit_-
 
 absl::Status HybridUnit::Restore(const UnitSnapshot& snapshot) { return unit_->Restore(snapshot); }
 
+absl::StatusOr<std::string> HybridUnit::Serialize(const UnitSnapshot& snapshot) {
+  return unit_->Serialize(snapshot);
+}
+
+absl::StatusOr<std::unique_ptr<UnitSnapshot>> HybridUnit::Deserialize(std::string_view bytes) {
+  return unit_->Deserialize(bytes);
+}
+
 absl::StatusOr<Linearization> HybridUnit::Linearize(const Eigen::VectorXd& inputs) {
   absl::StatusOr<Linearization> lin = unit_->Linearize(inputs);
   if (absl::Status s = TakeError(); !s.ok()) return s;

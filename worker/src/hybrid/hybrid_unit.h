@@ -42,6 +42,10 @@ class HybridUnit final : public Unit {
   void Step(const StepRequest& request, StepReply* reply) override;
   [[nodiscard]] absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() override;
   [[nodiscard]] absl::Status Restore(const UnitSnapshot& snapshot) override;
+  // The ModelUnit's state: the wrapped model and the networks hold none that changes.
+  [[nodiscard]] absl::StatusOr<std::string> Serialize(const UnitSnapshot& snapshot) override;
+  [[nodiscard]] absl::StatusOr<std::unique_ptr<UnitSnapshot>> Deserialize(
+      std::string_view bytes) override;
   [[nodiscard]] absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override;
   [[nodiscard]] absl::Status Terminate() override;
 

@@ -8,6 +8,9 @@
 namespace cosimo::worker {
 namespace {
 
+// Names the writer of a serialised snapshot; a new layout gets a new tag.
+constexpr char kSnapshotTag[] = "cosimo.ModelUnit.1";
+
 struct ModelUnitSnapshot final : UnitSnapshot {
   double time = 0.0;
   Eigen::VectorXd x, u, u_dot;
@@ -255,6 +258,46 @@ absl::Status ModelUnit::Restore(const UnitSnapshot& snapshot) {
   initialized_ = saved->initialized;
   solver_->RestoreHistory(saved->history);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ModelUnit::Serialize(const UnitSnapshot& snapshot) {
+  const auto* saved = dynamic_cast<const ModelUnitSnapshot*>(&snapshot);
+  if (saved == nullptr) {
+    return absl::InvalidArgumentError("unit '" + name_ + "': the snapshot is not one of this unit");
+  }
+  StateWriter out;
+  out.Tag(kSnapshotTag);
+  out.Double(saved->time);
+  out.Vector(saved->x);
+  out.Vector(saved->u);
+  out.Vector(saved->u_dot);
+  out.Bool(saved->initialized);
+  solver_->WriteHistory(saved->history, &out);
+  return out.Take();
+}
+
+absl::StatusOr<std::unique_ptr<UnitSnapshot>> ModelUnit::Deserialize(std::string_view bytes) {
+  StateReader in(bytes);
+  in.ExpectTag(kSnapshotTag);
+  auto snapshot = std::make_unique<ModelUnitSnapshot>();
+  snapshot->time = in.Double();
+  snapshot->x = in.Vector();
+  snapshot->u = in.Vector();
+  snapshot->u_dot = in.Vector();
+  snapshot->initialized = in.Bool();
+  snapshot->history = solver_->ReadHistory(&in);
+  if (absl::Status s =
+          in.Finish("unit '" + name_ + "': checkpoint of the " + solver_->name() + " model unit");
+      !s.ok()) {
+    return s;
+  }
+  if (snapshot->x.size() != x_.size() || snapshot->u.size() != u_.size()) {
+    return absl::InvalidArgumentError(
+        "unit '" + name_ + "': the checkpoint has " + std::to_string(snapshot->x.size()) +
+        " states and " + std::to_string(snapshot->u.size()) + " inputs, the unit " +
+        std::to_string(x_.size()) + " and " + std::to_string(u_.size()));
+  }
+  return std::unique_ptr<UnitSnapshot>(std::move(snapshot));
 }
 
 absl::StatusOr<Linearization> ModelUnit::Linearize(const Eigen::VectorXd& inputs) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cosimo/common/status.h"
+#include "worker/src/checkpoint/state_bytes.h"
 #include "worker/src/models/builtin_models.h"
 #include "worker/src/models/model_parameters.h"
 #include "worker/src/models/numeric_csv.h"
@@ -104,6 +105,29 @@ class TableUnit final : public Unit {
     }
     time_ = saved->time;
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> Serialize(const UnitSnapshot& snapshot) override {
+    const auto* saved = dynamic_cast<const Snapshot*>(&snapshot);
+    if (saved == nullptr) {
+      return absl::InvalidArgumentError("unit '" + name_ +
+                                        "': the snapshot is not one of this unit");
+    }
+    StateWriter out;
+    out.Tag("cosimo.TableUnit.1");
+    out.Double(saved->time);
+    return out.Take();
+  }
+
+  absl::StatusOr<std::unique_ptr<UnitSnapshot>> Deserialize(std::string_view bytes) override {
+    StateReader in(bytes);
+    in.ExpectTag("cosimo.TableUnit.1");
+    auto snapshot = std::make_unique<Snapshot>();
+    snapshot->time = in.Double();
+    if (absl::Status s = in.Finish("unit '" + name_ + "': checkpoint of the table"); !s.ok()) {
+      return s;
+    }
+    return std::unique_ptr<UnitSnapshot>(std::move(snapshot));
   }
 
   absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override {

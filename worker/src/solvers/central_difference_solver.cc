@@ -94,6 +94,22 @@ class CentralDifferenceSolver final : public Solver {
     history_.previous_positions = saved.previous_positions;
     history_.previous_step = saved.previous_step;
   }
+  void WriteHistory(const std::shared_ptr<const void>& history, StateWriter* out) const override {
+    out->Bool(history != nullptr);
+    if (history == nullptr) return;
+    const auto& saved = *static_cast<const CentralDifferenceHistory*>(history.get());
+    out->Bool(saved.valid);
+    out->Vector(saved.previous_positions);
+    out->Double(saved.previous_step);
+  }
+  std::shared_ptr<const void> ReadHistory(StateReader* in) const override {
+    if (!in->Bool()) return nullptr;
+    auto history = std::make_shared<CentralDifferenceHistory>();
+    history->valid = in->Bool();
+    history->previous_positions = in->Vector();
+    history->previous_step = in->Double();
+    return history;
+  }
   void Reset() override { history_.valid = false; }
 
  private:

@@ -115,6 +115,16 @@ class Rk45Solver final : public Solver {
     }
     next_step_ = static_cast<const Rk45History*>(history.get())->next_step;
   }
+  void WriteHistory(const std::shared_ptr<const void>& history, StateWriter* out) const override {
+    out->Bool(history != nullptr);
+    if (history != nullptr) out->Double(static_cast<const Rk45History*>(history.get())->next_step);
+  }
+  std::shared_ptr<const void> ReadHistory(StateReader* in) const override {
+    if (!in->Bool()) return nullptr;
+    auto history = std::make_shared<Rk45History>();
+    history->next_step = in->Double();
+    return history;
+  }
   void Reset() override { next_step_ = initial_step_; }
 
  private:

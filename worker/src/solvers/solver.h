@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/v1/scenario.pb.h"
+#include "worker/src/checkpoint/state_bytes.h"
 #include "worker/src/models/model.h"
 
 namespace cosimo::worker {
@@ -36,6 +37,15 @@ class Solver {
   // Multistep history (values, not pointers); empty solvers return nullptr.
   virtual std::shared_ptr<const void> SaveHistory() const { return nullptr; }
   virtual void RestoreHistory(const std::shared_ptr<const void>& history) { (void)history; }
+  // The history in a checkpoint (issue 18): written by value, read back into what SaveHistory
+  // gave. Solvers without history write and read nothing.
+  virtual void WriteHistory(const std::shared_ptr<const void>& history, StateWriter* out) const {
+    (void)history, (void)out;
+  }
+  virtual std::shared_ptr<const void> ReadHistory(StateReader* in) const {
+    (void)in;
+    return nullptr;
+  }
   // Forget the history (after an input discontinuity or re-initialisation).
   virtual void Reset() {}
 };

@@ -8,8 +8,8 @@
 // Send. A proxy is used by one thread at a time (the job's master thread).
 //
 // Call order: (loaded on creation) Initialize, then any of Evaluate / Step / Save / Restore /
-// Commit / Reject, then Terminate. Step replies and Commit replies are StepReply; Initialize and
-// Evaluate replies are OutputsReply; the others only succeed or fail.
+// Commit / Reject / Checkpoint / RestoreCheckpoint, then Terminate. Step replies and Commit replies
+// are StepReply; Initialize and Evaluate replies are OutputsReply; the others only succeed or fail.
 #pragma once
 
 #include <Eigen/Core>
@@ -22,17 +22,30 @@
 namespace cosimo::orchestrator {
 
 struct UnitCommand {
-  enum class Kind { kInitialize, kEvaluate, kStep, kSave, kRestore, kCommit, kReject, kTerminate };
+  enum class Kind {
+    kInitialize,
+    kEvaluate,
+    kStep,
+    kSave,
+    kRestore,
+    kCommit,
+    kReject,
+    kTerminate,
+    kCheckpoint,         // the unit's state as bytes, between accepted steps (issue 18)
+    kRestoreCheckpoint,  // back to `state`, a kCheckpoint reply of a unit of the same spec
+  };
   Kind kind = Kind::kStep;
   double time = 0.0;       // kInitialize: start time, s
   Eigen::VectorXd inputs;  // kEvaluate: one value per input
   StepRequest step;        // kStep
+  std::string state;       // kRestoreCheckpoint
 };
 
 struct UnitResponse {
-  StepReply step;        // kStep, kCommit
-  OutputsReply outputs;  // kInitialize, kEvaluate
-  UnitReport report;     // kTerminate
+  StepReply step;          // kStep, kCommit
+  OutputsReply outputs;    // kInitialize, kEvaluate
+  UnitReport report;       // kTerminate
+  std::string checkpoint;  // kCheckpoint: opaque bytes for kRestoreCheckpoint
 };
 
 // Where a unit runs: the worker's id and host name ({"local", ""} in this process).

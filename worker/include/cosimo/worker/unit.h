@@ -8,11 +8,16 @@
 // unit back to the time and state it had when Save was called. A rejected step (StepStatus
 // kRejected/kDiverged) leaves the unit where it was before the step only if it can roll back;
 // callers restore a snapshot after a rejection.
+// Serialize(snapshot) turns a snapshot into bytes (a checkpoint, issue 18); Deserialize(bytes) on
+// a fresh unit built from the same spec and initialised gives a snapshot whose Restore brings
+// that unit to exactly where Restore(snapshot) brings the original: later steps are bit for bit
+// those of the original.
 #pragma once
 
 #include <Eigen/Core>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -66,6 +71,14 @@ class Unit {
   }
   [[nodiscard]] virtual absl::Status Restore(const UnitSnapshot& /*snapshot*/) {
     return absl::UnimplementedError("this unit cannot restore its state");
+  }
+  // Errors say why the unit cannot serialise (the FMI capability it lacks).
+  [[nodiscard]] virtual absl::StatusOr<std::string> Serialize(const UnitSnapshot& /*snapshot*/) {
+    return absl::UnimplementedError("this unit cannot serialise its state");
+  }
+  [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<UnitSnapshot>> Deserialize(
+      std::string_view /*bytes*/) {
+    return absl::UnimplementedError("this unit cannot serialise its state");
   }
 
   // Linearises at the current time for the given inputs (analytic Jacobians where the model

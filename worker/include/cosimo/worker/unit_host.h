@@ -14,6 +14,11 @@
 //   for estimated units and without a tentative step.
 // - Reject(): rollback units restore t[N]; estimated units have nothing to undo.
 // - Save()/Restore(): explicit snapshot commands.
+// - Checkpoint(): the unit's full state as bytes (issue 18), between accepted steps only (no
+//   tentative step open): the unit's serialised snapshot plus what the host keeps across steps
+//   (the last recorded values estimates answer with, the counters of the report).
+//   RestoreCheckpoint(bytes) on a host built from the same LoadUnit and initialised brings it
+//   there; its later replies are bit for bit those of the host that took the checkpoint.
 //
 // The worker's gRPC adapter and the orchestrator's LocalUnit both drive a UnitHost. Not thread
 // safe: one command at a time.
@@ -21,6 +26,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "cosimo/common/unit_api.h"
@@ -51,6 +57,9 @@ class UnitHost {
   [[nodiscard]] absl::Status Reject();
   [[nodiscard]] absl::Status Save();
   [[nodiscard]] absl::Status Restore();
+  // Errors name the unit and why it cannot serialise its state.
+  [[nodiscard]] absl::StatusOr<std::string> Checkpoint();
+  [[nodiscard]] absl::Status RestoreCheckpoint(std::string_view bytes);
   // Ends the unit; the counters say how it took part.
   [[nodiscard]] absl::StatusOr<UnitReport> Terminate();
 
