@@ -28,6 +28,12 @@ void StateWriter::Vector(const Eigen::VectorXd& values) {
   for (Eigen::Index i = 0; i < values.size(); ++i) Double(values[i]);
 }
 
+void StateWriter::Matrix(const Eigen::MatrixXd& values) {
+  U64(static_cast<uint64_t>(values.rows()));
+  const Eigen::Map<const Eigen::VectorXd> flat(values.data(), values.size());
+  Vector(flat);
+}
+
 void StateWriter::Doubles(const std::vector<double>& values) {
   U64(values.size());
   for (double v : values) Double(v);
@@ -89,6 +95,18 @@ Eigen::VectorXd StateReader::Vector() {
   Eigen::VectorXd values(static_cast<Eigen::Index>(n));
   for (Eigen::Index i = 0; i < values.size(); ++i) values[i] = Double();
   return values;
+}
+
+Eigen::MatrixXd StateReader::Matrix() {
+  const uint64_t rows = U64();
+  const Eigen::VectorXd flat = Vector();
+  if (!ok()) return {};
+  if (rows == 0 ? flat.size() != 0 : flat.size() % static_cast<Eigen::Index>(rows) != 0) {
+    error_ = absl::StrCat("a matrix of ", rows, " rows has ", flat.size(), " values");
+    return {};
+  }
+  const Eigen::Index cols = rows == 0 ? 0 : flat.size() / static_cast<Eigen::Index>(rows);
+  return Eigen::Map<const Eigen::MatrixXd>(flat.data(), static_cast<Eigen::Index>(rows), cols);
 }
 
 std::vector<double> StateReader::Doubles() {

@@ -27,6 +27,7 @@ class StateWriter {
   void Bool(bool value) { U64(value ? 1 : 0); }
   void Bytes(std::string_view bytes);
   void Vector(const Eigen::VectorXd& values);
+  void Matrix(const Eigen::MatrixXd& values);
   void Doubles(const std::vector<double>& values);
   void Strings(const std::vector<std::string>& values);
 
@@ -47,6 +48,7 @@ class StateReader {
   bool Bool() { return U64() != 0; }
   std::string Bytes();
   Eigen::VectorXd Vector();
+  Eigen::MatrixXd Matrix();
   std::vector<double> Doubles();
   std::vector<std::string> Strings();
   // The rest of the bytes, unread (a nested record another reader takes).

@@ -66,6 +66,34 @@ class ExactSolver final : public Solver {
     return outcome;
   }
 
+  // A rollback keeps the cache (SaveHistory gives nothing), but a checkpoint carries it: an entry
+  // is reused for step sizes a few ulps apart, so a fresh cache would give other last bits.
+  void WriteHistory(const std::shared_ptr<const void>& /*history*/,
+                    StateWriter* out) const override {
+    out->U64(cache_.size());
+    for (const Entry& entry : cache_) {
+      out->Double(entry.h);
+      out->U64(static_cast<uint64_t>(entry.order));
+      out->Matrix(entry.phi);
+      out->Matrix(entry.gamma);
+    }
+  }
+  std::shared_ptr<const void> ReadHistory(StateReader* in) const override {
+    const uint64_t count = in->U64();
+    if (count > kCacheSize) return nullptr;  // corrupt: the reader's Finish says so below
+    auto cache = std::make_shared<std::vector<Entry>>(count);
+    for (Entry& entry : *cache) {
+      entry.h = in->Double();
+      entry.order = static_cast<int>(in->U64());
+      entry.phi = in->Matrix();
+      entry.gamma = in->Matrix();
+    }
+    return cache;
+  }
+  void RestoreHistory(const std::shared_ptr<const void>& history) override {
+    if (history != nullptr) cache_ = *static_cast<const std::vector<Entry>*>(history.get());
+  }
+
  private:
   struct Entry {
     double h = 0.0;
