@@ -90,6 +90,13 @@ absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario)
                      kDefaultMaxIterations, " (got ", a.max_iterations(), ")"));
   }
   s.max_iterations = a.max_iterations() > 0 ? a.max_iterations() : kDefaultMaxIterations;
+  if (a.checkpoint_every() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "algorithm.checkpoint_every must be >= 1 accepted steps, or 0 for checkpoints by wall "
+        "time only (got ",
+        a.checkpoint_every(), ")"));
+  }
+  s.checkpoint_every = a.checkpoint_every();
   // Aitken starts from the relaxation written and adapts it; the factor written is a
   // relaxation either way, (0, 1] (docs/scenario.md).
   if (!(std::isfinite(a.relaxation()) && a.relaxation() >= 0.0 && a.relaxation() <= 1.0)) {

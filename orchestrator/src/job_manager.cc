@@ -20,6 +20,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/version.h"
 #include "cosimo/orchestrator/master.h"
+#include "orchestrator/src/job_observer.h"
 #include "orchestrator/src/remote_unit.h"
 
 namespace cosimo::orchestrator {
@@ -131,6 +132,10 @@ struct JobManager::Job {
   int64_t started_unix_ms = 0;
   // Since when the pool has had too few matching workers for it (queued jobs only).
   std::optional<std::chrono::steady_clock::time_point> unschedulable_since;
+  // Queued again to resume from its checkpoint (issue 18): its state stays RUNNING. How often
+  // it did: a unit that kills its worker every time does not loop for ever.
+  bool resuming = false;
+  int resumptions = 0;
 };
 
 void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
@@ -197,12 +202,24 @@ absl::Status JobManager::Recover() {
       job->id = s.status.job_id();
       job->status = std::move(s.status);
       Summarize(s.scenario, job.get());
-      if (job->status.state() == v1::RUNNING) {
+      absl::StatusOr<v1::JobCheckpoint> checkpoint = job->status.state() == v1::RUNNING
+                                                         ? store_->LoadCheckpoint(job->id)
+                                                         : absl::NotFoundError("");
+      if (checkpoint.ok()) {
+        // Its workers re-attach (or others do): it goes on from its checkpoint.
+        job->resuming = true;
+        job->status.set_message("the orchestrator restarted; resuming from the checkpoint at t=" +
+                                std::to_string(checkpoint->time()) + " once workers attach");
+        Record(*job);
+        queue_.push_back(job);
+        ++requeued;
+      } else if (job->status.state() == v1::RUNNING) {
         job->status.set_state(v1::FAILED);
         job->status.set_finished_unix_ms(clock_->UnixMs());
         job->status.set_message("the orchestrator restarted while the job was running (at t=" +
                                 std::to_string(job->status.time()) +
-                                "); its workers and unit states were lost");
+                                "); its workers and unit states were lost, and it had no "
+                                "checkpoint to resume from");
         Record(*job);
         ++failed;
       } else if (job->status.state() == v1::QUEUED) {
@@ -212,7 +229,7 @@ absl::Status JobManager::Recover() {
       jobs_[job->id] = job;
     }
   }
-  spdlog::info("recovered {} jobs from the store ({} queued again, {} marked failed)",
+  spdlog::info("recovered {} jobs from the store ({} queued or resuming, {} marked failed)",
                stored->size(), requeued, failed);
   Schedule();
   return absl::OkStatus();
@@ -357,7 +374,8 @@ void JobManager::Schedule() {
                                 ", the pool has " + std::to_string(matching);
         if (now - *job->unschedulable_since >= unschedulable_timeout_) {
           job->status.set_state(v1::FAILED);
-          job->status.set_message("cannot be scheduled: " + why + " (waited " +
+          job->status.set_message(std::string(job->resuming ? "could not resume: " : "") +
+                                  "cannot be scheduled: " + why + " (waited " +
                                   std::to_string(unschedulable_timeout_.count()) +
                                   " s for more to attach; see --unschedulable-timeout-s)");
           job->status.set_finished_unix_ms(clock_->UnixMs());
@@ -383,8 +401,10 @@ void JobManager::Schedule() {
     job->status.set_state(v1::RUNNING);
     job->status.set_message("");
     job->status.set_workers_available(0);
-    job->started = clock_->Now();
-    job->started_unix_ms = clock_->UnixMs();
+    if (!job->resuming || job->started_unix_ms == 0) {  // a resumption goes on with the job
+      job->started = clock_->Now();
+      job->started_unix_ms = clock_->UnixMs();
+    }
     Record(*job);  // a failed write cancels the job: RunJob ends it at once
     Touch(*job);
     auto done = std::make_shared<std::atomic<bool>>(false);
@@ -485,53 +505,6 @@ std::vector<v1::RecordedVariable> RecordedVariables(
   return variables;
 }
 
-// Progress into the job's status, throttled, every accepted step into the metrics (may be
-// null), and cancellation.
-class JobObserver final : public MasterObserver {
- public:
-  // `max_rows`: the job stops (rows_exceeded()) once it has recorded more rows than this.
-  JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
-              Metrics* metrics, std::string job_id, const Clock* clock, uint64_t max_rows)
-      : publish_(std::move(publish)),
-        cancel_(cancel),
-        max_rows_(max_rows),
-        metrics_(metrics),
-        job_id_(std::move(job_id)),
-        clock_(clock),
-        last_step_(clock->Now()) {}
-  void OnStart(double) override { last_step_ = clock_->Now(); }
-  void OnProgress(const Progress& progress) override {
-    last_ = progress;
-    // A row at the start and one per accepted step.
-    if (progress.steps_accepted + 1 > max_rows_) rows_exceeded_ = true;
-    const auto now = clock_->Now();
-    if (metrics_ != nullptr) {
-      metrics_->OnAcceptedStep(job_id_, progress.steps_accepted, progress.steps_rejected,
-                               progress.iterations,
-                               std::chrono::duration<double>(now - last_step_).count());
-      last_step_ = now;
-    }
-    if (now - last_publish_ < std::chrono::milliseconds(50)) return;
-    last_publish_ = now;
-    publish_(progress);
-  }
-  bool Canceled() override { return rows_exceeded_ || cancel_->load(std::memory_order_relaxed); }
-  const Progress& last() const { return last_; }
-  bool rows_exceeded() const { return rows_exceeded_; }
-
- private:
-  std::function<void(const Progress&)> publish_;
-  std::atomic<bool>* cancel_;
-  const uint64_t max_rows_;
-  bool rows_exceeded_ = false;  // the master's thread only
-  Metrics* metrics_;
-  std::string job_id_;
-  const Clock* clock_;
-  Progress last_;
-  std::chrono::steady_clock::time_point last_publish_;
-  std::chrono::steady_clock::time_point last_step_;
-};
-
 }  // namespace
 
 void JobManager::RunJob(const std::shared_ptr<Job>& job,
@@ -562,6 +535,19 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     return;
   }
   const v1::Scenario& scenario = *loaded;
+  std::optional<v1::JobCheckpoint> checkpoint;
+  if (job->resuming) {
+    absl::StatusOr<v1::JobCheckpoint> stored = store_->LoadCheckpoint(job->id);
+    if (!stored.ok()) {
+      pool_->Release(workers);
+      Finish(job, v1::FAILED,
+             "could not resume: its checkpoint could not be read back: " +
+                 std::string(stored.status().message()));
+      return;
+    }
+    checkpoint = *std::move(stored);
+    spdlog::info("job {} resumes from its checkpoint at t={}", job->id, checkpoint->time());
+  }
   spdlog::info("job {} running on {} workers", job->id,
                std::set<std::shared_ptr<WorkerConnection>>(workers.begin(), workers.end()).size());
   std::vector<v1::LoadUnit> loads;
@@ -605,13 +591,17 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     }
     Touch(*job);
   };
-  JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_, limits_.max_recorded_rows);
+  JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_, limits_.max_recorded_rows,
+                       store_, checkpoint_interval_);
+  if (checkpoint) observer.set_checkpoint_time(checkpoint->time());
   absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
     if (!status.ok()) return status;
     std::vector<UnitProxy*> proxies;
     for (auto& unit : units) proxies.push_back(unit.get());
-    return RunMaster(scenario, proxies, &observer);
+    return RunMaster(scenario, proxies, &observer, checkpoint ? &*checkpoint : nullptr);
   }();
+  const bool lost_worker = std::any_of(units.begin(), units.end(),
+                                       [](const auto& unit) { return unit->worker().lost(); });
   if (!result.ok()) {
     // Leave every surviving worker clean for the next job.
     for (auto& unit : units) {
@@ -640,6 +630,11 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     const bool stopped = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
     const bool canceled = stopped && !shutting_down && !observer.rows_exceeded();
     std::string message(result.status().message());
+    if (!stopped && lost_worker) {
+      std::string why = ResumeAfterLoss(job, observer, message);
+      if (why.empty()) return;  // queued to resume
+      message += "; could not resume: " + why;
+    }
     if (stopped && shutting_down) message = kShutDownWhileRunning;
     if (!job->cancel && observer.rows_exceeded()) message = RowsExceeded(limits_.max_recorded_rows);
     if (!canceled && message.find("t=") == std::string::npos) {
@@ -696,6 +691,33 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   Finish(job, v1::SUCCEEDED, "");
 }
 
+std::string JobManager::ResumeAfterLoss(const std::shared_ptr<Job>& job,
+                                        const JobObserver& observer, const std::string& error) {
+  if (!observer.cannot_checkpoint().empty()) return observer.cannot_checkpoint();
+  if (!observer.checkpoint_time()) {
+    return "no checkpoint had been taken yet (algorithm.checkpoint_every, "
+           "cosimo-orchestrator --checkpoint-interval-s)";
+  }
+  if (job->resumptions >= kMaxResumptions) {
+    return "it already resumed " + std::to_string(kMaxResumptions) + " times after losing a worker";
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    if (shutdown_) return "the orchestrator is shutting down";
+    ++job->resumptions;
+    job->resuming = true;
+    job->unschedulable_since.reset();
+    job->status.set_message(error + "; resuming from the checkpoint at t=" +
+                            std::to_string(*observer.checkpoint_time()) + " on other workers");
+    Record(*job);
+    Touch(*job);
+    queue_.insert(queue_.begin(), job);  // before jobs that have not started
+  }
+  spdlog::warn("job {}: {}", job->id, job->status.message());
+  Schedule();
+  return "";
+}
+
 void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
                         const std::string& message) {
   v1::JobStatus ended;
@@ -711,9 +733,14 @@ void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
     job->status.set_finished_unix_ms(clock_->UnixMs());
     job->status.set_wall_seconds(
         std::chrono::duration<double>(clock_->Now() - job->started).count());
+    job->resuming = false;
     Record(*job);
     Touch(*job);
     ended = job->status;
+  }
+  // Only a running job resumes: an ended one's checkpoint is of no more use.
+  if (absl::Status s = store_->DeleteCheckpoint(job->id); !s.ok()) {
+    spdlog::warn("job {}: its checkpoint could not be removed: {}", job->id, s.message());
   }
   if (ended.state() == v1::SUCCEEDED) {
     spdlog::info("job {} succeeded", job->id);

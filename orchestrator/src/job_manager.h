@@ -34,6 +34,8 @@
 
 namespace cosimo::orchestrator {
 
+class JobObserver;
+
 class JobManager {
  public:
   // `unschedulable_timeout`: a queued job that needs more workers than the pool has (counting
@@ -49,8 +51,13 @@ class JobManager {
              Metrics* metrics = nullptr, Clock* clock = Clock::Real(), JobLimits limits = {});
   ~JobManager();
 
-  // Loads the stored jobs: finished ones as they were, queued ones queued again, and running
-  // ones failed (their workers and state are gone).
+  // How often a running job takes a checkpoint by wall time (besides the scenario's
+  // algorithm.checkpoint_every); zero: only by steps. Set before jobs run.
+  void set_checkpoint_interval(std::chrono::seconds interval) { checkpoint_interval_ = interval; }
+
+  // Loads the stored jobs: finished ones as they were, queued ones queued again, running ones
+  // with a checkpoint queued to resume from it, and other running ones failed (their workers and
+  // state are gone).
   [[nodiscard]] absl::Status Recover();
 
   // Validates and queues a job owned by `caller`; returns the job id. Errors name the scenario
@@ -117,6 +124,10 @@ class JobManager {
               std::vector<std::shared_ptr<WorkerConnection>> workers) ABSL_LOCKS_EXCLUDED(mutex_);
   void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mutex_);
+  // After a run that lost a worker and ended with `error`: queues the job to resume from its
+  // latest checkpoint and returns "", or says why it cannot.
+  std::string ResumeAfterLoss(const std::shared_ptr<Job>& job, const JobObserver& observer,
+                              const std::string& error) ABSL_LOCKS_EXCLUDED(mutex_);
   // Writes the job's status to the store. A failed write is logged and fails the job: a job
   // that has ended ends failed with the store's error in its message; any other is canceled,
   // and ends failed with it (Finish). False if the write failed.
@@ -153,6 +164,9 @@ class JobManager {
   std::vector<JobThread> threads_ ABSL_GUARDED_BY(mutex_);
   const std::chrono::seconds unschedulable_timeout_;
   const std::chrono::milliseconds command_timeout_;
+  std::chrono::seconds checkpoint_interval_{60};
+  // How often one job resumes after losing a worker before it fails.
+  static constexpr int kMaxResumptions = 3;
   Metrics* const metrics_;
   const JobLimits limits_;
   absl::CondVar ticker_cv_;

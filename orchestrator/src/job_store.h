@@ -1,4 +1,5 @@
-// Durable job records: each job's status, scenario and, once it succeeded, its results. The job
+// Durable job records: each job's status, scenario and, once it succeeded, its results; while it
+// runs, its latest checkpoint. The job
 // manager writes through this interface; SqliteJobStore (sqlite_job_store.h) is the store of the
 // orchestrator, and tests use fakes (a store whose writes fail). Implementations are thread safe.
 #pragma once
@@ -8,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/v1/checkpoint.pb.h"
 #include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/scenario.pb.h"
 
@@ -38,8 +40,17 @@ class JobStore {
   // The scenario stored with the job (NotFound when there is no such job).
   [[nodiscard]] virtual absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) = 0;
   [[nodiscard]] virtual absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) = 0;
-  // Removes the job's record and results (nothing to remove is not an error).
+  // Removes the job's record, results and checkpoint (nothing to remove is not an error).
   [[nodiscard]] virtual absl::Status Delete(const std::string& job_id) = 0;
+
+  // A running job's checkpoint (issue 18): only the latest is kept, replaced by the next.
+  [[nodiscard]] virtual absl::Status PutCheckpoint(const std::string& job_id,
+                                                   const v1::JobCheckpoint& checkpoint) = 0;
+  // NotFound when the job has none.
+  [[nodiscard]] virtual absl::StatusOr<v1::JobCheckpoint> LoadCheckpoint(
+      const std::string& job_id) = 0;
+  // Once the job has ended (nothing to remove is not an error).
+  [[nodiscard]] virtual absl::Status DeleteCheckpoint(const std::string& job_id) = 0;
 };
 
 }  // namespace cosimo::orchestrator

@@ -71,6 +71,13 @@ int main(int argc, char** argv) {
                  "matching its labels) once that has lasted this long, s (0: it waits)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  int checkpoint_interval_s = static_cast<int>(options.checkpoint_interval.count());
+  app.add_option("--checkpoint-interval-s", checkpoint_interval_s,
+                 "checkpoint every running job this often, s, besides the scenario's "
+                 "algorithm.checkpoint_every (0: only by steps); a job resumes from its last "
+                 "checkpoint after losing a worker or the orchestrator")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   double command_timeout_s = static_cast<double>(options.command_timeout.count());
   app.add_option("--command-timeout-s", command_timeout_s,
                  "fail a job whose unit does not answer one command (a step, a load) within this "
@@ -125,6 +132,7 @@ int main(int argc, char** argv) {
   options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
   options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
   options.unschedulable_timeout = std::chrono::seconds(unschedulable_timeout_s);
+  options.checkpoint_interval = std::chrono::seconds(checkpoint_interval_s);
   // A period that is set stays at least a second (0 means "keep").
   auto period = [](double seconds) {
     return std::chrono::seconds(seconds > 0.0 ? std::max(1LL, std::llround(seconds)) : 0LL);

@@ -193,6 +193,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       impl->pool.get(), impl->store.get(), impl->artifacts.get(), options.unschedulable_timeout,
       std::chrono::duration_cast<std::chrono::milliseconds>(options.command_timeout),
       &impl->metrics, Clock::Real(), options.limits);
+  impl->jobs->set_checkpoint_interval(options.checkpoint_interval);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(

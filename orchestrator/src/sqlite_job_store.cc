@@ -81,7 +81,9 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       // Rows of results, in order of `seq`: each chunk a serialized ResultRows. Results stored
       // before chunks existed have their rows in results.values_blob / strings instead.
       "CREATE TABLE IF NOT EXISTS result_chunks ("
-      "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));";
+      "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));"
+      // The latest checkpoint of a running job: a serialized JobCheckpoint.
+      "CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, checkpoint BLOB);";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
   // Stores written before string columns existed lack results.strings, and those written before
   // jobs had owners lack jobs.owner: add them (NULL for old rows: a job without an owner, which
@@ -176,8 +178,9 @@ absl::Status SqliteJobStore::UpdateStatus(const v1::JobStatus& status) {
 absl::Status SqliteJobStore::Delete(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
-  for (const char* sql : {"DELETE FROM result_chunks WHERE id = ?",
-                          "DELETE FROM results WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
+  for (const char* sql :
+       {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
+        "DELETE FROM checkpoints WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
     Statement s;
     if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK) {
       (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -352,6 +355,53 @@ absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job
     return absl::DataLossError("job store: the results of " + job_id + " end in a partial row");
   }
   return results;
+}
+
+absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
+                                           const v1::JobCheckpoint& checkpoint) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO checkpoints (id, checkpoint) VALUES (?, ?)",
+                         -1, &s.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("prepare checkpoint insert");
+  }
+  if (absl::Status b = BindBlob(s.stmt, 2, checkpoint.SerializeAsString(), "the job's checkpoint");
+      !b.ok()) {
+    return b;
+  }
+  if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store the checkpoint of " + job_id);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "SELECT checkpoint FROM checkpoints WHERE id = ?", -1, &s.stmt,
+                         nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("prepare checkpoint select");
+  }
+  const int rc = sqlite3_step(s.stmt);
+  if (rc == SQLITE_DONE) return absl::NotFoundError("job " + job_id + " has no checkpoint");
+  if (rc != SQLITE_ROW) return Error("read the checkpoint of " + job_id);
+  v1::JobCheckpoint checkpoint;
+  if (!checkpoint.ParseFromString(ColumnBlob(s.stmt, 0))) {
+    return absl::DataLossError("job store: the checkpoint of " + job_id + " is corrupt");
+  }
+  return checkpoint;
+}
+
+absl::Status SqliteJobStore::DeleteCheckpoint(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "DELETE FROM checkpoints WHERE id = ?", -1, &s.stmt, nullptr) !=
+          SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_step(s.stmt) != SQLITE_DONE) {
+    return Error("delete the checkpoint of " + job_id);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace cosimo::orchestrator

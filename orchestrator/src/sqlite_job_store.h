@@ -49,6 +49,11 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
   [[nodiscard]] absl::Status Delete(const std::string& job_id) override;
+  [[nodiscard]] absl::Status PutCheckpoint(const std::string& job_id,
+                                           const v1::JobCheckpoint& checkpoint) override;
+  [[nodiscard]] absl::StatusOr<v1::JobCheckpoint> LoadCheckpoint(
+      const std::string& job_id) override;
+  [[nodiscard]] absl::Status DeleteCheckpoint(const std::string& job_id) override;
 
  private:
   SqliteJobStore(sqlite3* db, const JobStoreOptions& options) : db_(db), options_(options) {}

@@ -49,6 +49,16 @@ class FlakyJobStore final : public JobStore {
     return store_->LoadResults(job_id);
   }
   absl::Status Delete(const std::string& job_id) override { return store_->Delete(job_id); }
+  absl::Status PutCheckpoint(const std::string& job_id,
+                             const v1::JobCheckpoint& checkpoint) override {
+    return store_->PutCheckpoint(job_id, checkpoint);
+  }
+  absl::StatusOr<v1::JobCheckpoint> LoadCheckpoint(const std::string& job_id) override {
+    return store_->LoadCheckpoint(job_id);
+  }
+  absl::Status DeleteCheckpoint(const std::string& job_id) override {
+    return store_->DeleteCheckpoint(job_id);
+  }
 
  private:
   std::unique_ptr<SqliteJobStore> store_;

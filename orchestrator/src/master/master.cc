@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/status.h"
 #include "orchestrator/src/master/algorithm.h"
+#include "orchestrator/src/master/checkpoint.h"
 #include "orchestrator/src/master/fan_out.h"
 #include "orchestrator/src/master/initial_outputs.h"
 #include "orchestrator/src/master/master_config.h"
@@ -25,8 +26,9 @@ namespace {
 // One RunMaster call. Call order: Run once.
 class MasterRun {
  public:
-  MasterRun(const MasterConfig& config, MasterObserver* observer)
+  MasterRun(const MasterConfig& config, MasterObserver* observer, const v1::JobCheckpoint* resume)
       : config_(config),
+        resume_(resume),
         units_(config),
         algorithm_(MakeAlgorithm(units_)),
         step_control_(config),
@@ -36,11 +38,16 @@ class MasterRun {
 
   absl::StatusOr<MasterResult> Run() {
     absl::Status s = InitializeUnits(units_);
-    if (s.ok()) s = ResolveInitialOutputs(units_);
-    if (s.ok()) {
-      for (StepObserver* o : observers_) o->OnStart(config_.algorithm.start_time, units_.slots());
-      s = TimeLoop();
+    if (s.ok() && resume_ != nullptr) {
+      s = Resume(*resume_);
+      if (s.ok() && observer_ != nullptr) observer_->OnStart(t_);
+    } else if (s.ok()) {
+      s = ResolveInitialOutputs(units_);
+      if (s.ok()) {
+        for (StepObserver* o : observers_) o->OnStart(t_, units_.slots());
+      }
     }
+    if (s.ok()) s = TimeLoop();
     if (!s.ok()) {
       TerminateQuietly();
       return s;
@@ -56,8 +63,8 @@ class MasterRun {
  private:
   absl::Status TimeLoop() {
     const double stop = config_.algorithm.stop_time;
-    uint64_t n = 0;
-    double t = config_.algorithm.start_time;
+    double& t = t_;
+    uint64_t& n = n_;
     while (t < stop) {
       if (observer_ != nullptr && observer_->Canceled()) {
         return absl::CancelledError(absl::StrCat("canceled at t=", t));
@@ -89,7 +96,57 @@ class MasterRun {
       progress_.steps_accepted = result_.steps_accepted;
       for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress_);
       step_control_.AfterAcceptance(h, attempt);
+      if (t < stop && CheckpointDue()) COSIMO_RETURN_IF_ERROR(Checkpoint());
     }
+    return absl::OkStatus();
+  }
+
+  bool CheckpointDue() {
+    if (checkpoint_failed_) return false;
+    const int every = config_.algorithm.checkpoint_every;
+    if (every > 0 && n_ % static_cast<uint64_t>(every) == 0) return true;
+    return observer_ != nullptr && observer_->CheckpointDue();
+  }
+
+  // A unit that cannot serialise ends the checkpoints, not the run; a lost unit ends the run.
+  absl::Status Checkpoint() {
+    v1::JobCheckpoint checkpoint;
+    absl::Status s = CheckpointUnits(units_, &checkpoint);
+    if (!s.ok()) {
+      if (s.code() == absl::StatusCode::kUnavailable) return s;
+      checkpoint_failed_ = true;
+      spdlog::warn("no checkpoints from t={}: {}", t_, s.message());
+      if (observer_ != nullptr) observer_->OnCheckpointFailed(s);
+      return absl::OkStatus();
+    }
+    checkpoint.set_time(t_);
+    checkpoint.set_step_index(n_);
+    checkpoint.set_next_step_size(step_control_.next_step());
+    checkpoint.set_steps_accepted(result_.steps_accepted);
+    checkpoint.set_steps_rejected(result_.steps_rejected);
+    checkpoint.set_iterations(progress_.iterations);
+    checkpoint.set_accepted_iterations(accepted_iterations_);
+    checkpoint.set_iterations_max(result_.iterations_max);
+    CheckpointTable(result_, &checkpoint);
+    if (observer_ != nullptr) observer_->OnCheckpoint(checkpoint);
+    return absl::OkStatus();
+  }
+
+  absl::Status Resume(const v1::JobCheckpoint& checkpoint) {
+    COSIMO_RETURN_IF_ERROR(RestoreTable(checkpoint, &result_));
+    COSIMO_RETURN_IF_ERROR(RestoreUnits(units_, checkpoint));
+    t_ = checkpoint.time();
+    n_ = checkpoint.step_index();
+    step_control_.set_next_step(checkpoint.next_step_size());
+    result_.steps_accepted = checkpoint.steps_accepted();
+    result_.steps_rejected = checkpoint.steps_rejected();
+    result_.iterations_max = checkpoint.iterations_max();
+    accepted_iterations_ = checkpoint.accepted_iterations();
+    progress_.time = t_;
+    progress_.steps_accepted = result_.steps_accepted;
+    progress_.steps_rejected = result_.steps_rejected;
+    progress_.iterations = checkpoint.iterations();
+    spdlog::info("resumed from the checkpoint at t={} (accepted step {})", t_, n_);
     return absl::OkStatus();
   }
 
@@ -117,6 +174,7 @@ class MasterRun {
   }
 
   const MasterConfig& config_;
+  const v1::JobCheckpoint* resume_;  // may be null
   CoupledUnits units_;
   std::unique_ptr<Algorithm> algorithm_;
   StepControl step_control_;
@@ -128,6 +186,9 @@ class MasterRun {
   Progress progress_;
   uint64_t accepted_iterations_ = 0;
   bool terminated_ = false;
+  double t_ = config_.algorithm.start_time;
+  uint64_t n_ = 0;                  // accepted steps
+  bool checkpoint_failed_ = false;  // a unit cannot serialise: no more checkpoints
 };
 
 }  // namespace
@@ -135,10 +196,10 @@ class MasterRun {
 
 absl::StatusOr<MasterResult> RunMaster(const v1::Scenario& scenario,
                                        const std::vector<UnitProxy*>& units,
-                                       MasterObserver* observer) {
+                                       MasterObserver* observer, const v1::JobCheckpoint* resume) {
   COSIMO_ASSIGN_OR_RETURN(const master::MasterConfig config,
                           master::ResolveMasterConfig(scenario, units));
-  master::MasterRun run(config, observer);
+  master::MasterRun run(config, observer, resume);
   return run.Run();
 }
 

@@ -26,6 +26,10 @@ class StepControl {
   // After an accepted attempt on a step of size h: the next H (adaptive).
   void AfterAcceptance(double h, const Attempt& attempt);
 
+  // Adaptive H's next step before clamping: what a checkpoint keeps (issue 18).
+  double next_step() const { return h_; }
+  void set_next_step(double h) { h_ = h; }
+
   // A run whose steps are final cannot reject: the error for a step that failed.
   static absl::Status Failed(double t, double h, const Attempt& attempt);
 

@@ -38,7 +38,9 @@ class Solver {
   virtual std::shared_ptr<const void> SaveHistory() const { return nullptr; }
   virtual void RestoreHistory(const std::shared_ptr<const void>& history) { (void)history; }
   // The history in a checkpoint (issue 18): written by value, read back into what SaveHistory
-  // gave. Solvers without history write and read nothing.
+  // gave, right after SaveHistory (a checkpoint saves and serialises at once), so a solver may
+  // add what a rollback need not restore but a fresh solver lacks (ExactSolver's exponentials,
+  // reused for step sizes a few ulps apart). Solvers without history write and read nothing.
   virtual void WriteHistory(const std::shared_ptr<const void>& history, StateWriter* out) const {
     (void)history, (void)out;
   }

@@ -36,6 +36,7 @@ struct AlgorithmSettings {
   bool adaptive = false;
   double min_step = 0.0, max_step = 0.0;  // s; resolved, min_step <= step_size <= max_step
   double error_tolerance = 0.0;           // adaptive.tolerance resolved; 0: no error estimate
+  int checkpoint_every = 0;  // accepted steps between checkpoints; 0: by wall time only
 };
 
 // Errors name the field ("algorithm.adaptive.min_step ...") and the value written.

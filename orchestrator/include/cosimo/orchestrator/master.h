@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/orchestrator/unit_proxy.h"
+#include "cosimo/v1/checkpoint.pb.h"
 #include "cosimo/v1/scenario.pb.h"
 
 namespace cosimo::orchestrator {
@@ -37,6 +39,15 @@ class MasterObserver {
   virtual void OnProgress(const Progress& progress) = 0;
   // Polled once per step; true stops the run with a kCancelled status.
   virtual bool Canceled() = 0;
+
+  // Checkpoints (issue 18). Asked after every accepted step whether one is due besides every
+  // algorithm.checkpoint_every steps (the job's policy by wall time).
+  virtual bool CheckpointDue() { return false; }
+  // A checkpoint at the accepted step just taken: every unit's state and the master's.
+  virtual void OnCheckpoint(const v1::JobCheckpoint& /*checkpoint*/) {}
+  // A checkpoint could not be taken (a unit cannot serialise its state, and why): the run goes
+  // on without checkpoints. Called once.
+  virtual void OnCheckpointFailed(const absl::Status& /*why*/) {}
 };
 
 struct UnitSummary {
@@ -54,9 +65,13 @@ struct MasterResult : ResultTable {
   std::vector<UnitSummary> units;
 };
 
-// Errors name the time reached and the units involved. `observer` may be null.
+// Errors name the time reached and the units involved. `observer` may be null. With `resume`
+// (a checkpoint an earlier run of the same scenario gave its observer), the units are
+// initialised, brought to the checkpoint, and the run goes on from there: its result is the one
+// the earlier run would have given.
 [[nodiscard]] absl::StatusOr<MasterResult> RunMaster(const v1::Scenario& scenario,
                                                      const std::vector<UnitProxy*>& units,
-                                                     MasterObserver* observer);
+                                                     MasterObserver* observer,
+                                                     const v1::JobCheckpoint* resume = nullptr);
 
 }  // namespace cosimo::orchestrator

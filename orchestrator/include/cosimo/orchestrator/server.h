@@ -59,6 +59,10 @@ struct ServerOptions {
   // A queued job that needs more workers than are attached (busy or idle, with matching labels)
   // fails once that has lasted this long: it says so while it waits. Zero: it waits forever.
   std::chrono::seconds unschedulable_timeout{120};
+  // A running job checkpoints its units' and its master's state this often (besides the
+  // scenario's algorithm.checkpoint_every), so that it resumes after losing a worker or the
+  // orchestrator (docs/deployment.md). Zero: only by the scenario's steps.
+  std::chrono::seconds checkpoint_interval{60};
   // The largest artifact an upload may announce; bigger ones are refused before any byte is
   // written.
   uint64_t max_upload_bytes = uint64_t{4} << 30;

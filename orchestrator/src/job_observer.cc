@@ -1,0 +1,70 @@
+#include "orchestrator/src/job_observer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "cosimo/common/status.h"
+
+namespace cosimo::orchestrator {
+
+JobObserver::JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
+                         Metrics* metrics, std::string job_id, const Clock* clock,
+                         uint64_t max_rows, JobStore* store,
+                         std::chrono::seconds checkpoint_interval)
+    : publish_(std::move(publish)),
+      cancel_(cancel),
+      max_rows_(max_rows),
+      metrics_(metrics),
+      job_id_(std::move(job_id)),
+      clock_(clock),
+      store_(store),
+      checkpoint_interval_(checkpoint_interval),
+      last_step_(clock->Now()),
+      last_checkpoint_(clock->Now()) {}
+
+void JobObserver::OnStart(double) {
+  last_step_ = clock_->Now();
+  last_checkpoint_ = last_step_;
+}
+
+void JobObserver::OnProgress(const Progress& progress) {
+  last_ = progress;
+  // A row at the start and one per accepted step.
+  if (progress.steps_accepted + 1 > max_rows_) rows_exceeded_ = true;
+  const auto now = clock_->Now();
+  if (metrics_ != nullptr) {
+    metrics_->OnAcceptedStep(job_id_, progress.steps_accepted, progress.steps_rejected,
+                             progress.iterations,
+                             std::chrono::duration<double>(now - last_step_).count());
+    last_step_ = now;
+  }
+  if (now - last_publish_ < std::chrono::milliseconds(50)) return;
+  last_publish_ = now;
+  publish_(progress);
+}
+
+bool JobObserver::CheckpointDue() {
+  return checkpoint_interval_.count() > 0 &&
+         clock_->Now() - last_checkpoint_ >= checkpoint_interval_;
+}
+
+void JobObserver::OnCheckpoint(const v1::JobCheckpoint& checkpoint) {
+  last_checkpoint_ = clock_->Now();
+  if (absl::Status s = store_->PutCheckpoint(job_id_, checkpoint); !s.ok()) {
+    // The job goes on; it cannot resume past the checkpoint stored before, if any.
+    spdlog::error("job {}: the checkpoint at t={} could not be stored: {}", job_id_,
+                  checkpoint.time(), s.message());
+    return;
+  }
+  checkpoint_time_ = checkpoint.time();
+  spdlog::debug("job {}: checkpoint at t={}", job_id_, checkpoint.time());
+}
+
+void JobObserver::OnCheckpointFailed(const absl::Status& why) {
+  cannot_checkpoint_ = std::string(why.message());
+  spdlog::warn("job {}: no checkpoints, it cannot resume after losing a worker: {}", job_id_,
+               cannot_checkpoint_);
+}
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,65 @@
+// JobObserver: what a running job's master run reports to the job manager. Progress into the
+// job's status (throttled), every accepted step into the metrics (may be null), cancellation
+// (by a client, or once the job has recorded more rows than its limit),
+// and checkpoints (issue 18): taken every `checkpoint_interval` of wall time (besides the
+// scenario's algorithm.checkpoint_every) and written to the job store, the latest only.
+// Remembers what a resumption needs to know: the time of the last checkpoint stored and why
+// none could be taken. Used on the job's thread only.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "cosimo/orchestrator/master.h"
+#include "orchestrator/src/clock.h"
+#include "orchestrator/src/job_store.h"
+#include "orchestrator/src/metrics.h"
+
+namespace cosimo::orchestrator {
+
+class JobObserver final : public MasterObserver {
+ public:
+  // `max_rows`: the job stops (rows_exceeded()) once it has recorded more rows than this.
+  // `checkpoint_interval` zero: checkpoints only by algorithm.checkpoint_every. Nothing owned.
+  JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
+              Metrics* metrics, std::string job_id, const Clock* clock, uint64_t max_rows,
+              JobStore* store, std::chrono::seconds checkpoint_interval);
+
+  void OnStart(double) override;
+  void OnProgress(const Progress& progress) override;
+  bool Canceled() override { return rows_exceeded_ || cancel_->load(std::memory_order_relaxed); }
+  bool rows_exceeded() const { return rows_exceeded_; }
+  bool CheckpointDue() override;
+  void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override;
+  void OnCheckpointFailed(const absl::Status& why) override;
+
+  const Progress& last() const { return last_; }
+  // The time of the latest checkpoint in the store (set by the caller when the run resumes from
+  // one), if any.
+  const std::optional<double>& checkpoint_time() const { return checkpoint_time_; }
+  void set_checkpoint_time(double t) { checkpoint_time_ = t; }
+  // Why the job cannot resume from a checkpoint: a unit cannot serialise, or the store failed.
+  const std::string& cannot_checkpoint() const { return cannot_checkpoint_; }
+
+ private:
+  std::function<void(const Progress&)> publish_;
+  std::atomic<bool>* cancel_;
+  const uint64_t max_rows_;
+  bool rows_exceeded_ = false;
+  Metrics* metrics_;
+  std::string job_id_;
+  const Clock* clock_;
+  JobStore* store_;
+  const std::chrono::seconds checkpoint_interval_;
+  Progress last_;
+  std::chrono::steady_clock::time_point last_publish_;
+  std::chrono::steady_clock::time_point last_step_;
+  std::chrono::steady_clock::time_point last_checkpoint_;
+  std::optional<double> checkpoint_time_;
+  std::string cannot_checkpoint_;
+};
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,113 @@
+// Checkpoints of a master run (issue 18), in-process: a run resumed from any of its checkpoints,
+// with freshly loaded units, gives the table and the counters of the run that took them, bit for
+// bit: Jacobi, Gauss-Seidel with adaptive H (the step control's H in the checkpoint), Newton with
+// a COSTARICA unit. checkpoint_every counts accepted steps; a negative one is refused by the
+// scenario's rules; a unit that cannot serialise ends the checkpoints, not the run.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/orchestrator/master/master_test_util.h"
+
+namespace cosimo::orchestrator {
+namespace {
+
+using testing::LoadFor;
+using testing::LocalJob;
+using testing::Parse;
+
+class Checkpoints final : public MasterObserver {
+ public:
+  void OnProgress(const Progress&) override {}
+  bool Canceled() override { return false; }
+  void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override { taken.push_back(checkpoint); }
+  void OnCheckpointFailed(const absl::Status& why) override { failed = why; }
+
+  std::vector<v1::JobCheckpoint> taken;
+  absl::Status failed;
+};
+
+absl::StatusOr<MasterResult> RunLocal(const v1::Scenario& scenario, MasterObserver* observer,
+                                      const v1::JobCheckpoint* resume = nullptr) {
+  LocalJob job;
+  for (int u = 0; u < scenario.units_size(); ++u) {
+    absl::StatusOr<std::unique_ptr<LocalUnit>> unit = LocalUnit::Create(LoadFor(scenario, u));
+    if (!unit.ok()) return unit.status();
+    job.Add(*std::move(unit));
+  }
+  return RunMaster(scenario, job.units, observer, resume);
+}
+
+void ExpectResumesBitForBit(const v1::Scenario& scenario, size_t expected_checkpoints) {
+  Checkpoints observer;
+  absl::StatusOr<MasterResult> full = RunLocal(scenario, &observer);
+  ASSERT_TRUE(full.ok()) << full.status();
+  ASSERT_EQ(observer.taken.size(), expected_checkpoints);
+  for (const v1::JobCheckpoint& checkpoint : observer.taken) {
+    absl::StatusOr<MasterResult> resumed = RunLocal(scenario, nullptr, &checkpoint);
+    ASSERT_TRUE(resumed.ok()) << resumed.status();
+    EXPECT_EQ(resumed->columns, full->columns);
+    EXPECT_EQ(resumed->values, full->values) << "resumed at t=" << checkpoint.time();
+    EXPECT_EQ(resumed->steps_accepted, full->steps_accepted);
+    EXPECT_EQ(resumed->steps_rejected, full->steps_rejected);
+    EXPECT_EQ(resumed->iterations_max, full->iterations_max);
+    EXPECT_EQ(resumed->iterations_mean, full->iterations_mean);
+  }
+}
+
+v1::Scenario Ring(const std::string& algorithm) {
+  return Parse(R"({"stop_time": 2, "units": [
+      {"name": "a", "builtin": {"model": "mass_spring_damper"}, "solver": {"method": "RK45"}},
+      {"name": "b", "builtin": {"model": "mass_spring_damper", "parameters": {"x0": -1}},
+       "solver": {"method": "CENTRAL_DIFFERENCE", "step": 0.01}}],
+    "connections": [{"from": "a.x", "to": "b.F_e"}, {"from": "b.x", "to": "a.F_e"}],
+    "algorithm": {)" +
+               algorithm +
+               R"(, "checkpoint_every": 50, "input_approximation": "POLYNOMIAL",
+                  "extrapolation_degree": 2}})");
+}
+
+TEST(MasterCheckpointTest, JacobiResumesBitForBit) {
+  ExpectResumesBitForBit(Ring(R"("kind": "JACOBI", "step_size": 0.01)"), 3);
+}
+
+TEST(MasterCheckpointTest, AdaptiveGaussSeidelResumesBitForBit) {
+  v1::Scenario scenario = Ring(R"("kind": "GAUSS_SEIDEL", "step_size": 0.01,
+      "adaptive": {"min_step": 1e-4, "max_step": 0.1, "tolerance": 1e-5})");
+  scenario.mutable_algorithm()->set_checkpoint_every(5);
+  Checkpoints observer;
+  ASSERT_TRUE(RunLocal(scenario, &observer).ok());
+  ASSERT_GE(observer.taken.size(), 2u);
+  ExpectResumesBitForBit(scenario, observer.taken.size());
+}
+
+TEST(MasterCheckpointTest, NewtonWithAnEstimatedUnitResumesBitForBit) {
+  v1::Scenario scenario = Ring(R"("kind": "NEWTON", "step_size": 0.02, "tolerance": 1e-10)");
+  scenario.mutable_units(0)->set_rollback(v1::Unit::FORBID);
+  ExpectResumesBitForBit(scenario, 1);
+}
+
+TEST(MasterCheckpointTest, NegativeCheckpointEveryIsRefused) {
+  v1::Scenario scenario = Ring(R"("kind": "JACOBI", "step_size": 0.01)");
+  scenario.mutable_algorithm()->set_checkpoint_every(-1);
+  absl::Status s = ValidateScenario(scenario);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("algorithm.checkpoint_every"), std::string::npos) << s;
+}
+
+TEST(MasterCheckpointTest, AUnitThatCannotSerialiseEndsTheCheckpointsNotTheRun) {
+  v1::Scenario scenario = Parse(R"({"stop_time": 0.5, "units": [{"name": "msd", "fmu": {"path":
+      ")" + std::string(COSIMO_BINARY_DIR) +
+                                R"(/fmus/fmi2_msd_nostate.fmu"}}],
+      "algorithm": {"step_size": 0.01, "checkpoint_every": 10}})");
+  Checkpoints observer;
+  absl::StatusOr<MasterResult> r = RunLocal(scenario, &observer);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(observer.taken.empty());
+  EXPECT_NE(observer.failed.message().find("unit 'msd'"), std::string::npos) << observer.failed;
+  EXPECT_NE(observer.failed.message().find("canGetAndSetFMUstate"), std::string::npos)
+      << observer.failed;
+}
+
+}  // namespace
+}  // namespace cosimo::orchestrator
