@@ -352,6 +352,14 @@ void JobManager::Schedule() {
   for (auto it = queue_.begin(); it != queue_.end();) {
     const std::shared_ptr<Job>& job = *it;
     if (job->cancel) {
+      if (job->status.state() == v1::RUNNING && !job->store_error.empty()) {
+        // Waiting to resume when a write of its status failed: it ends as Finish would end it.
+        job->status.set_state(v1::FAILED);
+        job->status.set_message(kNotStored + job->store_error);
+        job->status.set_finished_unix_ms(clock_->UnixMs());
+        job->resuming = false;
+        Touch(*job);
+      }
       it = queue_.erase(it);
       continue;
     }
@@ -770,13 +778,20 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, cons
     if (!MayChange(job->status, caller)) return NotYours(job->status, caller, "cancel");
     if (IsFinished(job->status.state())) return job->status;
     job->cancel = true;
-    if (job->status.state() == v1::QUEUED) {
+    // A job waiting to resume is in the queue too, though RUNNING.
+    const bool waiting = std::find(queue_.begin(), queue_.end(), job) != queue_.end();
+    if (job->status.state() == v1::QUEUED || waiting) {
       queue_.erase(std::remove(queue_.begin(), queue_.end(), job), queue_.end());
       job->status.set_state(v1::CANCELED);
-      job->status.set_message("canceled before it started");
+      job->status.set_message(job->resuming ? "canceled while it waited to resume"
+                                            : "canceled before it started");
       job->status.set_finished_unix_ms(clock_->UnixMs());
+      job->resuming = false;
       Record(*job);
       Touch(*job);
+      if (absl::Status s = store_->DeleteCheckpoint(job->id); !s.ok()) {
+        spdlog::warn("job {}: its checkpoint could not be removed: {}", job->id, s.message());
+      }
     }
     return job->status;
   }
