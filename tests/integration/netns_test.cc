@@ -2,7 +2,8 @@
 // orchestrator runs in one namespace, workers in two others with their own addresses, the client
 // in a fourth. The bridge lives in a fifth namespace, so the machine's own network is untouched.
 // The test creates and removes everything itself, and is skipped where namespaces cannot be made
-// (not root, no iproute2).
+// (not root, no iproute2). A host cut off mid-job: a job without a checkpoint fails; one with a
+// checkpoint resumes on a spare worker.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -179,6 +180,50 @@ TEST_F(NetnsTest, WorkersOnTwoHostsThenOneHostCutOff) {
   ASSERT_EQ(Cli({"submit", free_car, "--orchestrator", OrchestratorAddress(), "--wait"}, &out), 0)
       << out;
   EXPECT_THAT(out, HasSubstr("SUCCEEDED"));
+
+  // 4. Host w2 back: a checkpointed job with a unit on it resumes on a spare when w2 is cut off
+  // again, and gives the CSV of `cosimo run` byte for byte (issue 18).
+  ASSERT_TRUE(Ip("-n " + Ns("sw") + " link set vs2 up"));
+  absl::StatusOr<v1::Scenario> resumable =
+      LoadScenarioFile(std::string(COSIMO_SOURCE_DIR) + "/examples/car.json");
+  ASSERT_TRUE(resumable.ok());
+  resumable->set_stop_time(6.0);
+  resumable->mutable_algorithm()->set_step_size(1e-3);
+  resumable->mutable_algorithm()->set_checkpoint_every(500);
+  resumable->mutable_units(0)->set_worker_label("h1");
+  resumable->mutable_units(1)->set_worker_label("h2");
+  const std::string resumable_path = dir_ + "/resumable.json";
+  std::ofstream(resumable_path) << ScenarioToJson(*resumable);
+  ASSERT_EQ(Cli({"submit", resumable_path, "--orchestrator", OrchestratorAddress()}, &out), 0)
+      << out;
+  const std::string resumed = FirstLine(out);
+  // Runs once w2's worker has re-attached (its only h2 worker); cut off past a checkpoint.
+  bool past_checkpoint = false;
+  for (int i = 0; i < 300 && !past_checkpoint; ++i) {
+    ASSERT_EQ(Cli({"status", resumed, "--orchestrator", OrchestratorAddress()}, &out), 0) << out;
+    const size_t at = out.find("time:");
+    past_checkpoint = out.find("RUNNING") != std::string::npos && at != std::string::npos &&
+                      std::stod(out.substr(at + 5)) > 1.0;
+    if (!past_checkpoint) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(past_checkpoint) << out;
+  StartWorker("w1", "h2", 2);  // the spare, on host w1
+  ASSERT_TRUE(Ip("-n " + Ns("sw") + " link set vs2 down"));
+  ASSERT_EQ(Cli({"watch", resumed, "--orchestrator", OrchestratorAddress()}, &out,
+                std::chrono::seconds(120)),
+            0)
+      << out;
+  ASSERT_EQ(Cli({"results", resumed, "--orchestrator", OrchestratorAddress(), "--out",
+                 dir_ + "/resumed.csv"},
+                &out),
+            0)
+      << out;
+  Process local_resumable(
+      {BinDir() + "/cosimo", "run", resumable_path, "--out", dir_ + "/resumable-local.csv"},
+      dir_ + "/resumable-local.log");
+  ASSERT_EQ(local_resumable.Wait(std::chrono::seconds(120)), 0) << local_resumable.log();
+  EXPECT_EQ(ReadFile(dir_ + "/resumed.csv"), ReadFile(dir_ + "/resumable-local.csv"));
+  EXPECT_THAT(ReadFile(dir_ + "/orchestrator.log"), HasSubstr("resumes from its checkpoint"));
 }
 
 }  // namespace
