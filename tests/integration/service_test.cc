@@ -79,6 +79,8 @@ TEST_F(DistributedTest, KilledWorkerFailsItsJobOnlyAndIsReplaced) {
   EXPECT_THAT(status.message(), HasSubstr("unit '"));
   EXPECT_THAT(status.message(), HasSubstr("worker w"));
   EXPECT_THAT(status.message(), HasSubstr("t="));
+  // Its first checkpoint would have come after a minute (--checkpoint-interval-s).
+  EXPECT_THAT(status.message(), HasSubstr("could not resume: no checkpoint had been taken yet"));
   EXPECT_GT(status.time(), 0.0);
 
   // New workers register and run the next job.

@@ -1,7 +1,7 @@
 // The SQLite job store: results tables round-trip with their column types and string cells, in
 // chunks when they are bigger than one chunk or than SQLite's blob limit, a table that cannot be
 // stored is an error (never a silently empty result), and a store written before string columns,
-// chunks or job owners existed still opens and reads.
+// chunks or job owners existed still opens and reads. A job's latest checkpoint is kept.
 #include "orchestrator/src/sqlite_job_store.h"
 
 #include <gmock/gmock.h>
@@ -154,6 +154,40 @@ TEST(SqliteJobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
   EXPECT_EQ((*jobs)[0].status.job_id(), "job-2");
   EXPECT_FALSE((*store)->LoadResults("job-1").ok());
   EXPECT_TRUE((*store)->LoadResults("job-2").ok());
+  std::filesystem::remove(path);
+}
+
+// A job's checkpoint: the latest replaces the one before, survives a reopen, goes with
+// DeleteCheckpoint and with the job.
+TEST(SqliteJobStoreTest, KeepsTheLatestCheckpointOfAJob) {
+  const std::string path = TempPath("checkpoints.db");
+  std::filesystem::remove(path);
+  v1::JobStatus status;
+  status.set_job_id("job-1");
+  v1::JobCheckpoint first, second;
+  first.set_time(1.0);
+  second.set_time(2.0);
+  second.add_units()->set_state(std::string("\0bytes\xff", 7));
+  {
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Put(status, v1::Scenario()).ok());
+    EXPECT_EQ((*store)->LoadCheckpoint("job-1").status().code(), absl::StatusCode::kNotFound);
+    ASSERT_TRUE((*store)->PutCheckpoint("job-1", first).ok());
+    ASSERT_TRUE((*store)->PutCheckpoint("job-1", second).ok());
+  }
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<v1::JobCheckpoint> loaded = (*store)->LoadCheckpoint("job-1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->time(), 2.0);
+  ASSERT_EQ(loaded->units_size(), 1);
+  EXPECT_EQ(loaded->units(0).state(), second.units(0).state());
+  ASSERT_TRUE((*store)->DeleteCheckpoint("job-1").ok());
+  EXPECT_EQ((*store)->LoadCheckpoint("job-1").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE((*store)->PutCheckpoint("job-1", first).ok());
+  ASSERT_TRUE((*store)->Delete("job-1").ok());
+  EXPECT_EQ((*store)->LoadCheckpoint("job-1").status().code(), absl::StatusCode::kNotFound);
   std::filesystem::remove(path);
 }
 
