@@ -359,6 +359,7 @@ void JobManager::Schedule() {
         job->status.set_finished_unix_ms(clock_->UnixMs());
         job->resuming = false;
         Touch(*job);
+        DropCheckpoint(*job);
       }
       it = queue_.erase(it);
       continue;
@@ -390,6 +391,8 @@ void JobManager::Schedule() {
           Record(*job);
           Touch(*job);
           spdlog::warn("job {} {}", job->id, job->status.message());
+          if (job->resuming) DropCheckpoint(*job);
+          job->resuming = false;
           it = queue_.erase(it);
           continue;
         }
@@ -398,6 +401,7 @@ void JobManager::Schedule() {
       } else {
         job->unschedulable_since.reset();
       }
+      if (job->resuming) message = "resuming from its checkpoint once it has workers; " + message;
       if (job->status.message() != message) {
         job->status.set_workers_available(available);
         job->status.set_message(message);
@@ -699,6 +703,13 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   Finish(job, v1::SUCCEEDED, "");
 }
 
+void JobManager::DropCheckpoint(const Job& job) {
+  // Only a running job resumes: an ended one's checkpoint is of no more use.
+  if (absl::Status s = store_->DeleteCheckpoint(job.id); !s.ok()) {
+    spdlog::warn("job {}: its checkpoint could not be removed: {}", job.id, s.message());
+  }
+}
+
 std::string JobManager::ResumeAfterLoss(const std::shared_ptr<Job>& job,
                                         const JobObserver& observer, const std::string& error) {
   if (!observer.cannot_checkpoint().empty()) return observer.cannot_checkpoint();
@@ -746,10 +757,7 @@ void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
     Touch(*job);
     ended = job->status;
   }
-  // Only a running job resumes: an ended one's checkpoint is of no more use.
-  if (absl::Status s = store_->DeleteCheckpoint(job->id); !s.ok()) {
-    spdlog::warn("job {}: its checkpoint could not be removed: {}", job->id, s.message());
-  }
+  DropCheckpoint(*job);
   if (ended.state() == v1::SUCCEEDED) {
     spdlog::info("job {} succeeded", job->id);
   } else {
@@ -786,12 +794,10 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, cons
       job->status.set_message(job->resuming ? "canceled while it waited to resume"
                                             : "canceled before it started");
       job->status.set_finished_unix_ms(clock_->UnixMs());
-      job->resuming = false;
       Record(*job);
       Touch(*job);
-      if (absl::Status s = store_->DeleteCheckpoint(job->id); !s.ok()) {
-        spdlog::warn("job {}: its checkpoint could not be removed: {}", job->id, s.message());
-      }
+      if (job->resuming) DropCheckpoint(*job);
+      job->resuming = false;
     }
     return job->status;
   }

@@ -124,6 +124,8 @@ class JobManager {
               std::vector<std::shared_ptr<WorkerConnection>> workers) ABSL_LOCKS_EXCLUDED(mutex_);
   void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mutex_);
+  // Once the job has ended: its checkpoint removed from the store (a failure is logged).
+  void DropCheckpoint(const Job& job);
   // After a run that lost a worker and ended with `error`: queues the job to resume from its
   // latest checkpoint and returns "", or says why it cannot.
   std::string ResumeAfterLoss(const std::shared_ptr<Job>& job, const JobObserver& observer,

@@ -232,6 +232,49 @@ TEST_F(JobManagerTest, ARecoveredRunningJobWhoseFailureCannotBeWrittenSaysBoth) 
   EXPECT_THAT(status->message(), HasSubstr("the orchestrator restarted while the job was running"));
 }
 
+// A job running when the orchestrator died, with a checkpoint: recovered RUNNING, waiting for
+// workers to resume, and cancelable meanwhile (its checkpoint goes with it).
+TEST_F(JobManagerTest, ARecoveredRunningJobWithACheckpointWaitsToResume) {
+  v1::JobStatus running;
+  running.set_job_id("job-running");
+  running.set_state(v1::RUNNING);
+  ASSERT_TRUE(store_.Put(running, OneUnit()).ok());
+  v1::JobCheckpoint checkpoint;
+  checkpoint.set_time(0.5);
+  ASSERT_TRUE(store_.PutCheckpoint("job-running", checkpoint).ok());
+  Restart();
+  ASSERT_TRUE(jobs_->Recover().ok());
+  absl::StatusOr<v1::JobStatus> status = jobs_->Get("job-running");
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::RUNNING);
+  EXPECT_THAT(status->message(), HasSubstr("resuming from its checkpoint once it has workers"));
+  status = jobs_->Cancel("job-running", Caller{"ops", true});
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::CANCELED);
+  EXPECT_EQ(status->message(), "canceled while it waited to resume");
+  EXPECT_EQ(store_.LoadCheckpoint("job-running").status().code(), absl::StatusCode::kNotFound);
+}
+
+// No worker to resume on: the job fails after the unschedulable timeout, saying it could not
+// resume.
+TEST_F(JobManagerTest, AJobThatCannotGetWorkersToResumeFailsAfterTheUnschedulableTimeout) {
+  v1::JobStatus running;
+  running.set_job_id("job-running");
+  running.set_state(v1::RUNNING);
+  ASSERT_TRUE(store_.Put(running, OneUnit()).ok());
+  ASSERT_TRUE(store_.PutCheckpoint("job-running", v1::JobCheckpoint()).ok());
+  Restart(120s);
+  ASSERT_TRUE(jobs_->Recover().ok());
+  EXPECT_EQ(jobs_->Get("job-running")->state(), v1::RUNNING);
+  clock_.Advance(120s);
+  ASSERT_TRUE(jobs_->Submit(OneUnit()).ok());  // schedules
+  absl::StatusOr<v1::JobStatus> failed = jobs_->Get("job-running");
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_EQ(failed->state(), v1::FAILED);
+  EXPECT_THAT(failed->message(), StartsWith("could not resume: cannot be scheduled"));
+  EXPECT_EQ(store_.LoadCheckpoint("job-running").status().code(), absl::StatusCode::kNotFound);
+}
+
 // A job records who submitted it; another client may neither cancel nor delete it (the error
 // names the owner and the rule), an admin may do both, and the owner survives a restart.
 TEST_F(JobManagerTest, OnlyTheOwnerOrAnAdminCancelsOrDeletesAJob) {
