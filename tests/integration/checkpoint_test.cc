@@ -153,13 +153,8 @@ TEST(OrchestratorCheckpointTest, KilledOrchestratorResumesItsJobAfterARestart) {
       dir, std::vector<std::string>{"--data-dir", data, "--heartbeat-interval-ms", "100"});
   ASSERT_GT(first->port(), 0) << first->process().log();
   const std::string address = first->address();
-  std::vector<std::unique_ptr<testing::Process>> workers;
-  for (int i = 0; i < 2; ++i) {
-    workers.push_back(std::make_unique<testing::Process>(
-        std::vector<std::string>{testing::BinDir() + "/cosimo-worker", "--orchestrator", address,
-                                 "--reconnect-ms", "100"},
-        dir + "/worker" + std::to_string(i) + ".log"));
-  }
+  const std::vector<std::unique_ptr<testing::Process>> workers =
+      testing::ReconnectingWorkers(address, dir, 2);
   const v1::Scenario scenario = Checkpointed();
   std::string id;
   {

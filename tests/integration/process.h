@@ -104,6 +104,20 @@ class Process {
   int code_ = -1;
 };
 
+// `n` cosimo-workers dialing `address` that reconnect every 100 ms when their orchestrator
+// restarts, logging to `dir`/worker<i>.log.
+inline std::vector<std::unique_ptr<Process>> ReconnectingWorkers(const std::string& address,
+                                                                 const std::string& dir, int n) {
+  std::vector<std::unique_ptr<Process>> workers;
+  for (int i = 0; i < n; ++i) {
+    workers.push_back(std::make_unique<Process>(
+        std::vector<std::string>{BinDir() + "/cosimo-worker", "--orchestrator", address,
+                                 "--reconnect-ms", "100"},
+        dir + "/worker" + std::to_string(i) + ".log"));
+  }
+  return workers;
+}
+
 // A cosimo-orchestrator on a free loopback port.
 class OrchestratorProcess {
  public:

@@ -463,13 +463,8 @@ TEST(ReconnectTest, WorkersReRegisterAfterAnOrchestratorRestart) {
         dir + "/" + log);
   };
   auto orchestrator = start_orchestrator("orchestrator1.log");
-  std::vector<std::unique_ptr<testing::Process>> workers;
-  for (int i = 0; i < 2; ++i) {
-    workers.push_back(std::make_unique<testing::Process>(
-        std::vector<std::string>{testing::BinDir() + "/cosimo-worker", "--orchestrator", address,
-                                 "--reconnect-ms", "100"},
-        dir + "/worker" + std::to_string(i) + ".log"));
-  }
+  const std::vector<std::unique_ptr<testing::Process>> workers =
+      testing::ReconnectingWorkers(address, dir, 2);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   orchestrator->Stop();
   orchestrator = start_orchestrator("orchestrator2.log");
