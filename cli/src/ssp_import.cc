@@ -776,12 +776,8 @@ class Importer {
       v1::Connection* connection = out_->scenario.add_connections();
       connection->set_from(name(*source));
       connection->set_to(name(edge.to));
-      if (total.factor != 1.0 || total.offset != 0.0) {
-        problems_.Unsupported(absl::StrCat(edge.where, ": ssc:LinearTransformation (factor ",
-                                           total.factor, ", offset ", total.offset,
-                                           ") is not supported: connections pass values "
-                                           "unchanged"));
-      }
+      if (total.factor != 1.0) connection->set_factor(total.factor);
+      if (total.offset != 0.0) connection->set_offset(total.offset);
     }
   }
 

@@ -321,6 +321,11 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
       return s;
     }
     if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
+    if ((c.has_factor() && !std::isfinite(c.factor())) ||
+        (c.has_offset() && !std::isfinite(c.offset()))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": factor and offset must be finite numbers"));
+    }
     auto [it, inserted] = connected.emplace(to.ToString(), i);
     if (!inserted) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".to: input '", to.ToString(),
@@ -424,6 +429,15 @@ v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::stri
     }
   }
   load.set_skip_output_derivatives(!derivatives_used);
+  for (const v1::Connection& c : scenario.connections()) {
+    absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");
+    if (!to.ok() || to->unit != scenario.units(unit).name()) continue;
+    if (!c.has_factor() && !c.has_offset()) continue;
+    v1::InputTransform* t = load.add_input_transforms();
+    t->set_input(to->variable);
+    t->set_factor(c.has_factor() ? c.factor() : 1.0);
+    t->set_offset(c.has_offset() ? c.offset() : 0.0);
+  }
   return load;
 }
 

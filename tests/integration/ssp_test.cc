@@ -204,9 +204,9 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
        "'msd2.F' is already fed by two.ssd line"},
       {Ssd("", R"(
       <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
-        <ssc:LinearTransformation factor="2"/>
+        <ssc:BooleanMappingTransformation/>
       </ssd:Connection>)"),
-       "ssc:LinearTransformation (factor 2, offset 0) is not supported"},
+       "ssc:BooleanMappingTransformation is not supported (ssc:LinearTransformation is)"},
       {Ssd("", R"(
       <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
         <ssc:UnitConversion/>
@@ -306,8 +306,9 @@ TEST_F(SspTest, ImportedSystemRunsLikeTheSameScenarioWrittenByHand) {
 
 // In the style of OMSimulator's test suite (an SSD as OMEdit writes it: geometry, annotations,
 // typed connectors): the two masses with the second one inside a nested system reached through
-// that system's connectors, a parameter set mapped onto the first one's variables (with a linear
-// transformation), the top system's output connector, and OMSimulator's fixed-step master.
+// that system's connectors with a linear transformation on each connection of the way, a
+// parameter set mapped onto the first one's variables (with a linear transformation), the top
+// system's output connector, and OMSimulator's fixed-step master.
 std::string NestedSsd(const std::string& step_annotation) {
   return R"(<?xml version="1.0" encoding="UTF-8"?>
 <ssd:SystemStructureDescription xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
@@ -372,6 +373,7 @@ std::string NestedSsd(const std::string& step_annotation) {
         </ssd:Elements>
         <ssd:Connections>
           <ssd:Connection startElement="" startConnector="force" endElement="msd2" endConnector="F">
+            <ssc:LinearTransformation factor="2" offset="0.5"/>
             <ssd:ConnectionGeometry pointsX="1 2" pointsY="1 2"/>
           </ssd:Connection>
           <ssd:Connection startElement="msd2" startConnector="x" endConnector="pos"/>
@@ -390,7 +392,9 @@ std::string NestedSsd(const std::string& step_annotation) {
       </ssd:System>
     </ssd:Elements>
     <ssd:Connections>
-      <ssd:Connection startElement="A" startConnector="x" endElement="sub" endConnector="force"/>
+      <ssd:Connection startElement="A" startConnector="x" endElement="sub" endConnector="force">
+        <ssc:LinearTransformation factor="3"/>
+      </ssd:Connection>
       <ssd:Connection startElement="sub" startConnector="pos" endElement="A" endConnector="F"/>
       <ssd:Connection startElement="A" startConnector="x" endConnector="position"/>
     </ssd:Connections>
@@ -442,6 +446,10 @@ TEST_F(SspTest, FlattensNestedSystemsFollowsSystemConnectorsAndMapsParameters) {
   ASSERT_EQ(s.connections_size(), 2);
   EXPECT_EQ(s.connections(0).from(), "A.x");  // through sub's connector "force"
   EXPECT_EQ(s.connections(0).to(), "sub_msd2.F");
+  // The transformations on the way composed: 2 (3 x) + 0.5.
+  EXPECT_EQ(s.connections(0).factor(), 6.0);
+  EXPECT_EQ(s.connections(0).offset(), 0.5);
+  EXPECT_FALSE(s.connections(1).has_factor());
   EXPECT_EQ(s.connections(1).from(), "sub_msd2.x");  // through sub's connector "pos"
   EXPECT_EQ(s.connections(1).to(), "A.F");
   ASSERT_EQ(s.record_size(), 1);
@@ -467,7 +475,8 @@ TEST_F(SspTest, FlattensNestedSystemsFollowsSystemConnectorsAndMapsParameters) {
       {"name": "sub_msd2", "fmu": {"path": ")" +
                                         Fmu("fmi2_msd") +
                                         R"("}, "parameters": {"c": 3, "x": -0.5, "cf": 0.25}} ],
-    "connections": [ {"from": "A.x", "to": "sub_msd2.F"}, {"from": "sub_msd2.x", "to": "A.F"} ],
+    "connections": [ {"from": "A.x", "to": "sub_msd2.F", "factor": 6, "offset": 0.5},
+                     {"from": "sub_msd2.x", "to": "A.F"} ],
     "algorithm": {"kind": "JACOBI", "step_size": 0.02}, "record": ["A.x"]})");
   auto run = [&](const std::string& scenario, const std::string& out) {
     Process p({BinDir() + "/cosimo", "run", scenario, "--out", dir_ + "/" + out},

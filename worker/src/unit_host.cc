@@ -266,6 +266,60 @@ class UnitHost::Impl {
     last_request_.inputs.coefficients = request.inputs.coefficients;
     have_tentative_ = true;
   }
+
+  // Connection transformations (LoadUnit.input_transforms): input i is factor_(i) * value +
+  // offset_(i); empty when no input has one. Applied where values come in (Initialize,
+  // Evaluate, Step), so everything behind sees the unit's own inputs; sensitivities go back
+  // with respect to the values sent (times the factor).
+  Eigen::VectorXd factor_, offset_;
+  StepRequest transformed_;
+
+  absl::Status SetTransforms(const v1::LoadUnit& load) {
+    if (load.input_transforms().empty()) return absl::OkStatus();
+    const std::vector<VariableInfo>& inputs = unit_->description().inputs;
+    const auto n = static_cast<Eigen::Index>(inputs.size());
+    factor_ = Eigen::VectorXd::Ones(n);
+    offset_ = Eigen::VectorXd::Zero(n);
+    for (const v1::InputTransform& t : load.input_transforms()) {
+      Eigen::Index i = 0;
+      while (i < n && inputs[static_cast<size_t>(i)].name != t.input()) ++i;
+      if (i == n) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unit '", name_, "': a connection with a factor or offset feeds '",
+                         t.input(), "', which is not an input of the unit"));
+      }
+      factor_(i) = t.factor();
+      offset_(i) = t.offset();
+    }
+    return absl::OkStatus();
+  }
+
+  const StepRequest& Transformed(const StepRequest& raw) {
+    if (factor_.size() == 0 || raw.inputs.coefficients.rows() != factor_.size()) return raw;
+    transformed_.time = raw.time;
+    transformed_.step = raw.step;
+    transformed_.mode = raw.mode;
+    transformed_.sensitivities = raw.sensitivities;
+    transformed_.commit_previous = raw.commit_previous;
+    transformed_.inputs.coefficients = factor_.asDiagonal() * raw.inputs.coefficients;
+    if (transformed_.inputs.coefficients.cols() > 0)
+      transformed_.inputs.coefficients.col(0) += offset_;
+    return transformed_;
+  }
+
+  Eigen::VectorXd TransformedInputs(const Eigen::VectorXd& raw) const {
+    if (factor_.size() == 0 || raw.size() != factor_.size()) return raw;
+    return factor_.cwiseProduct(raw) + offset_;
+  }
+
+  // Column k * inputs + i of the sensitivities is coefficient (i, k): times factor_(i).
+  void ScaleSensitivities(StepReply* reply) const {
+    const Eigen::Index n = factor_.size();
+    if (n == 0) return;
+    for (Eigen::MatrixXd* m : {&reply->output_sensitivity, &reply->derivative_sensitivity}) {
+      for (Eigen::Index col = 0; col < m->cols(); ++col) m->col(col) *= factor_(col % n);
+    }
+  }
 };
 
 UnitHost::UnitHost(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -287,6 +341,7 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
   }
   unit->SetOutputDerivativesNeeded(!load.skip_output_derivatives());
   auto impl = std::make_unique<Impl>(std::move(unit), load);
+  if (absl::Status s = impl->SetTransforms(load); !s.ok()) return s;
   return std::unique_ptr<UnitHost>(new UnitHost(std::move(impl)));
 }
 
@@ -297,16 +352,19 @@ absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
   const double stop =
       impl_->stop_time_ > start_time ? impl_->stop_time_ : std::numeric_limits<double>::infinity();
   if (absl::Status s = impl_->unit_->Initialize(start_time, stop); !s.ok()) return s;
-  const Eigen::VectorXd zero =
-      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(description().inputs.size()));
+  // Zero inputs, as the connections' transformations make them (their offsets).
+  const Eigen::VectorXd zero = impl_->TransformedInputs(
+      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(description().inputs.size())));
   if (absl::Status s = impl_->unit_->Evaluate(zero, reply); !s.ok()) return s;
   impl_->last_recorded_ = reply->recorded;
   impl_->last_recorded_strings_ = reply->recorded_strings;
   return absl::OkStatus();
 }
 
-absl::Status UnitHost::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) {
-  if (absl::Status s = impl_->unit_->Evaluate(inputs, reply); !s.ok()) return s;
+absl::Status UnitHost::Evaluate(const Eigen::VectorXd& raw, OutputsReply* reply) {
+  if (absl::Status s = impl_->unit_->Evaluate(impl_->TransformedInputs(raw), reply); !s.ok()) {
+    return s;
+  }
   impl_->last_recorded_ = reply->recorded;
   impl_->last_recorded_strings_ = reply->recorded_strings;
   // The inputs at t[N] changed: a linearisation there must be redone.
@@ -314,8 +372,15 @@ absl::Status UnitHost::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* rep
   return absl::OkStatus();
 }
 
-void UnitHost::Step(const StepRequest& request, StepReply* reply) {
+void UnitHost::Step(const StepRequest& raw, StepReply* reply) {
   Impl& h = *impl_;
+  const StepRequest& request = h.Transformed(raw);
+  // Sensitivities leave with respect to the values sent, on every way out.
+  struct Scale {
+    const Impl& h;
+    StepReply* reply;
+    ~Scale() { h.ScaleSensitivities(reply); }
+  } scale{h, reply};
   if (!h.CheckRequest(request, reply)) return;
   if (request.commit_previous && !h.CommitCarried(reply)) return;
   if (request.mode == StepMode::kFinal) {

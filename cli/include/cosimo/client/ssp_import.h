@@ -14,7 +14,8 @@
 // annotation's `baseStepSize`, else OMSimulator's `FixedStepMaster stepSize`, else the FMUs'
 // smallest DefaultExperiment `stepSize`, else a thousandth of the run. Refused, every problem at
 // once, each naming the file, line and element: components that are not FMUs, connection
-// transformations other than the identity, unit conversions, enumeration parameters.
+// transformations other than ssc:LinearTransformation (which becomes the connection's factor and
+// offset, composed along a chain), unit conversions, enumeration parameters.
 //
 // Thread safety: none needed (functions).
 #pragma once
