@@ -13,6 +13,7 @@
 #include <pugixml.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/client/fmu_scenario.h"
@@ -289,6 +290,24 @@ struct Transform {
   double offset = 0.0;
 };
 
+// An ssc:LinearTransformation's factor (default 1) and offset (default 0); an attribute that is
+// not a finite number is an error naming it.
+absl::StatusOr<Transform> ReadTransform(const XmlFile& file, const pugi::xml_node& node) {
+  Transform t;
+  for (auto [name, value] : {std::pair<const char*, double*>{"factor", &t.factor},
+                             std::pair<const char*, double*>{"offset", &t.offset}}) {
+    if (!node.attribute(name)) continue;
+    std::optional<double> v = NumberAttribute(node, name);
+    if (!v) {
+      return absl::InvalidArgumentError(absl::StrCat(file.Where(node), ": ", node.name(), " ", name,
+                                                     "=\"", node.attribute(name).value(),
+                                                     "\" is not a finite number"));
+    }
+    *value = *v;
+  }
+  return t;
+}
+
 // Collects what cannot be imported, so that all of it is reported at once.
 class Problems {
  public:
@@ -553,8 +572,9 @@ class Importer {
         if (t.type() != pugi::node_element) continue;
         const std::string kind = LocalName(t);
         if (kind == "LinearTransformation") {
-          e.transform.factor = NumberAttribute(t, "factor").value_or(1.0);
-          e.transform.offset = NumberAttribute(t, "offset").value_or(0.0);
+          absl::StatusOr<Transform> transform = ReadTransform(*from, t);
+          if (!transform.ok()) return transform.status();
+          e.transform = *transform;
         } else if (kind != "Annotations") {
           return absl::UnimplementedError(
               absl::StrCat(from->Where(t), ": parameter mapping '", e.target, "': ", t.name(),
@@ -683,8 +703,13 @@ class Importer {
         const std::string kind = LocalName(child);
         if (kind == "Annotations" || kind == "ConnectionGeometry") continue;  // drawing only
         if (kind == "LinearTransformation") {
-          edge.transform.factor = NumberAttribute(child, "factor").value_or(1.0);
-          edge.transform.offset = NumberAttribute(child, "offset").value_or(0.0);
+          absl::StatusOr<Transform> transform = ReadTransform(ssd_, child);
+          if (transform.ok()) {
+            edge.transform = *transform;
+          } else {
+            problems_.Add(transform.status());
+            ok = false;
+          }
           continue;
         }
         problems_.Unsupported(absl::StrCat(ssd_.Where(child), ": connection ", what, ": ",

@@ -321,10 +321,13 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
       return s;
     }
     if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
-    if ((c.has_factor() && !std::isfinite(c.factor())) ||
-        (c.has_offset() && !std::isfinite(c.offset()))) {
+    if (c.has_factor() && !std::isfinite(c.factor())) {
       return absl::InvalidArgumentError(
-          absl::StrCat(field, ": factor and offset must be finite numbers"));
+          absl::StrCat(field, ".factor must be a finite number, got ", c.factor()));
+    }
+    if (c.has_offset() && !std::isfinite(c.offset())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".offset must be a finite number, got ", c.offset()));
     }
     auto [it, inserted] = connected.emplace(to.ToString(), i);
     if (!inserted) {

@@ -114,6 +114,19 @@ TEST(ScenarioTest, InputConnectedTwiceIsRefused) {
               HasSubstr("input 'plant.u0' is already connected by connections[1]"));
 }
 
+TEST(ScenarioTest, ConnectionFactorAndOffsetMustBeFinite) {
+  std::string json = kValid;
+  json.replace(json.find("\"to\": \"ctrl.u\""), 14, "\"to\": \"ctrl.u\", \"factor\": 2");
+  EXPECT_TRUE(Validate(json).ok()) << Validate(json);
+  json.replace(json.find("\"factor\": 2"), 11, "\"factor\": \"Infinity\"");
+  EXPECT_THAT(std::string(Validate(json).message()),
+              HasSubstr("connections[0].factor must be a finite number, got inf"));
+  json = kValid;
+  json.replace(json.find("\"to\": \"ctrl.u\""), 14, "\"to\": \"ctrl.u\", \"offset\": \"NaN\"");
+  EXPECT_THAT(std::string(Validate(json).message()),
+              HasSubstr("connections[0].offset must be a finite number, got nan"));
+}
+
 TEST(ScenarioTest, MalformedVariableReference) {
   std::string json = kValid;
   json.replace(json.find("\"to\": \"ctrl.u\""), 14, "\"to\": \"ctrl\"");

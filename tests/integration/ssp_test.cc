@@ -209,6 +209,11 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
        "ssc:BooleanMappingTransformation is not supported (ssc:LinearTransformation is)"},
       {Ssd("", R"(
       <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
+        <ssc:LinearTransformation factor="two"/>
+      </ssd:Connection>)"),
+       "ssc:LinearTransformation factor=\"two\" is not a finite number"},
+      {Ssd("", R"(
+      <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
         <ssc:UnitConversion/>
       </ssd:Connection>)"),
        "ssc:UnitConversion is not supported"},

@@ -93,6 +93,7 @@ class UnitHost::Impl {
     reply->status = StepStatus::kFailed;
     reply->message = std::move(message);
     reply->estimated = false;
+    ClearSensitivities(reply);
   }
 
   bool CheckRequest(const StepRequest& request, StepReply* reply) {
@@ -267,6 +268,23 @@ class UnitHost::Impl {
     have_tentative_ = true;
   }
 
+  // Step with the unit's own inputs (transformed).
+  void Step(const StepRequest& request, StepReply* reply) {
+    if (!CheckRequest(request, reply)) return;
+    if (request.commit_previous && !CommitCarried(reply)) return;
+    if (request.mode == StepMode::kFinal) {
+      FinalStep(request, reply);
+      ClearSensitivities(reply);
+      return;
+    }
+    tentative_seen_ = true;
+    if (rollback_) {
+      RollbackTentative(request, reply);
+    } else {
+      EstimateTentative(request, reply);
+    }
+  }
+
   // Connection transformations (LoadUnit.input_transforms): input i is factor_(i) * value +
   // offset_(i); empty when no input has one. Applied where values come in (Initialize,
   // Evaluate, Step), so everything behind sees the unit's own inputs; sensitivities go back
@@ -361,8 +379,8 @@ absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
   return absl::OkStatus();
 }
 
-absl::Status UnitHost::Evaluate(const Eigen::VectorXd& raw, OutputsReply* reply) {
-  if (absl::Status s = impl_->unit_->Evaluate(impl_->TransformedInputs(raw), reply); !s.ok()) {
+absl::Status UnitHost::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) {
+  if (absl::Status s = impl_->unit_->Evaluate(impl_->TransformedInputs(inputs), reply); !s.ok()) {
     return s;
   }
   impl_->last_recorded_ = reply->recorded;
@@ -372,28 +390,11 @@ absl::Status UnitHost::Evaluate(const Eigen::VectorXd& raw, OutputsReply* reply)
   return absl::OkStatus();
 }
 
-void UnitHost::Step(const StepRequest& raw, StepReply* reply) {
+void UnitHost::Step(const StepRequest& request, StepReply* reply) {
   Impl& h = *impl_;
-  const StepRequest& request = h.Transformed(raw);
-  // Sensitivities leave with respect to the values sent, on every way out.
-  struct Scale {
-    const Impl& h;
-    StepReply* reply;
-    ~Scale() { h.ScaleSensitivities(reply); }
-  } scale{h, reply};
-  if (!h.CheckRequest(request, reply)) return;
-  if (request.commit_previous && !h.CommitCarried(reply)) return;
-  if (request.mode == StepMode::kFinal) {
-    h.FinalStep(request, reply);
-    h.ClearSensitivities(reply);
-    return;
-  }
-  h.tentative_seen_ = true;
-  if (h.rollback_) {
-    h.RollbackTentative(request, reply);
-  } else {
-    h.EstimateTentative(request, reply);
-  }
+  h.Step(h.Transformed(request), reply);
+  // Sensitivities leave with respect to the values sent.
+  h.ScaleSensitivities(reply);
 }
 
 void UnitHost::Commit(StepReply* reply) {

@@ -19,6 +19,12 @@
 //   (the last recorded values estimates answer with, the counters of the report).
 //   RestoreCheckpoint(bytes) on a host built from the same LoadUnit and initialised brings it
 //   there; its later replies are bit for bit those of the host that took the checkpoint.
+// - Connections with a factor or an offset (LoadUnit.input_transforms): Initialize, Evaluate and
+//   Step take the values the orchestrator sends, the unit sees factor * value + offset (on a
+//   step's polynomial: the factor on every coefficient, the offset on the constant one), and
+//   the replies' sensitivities are with respect to the values sent. This is the one place the
+//   transformation is applied, for every algorithm (rollback and COSTARICA estimates included:
+//   they keep the unit's own inputs).
 //
 // The worker's gRPC adapter and the orchestrator's LocalUnit both drive a UnitHost. Not thread
 // safe: one command at a time.
