@@ -29,13 +29,13 @@
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/client/plot_file.h"
 #include "cosimo/client/results_file.h"
-#include "cosimo/client/scenario_check.h"
 #include "cosimo/client/ssp_import.h"
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
 #include "cosimo/common/status.h"
+#include "cosimo/worker/scenario_check.h"
 #include "progress.h"
 #include "train.h"
 
@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<cosimo::v1::Scenario> scenario = LoadScenario(scenario_path, ssp);
     if (!scenario.ok()) return Fail(scenario.status(), 2);
     if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
-    if (absl::Status s = cosimo::client::CheckUnitsAndVariables(*scenario); !s.ok()) {
+    if (absl::Status s = cosimo::worker::CheckUnitsAndVariables(*scenario); !s.ok()) {
       return Fail(s, 2);
     }
     if (run->parsed()) {

@@ -39,6 +39,36 @@ const char* UnitModeName(UnitMode mode) {
   return "direct";
 }
 
+const char* CausalityName(Causality causality) {
+  switch (causality) {
+    case Causality::kInput:
+      return "input";
+    case Causality::kOutput:
+      return "output";
+    case Causality::kState:
+      return "state";
+    case Causality::kParameter:
+      return "parameter";
+    case Causality::kLocal:
+      return "local";
+  }
+  return "unknown";
+}
+
+const char* ValueTypeName(ValueType type) {
+  switch (type) {
+    case ValueType::kReal:
+      return "real";
+    case ValueType::kInteger:
+      return "integer";
+    case ValueType::kBoolean:
+      return "boolean";
+    case ValueType::kString:
+      return "string";
+  }
+  return "unknown";
+}
+
 const char* StepStatusName(StepStatus status) {
   switch (status) {
     case StepStatus::kOk:

@@ -20,6 +20,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/version.h"
 #include "cosimo/orchestrator/master.h"
+#include "cosimo/worker/scenario_check.h"
 #include "orchestrator/src/job_observer.h"
 #include "orchestrator/src/remote_unit.h"
 
@@ -256,6 +257,15 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
       }
     }
   }
+  // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
+  // command line checks them before it submits, for every client; the platforms of the binaries
+  // are the workers' to judge.
+  worker::ScenarioCheckOptions check;
+  check.file = [this](const std::string&, const std::string& digest) {
+    return digest.empty() ? std::string() : artifacts_->PathOf(digest);
+  };
+  check.binary_for_this_platform = false;
+  if (absl::Status s = worker::CheckUnitsAndVariables(scenario, check); !s.ok()) return s;
   auto job = std::make_shared<Job>();
   job->id = NewJobId();
   Summarize(scenario, job.get());
@@ -456,36 +466,6 @@ bool JobManager::Record(Job& job) {
 
 namespace {
 
-std::string CausalityName(Causality causality) {
-  switch (causality) {
-    case Causality::kInput:
-      return "input";
-    case Causality::kOutput:
-      return "output";
-    case Causality::kState:
-      return "state";
-    case Causality::kParameter:
-      return "parameter";
-    case Causality::kLocal:
-      return "local";
-  }
-  return "";
-}
-
-std::string TypeName(ValueType type) {
-  switch (type) {
-    case ValueType::kReal:
-      return "real";
-    case ValueType::kInteger:
-      return "integer";
-    case ValueType::kBoolean:
-      return "boolean";
-    case ValueType::kString:
-      return "string";
-  }
-  return "";
-}
-
 // One RecordedVariable per recorded column ("<unit>.<variable>", after "time"), from the loaded
 // units' descriptions (`units` in scenario.units() order).
 std::vector<v1::RecordedVariable> RecordedVariables(
@@ -510,7 +490,7 @@ std::vector<v1::RecordedVariable> RecordedVariables(
       if (found != nullptr) {
         v.set_unit(found->unit);
         v.set_causality(CausalityName(found->causality));
-        v.set_type(TypeName(found->type));
+        v.set_type(ValueTypeName(found->type));
       }
     }
   }

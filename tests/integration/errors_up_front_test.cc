@@ -1,6 +1,8 @@
 // Errors up front (README, "The command line"): what is wrong with a scenario is found by `run`
-// and `submit` before anything runs, exit 2, every problem at once, in the scenario's terms.
+// and `submit` before anything runs, exit 2, every problem at once, in the scenario's terms; and
+// by the orchestrator's SubmitJob for any other client.
 #include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +10,8 @@
 #include <vector>
 
 #include "cosimo/client/client.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/v1/job_service.grpc.pb.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/process.h"
 
@@ -116,6 +120,56 @@ TEST_F(DistributedTest, WorkerSaysWhichPlatformsAnFmuHasBinariesFor) {
               HasSubstr("unit 'm': the FMU has no binary for this platform "
                         "(binaries/linux64/fmi2_msd.so); it has binaries for: win64"));
   EXPECT_THAT(status->message(), Not(HasSubstr("/tmp")));
+}
+
+// Any gRPC client (not the command line, which checks before it submits): SubmitJob checks the
+// units against the built-in catalogue and the uploaded FMUs' model descriptions, and refuses the
+// job with every problem at once.
+TEST_F(DistributedTest, SubmitJobRefusesUnknownModelParameterAndVariableForEveryClient) {
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> digest = client.Upload(TestFmu("fmi2_msd"));
+  ASSERT_TRUE(digest.ok()) << digest.status();
+  absl::StatusOr<v1::Scenario> s = ParseScenarioJson(R"({"stop_time": 1,
+    "units": [
+      {"name": "c", "builtin": {"model": "car_controler"}},
+      {"name": "v", "builtin": {"model": "car_vehicle", "parameters": {"mass": 1500}}},
+      {"name": "m", "fmu": {"digest": ")" + *digest + R"("}, "parameters": {"mass": 2}}
+    ],
+    "algorithm": {"step_size": 0.1},
+    "record": ["m.x", "m.speed"]})");
+  ASSERT_TRUE(s.ok()) << s.status();
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::JobService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = *s;
+  v1::SubmitJobResponse response;
+  const grpc::Status status = stub->SubmitJob(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  const std::string& message = status.error_message();
+  EXPECT_THAT(message, HasSubstr("4 problems:"));
+  EXPECT_THAT(message, HasSubstr("units[0] ('c'): "));
+  EXPECT_THAT(message, HasSubstr("car_controler"));
+  EXPECT_THAT(message, HasSubstr("units[1] ('v'): "));
+  EXPECT_THAT(message, HasSubstr("'mass'"));
+  EXPECT_THAT(message, HasSubstr("units[2] ('m').parameters.mass: the FMU has no variable 'mass'"));
+  EXPECT_THAT(message, HasSubstr("record[1] 'm.speed': unit 'm' has no variable 'speed' "));
+  EXPECT_TRUE(response.job_id().empty());
+
+  // The FMU's own variable and parameter pass.
+  request.mutable_scenario()->clear_record();
+  request.mutable_scenario()->add_record("m.x");
+  request.mutable_scenario()->mutable_units()->DeleteSubrange(0, 2);
+  google::protobuf::Value c;
+  c.set_number_value(3);
+  request.mutable_scenario()->mutable_units(0)->mutable_parameters()->clear();
+  (*request.mutable_scenario()->mutable_units(0)->mutable_parameters())["c"] = c;
+  grpc::ClientContext again;
+  again.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  const grpc::Status ok = stub->SubmitJob(&again, request, &response);
+  EXPECT_TRUE(ok.ok()) << ok.error_message();
+  EXPECT_FALSE(response.job_id().empty());
 }
 
 }  // namespace

@@ -20,6 +20,12 @@ enum class Causality { kInput, kOutput, kState, kParameter, kLocal };
 // kString variables can be recorded (StepReply::recorded_strings) but not connected.
 enum class ValueType { kReal, kInteger, kBoolean, kString };
 
+// "input", "output", "state", "parameter", "local": the words of the scenario checks' messages
+// and of the results metadata.
+const char* CausalityName(Causality causality);
+// "real", "integer", "boolean", "string" (the results metadata).
+const char* ValueTypeName(ValueType type);
+
 struct VariableInfo {
   std::string name;
   Causality causality = Causality::kOutput;

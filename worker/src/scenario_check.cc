@@ -1,5 +1,6 @@
-#include "cosimo/client/scenario_check.h"
+#include "cosimo/worker/scenario_check.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -7,31 +8,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cosimo/client/fmu_scenario.h"
+#include "cosimo/common/fmu_experiment.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/unit_api.h"
 #include "cosimo/worker/unit_factory.h"
 
-namespace cosimo::client {
+namespace cosimo::worker {
 namespace {
 
 // A unit's variables by name: "input", "output" or another causality.
 using Variables = std::map<std::string, std::string>;
-
-std::string CausalityName(Causality c) {
-  switch (c) {
-    case Causality::kInput:
-      return "input";
-    case Causality::kOutput:
-      return "output";
-    case Causality::kState:
-      return "state";
-    case Causality::kParameter:
-      return "parameter";
-    case Causality::kLocal:
-      return "local";
-  }
-  return "local";
-}
 
 // Up to 12 names of `variables` with the given causality (empty: any), for messages.
 std::string Names(const Variables& variables, const std::string& causality = "") {
@@ -50,7 +36,7 @@ std::string Names(const Variables& variables, const std::string& causality = "")
 
 std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::string& field,
                                           std::vector<std::string>* problems) {
-  absl::StatusOr<std::unique_ptr<worker::Unit>> built = worker::CreateUnit(unit, "");
+  absl::StatusOr<std::unique_ptr<Unit>> built = CreateUnit(unit, "");
   if (!built.ok()) {
     problems->push_back(absl::StrCat(field, ": ", built.status().message()));
     return std::nullopt;
@@ -63,11 +49,15 @@ std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::strin
   return v;
 }
 
-std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& field,
+std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& file,
+                                      const std::string& field, bool binary_for_this_platform,
                                       std::vector<std::string>* problems) {
-  absl::StatusOr<FmuExperiment> fmu = ReadFmuExperiment(unit.fmu().path());
+  const bool by_path = !unit.fmu().path().empty();
+  absl::StatusOr<FmuExperiment> fmu =
+      ReadFmuExperiment(file, by_path ? unit.fmu().path() : unit.fmu().digest());
   if (!fmu.ok()) {
-    problems->push_back(absl::StrCat(field, ".fmu.path: ", fmu.status().message()));
+    problems->push_back(
+        absl::StrCat(field, by_path ? ".fmu.path: " : ".fmu.digest: ", fmu.status().message()));
     return std::nullopt;
   }
   const bool model_exchange = unit.has_solver();
@@ -78,7 +68,7 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
         model_exchange ? ""
                        : " (give the unit a solver "
                          "to run it as Model Exchange)"));
-  } else {
+  } else if (binary_for_this_platform) {
     const std::string platform = fmu->fmi_version.rfind("3", 0) == 0 ? "x86_64-linux" : "linux64";
     const std::string binary = absl::StrCat("binaries/", platform, "/", id, ".so");
     bool found = false;
@@ -112,13 +102,16 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
   return v;
 }
 
-std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string& field,
+std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string& file,
+                                        const std::string& field,
                                         std::vector<std::string>* problems) {
-  std::ifstream in(unit.table().path());
+  std::ifstream in(file);
   std::string header;
   if (!in || !std::getline(in, header)) {
-    problems->push_back(
-        absl::StrCat(field, ".table.path: cannot read '", unit.table().path(), "'"));
+    const bool by_path = !unit.table().path().empty();
+    problems->push_back(absl::StrCat(field, by_path ? ".table.path" : ".table.digest",
+                                     ": cannot read '",
+                                     by_path ? unit.table().path() : unit.table().digest(), "'"));
     return std::nullopt;
   }
   if (!header.empty() && header.back() == '\r') header.pop_back();
@@ -140,7 +133,8 @@ std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string&
 
 }  // namespace
 
-absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario) {
+absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
+                                    const ScenarioCheckOptions& options) {
   std::vector<std::string> problems;
   std::map<std::string, std::optional<Variables>> units;
   for (int i = 0; i < scenario.units_size(); ++i) {
@@ -149,10 +143,14 @@ absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario) {
     std::optional<Variables> v;
     if (unit.has_builtin()) {
       v = BuiltinVariables(unit, field, &problems);
-    } else if (unit.has_fmu() && !unit.fmu().path().empty()) {
-      v = FmuVariables(unit, field, &problems);
-    } else if (unit.has_table() && !unit.table().path().empty()) {
-      v = TableVariables(unit, field, &problems);
+    } else if (unit.has_fmu()) {
+      const std::string file = options.file(unit.fmu().path(), unit.fmu().digest());
+      if (!file.empty()) {
+        v = FmuVariables(unit, file, field, options.binary_for_this_platform, &problems);
+      }
+    } else if (unit.has_table()) {
+      const std::string file = options.file(unit.table().path(), unit.table().digest());
+      if (!file.empty()) v = TableVariables(unit, file, field, &problems);
     }
     units[unit.name()] = v;
   }
@@ -202,4 +200,4 @@ absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario) {
   return absl::InvalidArgumentError(text);
 }
 
-}  // namespace cosimo::client
+}  // namespace cosimo::worker

@@ -1,0 +1,41 @@
+// What an FMU's modelDescription.xml says about running it (FMI 2.0 and 3.0): its interfaces,
+// DefaultExperiment, variables with their causality, and the platforms it has binaries for. Read
+// straight from the archive (libzip, pugixml), without loading the FMU: for the client's single
+// FMU runs and SSP import, and for the scenario checks of the client and the orchestrator.
+//
+// Thread safety: none needed (a function).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cosimo {
+
+struct FmuExperiment {
+  std::string model_name;
+  double start_time = 0.0;           // DefaultExperiment startTime, else 0
+  std::optional<double> stop_time;   // DefaultExperiment stopTime
+  std::optional<double> step_size;   // DefaultExperiment stepSize
+  std::vector<std::string> outputs;  // variables with causality "output", in their order
+  std::string fmi_version;           // "2.0", "3.0"
+  std::string cs_identifier;         // CoSimulation modelIdentifier; empty: no such interface
+  std::string me_identifier;         // ModelExchange modelIdentifier; empty: no such interface
+  // Every variable: name and causality as written ("input", "output", "parameter", "local",
+  // "calculatedParameter", "independent"; FMI 2's default "local").
+  std::vector<std::pair<std::string, std::string>> variables;
+  std::vector<std::string> binaries;  // archive entries under binaries/
+};
+
+// The largest modelDescription.xml read, as the worker's (bytes).
+constexpr uint64_t kMaxFmuModelDescriptionBytes = uint64_t{256} << 20;
+
+// Errors name the FMU as `name` (default: the path), e.g. its digest where the path is a store's.
+[[nodiscard]] absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
+                                                              const std::string& name = "");
+
+}  // namespace cosimo
