@@ -61,6 +61,9 @@ class CommandHandler::Impl {
         return Ack(
             host_ ? host_->RestoreCheckpoint(command.restore_checkpoint().state()) : NoUnit(),
             reply);
+      case v1::OrchestratorMessage::kTrain:
+        // Several replies (progress, then done): the session runs it (training_job.h).
+        return Ack(absl::InvalidArgumentError("worker: Train is not a unit command"), reply);
       case v1::OrchestratorMessage::kWelcome:
       case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:

@@ -20,6 +20,7 @@
 #include "cosimo/worker/abandon.h"
 #include "cosimo/worker/artifact_cache.h"
 #include "cosimo/worker/slot_handler.h"
+#include "cosimo/worker/training_job.h"
 #include "cosimo/worker/unit_factory.h"
 
 namespace cosimo::worker {
@@ -159,9 +160,15 @@ class WorkerClient::Session {
   // Serves commands until the stream ends.
   void Serve() {
     v1::OrchestratorMessage command;
-    while (stream_->Read(&command)) {
+    bool read = stream_->Read(&command);
+    while (read) {
+      if (command.has_train()) {
+        read = Train(&command);
+        continue;
+      }
       handler_.Handle(command, &reply_);
       if (!Write(reply_)) break;
+      read = stream_->Read(&command);
     }
     for (const std::string& unit : handler_.DropUnits()) {
       spdlog::warn("stream ended while unit '{}' was loaded; dropped it", unit);
@@ -169,16 +176,46 @@ class WorkerClient::Session {
   }
 
  private:
+  absl::StatusOr<std::string> Fetch(const std::string& digest) {
+    return FetchArtifact(channel_, digest,
+                         options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
+                         options_.cache_max_bytes);
+  }
+
+  // A training job (cosimo/worker/training_job.h): progress messages with the command's seq,
+  // then TrainingDone. Meanwhile a thread reads the stream: its end (the orchestrator gave this
+  // worker up: a cancel) stops training after the current epoch, at once rather than when a write
+  // first fails; the command it reads otherwise is the next one, left in `*command`. Returns
+  // whether there is one (false: the stream ended).
+  bool Train(v1::OrchestratorMessage* command) {
+    v1::WorkerMessage progress_message, done_message;
+    progress_message.set_seq(command->seq());
+    done_message.set_seq(command->seq());
+    v1::OrchestratorMessage next;
+    bool read = false;
+    std::thread reader([&] {
+      read = stream_->Read(&next);
+      if (!read) AbandonRequest() = true;
+    });
+    RunTrainingJob(
+        command->train(), [this](const std::string& digest) { return Fetch(digest); },
+        [&](const v1::TrainingProgress& progress) {
+          *progress_message.mutable_training_progress() = progress;
+          return Write(progress_message);
+        },
+        done_message.mutable_training_done());
+    const bool written = Write(done_message);
+    reader.join();  // the next command, or the end of the stream
+    command->Swap(&next);
+    return read && written;
+  }
+
   const WorkerOptions& options_;
   std::shared_ptr<grpc::Channel> channel_;
   Stream* stream_;
   std::mutex write_mutex_;
-  SlotHandler handler_{options_.slots, options_.threads, [this](const std::string& digest) {
-                         return FetchArtifact(
-                             channel_, digest,
-                             options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
-                             options_.cache_max_bytes);
-                       }};
+  SlotHandler handler_{options_.slots, options_.threads,
+                       [this](const std::string& digest) { return Fetch(digest); }};
   v1::WorkerMessage reply_;  // reused per message (SlotHandler::Handle)
 
   std::thread heartbeat_;

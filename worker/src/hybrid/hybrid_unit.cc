@@ -199,15 +199,19 @@ absl::StatusOr<v1::HybridWeights> ReadWeightsFile(const std::string& path) {
   return weights;
 }
 
-absl::Status WriteWeightsFile(const std::string& path, const v1::HybridWeights& weights) {
+std::string WeightsJson(const v1::HybridWeights& weights) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   (void)google::protobuf::util::MessageToJsonString(weights, &json, options);
+  return json;
+}
+
+absl::Status WriteWeightsFile(const std::string& path, const v1::HybridWeights& weights) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << json;
+  out << WeightsJson(weights);
   out.close();
   if (!out) return absl::InternalError("cannot write weights file '" + path + "'");
   return absl::OkStatus();

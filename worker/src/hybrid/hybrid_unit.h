@@ -68,6 +68,8 @@ class HybridUnit final : public Unit {
 
 // The weights file (JSON of cosimo.v1.HybridWeights). Errors name the file.
 [[nodiscard]] absl::StatusOr<v1::HybridWeights> ReadWeightsFile(const std::string& path);
+// The weights file's text: what WriteWeightsFile writes, and what a training job returns.
+std::string WeightsJson(const v1::HybridWeights& weights);
 [[nodiscard]] absl::Status WriteWeightsFile(const std::string& path,
                                             const v1::HybridWeights& weights);
 // The weights of a model's networks.
