@@ -18,11 +18,13 @@
 #include "cosimo/common/digest.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/unit_api_proto.h"
 #include "cosimo/common/version.h"
 #include "cosimo/orchestrator/master.h"
 #include "cosimo/worker/scenario_check.h"
 #include "orchestrator/src/job_observer.h"
 #include "orchestrator/src/remote_unit.h"
+#include "orchestrator/src/training_job.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -140,10 +142,14 @@ struct JobManager::Job {
 };
 
 void JobManager::Summarize(const v1::Scenario& scenario, Job* job) {
+  const bool training = job->status.has_training();
   for (const v1::Unit& unit : scenario.units()) {
-    job->labels.push_back(unit.worker_label());
+    if (!training || unit.name() == job->status.training().request().unit()) {
+      job->labels.push_back(unit.worker_label());
+    }
     for (std::string& digest : ArtifactDigests(unit)) job->artifacts.push_back(std::move(digest));
   }
+  if (training) job->artifacts.push_back(job->status.training().request().data_digest());
 }
 
 JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifacts,
@@ -236,9 +242,15 @@ absl::Status JobManager::Recover() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, const Caller& caller) {
+absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, const Caller& caller,
+                                               const v1::TrainingRequest* training) {
   if (absl::Status s = CheckLimits(scenario, limits_); !s.ok()) return s;
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
+  if (training != nullptr) {
+    if (absl::StatusOr<int> unit = TrainedUnit(scenario, *training); !unit.ok()) {
+      return unit.status();
+    }
+  }
   absl::ReaderMutexLock use(&artifact_use_);
   for (int i = 0; i < scenario.units_size(); ++i) {
     const v1::Unit& unit = scenario.units(i);
@@ -266,17 +278,33 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   };
   check.binary_for_this_platform = false;
   if (absl::Status s = worker::CheckUnitsAndVariables(scenario, check); !s.ok()) return s;
+  if (training != nullptr) {
+    const std::string& digest = training->data_digest();
+    if (digest.empty()) {
+      return absl::InvalidArgumentError(
+          "training.data_digest is missing: upload the data first (the cosimo client does this)");
+    }
+    if (!IsValidDigest(digest) || !artifacts_->Touch(digest)) {
+      return absl::FailedPreconditionError("training.data_digest: the data " + digest +
+                                           " was never uploaded to this orchestrator");
+    }
+    if (absl::Status s = CheckTrainingRequest(scenario, *training, artifacts_->PathOf(digest));
+        !s.ok()) {
+      return s;
+    }
+  }
   auto job = std::make_shared<Job>();
   job->id = NewJobId();
-  Summarize(scenario, job.get());
   v1::JobStatus& st = job->status;
+  if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
+  Summarize(scenario, job.get());
   st.set_job_id(job->id);
   st.set_name(scenario.name());
   st.set_state(v1::QUEUED);
   st.set_start_time(scenario.start_time());
   st.set_stop_time(scenario.stop_time());
   st.set_time(scenario.start_time());
-  st.set_workers_needed(scenario.units_size());
+  st.set_workers_needed(static_cast<int>(job->labels.size()));
   st.set_submitted_unix_ms(clock_->UnixMs());
   st.set_owner(caller.name);
   {
@@ -527,6 +555,11 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     return;
   }
   const v1::Scenario& scenario = *loaded;
+  if (job->status.has_training()) {
+    RunTraining(job, *workers.front(), scenario);
+    pool_->Release(workers);
+    return;
+  }
   std::optional<v1::JobCheckpoint> checkpoint;
   if (job->resuming) {
     absl::StatusOr<v1::JobCheckpoint> stored = store_->LoadCheckpoint(job->id);
@@ -616,23 +649,22 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   publish(observer.last());
 
   if (!result.ok()) {
-    const bool shutting_down = ShuttingDown();
-    // Stopped by the orchestrator's shutdown, not by a client: the job failed
-    // (docs/deployment.md), as it does when the orchestrator is killed.
     const bool stopped = result.status().code() == absl::StatusCode::kCancelled || job->cancel;
-    const bool canceled = stopped && !shutting_down && !observer.rows_exceeded();
     std::string message(result.status().message());
     if (!stopped && lost_worker) {
       std::string why = ResumeAfterLoss(job, observer, message);
       if (why.empty()) return;  // queued to resume
       message += "; could not resume: " + why;
     }
-    if (stopped && shutting_down) message = kShutDownWhileRunning;
-    if (!job->cancel && observer.rows_exceeded()) message = RowsExceeded(limits_.max_recorded_rows);
-    if (!canceled && message.find("t=") == std::string::npos) {
-      message += " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
+    const std::string reached =
+        " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
+    if (!job->cancel && observer.rows_exceeded()) {
+      // Stopped by the orchestrator's limit on recorded rows, not by a client: failed.
+      Finish(job, v1::FAILED, RowsExceeded(limits_.max_recorded_rows) + reached);
+      return;
     }
-    Finish(job, canceled ? v1::CANCELED : v1::FAILED, canceled ? "canceled" : message);
+    if (message.find("t=") == std::string::npos) message += reached;
+    FinishUnsuccessful(job, result.status(), message);
     return;
   }
   StoredResults stored;
@@ -715,6 +747,84 @@ std::string JobManager::ResumeAfterLoss(const std::shared_ptr<Job>& job,
   spdlog::warn("job {}: {}", job->id, job->status.message());
   Schedule();
   return "";
+}
+
+void JobManager::FinishUnsuccessful(const std::shared_ptr<Job>& job, const absl::Status& status,
+                                    std::string message) {
+  const bool shutting_down = ShuttingDown();
+  // Stopped by the orchestrator's shutdown, not by a client: the job failed
+  // (docs/deployment.md), as it does when the orchestrator is killed.
+  const bool stopped = status.code() == absl::StatusCode::kCancelled || job->cancel;
+  const bool canceled = stopped && !shutting_down;
+  if (stopped && shutting_down) message = kShutDownWhileRunning;
+  Finish(job, canceled ? v1::CANCELED : v1::FAILED, canceled ? "canceled" : message);
+}
+
+void JobManager::RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& worker,
+                             const v1::Scenario& scenario) {
+  v1::Train train;
+  train.set_job_id(job->id);
+  *train.mutable_scenario() = scenario;
+  {
+    absl::MutexLock lock(&mutex_);
+    *train.mutable_request() = job->status.training().request();
+  }
+  train.set_progress_interval_ms(200);
+  spdlog::info("job {} training unit '{}' on {}", job->id, train.request().unit(),
+               worker.Describe());
+  auto stored_at = clock_->Now();
+  absl::StatusOr<v1::TrainingDone> done = TrainOnWorker(
+      worker, train, {command_timeout_, &job->cancel}, [&](const v1::TrainingProgress& p) {
+        absl::MutexLock lock(&mutex_);
+        v1::TrainingStatus* t = job->status.mutable_training();
+        if (p.epoch() == 1) t->set_first_loss(p.loss());
+        t->set_epoch(p.epoch());
+        t->set_loss(p.loss());
+        t->set_seconds(p.seconds());
+        const auto now = clock_->Now();
+        job->status.set_wall_seconds(std::chrono::duration<double>(now - job->started).count());
+        if (now - stored_at >= std::chrono::seconds(1)) {
+          stored_at = now;
+          Record(*job);  // a failed write cancels the job, which then fails naming it
+        }
+        Touch(*job);
+      });
+  if (!done.ok()) {
+    FinishUnsuccessful(job, done.status(), std::string(done.status().message()));
+    return;
+  }
+  if (done->has_error()) {
+    const absl::Status error = FromProto(done->error());
+    const std::string message(error.message());
+    FinishUnsuccessful(
+        job, error,
+        message.find("unit '") == std::string::npos
+            ? "unit '" + train.request().unit() + "' (" + worker.Describe() + "): " + message
+            : message);
+    return;
+  }
+  v1::TrainingResult result;
+  result.set_unit(train.request().unit());
+  result.set_weights_json(done->weights_json());
+  result.set_epochs(done->epochs());
+  result.set_first_loss(done->first_loss());
+  result.set_final_loss(done->final_loss());
+  result.set_seconds(done->seconds());
+  result.set_worker(worker.id());
+  result.set_host(worker.host());
+  {
+    absl::MutexLock lock(&mutex_);
+    v1::TrainingStatus* t = job->status.mutable_training();
+    t->set_epoch(done->epochs());
+    t->set_first_loss(done->first_loss());
+    t->set_loss(done->final_loss());
+    t->set_seconds(done->seconds());
+  }
+  if (absl::Status s = store_->PutTrainingResult(job->id, result); !s.ok()) {
+    Finish(job, v1::FAILED, "the training result could not be stored: " + std::string(s.message()));
+    return;
+  }
+  Finish(job, v1::SUCCEEDED, "");
 }
 
 void JobManager::Finish(const std::shared_ptr<Job>& job, v1::JobState state,
@@ -902,6 +1012,12 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
     absl::MutexLock lock(&mutex_);
     std::shared_ptr<Job> job = Find(job_id);
     if (!job) return UnknownJob(job_id);
+    if (job->status.has_training()) {
+      return absl::FailedPreconditionError(
+          "job " + job_id +
+          " is a training job: its result is a weights file, not a results table "
+          "(GetTrainingResult; cosimo results JOB --out weights.json)");
+    }
     if (job->status.state() != v1::SUCCEEDED) {
       return absl::FailedPreconditionError(
           "job " + job_id + " has no results: it is " + v1::JobState_Name(job->status.state()) +
@@ -909,6 +1025,26 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
     }
   }
   return store_->LoadResults(job_id);
+}
+
+absl::StatusOr<v1::TrainingResult> JobManager::TrainingResult(const std::string& job_id) const {
+  {
+    absl::MutexLock lock(&mutex_);
+    std::shared_ptr<Job> job = Find(job_id);
+    if (!job) return UnknownJob(job_id);
+    if (!job->status.has_training()) {
+      return absl::FailedPreconditionError("job " + job_id +
+                                           " is not a training job: its results are a table "
+                                           "(GetResults)");
+    }
+    if (job->status.state() != v1::SUCCEEDED) {
+      return absl::FailedPreconditionError(
+          "job " + job_id + " has no trained weights: it is " +
+          v1::JobState_Name(job->status.state()) +
+          (job->status.message().empty() ? "" : " (" + job->status.message() + ")"));
+    }
+  }
+  return store_->LoadTrainingResult(job_id);
 }
 
 absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_id,

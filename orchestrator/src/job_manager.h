@@ -61,9 +61,11 @@ class JobManager {
   [[nodiscard]] absl::Status Recover();
 
   // Validates and queues a job owned by `caller`; returns the job id. Errors name the scenario
-  // field at fault, or the limit (JobLimits) and the flag that raises it.
+  // field at fault, or the limit (JobLimits) and the flag that raises it. With `training`, the
+  // job trains that hybrid unit on one worker (orchestrator/src/training_job.h).
   [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario,
-                                                   const Caller& caller = {});
+                                                   const Caller& caller = {},
+                                                   const v1::TrainingRequest* training = nullptr);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
   // Only the job's owner or an admin may cancel or delete it (PERMISSION_DENIED naming the
   // owner otherwise).
@@ -88,7 +90,10 @@ class JobManager {
   };
   [[nodiscard]] absl::StatusOr<JobPage> List(uint32_t page_size,
                                              const std::string& page_token) const;
+  // A succeeded simulation job's results table; FailedPrecondition for a training job.
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
+  // A succeeded training job's weights file; FailedPrecondition for a simulation job.
+  [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id) const;
   // Forgets a finished job (record and results) and removes the artifacts that no other job
   // names; a queued or running one is refused. An artifact uploaded for a job not submitted yet
   // is only named once that job is: submitting it after such a removal fails naming the
@@ -114,7 +119,8 @@ class JobManager {
 
  private:
   struct Job;
-  // What the manager keeps of a job's scenario: labels and artifact digests.
+  // What the manager keeps of a job's scenario: labels and artifact digests (of a training job:
+  // the trained unit's label, and its data too). job->status is set.
   static void Summarize(const v1::Scenario& scenario, Job* job);
   void Schedule() ABSL_LOCKS_EXCLUDED(mutex_);
   // With an unschedulable timeout: schedules every second until shutdown, so that the timeout is
@@ -122,6 +128,12 @@ class JobManager {
   void Tick() ABSL_LOCKS_EXCLUDED(mutex_);
   void RunJob(const std::shared_ptr<Job>& job,
               std::vector<std::shared_ptr<WorkerConnection>> workers) ABSL_LOCKS_EXCLUDED(mutex_);
+  void RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& worker,
+                   const v1::Scenario& scenario) ABSL_LOCKS_EXCLUDED(mutex_);
+  // A job that did not succeed: CANCELED when a client canceled it, FAILED otherwise (also when
+  // the orchestrator's shutdown stopped it).
+  void FinishUnsuccessful(const std::shared_ptr<Job>& job, const absl::Status& status,
+                          std::string message) ABSL_LOCKS_EXCLUDED(mutex_);
   void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mutex_);
   // Once the job has ended: its checkpoint removed from the store (a failure is logged).

@@ -1,5 +1,5 @@
-// Durable job records: each job's status, scenario and, once it succeeded, its results; while it
-// runs, its latest checkpoint. The job
+// Durable job records: each job's status, scenario and, once it succeeded, its results (a
+// training job's weights file instead); while it runs, its latest checkpoint. The job
 // manager writes through this interface; SqliteJobStore (sqlite_job_store.h) is the store of the
 // orchestrator, and tests use fakes (a store whose writes fail). Implementations are thread safe.
 #pragma once
@@ -40,6 +40,11 @@ class JobStore {
   // The scenario stored with the job (NotFound when there is no such job).
   [[nodiscard]] virtual absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) = 0;
   [[nodiscard]] virtual absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) = 0;
+  // A training job's result (the weights file), stored once it succeeded.
+  [[nodiscard]] virtual absl::Status PutTrainingResult(const std::string& job_id,
+                                                       const v1::TrainingResult& result) = 0;
+  [[nodiscard]] virtual absl::StatusOr<v1::TrainingResult> LoadTrainingResult(
+      const std::string& job_id) = 0;
   // Removes the job's record, results and checkpoint (nothing to remove is not an error).
   [[nodiscard]] virtual absl::Status Delete(const std::string& job_id) = 0;
 

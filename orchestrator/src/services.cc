@@ -20,7 +20,8 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
                                        v1::SubmitJobResponse* response) {
   Caller caller;
   if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
-  absl::StatusOr<std::string> id = jobs_->Submit(request->scenario(), caller);
+  absl::StatusOr<std::string> id = jobs_->Submit(
+      request->scenario(), caller, request->has_training() ? &request->training() : nullptr);
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
   return grpc::Status::OK;
@@ -103,6 +104,16 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
     RowsToProto(*results, first, rows_per_chunk, chunk.mutable_rows());
     if (!writer->Write(chunk)) break;
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::GetTrainingResult(grpc::ServerContext* context,
+                                               const v1::GetTrainingResultRequest* request,
+                                               v1::TrainingResult* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
+  absl::StatusOr<v1::TrainingResult> result = jobs_->TrainingResult(request->job_id());
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *response = *std::move(result);
   return grpc::Status::OK;
 }
 

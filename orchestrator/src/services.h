@@ -33,6 +33,9 @@ class JobServiceImpl final : public v1::JobService::Service {
                          v1::DeleteJobResponse* response) override;
   grpc::Status ListWorkers(grpc::ServerContext* context, const v1::ListWorkersRequest* request,
                            v1::ListWorkersResponse* response) override;
+  grpc::Status GetTrainingResult(grpc::ServerContext* context,
+                                 const v1::GetTrainingResultRequest* request,
+                                 v1::TrainingResult* response) override;
 
  private:
   JobManager* jobs_;

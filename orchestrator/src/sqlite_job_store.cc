@@ -83,7 +83,9 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       "CREATE TABLE IF NOT EXISTS result_chunks ("
       "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));"
       // The latest checkpoint of a running job: a serialized JobCheckpoint.
-      "CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, checkpoint BLOB);";
+      "CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, checkpoint BLOB);"
+      // A succeeded training job's result: a serialized TrainingResult (the weights file).
+      "CREATE TABLE IF NOT EXISTS training_results (id TEXT PRIMARY KEY, result BLOB);";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
   // Stores written before string columns existed lack results.strings, and those written before
   // jobs had owners lack jobs.owner: add them (NULL for old rows: a job without an owner, which
@@ -180,7 +182,8 @@ absl::Status SqliteJobStore::Delete(const std::string& job_id) {
   if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
   for (const char* sql :
        {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
-        "DELETE FROM checkpoints WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
+        "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
+        "DELETE FROM jobs WHERE id = ?"}) {
     Statement s;
     if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK) {
       (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -307,6 +310,41 @@ absl::StatusOr<v1::Scenario> SqliteJobStore::LoadScenario(const std::string& job
     return absl::DataLossError("job store: the scenario of " + job_id + " is corrupt");
   }
   return scenario;
+}
+
+absl::Status SqliteJobStore::PutTrainingResult(const std::string& job_id,
+                                         const v1::TrainingResult& result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO training_results (id, result) VALUES (?, ?)",
+                         -1, &s.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("prepare the training result of " + job_id);
+  }
+  if (absl::Status b = BindBlob(s.stmt, 2, result.SerializeAsString(), "the training result");
+      !b.ok()) {
+    return b;
+  }
+  if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store the training result of " + job_id);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::TrainingResult> SqliteJobStore::LoadTrainingResult(const std::string& job_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s;
+  if (sqlite3_prepare_v2(db_, "SELECT result FROM training_results WHERE id = ?", -1, &s.stmt,
+                         nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("prepare the training result select");
+  }
+  const int rc = sqlite3_step(s.stmt);
+  if (rc == SQLITE_DONE) return absl::NotFoundError("no training result stored for job " + job_id);
+  if (rc != SQLITE_ROW) return Error("read the training result of " + job_id);
+  v1::TrainingResult result;
+  if (!result.ParseFromString(ColumnBlob(s.stmt, 0))) {
+    return absl::DataLossError("job store: the training result of " + job_id + " is corrupt");
+  }
+  return result;
 }
 
 absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job_id) {

@@ -48,6 +48,10 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll() override;
   [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
+  [[nodiscard]] absl::Status PutTrainingResult(const std::string& job_id,
+                                               const v1::TrainingResult& result) override;
+  [[nodiscard]] absl::StatusOr<v1::TrainingResult> LoadTrainingResult(
+      const std::string& job_id) override;
   [[nodiscard]] absl::Status Delete(const std::string& job_id) override;
   [[nodiscard]] absl::Status PutCheckpoint(const std::string& job_id,
                                            const v1::JobCheckpoint& checkpoint) override;

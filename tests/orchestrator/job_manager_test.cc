@@ -48,6 +48,13 @@ class FlakyJobStore final : public JobStore {
   absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override {
     return store_->LoadResults(job_id);
   }
+  absl::Status PutTrainingResult(const std::string& job_id,
+                                 const v1::TrainingResult& result) override {
+    return store_->PutTrainingResult(job_id, result);
+  }
+  absl::StatusOr<v1::TrainingResult> LoadTrainingResult(const std::string& job_id) override {
+    return store_->LoadTrainingResult(job_id);
+  }
   absl::Status Delete(const std::string& job_id) override { return store_->Delete(job_id); }
   absl::Status PutCheckpoint(const std::string& job_id,
                              const v1::JobCheckpoint& checkpoint) override {
