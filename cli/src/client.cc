@@ -104,8 +104,8 @@ absl::StatusOr<std::string> Client::Upload(const std::string& path) {
   return digest;
 }
 
-absl::StatusOr<std::string> Client::Submit(v1::Scenario scenario) {
-  for (v1::Unit& unit : *scenario.mutable_units()) {
+absl::Status Client::UploadArtifacts(v1::Scenario* scenario) {
+  for (v1::Unit& unit : *scenario->mutable_units()) {
     for (const UnitArtifact& artifact : MutableUnitArtifacts(&unit)) {
       if (artifact.path->empty() || !artifact.digest->empty()) continue;
       absl::StatusOr<std::string> uploaded = Upload(*artifact.path);
@@ -113,10 +113,48 @@ absl::StatusOr<std::string> Client::Submit(v1::Scenario scenario) {
       *artifact.digest = *uploaded;
     }
   }
-  grpc::ClientContext context;
-  SetDeadline(&context);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Client::Submit(v1::Scenario scenario) {
+  v1::SubmitJobRequest request;
+  if (absl::Status s = UploadArtifacts(&scenario); !s.ok()) return s;
+  *request.mutable_scenario() = std::move(scenario);
+  return SubmitRequest(request);
+}
+
+absl::StatusOr<std::string> Client::SubmitTraining(v1::Scenario scenario,
+                                                   v1::TrainingRequest training,
+                                                   const std::string& data_path) {
+  if (!std::ifstream(data_path, std::ios::binary)) {
+    return absl::InvalidArgumentError("--data: cannot read '" + data_path + "'");
+  }
+  if (absl::Status s = UploadArtifacts(&scenario); !s.ok()) return s;
+  absl::StatusOr<std::string> data = Upload(data_path);
+  if (!data.ok()) return Annotate(data.status(), "the training data");
+  training.set_data_digest(*data);
+  training.set_data_name(fs::path(data_path).filename().string());
   v1::SubmitJobRequest request;
   *request.mutable_scenario() = std::move(scenario);
+  *request.mutable_training() = std::move(training);
+  return SubmitRequest(request);
+}
+
+absl::StatusOr<v1::TrainingResult> Client::TrainingResult(const std::string& job_id) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::GetTrainingResultRequest request;
+  request.set_job_id(job_id);
+  v1::TrainingResult response;
+  absl::Status s =
+      Rpc(jobs_->GetTrainingResult(&context, request, &response), "training result", target_);
+  if (!s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<std::string> Client::SubmitRequest(const v1::SubmitJobRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
   v1::SubmitJobResponse response;
   absl::Status s = Rpc(jobs_->SubmitJob(&context, request, &response), "submit", target_);
   if (!s.ok()) return s;

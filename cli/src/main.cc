@@ -8,6 +8,7 @@
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]
 //   --out - writes the CSV to standard output; --log-level may come before or after the verb.
 //   cosimo train SCENARIO.json --data measured.csv --unit NAME [--epochs N] [--out weights.json]
+//                [--orchestrator HOST:PORT [--wait]]   (without --orchestrator: trains here)
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted (Ctrl-C, SIGTERM: at once; run cancels its job first).
@@ -120,6 +121,28 @@ int WatchToEnd(Client& client, const std::string& job) {
   printer.Finish();
   if (!status.ok()) return Fail(status.status());
   return status->state() == cosimo::v1::SUCCEEDED ? 0 : 1;
+}
+
+// A training job's weights file to `out` (empty: "<unit>.weights.json"; "-": standard output).
+int WriteWeights(Client& client, const std::string& job, std::string out) {
+  absl::StatusOr<cosimo::v1::TrainingResult> result = client.TrainingResult(job);
+  if (!result.ok()) return Fail(result.status());
+  if (out.empty()) out = result->unit() + ".weights.json";
+  if (out == "-") {
+    std::cout << result->weights_json() << std::flush;
+  } else {
+    std::ofstream file(out, std::ios::binary | std::ios::trunc);
+    file << result->weights_json();
+    file.close();
+    if (!file) return Fail(absl::PermissionDeniedError("cannot write '" + out + "'"));
+  }
+  std::fprintf(stderr,
+               "trained unit '%s': loss %.6e -> %.6e in %d epochs, %.1f s on worker %s (%s); "
+               "weights written to %s\n",
+               result->unit().c_str(), result->first_loss(), result->final_loss(), result->epochs(),
+               result->seconds(), result->worker().c_str(), result->host().c_str(),
+               out == "-" ? "standard output" : out.c_str());
+  return 0;
 }
 
 bool IsFmu(const std::string& path) {
@@ -237,9 +260,10 @@ int main(int argc, char** argv) {
   };
   add_ssp_options(run);
   add_ssp_options(import);
-  auto add_orchestrator = [&](CLI::App* cmd) {
-    cmd->add_option("--orchestrator", orchestrator,
-                    "orchestrator HOST:PORT (default: $COSIMO_ORCHESTRATOR, else localhost:7700)");
+  auto add_orchestrator = [&](CLI::App* cmd, const std::string& help =
+                                                 "orchestrator HOST:PORT (default: "
+                                                 "$COSIMO_ORCHESTRATOR, else localhost:7700)") {
+    cmd->add_option("--orchestrator", orchestrator, help);
     cmd->add_option("--tls-ca", security.tls_ca_file,
                     "dial TLS, trusting the PEM certificates in this file (default: "
                     "$COSIMO_TLS_CA)");
@@ -304,6 +328,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train->add_option("--out", train_command.out,
                     "weights file to write (default: <unit>.weights.json)");
+  add_orchestrator(train,
+                   "submit the training as a job to this orchestrator HOST:PORT and print its "
+                   "id (default: train here, in this process)");
+  train->add_flag("--wait", wait,
+                  "with --orchestrator: follow the job and write the weights file once it ends");
   cosimo::LogOptions log{.level = "warn"};
   // Before or after the verb (app.fallthrough() above).
   cosimo::AddLogOptions(app, log);
@@ -344,7 +373,8 @@ int main(int argc, char** argv) {
     std::cerr << "plot written to " << plot_out << "\n";
     return 0;
   }
-  if (train->parsed()) {
+  if (train->parsed() && train->get_option("--orchestrator")->count() == 0) {
+    if (wait) return Fail(absl::InvalidArgumentError("train: --wait needs --orchestrator"), 2);
     train_command.cancel = &g_interrupted;
     return cosimo::client::RunTrain(train_command);
   }
@@ -411,8 +441,31 @@ int main(int argc, char** argv) {
       cosimo::MakeChannelCredentials(security);
   if (!credentials.ok()) return Fail(credentials.status(), 2);
   Client client(orchestrator, std::chrono::seconds(30), *credentials);
+  if (train->parsed()) {
+    absl::StatusOr<cosimo::v1::Scenario> scenario =
+        cosimo::LoadScenarioFile(train_command.scenario_path);
+    if (!scenario.ok()) return Fail(scenario.status(), 2);
+    if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
+    cosimo::v1::TrainingRequest request;
+    request.set_unit(train_command.unit);
+    request.set_epochs(train_command.epochs);
+    request.set_learning_rate(train_command.learning_rate);
+    absl::StatusOr<std::string> job =
+        client.SubmitTraining(*scenario, request, train_command.data_path);
+    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
+    std::cout << *job << std::endl;
+    if (!wait) return 0;
+    if (const int code = WatchToEnd(client, *job); code != 0) return code;
+    return WriteWeights(client, *job, train_command.out);
+  }
   if (watch->parsed()) return WatchToEnd(client, job_id);
   if (results->parsed()) {
+    // A training job's result is its weights file (docs/hybrid.md), not a CSV.
+    absl::StatusOr<cosimo::v1::JobStatus> status = client.Get(job_id);
+    if (!status.ok()) return Fail(status.status());
+    if (status->has_training()) {
+      return WriteWeights(client, job_id, results->get_option("--out")->count() > 0 ? out : "");
+    }
     absl::StatusOr<JobResults> r = client.Results(job_id);
     if (!r.ok()) return Fail(r.status());
     if (absl::Status s = WriteResults(*r, out, metadata_out); !s.ok()) return Fail(s);
@@ -468,7 +521,12 @@ int main(int argc, char** argv) {
                 "SUBMITTED", "ENDED", "TIME/STOP", "MESSAGE");
     for (const cosimo::v1::JobStatus& j : *jobs) {
       char progress[40];
-      std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
+      if (j.has_training()) {
+        std::snprintf(progress, sizeof(progress), "epoch %d/%d", j.training().epoch(),
+                      j.training().request().epochs());
+      } else {
+        std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
+      }
       const std::string ended = j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()) : "-";
       std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", j.job_id().c_str(),
                   cosimo::v1::JobState_Name(j.state()).c_str(), j.name().c_str(),

@@ -16,6 +16,11 @@ std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
 }
 
 double ProgressPrinter::Fraction(const v1::JobStatus& s) {
+  if (s.has_training()) {
+    const int epochs = s.training().request().epochs();
+    return epochs > 0 ? std::clamp(static_cast<double>(s.training().epoch()) / epochs, 0.0, 1.0)
+                      : 0.0;
+  }
   const double span = s.stop_time() - s.start_time();
   return span > 0 ? std::clamp((s.time() - s.start_time()) / span, 0.0, 1.0) : 0.0;
 }
@@ -36,6 +41,7 @@ std::string ProgressPrinter::Bar(double fraction, int width) {
 // The figures after the bar; `detail` 0 is all of them, 1 drops iterations and rejections, 2
 // keeps the fraction, the time and the ETA.
 std::string ProgressPrinter::Fields(const v1::JobStatus& s, int detail) {
+  if (s.has_training()) return TrainingFields(s.training(), detail);
   const double fraction = Fraction(s);
   const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
   const double iterations_per_step =
@@ -61,6 +67,19 @@ std::string ProgressPrinter::Fields(const v1::JobStatus& s, int detail) {
   } else {
     std::snprintf(buffer, sizeof(buffer), "%3.0f%% t=%.4g/%.4g ETA %s", fraction * 100, s.time(),
                   s.stop_time(), eta.c_str());
+  }
+  return buffer;
+}
+
+// A training job's figures: epoch, loss and training time (`detail` 2: epoch and loss).
+std::string ProgressPrinter::TrainingFields(const v1::TrainingStatus& t, int detail) {
+  char buffer[128];
+  if (detail < 2) {
+    std::snprintf(buffer, sizeof(buffer), "epoch %d/%d  loss %.6e  %.1f s", t.epoch(),
+                  t.request().epochs(), t.loss(), t.seconds());
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "epoch %d/%d loss %.3e", t.epoch(), t.request().epochs(),
+                  t.loss());
   }
   return buffer;
 }
@@ -109,8 +128,11 @@ void ProgressPrinter::Update(const v1::JobStatus& s) {
   } else if (changed) {
     if (tty_ && drawn_) std::fprintf(out_, "\r%s\x1b[K\n", FitLine(s, Columns()).c_str());
     drawn_ = false;
-    std::fprintf(out_, "job %s %s%s%s\n", s.job_id().c_str(), v1::JobState_Name(s.state()).c_str(),
-                 s.message().empty() ? "" : ": ", s.message().c_str());
+    // A training job's last figures too (its plain lines may have missed the last epochs).
+    const std::string training = s.has_training() ? "  " + TrainingFields(s.training(), 0) : "";
+    std::fprintf(out_, "job %s %s%s%s%s\n", s.job_id().c_str(),
+                 v1::JobState_Name(s.state()).c_str(), s.message().empty() ? "" : ": ",
+                 s.message().c_str(), training.c_str());
   }
   std::fflush(out_);
   last_state_ = s.state();

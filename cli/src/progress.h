@@ -1,6 +1,6 @@
 // Shows a job's progress: a live bar on a terminal (simulated time / stop time, steps per
-// second, iterations per step, rejections, ETA) that fits the terminal's width, plain lines when
-// the output is not a terminal.
+// second, iterations per step, rejections, ETA; a training job's epoch, loss and training time)
+// that fits the terminal's width, plain lines when the output is not a terminal.
 #pragma once
 
 #include <chrono>
@@ -30,6 +30,7 @@ class ProgressPrinter {
   static double Fraction(const v1::JobStatus& status);
   static std::string Bar(double fraction, int width);
   static std::string Fields(const v1::JobStatus& status, int detail);
+  static std::string TrainingFields(const v1::TrainingStatus& training, int detail);
   int Columns() const;  // the terminal's width ($COLUMNS, else 80, if it cannot be asked)
 
   FILE* out_;

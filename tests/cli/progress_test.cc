@@ -9,6 +9,7 @@ namespace cosimo::client {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 v1::JobStatus Running(double t, double wall) {
   v1::JobStatus s;
@@ -72,6 +73,35 @@ TEST(ProgressTest, PlainLinesWhenNotATerminal) {
   EXPECT_THAT(text, HasSubstr("job job-x queued: waiting for workers: needs 2"));
   EXPECT_THAT(text, HasSubstr("job job-x running: ["));
   EXPECT_THAT(text, HasSubstr("job job-x SUCCEEDED\n"));
+}
+
+// A training job shows its epochs, loss and training time instead of simulated time, and its
+// last figures when it ends.
+TEST(ProgressTest, TrainingJobShowsEpochLossAndTime) {
+  v1::JobStatus s = Running(0, 3.0);
+  v1::TrainingStatus* training = s.mutable_training();
+  training->mutable_request()->set_epochs(300);
+  training->set_epoch(75);
+  training->set_loss(1.25e-3);
+  training->set_seconds(2.5);
+  const std::string line = ProgressPrinter::FormatLine(s, 20);
+  EXPECT_THAT(line, HasSubstr("[#####               ]"));  // 75 of 300 epochs
+  EXPECT_THAT(line, HasSubstr("epoch 75/300  loss 1.250000e-03  2.5 s"));
+  EXPECT_THAT(line, Not(HasSubstr("t=")));
+  for (int columns : {20, 40, 80}) {
+    EXPECT_LT(static_cast<int>(ProgressPrinter::FitLine(s, columns).size()), columns);
+  }
+  FILE* out = std::tmpfile();
+  ProgressPrinter printer(out);
+  training->set_epoch(300);
+  s.set_state(v1::SUCCEEDED);
+  printer.Update(s);
+  printer.Finish();
+  std::rewind(out);
+  char buffer[512] = {};
+  const size_t n = std::fread(buffer, 1, sizeof(buffer) - 1, out);
+  std::fclose(out);
+  EXPECT_THAT(std::string(buffer, n), HasSubstr("job job-x SUCCEEDED  epoch 300/300  loss"));
 }
 
 }  // namespace

@@ -41,6 +41,11 @@ class Client {
   [[nodiscard]] absl::StatusOr<std::string> Upload(const std::string& path);
   // Uploads the scenario's artifacts, sets their digests, and submits. Returns the job id.
   [[nodiscard]] absl::StatusOr<std::string> Submit(v1::Scenario scenario);
+  // A training job (docs/hybrid.md): uploads the scenario's artifacts and the data CSV, sets
+  // training's data_digest and data_name, and submits. Returns the job id.
+  [[nodiscard]] absl::StatusOr<std::string> SubmitTraining(v1::Scenario scenario,
+                                                           v1::TrainingRequest training,
+                                                           const std::string& data_path);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
   // Streams the job's status to `on_update` until it ends; returns the final status.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Watch(
@@ -54,11 +59,16 @@ class Client {
   [[nodiscard]] absl::Status Delete(const std::string& job_id);
   // Fails (naming the state and the reason) unless the job succeeded.
   [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id);
+  // A succeeded training job's weights file; fails naming the state otherwise.
+  [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id);
 
   const std::string& target() const { return target_; }
 
  private:
   void SetDeadline(grpc::ClientContext* context) const;
+  // Uploads the files the scenario's units name and sets their digests.
+  [[nodiscard]] absl::Status UploadArtifacts(v1::Scenario* scenario);
+  [[nodiscard]] absl::StatusOr<std::string> SubmitRequest(const v1::SubmitJobRequest& request);
 
   std::string target_;
   std::chrono::milliseconds call_deadline_;
