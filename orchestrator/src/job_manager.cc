@@ -663,8 +663,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
       Finish(job, v1::FAILED, RowsExceeded(limits_.max_recorded_rows) + reached);
       return;
     }
-    if (message.find("t=") == std::string::npos) message += reached;
-    FinishUnsuccessful(job, result.status(), message);
+    FinishUnsuccessful(job, result.status(), message, reached);
     return;
   }
   StoredResults stored;
@@ -750,13 +749,14 @@ std::string JobManager::ResumeAfterLoss(const std::shared_ptr<Job>& job,
 }
 
 void JobManager::FinishUnsuccessful(const std::shared_ptr<Job>& job, const absl::Status& status,
-                                    std::string message) {
+                                    std::string message, const std::string& reached) {
   const bool shutting_down = ShuttingDown();
   // Stopped by the orchestrator's shutdown, not by a client: the job failed
   // (docs/deployment.md), as it does when the orchestrator is killed.
   const bool stopped = status.code() == absl::StatusCode::kCancelled || job->cancel;
   const bool canceled = stopped && !shutting_down;
   if (stopped && shutting_down) message = kShutDownWhileRunning;
+  if (!canceled && message.find("t=") == std::string::npos) message += reached;
   Finish(job, canceled ? v1::CANCELED : v1::FAILED, canceled ? "canceled" : message);
 }
 
@@ -790,7 +790,7 @@ void JobManager::RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& 
         Touch(*job);
       });
   if (!done.ok()) {
-    FinishUnsuccessful(job, done.status(), std::string(done.status().message()));
+    FinishUnsuccessful(job, done.status(), std::string(done.status().message()), "");
     return;
   }
   if (done->has_error()) {
@@ -800,7 +800,8 @@ void JobManager::RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& 
         job, error,
         message.find("unit '") == std::string::npos
             ? "unit '" + train.request().unit() + "' (" + worker.Describe() + "): " + message
-            : message);
+            : message,
+        "");
     return;
   }
   v1::TrainingResult result;

@@ -131,9 +131,11 @@ class JobManager {
   void RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& worker,
                    const v1::Scenario& scenario) ABSL_LOCKS_EXCLUDED(mutex_);
   // A job that did not succeed: CANCELED when a client canceled it, FAILED otherwise (also when
-  // the orchestrator's shutdown stopped it).
+  // the orchestrator's shutdown stopped it), its message followed by `reached` (how far it got)
+  // unless the message names a time already.
   void FinishUnsuccessful(const std::shared_ptr<Job>& job, const absl::Status& status,
-                          std::string message) ABSL_LOCKS_EXCLUDED(mutex_);
+                          std::string message, const std::string& reached)
+      ABSL_LOCKS_EXCLUDED(mutex_);
   void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mutex_);
   // Once the job has ended: its checkpoint removed from the store (a failure is logged).
