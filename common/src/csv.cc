@@ -29,6 +29,14 @@ size_t ResultTable::string_columns() const {
   return static_cast<size_t>(std::count(types.begin(), types.end(), ValueType::kString));
 }
 
+size_t ResultTable::integer_columns() const {
+  return static_cast<size_t>(std::count(types.begin(), types.end(), ValueType::kInteger));
+}
+
+std::string FormatInteger(uint64_t bits, double value) {
+  return value < 0.0 ? std::to_string(static_cast<int64_t>(bits)) : std::to_string(bits);
+}
+
 size_t FormatDouble(double value, char* buffer, size_t size) {
   const std::to_chars_result r = std::to_chars(buffer, buffer + size, value);
   return r.ec == std::errc() ? static_cast<size_t>(r.ptr - buffer) : 0;
@@ -48,9 +56,12 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
   out << '\n';
   if (width == 0) return;
   const size_t texts_per_row = table.string_columns();
+  const size_t integers_per_row = table.integer_columns();
+  const bool exact = table.integers.size() == table.rows() * integers_per_row;
   char buffer[32];
   for (size_t r = 0; r < table.rows(); ++r) {
     size_t text = r * texts_per_row;
+    size_t integer = r * integers_per_row;
     for (size_t c = 0; c < width; ++c) {
       if (c > 0) out << ',';
       const double v = table.values[r * width + c];
@@ -62,8 +73,15 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
           if (text < table.strings.size()) WriteText(out, table.strings[text]);
           ++text;
           break;
-        case ValueType::kReal:
         case ValueType::kInteger:
+          if (exact && !std::isnan(v)) {
+            out << FormatInteger(table.integers[integer++], v);
+            break;
+          }
+          ++integer;
+          out.write(buffer, static_cast<std::streamsize>(FormatDouble(v, buffer, sizeof(buffer))));
+          break;
+        case ValueType::kReal:
           out.write(buffer, static_cast<std::streamsize>(FormatDouble(v, buffer, sizeof(buffer))));
           break;
       }

@@ -39,11 +39,16 @@ void RowsToProto(const ResultTable& table, size_t first, size_t count, v1::Resul
   const size_t texts = table.string_columns();
   const size_t end = std::min(table.strings.size(), (first + count) * texts);
   for (size_t i = first * texts; i < end; ++i) out->add_strings(table.strings[i]);
+  out->clear_integers();
+  const size_t integers = table.integer_columns();
+  const size_t last = std::min(table.integers.size(), (first + count) * integers);
+  for (size_t i = first * integers; i < last; ++i) out->add_integers(table.integers[i]);
 }
 
 void AppendRows(const v1::ResultRows& rows, ResultTable* table) {
   table->values.insert(table->values.end(), rows.values().begin(), rows.values().end());
   table->strings.insert(table->strings.end(), rows.strings().begin(), rows.strings().end());
+  table->integers.insert(table->integers.end(), rows.integers().begin(), rows.integers().end());
 }
 
 }  // namespace cosimo

@@ -450,10 +450,13 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
   plan.columns.push_back({"time", -1, -1, -1, ValueType::kReal});
   if (scenario.record().empty()) {
     for (size_t u = 0; u < units.size(); ++u) {
+      int integers = 0;
       for (size_t o = 0; o < units[u].outputs.size(); ++o) {
+        const ValueType type = units[u].outputs[o].type;
         plan.columns.push_back(
             {scenario.units(static_cast<int>(u)).name() + "." + units[u].outputs[o].name,
-             static_cast<int>(u), static_cast<int>(o), -1, units[u].outputs[o].type});
+             static_cast<int>(u), static_cast<int>(o), -1, type,
+             type == ValueType::kInteger ? integers++ : -1});
       }
     }
     return plan;
@@ -467,8 +470,14 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
     const int u = FindUnit(scenario, ref.unit);
     RecordColumn column{ref.ToString(), u, -1, -1, ValueType::kReal};
     column.output = FindVariable(units[u].outputs, ref.variable);
+    const std::vector<VariableInfo>& outputs = units[u].outputs;
+    const auto is_integer = [](const VariableInfo& v) { return v.type == ValueType::kInteger; };
     if (column.output >= 0) {
-      column.type = units[u].outputs[column.output].type;
+      column.type = outputs[column.output].type;
+      if (column.type == ValueType::kInteger) {
+        column.integer = static_cast<int>(
+            std::count_if(outputs.begin(), outputs.begin() + column.output, is_integer));
+      }
     } else {
       const VariableInfo* info = FindRecordable(units[u], ref.variable);
       if (info == nullptr) {
@@ -480,10 +489,17 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
       // The position among the recorded names of the same kind (string or not).
       const bool text = column.type == ValueType::kString;
       column.recorded = 0;
+      int integers_before = 0;
       for (const std::string& name : RecordedNames(scenario, u)) {
         if (name == ref.variable) break;
         const VariableInfo* other = FindRecordable(units[u], name);
         if (other != nullptr && (other->type == ValueType::kString) == text) ++column.recorded;
+        if (other != nullptr && other->type == ValueType::kInteger) ++integers_before;
+      }
+      if (column.type == ValueType::kInteger) {
+        column.integer =
+            static_cast<int>(std::count_if(outputs.begin(), outputs.end(), is_integer)) +
+            integers_before;
       }
     }
     plan.columns.push_back(std::move(column));

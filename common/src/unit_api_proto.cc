@@ -217,6 +217,7 @@ void ToProto(const StepReply& r, v1::StepDone* out) {
   CopyFromVector(r.derivatives, out->mutable_derivatives());
   CopyFromStd(r.recorded, out->mutable_recorded());
   CopyFromStrings(r.recorded_strings, out->mutable_recorded_strings());
+  out->mutable_integers()->Assign(r.integers.begin(), r.integers.end());
   out->set_estimated(r.estimated);
   const Eigen::MatrixXd& sy = r.output_sensitivity;
   const Eigen::MatrixXd& sd = r.derivative_sensitivity;
@@ -263,6 +264,7 @@ void FromProto(const v1::StepDone& d, StepReply* out) {
   CopyToVector(d.derivatives(), &out->derivatives);
   out->recorded.assign(d.recorded().begin(), d.recorded().end());
   CopyToStrings(d.recorded_strings(), &out->recorded_strings);
+  out->integers.assign(d.integers().begin(), d.integers().end());
   out->estimated = d.estimated();
   const int columns = d.sensitivity_columns();
   const int rows = columns > 0 ? d.output_sensitivity_size() / columns : 0;
@@ -286,6 +288,7 @@ void ToProto(const OutputsReply& r, v1::Outputs* out) {
   CopyFromVector(r.derivatives, out->mutable_derivatives());
   CopyFromStd(r.recorded, out->mutable_recorded());
   CopyFromStrings(r.recorded_strings, out->mutable_recorded_strings());
+  out->mutable_integers()->Assign(r.integers.begin(), r.integers.end());
 }
 
 void FromProto(const v1::Outputs& o, OutputsReply* out) {
@@ -293,6 +296,7 @@ void FromProto(const v1::Outputs& o, OutputsReply* out) {
   CopyToVector(o.derivatives(), &out->derivatives);
   out->recorded.assign(o.recorded().begin(), o.recorded().end());
   CopyToStrings(o.recorded_strings(), &out->recorded_strings);
+  out->integers.assign(o.integers().begin(), o.integers().end());
 }
 
 void ToProto(const absl::Status& status, v1::CommandError* out) {

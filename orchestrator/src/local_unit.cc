@@ -15,7 +15,7 @@ namespace {
 // Member-wise swap: cheaper than std::swap's three moves of every member. Lists every member of
 // StepReply (common/include/cosimo/common/unit_api.h says so beside it); the size check fails
 // when a member is added, as a reminder (64-bit builds).
-static_assert(sizeof(StepReply) == 184 || sizeof(void*) != 8,
+static_assert(sizeof(StepReply) == 208 || sizeof(void*) != 8,
               "StepReply changed: swap the new member in SwapReplies, then update this size");
 void SwapReplies(StepReply& a, StepReply& b) {
   std::swap(a.status, b.status);
@@ -25,6 +25,7 @@ void SwapReplies(StepReply& a, StepReply& b) {
   a.derivatives.swap(b.derivatives);
   a.recorded.swap(b.recorded);
   a.recorded_strings.swap(b.recorded_strings);
+  a.integers.swap(b.integers);
   std::swap(a.estimated, b.estimated);
   a.output_sensitivity.swap(b.output_sensitivity);
   a.derivative_sensitivity.swap(b.derivative_sensitivity);

@@ -33,7 +33,7 @@ size_t ChunkEnd(const ResultTable& table, size_t first, size_t chunk_bytes) {
   size_t bytes = 0;
   size_t row = first;
   while (row < table.rows()) {
-    size_t row_bytes = width * sizeof(double);
+    size_t row_bytes = width * sizeof(double) + table.integer_columns() * 9;  // fixed64, tag
     for (size_t i = row * texts; i < (row + 1) * texts && i < table.strings.size(); ++i) {
       row_bytes += table.strings[i].size() + 8;  // with its protobuf tag and length
     }

@@ -75,6 +75,51 @@ TEST(ResultsProtoTest, ChunksOfWholeRowsReassembleTheTable) {
   EXPECT_EQ(out.type(1), ValueType::kReal);
 }
 
+TEST(CsvTest, IntegersBeyondTwoToThe53AreWrittenExactly) {
+  // 2^53 + 1 and 2^64 - 1 have no double: the table's exact integers are written, the doubles
+  // (2^53, 2^64) only give the sign. A table without them writes the doubles, one off.
+  ResultTable table;
+  table.columns = {"time", "p.big", "p.ubig", "p.neg", "p.small"};
+  table.types = {ValueType::kReal, ValueType::kInteger, ValueType::kInteger, ValueType::kInteger,
+                 ValueType::kInteger};
+  const int64_t big = (int64_t{1} << 53) + 1;
+  table.values = {0.0, static_cast<double>(big), 0x1p64, -static_cast<double>(big), -3.0};
+  table.integers = {static_cast<uint64_t>(big), UINT64_MAX, static_cast<uint64_t>(-big),
+                    IntegerBits(-3.0)};
+  EXPECT_EQ(table.integer_columns(), 4u);
+  std::ostringstream out;
+  WriteCsv(out, table);
+  EXPECT_EQ(out.str(),
+            "time,p.big,p.ubig,p.neg,p.small\n"
+            "0,9007199254740993,18446744073709551615,-9007199254740993,-3\n");
+  table.integers.clear();
+  std::ostringstream doubles;
+  WriteCsv(doubles, table);
+  EXPECT_EQ(doubles.str(),
+            "time,p.big,p.ubig,p.neg,p.small\n"
+            "0,9007199254740992,18446744073709551616,-9007199254740992,-3\n");
+}
+
+TEST(ResultsProtoTest, ExactIntegersTravelWithTheirRows) {
+  ResultTable in;
+  in.columns = {"time", "p.n"};
+  in.types = {ValueType::kReal, ValueType::kInteger};
+  for (uint64_t r = 0; r < 5; ++r) {
+    in.values.insert(in.values.end(), {0.1 * r, 0x1p64});
+    in.integers.push_back(UINT64_MAX - r);
+  }
+  ResultTable out;
+  out.columns = in.columns;
+  out.types = in.types;
+  for (size_t first = 0; first < in.rows(); first += 2) {
+    v1::ResultRows rows;
+    RowsToProto(in, first, 2, &rows);
+    EXPECT_EQ(rows.integers_size(), first + 2 <= in.rows() ? 2 : 1);
+    AppendRows(rows, &out);
+  }
+  EXPECT_EQ(out.integers, in.integers);
+}
+
 TEST(CsvTest, FormattedValuesReadBackExactly) {
   for (double v : {1.0 / 3.0, 39.98001, -1e-300, 6.02214076e23, 0.1 + 0.2, 5e-324}) {
     EXPECT_EQ(std::strtod(FormatDouble(v).c_str(), nullptr), v);

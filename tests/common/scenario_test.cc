@@ -240,6 +240,30 @@ TEST(RecordingTest, StringColumnsIndexTheRecordedStringsInRecordOrder) {
   EXPECT_EQ(plan->columns[4].recorded, 1);
   EXPECT_EQ(plan->columns[5].type, ValueType::kInteger);
   EXPECT_EQ(plan->columns[5].recorded, 2);
+  EXPECT_EQ(plan->columns[5].integer, 0);  // no integer output, the first integer recorded
+}
+
+TEST(RecordingTest, IntegerColumnsIndexTheExactIntegersOutputsFirst) {
+  v1::Scenario s = Parse(kValid);
+  UnitDescription plant = Describe({"u0"}, {"y0", "y1"});
+  plant.outputs[1].type = ValueType::kInteger;
+  plant.others.push_back({"n", Causality::kLocal, "", "", ValueType::kInteger});
+  plant.others.push_back({"k", Causality::kLocal, "", "", ValueType::kInteger});
+  s.clear_record();
+  for (const char* r : {"plant.k", "plant.y0", "plant.n", "plant.y1"}) s.add_record(r);
+  absl::StatusOr<RecordPlan> plan = PlanRecording(s, {plant, Describe({"u"}, {"y"})});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // StepReply::integers: the integer outputs (y1), then the integer recorded names in record
+  // order (k, n; y1 is recorded too but read as an output).
+  EXPECT_EQ(plan->columns[1].integer, 1);   // k
+  EXPECT_EQ(plan->columns[2].integer, -1);  // y0, real
+  EXPECT_EQ(plan->columns[3].integer, 2);   // n
+  EXPECT_EQ(plan->columns[4].integer, 0);   // y1, the first integer output
+  s.clear_record();                         // every output
+  plan = PlanRecording(s, {plant, Describe({"u"}, {"y"})});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->columns[2].integer, 0);  // plant.y1
+  EXPECT_EQ(plan->columns[3].integer, -1);
 }
 
 TEST(CouplingTest, StringVariablesCannotBeConnected) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "cosimo/orchestrator/local_unit.h"
 #include "cosimo/orchestrator/master.h"
@@ -75,6 +76,32 @@ TEST_F(DistributedTest, FmuCoupledWithABuiltinUnitMatchesTheAnalyticSolution) {
   }
   EXPECT_LT(errors[1], 2e-2);
   EXPECT_NEAR(std::log2(errors[0] / errors[1]), 1.0, 0.25);  // Jacobi + ZOH: first order
+}
+
+TEST_F(DistributedTest, SixtyFourBitIntegersReachTheCsvExactly) {
+  // FMI 3 Int64 2^53 + 1, -(2^53 + 1) and UInt64 2^64 - 1 have no double: they travel exactly
+  // from the worker through the job store to the client's CSV, recorded as outputs or not.
+  absl::StatusOr<v1::Scenario> s = ParseScenarioJson(R"({
+    "name": "integers", "start_time": 0, "stop_time": 0.2,
+    "units": [ { "name": "p", "fmu": { "path": "" } } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 },
+    "record": [ "p.big", "p.negative", "p.ubig", "p.string_reads" ] })");
+  ASSERT_TRUE(s.ok()) << s.status();
+  s->mutable_units(0)->mutable_fmu()->set_path(Fmu("fmi3_probe"));
+  StartWorkers(1);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  const v1::JobStatus status = RunJob(client, *s, &id);
+  ASSERT_EQ(status.state(), v1::SUCCEEDED) << status.message();
+  absl::StatusOr<client::JobResults> r = client.Results(id);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::ostringstream csv;
+  WriteCsv(csv, *r);
+  EXPECT_EQ(csv.str(),
+            "time,p.big,p.negative,p.ubig,p.string_reads\n"
+            "0,9007199254740993,-9007199254740993,18446744073709551615,0\n"
+            "0.1,9007199254740993,-9007199254740993,18446744073709551615,0\n"
+            "0.2,9007199254740993,-9007199254740993,18446744073709551615,0\n");
 }
 
 TEST_F(DistributedTest, FmiErrorFailsTheJobNamingTheCallAndStatus) {

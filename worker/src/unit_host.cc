@@ -254,6 +254,7 @@ class UnitHost::Impl {
     reply->derivatives = estimator_.output_derivatives();
     reply->recorded = last_recorded_;
     reply->recorded_strings = last_recorded_strings_;
+    reply->integers.clear();  // the estimated doubles stand
     reply->estimated = true;
     if (request.sensitivities) {
       Sensitivities(estimator_, request, reply);

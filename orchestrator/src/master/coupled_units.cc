@@ -300,6 +300,7 @@ void CoupledUnits::TakeReplies(double t_new) {
     }
     s.recorded.swap(reply.recorded);
     s.recorded_strings.swap(reply.recorded_strings);
+    s.integers.swap(reply.integers);
     s.history.Push(t_new, s.outputs, s.derivatives);
   }
 }

@@ -56,6 +56,7 @@ absl::Status InitialDerivatives(CoupledUnits& units, const std::vector<int>& ord
             absl::StrCat("unit '", s.name, "' at t=", start, ": evaluate initial outputs")));
         s.recorded = s.response.outputs.recorded;
         s.recorded_strings = s.response.outputs.recorded_strings;
+        s.integers = s.response.outputs.integers;
       }
       change = std::max(change, (corrected - s.derivatives).lpNorm<Eigen::Infinity>() /
                                     (1.0 + corrected.lpNorm<Eigen::Infinity>()));
@@ -92,6 +93,8 @@ absl::Status InitializeUnits(CoupledUnits& units) {
         if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
         s.recorded = out.recorded;
         s.recorded_strings = out.recorded_strings;
+        s.integers = out.integers;
+        s.integers = out.integers;
         return absl::OkStatus();
       });
 }
@@ -144,6 +147,7 @@ absl::Status ResolveInitialOutputs(CoupledUnits& units) {
       if (out.derivatives.size() == s.num_outputs) s.derivatives = out.derivatives;
       s.recorded = out.recorded;
       s.recorded_strings = out.recorded_strings;
+      s.integers = out.integers;
     }
     if (cycles.empty() && sweep == 0) continue;
     if (cycles.empty()) break;

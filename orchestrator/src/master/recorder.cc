@@ -37,6 +37,10 @@ void Recorder::Record(double t, const std::vector<UnitSlot>& units) {
       v = s.recorded[c.recorded];
     }
     table_->values.push_back(v);
+    if (c.type == ValueType::kInteger) {
+      const bool exact = c.integer >= 0 && c.integer < static_cast<int>(s.integers.size());
+      table_->integers.push_back(exact ? s.integers[c.integer] : IntegerBits(v));
+    }
   }
 }
 

@@ -25,6 +25,7 @@ struct UnitSlot : UnitConfig {
   Eigen::VectorXd derivatives;                // their time derivatives (zeros when not offered)
   std::vector<double> recorded;               // accepted extra recorded values
   std::vector<std::string> recorded_strings;  // and the kString ones
+  std::vector<uint64_t> integers;             // exact kInteger values (StepReply::integers)
   std::vector<Coupling::Source> sources;      // per input
   std::vector<int> value_unknown;             // per input: index in z, -1 when unconnected
   std::vector<int> derivative_unknown;        // per input: HERMITE derivative unknown, else -1

@@ -128,7 +128,9 @@ class Fmi2Instance : public FmuInstance {
     return Check(f_.Terminate(component_), "fmi2Terminate");
   }
 
-  absl::Status Get(const VariableGroup& group, double* values) override {
+  using FmuInstance::Get;
+  // FMI 2 has no 64-bit integers: `bits` is left alone.
+  absl::Status Get(const VariableGroup& group, double* values, uint64_t* /*bits*/) override {
     for (const VariableGroup::Batch& b : group.batches()) {
       BeginCall();
       const size_t n = b.vrs.size();

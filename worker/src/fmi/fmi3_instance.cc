@@ -1,5 +1,6 @@
 // FmuInstance for FMI 3.0 binaries (binaries/x86_64-linux/<modelIdentifier>.so).
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -132,7 +133,8 @@ class Fmi3Instance : public FmuInstance {
     return Check(f_.Terminate(instance_), "fmi3Terminate");
   }
 
-  absl::Status Get(const VariableGroup& group, double* values) override {
+  using FmuInstance::Get;
+  absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
     for (const VariableGroup::Batch& b : group.batches()) {
       const size_t n = b.vrs.size();
       BeginCall();
@@ -144,6 +146,10 @@ class Fmi3Instance : public FmuInstance {
     s = Check(f_.Get##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Get" #Name); \
     for (size_t i = 0; i < n && s.ok(); ++i)                                               \
       values[b.positions[i]] = static_cast<double>(buffer[i]);                             \
+    if constexpr (sizeof(Type) == 8 && std::is_integral_v<Type>) {                         \
+      for (size_t i = 0; i < n && s.ok() && bits != nullptr; ++i)                          \
+        bits[b.positions[i]] = static_cast<uint64_t>(buffer[i]);                           \
+    }                                                                                      \
     break;                                                                                 \
   }
         COSIMO_FMI3_TYPES_(COSIMO_GET_)

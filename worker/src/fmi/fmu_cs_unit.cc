@@ -88,7 +88,7 @@ class CoSimulationUnit : public FmuUnitBase {
     if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
     MarkStringsChanged();  // a Co-Simulation FMU may compute anything when its inputs are set
     return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
-                       &reply->recorded_strings);
+                       &reply->recorded_strings, &reply->integers);
   }
 
   void Step(const StepRequest& request, StepReply* reply) override {
@@ -104,7 +104,7 @@ class CoSimulationUnit : public FmuUnitBase {
       reply->status = StepStatus::kEnded;
       reply->message = absl::StrCat(Prefix(), "the FMU ended its simulation at t=", time_);
       (void)ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
-                        &reply->recorded_strings);
+                        &reply->recorded_strings, &reply->integers);
       return;
     }
     if (std::abs(request.time - time_) > 1e-9 * std::max(1.0, std::abs(time_))) {
@@ -152,7 +152,7 @@ class CoSimulationUnit : public FmuUnitBase {
     reply->end_time = time_;
     instance_->set_time(time_);
     if (absl::Status s = ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
-                                     &reply->recorded_strings);
+                                     &reply->recorded_strings, &reply->integers);
         !s.ok()) {
       return Fail(reply, s);
     }

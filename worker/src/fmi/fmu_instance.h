@@ -85,7 +85,12 @@ class FmuInstance {
   virtual absl::Status Terminate() = 0;
 
   // Numeric and Boolean values as doubles (Booleans 0/1, integers converted exactly up to 2^53).
-  virtual absl::Status Get(const VariableGroup& group, double* values) = 0;
+  // When `bits` is not null, the Int64 / UInt64 values also go there exactly, at the same
+  // positions, as the value's bits (two's complement when negative); other positions are left.
+  virtual absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) = 0;
+  absl::Status Get(const VariableGroup& group, double* values) {
+    return Get(group, values, nullptr);
+  }
   virtual absl::Status Set(const VariableGroup& group, const double* values) = 0;
   virtual absl::Status SetString(uint32_t vr, const std::string& value) = 0;
   // String variables (one fmiXGetString call); `values` is resized to vrs.size().

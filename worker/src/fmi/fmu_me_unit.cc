@@ -217,7 +217,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
       if (absl::Status s = model_.SetPoint(time_, x_, u_); !s.ok()) return s;
     }
     return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
-                       &reply->recorded_strings);
+                       &reply->recorded_strings, &reply->integers);
   }
 
   void Step(const StepRequest& request, StepReply* reply) override {
@@ -266,8 +266,8 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     if (ended_)
       reply->message = absl::StrCat(Prefix(), "the FMU ended its simulation at t=", time_);
     reply->end_time = time_;
-    if (absl::Status s =
-            ReadOutputs(&reply->outputs, nullptr, &reply->recorded, &reply->recorded_strings);
+    if (absl::Status s = ReadOutputs(&reply->outputs, nullptr, &reply->recorded,
+                                     &reply->recorded_strings, &reply->integers);
         !s.ok()) {
       return Fail(reply, s);
     }

@@ -82,6 +82,11 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
     }
   }
   output_derivative_values_.assign(real_output_vrs_.size(), 0.0);
+  for (size_t o = 0; o < description_.outputs.size(); ++o) {
+    if (description_.outputs[o].type == ValueType::kInteger)
+      integer_outputs_.push_back(static_cast<int>(o));
+  }
+  output_bits_.assign(output_indices_.size(), 0);
   inputs_ = VariableGroup(md_, input_indices_);
   outputs_ = VariableGroup(md_, output_indices_);
   states_ = VariableGroup(md_, state_indices_);
@@ -145,6 +150,12 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
     indices.push_back(index);
   }
   recorded_ = VariableGroup(md_, indices);
+  integer_recorded_.clear();
+  for (size_t r = 0; r < indices.size(); ++r) {
+    if (ToValueType(md_.variables[indices[r]].type) == ValueType::kInteger)
+      integer_recorded_.push_back(static_cast<int>(r));
+  }
+  recorded_bits_.assign(indices.size(), 0);
   return absl::OkStatus();
 }
 
@@ -213,10 +224,16 @@ absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
 
 absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
                                       std::vector<double>* recorded,
-                                      std::vector<std::string>* recorded_strings) {
+                                      std::vector<std::string>* recorded_strings,
+                                      std::vector<uint64_t>* integers) {
   outputs->resize(static_cast<Eigen::Index>(outputs_.size()));
   if (outputs_.size() > 0) {
-    if (absl::Status s = instance_->Get(outputs_, outputs->data()); !s.ok()) return s;
+    for (int o : integer_outputs_) output_bits_[o] = 0;  // Get sets the 64-bit ones
+    if (absl::Status s = instance_->Get(outputs_, outputs->data(),
+                                        integers != nullptr ? output_bits_.data() : nullptr);
+        !s.ok()) {
+      return s;
+    }
   }
   if (derivatives != nullptr) {
     if (output_derivatives_needed_ && description_.capabilities.max_output_derivative_order > 0) {
@@ -238,7 +255,24 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
     if (absl::Status s = ReadRecordedStrings(recorded_strings); !s.ok()) return s;
   }
   recorded->resize(recorded_.size());
-  if (recorded_.size() > 0) return instance_->Get(recorded_, recorded->data());
+  if (recorded_.size() > 0) {
+    for (int r : integer_recorded_) recorded_bits_[r] = 0;
+    if (absl::Status s = instance_->Get(recorded_, recorded->data(),
+                                        integers != nullptr ? recorded_bits_.data() : nullptr);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (integers != nullptr) {
+    // Get wrote the 64-bit ones (0 stays 0); the others are exact as doubles.
+    integers->clear();
+    for (int o : integer_outputs_) {
+      integers->push_back(output_bits_[o] != 0 ? output_bits_[o] : IntegerBits((*outputs)[o]));
+    }
+    for (int r : integer_recorded_) {
+      integers->push_back(recorded_bits_[r] != 0 ? recorded_bits_[r] : IntegerBits((*recorded)[r]));
+    }
+  }
   return absl::OkStatus();
 }
 

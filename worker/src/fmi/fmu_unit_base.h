@@ -39,9 +39,12 @@ class FmuUnitBase : public Unit {
   // Reads outputs (and dy/dt when `derivatives` is not null, offered and needed: otherwise it is
   // left empty) and recorded values (the String ones too when `recorded_strings` is not null:
   // see MarkStringsChanged).
+  // When `integers` is not null it gets the exact values of the integer outputs, then of the
+  // integer recorded variables (StepReply::integers).
   absl::Status ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
                            std::vector<double>* recorded,
-                           std::vector<std::string>* recorded_strings = nullptr);
+                           std::vector<std::string>* recorded_strings = nullptr,
+                           std::vector<uint64_t>* integers = nullptr);
   // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
@@ -79,6 +82,10 @@ class FmuUnitBase : public Unit {
 
  private:
   absl::Status ReadRecordedStrings(std::vector<std::string>* values);
+  // Positions of the integer values among the outputs and the recorded values, and their exact
+  // values as read (IntegerBits of the double for those not 64 bits wide).
+  std::vector<int> integer_outputs_, integer_recorded_;
+  std::vector<uint64_t> output_bits_, recorded_bits_;
 
   std::vector<uint32_t> changing_string_vrs_;        // the discrete ones among recorded_string_vrs_
   std::vector<int> changing_string_positions_;       // and where they are in it

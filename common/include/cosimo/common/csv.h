@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -25,13 +26,21 @@ struct ResultTable {
   std::vector<ValueType> types;      // one per column; empty: every column is kReal
   std::vector<double> values;        // row-major, columns.size() per row; kString cells are NaN
   std::vector<std::string> strings;  // row-major texts of the kString columns, one per row each
+  // Row-major exact values of the kInteger columns, one per row each (IntegerBits; the double
+  // in `values` gives the sign). May be empty (tables from before): the doubles stand.
+  std::vector<uint64_t> integers;
 
   size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
   ValueType type(size_t column) const {
     return column < types.size() ? types[column] : ValueType::kReal;
   }
   size_t string_columns() const;
+  size_t integer_columns() const;
 };
+
+// The decimal text of an integer from its exact bits (IntegerBits, unit_api.h) and the sign of
+// its double.
+std::string FormatInteger(uint64_t bits, double value);
 
 void WriteCsv(std::ostream& out, const ResultTable& table);
 [[nodiscard]] absl::Status WriteCsvFile(const std::string& path, const ResultTable& table);

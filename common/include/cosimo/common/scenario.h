@@ -92,6 +92,9 @@ struct RecordColumn {
   int output = -1;    // >= 0: an output
   int recorded = -1;  // >= 0: an extra recorded variable
   ValueType type = ValueType::kReal;
+  // kInteger columns: the index of the exact value in StepReply::integers (the unit's kInteger
+  // outputs, then its kInteger recorded variables).
+  int integer = -1;
 };
 // Columns in the order of scenario.record (every output of every unit when record is empty).
 // Outputs are read from the step's outputs; other variables from its recorded values.

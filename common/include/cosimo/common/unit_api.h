@@ -16,8 +16,9 @@ namespace cosimo {
 
 enum class Causality { kInput, kOutput, kState, kParameter, kLocal };
 
-// Numeric and Boolean values travel as doubles (Booleans 0 / 1, integers exact up to 2^53);
-// kString variables can be recorded (StepReply::recorded_strings) but not connected.
+// Numeric and Boolean values travel as doubles (Booleans 0 / 1, integers exact up to 2^53, and
+// exactly beyond in StepReply::integers for the results); kString variables can be recorded
+// (StepReply::recorded_strings) but not connected.
 enum class ValueType { kReal, kInteger, kBoolean, kString };
 
 // "input", "output", "state", "parameter", "local": the words of the scenario checks' messages
@@ -25,6 +26,13 @@ enum class ValueType { kReal, kInteger, kBoolean, kString };
 const char* CausalityName(Causality causality);
 // "real", "integer", "boolean", "string" (the results metadata).
 const char* ValueTypeName(ValueType type);
+// The bits of an integer value held in a double, as StepReply::integers carries them (two's
+// complement when negative; NaN and values beyond 64 bits give 0).
+inline uint64_t IntegerBits(double value) {
+  if (!(value >= -0x1p63 && value < 0x1p64)) return 0;
+  return value < 0.0 ? static_cast<uint64_t>(static_cast<int64_t>(value))
+                     : static_cast<uint64_t>(value);
+}
 
 struct VariableInfo {
   std::string name;
@@ -104,6 +112,10 @@ struct StepReply {
   // order: numeric and Boolean ones in `recorded`, kString ones in `recorded_strings`.
   std::vector<double> recorded;
   std::vector<std::string> recorded_strings;
+  // Exact values of the kInteger variables among `outputs` (in output order), then among
+  // `recorded` (in record order): the bits of the int64 / uint64 value (two's complement when
+  // negative; the double says the sign). Empty when the doubles stand (estimates, no integers).
+  std::vector<uint64_t> integers;
   bool estimated = false;  // answered by the COSTARICA estimate
   // When the request asked for sensitivities and the unit provides Jacobians (else empty): the
   // linearised (A, B, C, D at t[N]) sensitivities at end_time to the input coefficients,
@@ -118,6 +130,7 @@ struct OutputsReply {
   Eigen::VectorXd derivatives;
   std::vector<double> recorded;  // as in StepReply
   std::vector<std::string> recorded_strings;
+  std::vector<uint64_t> integers;
 };
 
 // What a unit does under tentative steps (iterative kinds, adaptive H): save and restore its
