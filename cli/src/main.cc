@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <ctime>
@@ -501,13 +502,17 @@ int main(int argc, char** argv) {
   if (workers->parsed()) {
     absl::StatusOr<std::vector<cosimo::v1::WorkerStatus>> pool = client.Workers();
     if (!pool.ok()) return Fail(pool.status());
-    std::printf("%-8s %-24s %-8s %-10s %-16s %s\n", "WORKER", "HOST", "PID", "STATE", "JOB",
-                "LABELS");
+    std::printf("%-8s %-24s %-8s %-10s %-7s %-16s %s\n", "WORKER", "HOST", "PID", "STATE", "SLOTS",
+                "JOB", "LABELS");
     for (const cosimo::v1::WorkerStatus& w : *pool) {
       std::string labels;
       for (const std::string& label : w.labels()) labels += (labels.empty() ? "" : ",") + label;
-      std::printf("%-8s %-24s %-8d %-10s %-16s %s\n", w.worker_id().c_str(), w.host().c_str(),
-                  w.pid(), w.busy() ? "busy" : "idle",
+      // Slots the running job uses of the worker's (cosimo-worker --slots; 0 means 1, as a
+      // worker from before slots reports).
+      const std::string slots =
+          std::to_string(w.slots_busy()) + "/" + std::to_string(std::max(w.slots(), 1));
+      std::printf("%-8s %-24s %-8d %-10s %-7s %-16s %s\n", w.worker_id().c_str(), w.host().c_str(),
+                  w.pid(), w.busy() ? "busy" : "idle", slots.c_str(),
                   w.job_id().empty() ? "-" : w.job_id().c_str(),
                   labels.empty() ? "-" : labels.c_str());
     }

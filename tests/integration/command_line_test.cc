@@ -66,7 +66,7 @@ TEST(CommandLineTest, RunWritesTheCsvToStandardOutputAndTheMetadataWhereAsked) {
 
 TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
   StartWorkers(1);
-  StartWorkers(1, {"--label", "licensed", "--host", "sim-b"});
+  StartWorkers(1, {"--label", "licensed", "--host", "sim-b", "--slots", "3"});
   client::Client client(orchestrator_->address());
   // The log level may follow the verb.
   std::string log;
@@ -84,6 +84,10 @@ TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
   EXPECT_THAT(log, HasSubstr("licensed"));
   EXPECT_THAT(log, HasSubstr("idle"));
   EXPECT_THAT(log, HasSubstr(std::to_string(workers_[1]->pid())));
+  // The SLOTS column: slots in use of the worker's slots.
+  EXPECT_THAT(log, HasSubstr("SLOTS"));
+  EXPECT_THAT(log, HasSubstr(" 0/3 "));
+  EXPECT_THAT(log, HasSubstr(" 0/1 "));
 }
 
 std::string TestFmu(const std::string& name) {
