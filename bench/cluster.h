@@ -1,10 +1,10 @@
 // Real cosimo-worker processes attached over loopback to this process, which serves the real
-// WorkerService (orchestrator/src/worker_service.h) over the real WorkerPool, and runs a scenario
-// on them with RunMaster over RemoteUnits: the production step path of a job (JobManager::RunJob
-// without the job store and the status publication), with a per-step observer. Its server has
-// the orchestrator's settings, health and reflection services, and is the only gRPC server of
-// this process (the ping-pongs run in processes of their own), as in production: every thread
-// blocked in gRPC takes part in its polling and so in the cost of a step.
+// WorkerService over the real WorkerPool (cosimo/orchestrator/worker_server.h), and runs a
+// scenario on them with RunMaster over RemoteUnits: the production step path of a job
+// (JobManager::RunJob without the job store and the status publication), with a per-step
+// observer. Its server has the orchestrator's settings, health and reflection services, and is
+// the only gRPC server of this process (the ping-pongs run in processes of their own), as in
+// production: every thread blocked in gRPC takes part in its polling and so in the cost of a step.
 //
 // Thread safety: one thread.
 #pragma once

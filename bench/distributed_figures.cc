@@ -12,14 +12,14 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "bench/cluster.h"
-#include "bench/figures.h"
-#include "bench/harness.h"
-#include "bench/ping_pong.h"
-#include "bench/scenarios.h"
-#include "bench/step_timer.h"
+#include "cluster.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
+#include "figures.h"
+#include "harness.h"
+#include "ping_pong.h"
+#include "scenarios.h"
+#include "step_timer.h"
 
 namespace cosimo::bench {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "bench/harness.h"
+#include "harness.h"
 
 namespace cosimo::bench {
 

@@ -11,11 +11,11 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "bench/figures.h"
-#include "bench/scenarios.h"
 #include "cosimo/common/status.h"
+#include "cosimo/worker/fmi2_api.h"
 #include "cosimo/worker/unit_factory.h"
-#include "worker/src/fmi/fmi2_api.h"
+#include "figures.h"
+#include "scenarios.h"
 
 namespace cosimo::bench {
 namespace {

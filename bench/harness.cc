@@ -1,4 +1,4 @@
-#include "bench/harness.h"
+#include "harness.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,9 +1,9 @@
 // Figure 7: training a hybrid unit on the NeuralFMU paper's spring-pendulum experiment
-// (worker/src/hybrid/pendulum_experiment.h, docs/hybrid.md): the training wall time of the
+// (cosimo/worker/pendulum_experiment.h, docs/hybrid.md): the training wall time of the
 // paper's 2,500 Adam steps against the paper's 22.5 minutes, and the losses before and after.
 #include "absl/strings/str_cat.h"
-#include "bench/figures.h"
-#include "worker/src/hybrid/pendulum_experiment.h"
+#include "cosimo/worker/pendulum_experiment.h"
+#include "figures.h"
 
 namespace cosimo::bench {
 namespace {

@@ -3,14 +3,14 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
-#include "bench/figures.h"
-#include "bench/scenarios.h"
-#include "bench/step_timer.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/local_unit.h"
 #include "cosimo/worker/unit_factory.h"
 #include "cosimo/worker/unit_host.h"
+#include "figures.h"
+#include "scenarios.h"
+#include "step_timer.h"
 
 namespace cosimo::bench {
 namespace {

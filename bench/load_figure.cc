@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "bench/figures.h"
-#include "bench/job_load.h"
+#include "figures.h"
+#include "job_load.h"
 
 namespace cosimo::bench {
 namespace {

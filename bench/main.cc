@@ -12,8 +12,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "bench/figures.h"
-#include "bench/ping_pong.h"
+#include "figures.h"
+#include "ping_pong.h"
 
 namespace {
 

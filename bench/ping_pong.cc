@@ -1,4 +1,4 @@
-#include "bench/ping_pong.h"
+#include "ping_pong.h"
 
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
@@ -13,11 +13,11 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "bench/harness.h"
-#include "bench/socket_fanout.h"
 #include "cosimo/common/status.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
+#include "harness.h"
+#include "socket_fanout.h"
 
 namespace cosimo::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench/scenarios.h"
+#include "scenarios.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "bench/socket_fanout.h"
+#include "socket_fanout.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "bench/harness.h"
+#include "harness.h"
 
 namespace cosimo::bench {
 namespace {

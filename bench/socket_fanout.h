@@ -3,7 +3,7 @@
 // gRPC. Runs in a child process of cosimo-bench (--ping-server sockets), which forks the peers.
 #pragma once
 
-#include "bench/ping_pong.h"
+#include "ping_pong.h"
 
 namespace cosimo::bench {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench/harness.h"
 #include "cosimo/orchestrator/master.h"
+#include "harness.h"
 
 namespace cosimo::bench {
 

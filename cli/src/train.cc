@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cosimo/common/scenario.h"
-#include "worker/src/hybrid/trainer.h"
+#include "cosimo/worker/trainer.h"
 
 namespace cosimo::client {
 namespace {

@@ -580,7 +580,6 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     loads.push_back(LoadUnitFor(scenario, i, job->id));
   std::vector<std::unique_ptr<RemoteUnit>> units =
       RemoteUnit::StartLoads(workers, loads, {command_timeout_, &job->cancel});
-  absl::Status status;
   for (size_t i = 0; i < units.size(); ++i) {
     if (metrics_ != nullptr) {
       units[i]->set_round_trips(metrics_->WorkerRoundTrip(workers[i]->id()));
@@ -595,10 +594,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
       names += (names.empty() ? "" : ",") + scenario.units(i).name();
     }
   }
-  for (auto& unit : units) {
-    absl::Status s = unit->FinishLoad();
-    if (status.ok() && !s.ok()) status = s;
-  }
+  const absl::Status status = RemoteUnit::FinishLoads(units);
   // Progress is also stored, at most once a second, so that a job failed by a restart (kill -9)
   // reports the time it reached.
   auto stored_at = clock_->Now();
@@ -627,16 +623,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   }();
   const bool lost_worker = std::any_of(units.begin(), units.end(),
                                        [](const auto& unit) { return unit->worker().lost(); });
-  if (!result.ok()) {
-    // Leave every surviving worker clean for the next job.
-    for (auto& unit : units) {
-      if (unit->worker().lost()) continue;
-      UnitCommand terminate;
-      terminate.kind = UnitCommand::Kind::kTerminate;
-      UnitResponse ignored;
-      (void)unit->Call(terminate, &ignored);
-    }
-  }
+  if (!result.ok()) RemoteUnit::TerminateSurvivors(units);
   // The recorded columns' variables as their units describe them, while the units are here.
   std::vector<v1::RecordedVariable> variables;
   if (result.ok()) variables = RecordedVariables(scenario, *result, units);

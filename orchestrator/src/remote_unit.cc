@@ -127,6 +127,25 @@ absl::Status RemoteUnit::FinishLoad() {
   return absl::OkStatus();
 }
 
+absl::Status RemoteUnit::FinishLoads(const std::vector<std::unique_ptr<RemoteUnit>>& units) {
+  absl::Status first;
+  for (const auto& unit : units) {
+    absl::Status s = unit->FinishLoad();
+    if (first.ok() && !s.ok()) first = s;
+  }
+  return first;
+}
+
+void RemoteUnit::TerminateSurvivors(const std::vector<std::unique_ptr<RemoteUnit>>& units) {
+  for (const auto& unit : units) {
+    if (unit->worker().lost()) continue;
+    UnitCommand terminate;
+    terminate.kind = UnitCommand::Kind::kTerminate;
+    UnitResponse ignored;
+    (void)unit->Call(terminate, &ignored);
+  }
+}
+
 UnitLocation RemoteUnit::location() const {
   return {batch_->worker().id(), batch_->worker().host()};
 }

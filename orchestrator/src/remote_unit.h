@@ -68,6 +68,12 @@ class RemoteUnit final : public UnitProxy {
       const std::vector<std::shared_ptr<WorkerConnection>>& workers,
       const std::vector<v1::LoadUnit>& loads, const WorkerConnection::WaitOptions& wait = {});
   [[nodiscard]] absl::Status FinishLoad();
+  // FinishLoad of every unit; the first error.
+  [[nodiscard]] static absl::Status FinishLoads(
+      const std::vector<std::unique_ptr<RemoteUnit>>& units);
+  // Terminates every unit whose worker is not lost, ignoring the replies: after a failed run, so
+  // that every surviving worker is clean for the next job.
+  static void TerminateSurvivors(const std::vector<std::unique_ptr<RemoteUnit>>& units);
 
   const std::string& name() const override { return name_; }
   const UnitDescription& description() const override { return description_; }

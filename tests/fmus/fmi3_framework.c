@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "model_core.h"
-#include "worker/src/fmi/fmi3_api.h"
+#include "cosimo/worker/fmi3_api.h"
 
 typedef enum {
   kInstantiated = 1 << 0,

@@ -11,7 +11,7 @@
 
 #include "cosimo/common/scenario.h"
 #include "tests/integration/fixture.h"
-#include "worker/src/hybrid/pendulum_experiment.h"
+#include "cosimo/worker/pendulum_experiment.h"
 
 namespace cosimo {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "cosimo/common/scenario.h"
 #include "worker/src/hybrid/hybrid_unit.h"
-#include "worker/src/hybrid/pendulum_experiment.h"
+#include "cosimo/worker/pendulum_experiment.h"
 
 namespace cosimo::client {
 namespace {

@@ -12,9 +12,10 @@
 
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/worker/pendulum_experiment.h"
+#include "cosimo/worker/trainer.h"
 #include "cosimo/worker/unit_factory.h"
-#include "worker/src/hybrid/pendulum_experiment.h"
-#include "worker/src/hybrid/trainer.h"
+#include "worker/src/hybrid/hybrid_unit.h"
 
 namespace cosimo::worker {
 namespace {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "worker/src/fmi/fmi2_api.h"
+#include "cosimo/worker/fmi2_api.h"
 #include "worker/src/fmi/fmu_archive.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/shared_library.h"

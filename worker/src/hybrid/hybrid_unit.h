@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "cosimo/v1/scenario.pb.h"
+#include "cosimo/worker/trainer.h"
 #include "cosimo/worker/unit.h"
 #include "worker/src/hybrid/hybrid_model.h"
 
@@ -66,12 +67,7 @@ class HybridUnit final : public Unit {
   std::unique_ptr<ModelUnit> unit_;
 };
 
-// The weights file (JSON of cosimo.v1.HybridWeights). Errors name the file.
-[[nodiscard]] absl::StatusOr<v1::HybridWeights> ReadWeightsFile(const std::string& path);
-// The weights file's text: what WriteWeightsFile writes, and what a training job returns.
-std::string WeightsJson(const v1::HybridWeights& weights);
-[[nodiscard]] absl::Status WriteWeightsFile(const std::string& path,
-                                            const v1::HybridWeights& weights);
+// ReadWeightsFile, WeightsJson and WriteWeightsFile are declared in cosimo/worker/trainer.h.
 // The weights of a model's networks.
 v1::HybridWeights WeightsOf(const HybridModel& model);
 

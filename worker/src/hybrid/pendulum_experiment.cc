@@ -1,4 +1,4 @@
-#include "worker/src/hybrid/pendulum_experiment.h"
+#include "cosimo/worker/pendulum_experiment.h"
 
 #include <chrono>
 #include <sstream>
@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/worker/trainer.h"
 #include "cosimo/worker/unit_factory.h"
-#include "worker/src/hybrid/trainer.h"
 
 namespace cosimo::worker::experiment {
 

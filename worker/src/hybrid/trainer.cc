@@ -1,4 +1,4 @@
-#include "worker/src/hybrid/trainer.h"
+#include "cosimo/worker/trainer.h"
 
 #include <chrono>
 #include <cmath>
@@ -8,7 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
+#include "worker/src/hybrid/hybrid_unit.h"
 #include "worker/src/models/numeric_csv.h"
+#include "worker/src/solvers/solver.h"
 
 namespace cosimo::worker {
 
@@ -53,6 +55,10 @@ class Trainer::SensitivityModel final : public Model {
   std::vector<VariableInfo> states_, outputs_;
   mutable Eigen::VectorXd x_;
 };
+
+int Trainer::num_parameters() const { return model_->num_parameters(); }
+
+v1::HybridWeights Trainer::weights() const { return WeightsOf(*model_); }
 
 Trainer::~Trainer() {
   if (unit_ != nullptr) (void)unit_->Terminate();

@@ -10,7 +10,7 @@
 #include "cosimo/common/status.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/worker/abandon.h"
-#include "worker/src/hybrid/trainer.h"
+#include "cosimo/worker/trainer.h"
 
 namespace cosimo::worker {
 namespace {

@@ -6,8 +6,8 @@
  *
  * The names follow the standard (fmi3Float64, fmi3DoStepTYPE, ...), not the project's naming, so
  * that every line can be checked against the specification. */
-#ifndef COSIMO_WORKER_FMI_FMI3_API_H_
-#define COSIMO_WORKER_FMI_FMI3_API_H_
+#ifndef COSIMO_WORKER_FMI3_API_H_
+#define COSIMO_WORKER_FMI3_API_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -193,4 +193,4 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance, fmi3Float64 current_communicatio
 } /* extern "C" */
 #endif
 
-#endif /* COSIMO_WORKER_FMI_FMI3_API_H_ */
+#endif /* COSIMO_WORKER_FMI3_API_H_ */

@@ -21,10 +21,19 @@
 
 #include "absl/status/statusor.h"
 #include "cosimo/v1/scenario.pb.h"
-#include "worker/src/hybrid/hybrid_unit.h"
-#include "worker/src/solvers/solver.h"
 
 namespace cosimo::worker {
+
+class HybridModel;  // worker/src/hybrid/hybrid_model.h
+class HybridUnit;   // worker/src/hybrid/hybrid_unit.h
+class Solver;       // worker/src/solvers/solver.h
+
+// The weights file (JSON of cosimo.v1.HybridWeights). Errors name the file.
+[[nodiscard]] absl::StatusOr<v1::HybridWeights> ReadWeightsFile(const std::string& path);
+// The weights file's text: what WriteWeightsFile writes, and what a training job returns.
+std::string WeightsJson(const v1::HybridWeights& weights);
+[[nodiscard]] absl::Status WriteWeightsFile(const std::string& path,
+                                            const v1::HybridWeights& weights);
 
 struct TrainingOptions {
   int epochs = 100;
@@ -51,7 +60,7 @@ class Trainer {
   // "<unit>.<variable>" of every compared column, in the loss's order.
   const std::vector<std::string>& compared() const { return compared_names_; }
   int samples() const { return static_cast<int>(times_.size()); }
-  int num_parameters() const { return model_->num_parameters(); }
+  int num_parameters() const;
   HybridModel& model() { return *model_; }
 
   // The loss at the current parameters; with `gradient`, its gradient (num_parameters()).
@@ -65,7 +74,7 @@ class Trainer {
   [[nodiscard]] absl::StatusOr<double> Train(
       const TrainingOptions& options, const std::function<bool(const EpochProgress&)>& progress);
 
-  v1::HybridWeights weights() const { return WeightsOf(*model_); }
+  v1::HybridWeights weights() const;
 
  private:
   class SensitivityModel;

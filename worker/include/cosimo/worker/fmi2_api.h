@@ -6,8 +6,8 @@
  *
  * The names follow the standard (fmi2Real, fmi2DoStepTYPE, ...), not the project's naming, so
  * that every line can be checked against the specification. */
-#ifndef COSIMO_WORKER_FMI_FMI2_API_H_
-#define COSIMO_WORKER_FMI_FMI2_API_H_
+#ifndef COSIMO_WORKER_FMI2_API_H_
+#define COSIMO_WORKER_FMI2_API_H_
 
 #include <stddef.h>
 
@@ -153,4 +153,4 @@ typedef fmi2Status fmi2GetStringStatusTYPE(fmi2Component, const fmi2StatusKind, 
 } /* extern "C" */
 #endif
 
-#endif /* COSIMO_WORKER_FMI_FMI2_API_H_ */
+#endif /* COSIMO_WORKER_FMI2_API_H_ */
