@@ -8,6 +8,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/worker/trainer.h"
 #include "cosimo/worker/unit_factory.h"
+#include "worker/src/hybrid/hybrid_model.h"
 
 namespace cosimo::worker::experiment {
 
