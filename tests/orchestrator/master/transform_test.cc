@@ -70,7 +70,8 @@ TEST_P(TransformTest, FactorAndOffsetActAsTheEquivalentParameters) {
   ASSERT_NE(vehicle, nullptr);
   if (std::string(algorithm).find("JACOBI") == std::string::npos &&
       std::string(algorithm).find("GAUSS_SEIDEL") == std::string::npos) {
-    EXPECT_EQ(vehicle->report.mode, std::string(rollback) == "FORBID" ? "estimate" : "rollback");
+    EXPECT_EQ(vehicle->report.mode,
+              std::string(rollback) == "FORBID" ? UnitMode::kEstimate : UnitMode::kRollback);
   }
 }
 
