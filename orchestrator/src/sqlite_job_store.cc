@@ -313,7 +313,7 @@ absl::StatusOr<v1::Scenario> SqliteJobStore::LoadScenario(const std::string& job
 }
 
 absl::Status SqliteJobStore::PutTrainingResult(const std::string& job_id,
-                                         const v1::TrainingResult& result) {
+                                               const v1::TrainingResult& result) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO training_results (id, result) VALUES (?, ?)",

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model_core.h"
 #include "cosimo/worker/fmi2_api.h"
+#include "model_core.h"
 
 typedef enum {
   kInstantiated = 1 << 0,

@@ -58,18 +58,18 @@ TEST_F(DistributedTest, CarConvergesAtFirstOrderInTheCommunicationStep) {
   }
 }
 
-// A bad unit fails its job with a message naming it; the workers go back to the pool and the
-// next job runs.
+// A unit that fails in its worker (an FMU whose fmi2DoStep fails, beside the car's built-ins)
+// fails its job with a message naming it; the workers go back to the pool and the next job runs.
+// (A unit that names no built-in model is refused at submit: errors_up_front_test.)
 TEST_F(DistributedTest, BadUnitFailsTheJobAndTheWorkersServeTheNextOne) {
   StartWorkers(2);
   client::Client client(orchestrator_->address());
-  v1::Scenario bad = CarScenario(0.1);
-  bad.mutable_units(0)->mutable_builtin()->set_model("warp_drive");
   std::string id;
-  v1::JobStatus status = RunJob(client, bad, &id);
+  v1::JobStatus status =
+      RunJob(client, testing::MsdWithSpring(testing::Fmu("fmi2_error"), 0.01), &id);
   EXPECT_EQ(status.state(), v1::FAILED);
-  EXPECT_THAT(status.message(), HasSubstr("warp_drive"));
-  EXPECT_THAT(status.message(), HasSubstr("controller"));
+  EXPECT_THAT(status.message(), HasSubstr("unit 'msd'"));
+  EXPECT_THAT(status.message(), HasSubstr("fmi2DoStep"));
   absl::StatusOr<client::JobResults> results = client.Results(id);
   EXPECT_FALSE(results.ok());
   EXPECT_THAT(std::string(results.status().message()), HasSubstr("FAILED"));

@@ -17,32 +17,10 @@ namespace {
 
 using testing::BinDir;
 using testing::DistributedTest;
+using testing::Fmu;
 using ::testing::HasSubstr;
+using testing::MsdWithSpring;
 using testing::Process;
-
-std::string Fmu(const std::string& name) {
-  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
-}
-
-// The FMI 2 mass-spring-damper (m x'' = -c x - cf x' + F) with its force from a built-in gain
-// F = -k x: together m x'' = -(c + k) x - cf x'.
-v1::Scenario MsdWithSpring(const std::string& fmu, double h) {
-  absl::StatusOr<v1::Scenario> s = ParseScenarioJson(R"({
-    "name": "fmu-with-builtin", "start_time": 0, "stop_time": 10,
-    "units": [
-      { "name": "msd", "fmu": { "path": "" },
-        "parameters": { "m": 1.0, "c": 1.0, "cf": 0.5, "x": 1.0 } },
-      { "name": "spring", "builtin": { "model": "linear_state_space",
-          "parameters": { "A": [], "B": [], "C": [], "D": [-1, 0], "num_inputs": 2, "x0": [] } } } ],
-    "connections": [ { "from": "msd.x", "to": "spring.u0" }, { "from": "msd.v", "to": "spring.u1" },
-                     { "from": "spring.y0", "to": "msd.F" } ],
-    "algorithm": { "kind": "JACOBI", "step_size": 0.01 },
-    "record": [ "msd.x", "msd.v", "msd.energy", "msd.steps" ] })");
-  EXPECT_TRUE(s.ok()) << s.status();
-  s->mutable_units(0)->mutable_fmu()->set_path(fmu);
-  s->mutable_algorithm()->set_step_size(h);
-  return *s;
-}
 
 // x(t) of m x'' = -2 x - 0.5 x', x(0) = 1, v(0) = 0 (m = 1): an underdamped oscillator.
 double Analytic(double t) {

@@ -22,7 +22,9 @@ namespace {
 
 using testing::CarScenario;
 using testing::DistributedTest;
+using testing::Fmu;
 using ::testing::HasSubstr;
+using testing::MsdWithSpring;
 using ::testing::Not;
 using testing::OrchestratorProcess;
 
@@ -189,9 +191,9 @@ TEST_F(DurableTest, FinishedJobsSurviveARestart) {
   {
     client::Client client(orchestrator_->address());
     ASSERT_EQ(RunJob(client, CarScenario(0.1), &done_id).state(), v1::SUCCEEDED);
-    v1::Scenario bad = CarScenario(0.1);
-    bad.mutable_units(1)->mutable_builtin()->set_model("nope");
-    ASSERT_EQ(RunJob(client, bad, &failed_id).state(), v1::FAILED);
+    // Fails in its worker: the FMU's fmi2DoStep returns fmi2Error.
+    ASSERT_EQ(RunJob(client, MsdWithSpring(Fmu("fmi2_error"), 0.01), &failed_id).state(),
+              v1::FAILED);
   }
   orchestrator_->process().Stop();
   OrchestratorProcess restarted(dir_, {"--data-dir", data_dir_});
@@ -206,7 +208,7 @@ TEST_F(DurableTest, FinishedJobsSurviveARestart) {
   absl::StatusOr<v1::JobStatus> failed = client.Get(failed_id);
   ASSERT_TRUE(failed.ok());
   EXPECT_EQ(failed->state(), v1::FAILED);
-  EXPECT_THAT(failed->message(), HasSubstr("nope"));
+  EXPECT_THAT(failed->message(), HasSubstr("fmi2DoStep"));
 }
 
 // Deleting forgets a finished job and its results, also across a restart; a running job is

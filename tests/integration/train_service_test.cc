@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "cosimo/common/scenario.h"
-#include "tests/integration/fixture.h"
 #include "cosimo/worker/pendulum_experiment.h"
+#include "tests/integration/fixture.h"
 
 namespace cosimo {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "cosimo/common/scenario.h"
-#include "worker/src/hybrid/hybrid_unit.h"
 #include "cosimo/worker/pendulum_experiment.h"
+#include "worker/src/hybrid/hybrid_unit.h"
 
 namespace cosimo::client {
 namespace {
