@@ -476,6 +476,16 @@ void JobManager::Touch(Job& job) {
   changed_.SignalAll();
 }
 
+void JobManager::Progressed(Job& job, std::chrono::steady_clock::time_point* stored_at) {
+  const auto now = clock_->Now();
+  job.status.set_wall_seconds(std::chrono::duration<double>(now - job.started).count());
+  if (now - *stored_at >= std::chrono::seconds(1)) {
+    *stored_at = now;
+    Record(job);  // a failed write cancels the job, which then fails naming it
+  }
+  Touch(job);
+}
+
 bool JobManager::Record(Job& job) {
   const absl::Status s = store_->UpdateStatus(job.status);
   if (s.ok()) return true;
@@ -604,13 +614,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
     job->status.set_steps_accepted(p.steps_accepted);
     job->status.set_steps_rejected(p.steps_rejected);
     job->status.set_iterations(p.iterations);
-    const auto now = clock_->Now();
-    job->status.set_wall_seconds(std::chrono::duration<double>(now - job->started).count());
-    if (now - stored_at >= std::chrono::seconds(1)) {
-      stored_at = now;
-      Record(*job);  // a failed write cancels the job, which then fails naming it
-    }
-    Touch(*job);
+    Progressed(*job, &stored_at);
   };
   JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_, limits_.max_recorded_rows,
                        store_, checkpoint_interval_);
@@ -768,13 +772,7 @@ void JobManager::RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& 
         t->set_epoch(p.epoch());
         t->set_loss(p.loss());
         t->set_seconds(p.seconds());
-        const auto now = clock_->Now();
-        job->status.set_wall_seconds(std::chrono::duration<double>(now - job->started).count());
-        if (now - stored_at >= std::chrono::seconds(1)) {
-          stored_at = now;
-          Record(*job);  // a failed write cancels the job, which then fails naming it
-        }
-        Touch(*job);
+        Progressed(*job, &stored_at);
       });
   if (!done.ok()) {
     FinishUnsuccessful(job, done.status(), std::string(done.status().message()), "");

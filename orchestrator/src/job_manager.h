@@ -149,6 +149,10 @@ class JobManager {
   // and ends failed with it (Finish). False if the write failed.
   bool Record(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Touch(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // bump version, notify watchers
+  // After a running job's progress changed: its wall time, a store write at most once a second
+  // (`stored_at`: the last one; a failed write cancels the job), and Touch.
+  void Progressed(Job& job, std::chrono::steady_clock::time_point* stored_at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool ShuttingDown() const ABSL_LOCKS_EXCLUDED(mutex_);
   std::shared_ptr<Job> Find(const std::string& job_id) const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
   // The artifact digests that the units of the jobs in jobs_ name.
