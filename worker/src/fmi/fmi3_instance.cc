@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/worker/fmi3_api.h"
+#include "worker/src/fmi/fmi_instance_base.h"
 #include "worker/src/fmi/fmu_archive.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/shared_library.h"
@@ -41,12 +42,13 @@ struct Fmi3Functions {
 #undef COSIMO_DECLARE_
   fmi3SetStringTYPE* SetString = nullptr;
   fmi3GetStringTYPE* GetString = nullptr;
-  fmi3GetFMUStateTYPE* GetFMUState = nullptr;
-  fmi3SetFMUStateTYPE* SetFMUState = nullptr;
-  fmi3FreeFMUStateTYPE* FreeFMUState = nullptr;
-  fmi3SerializedFMUStateSizeTYPE* SerializedFMUStateSize = nullptr;
-  fmi3SerializeFMUStateTYPE* SerializeFMUState = nullptr;
-  fmi3DeserializeFMUStateTYPE* DeserializeFMUState = nullptr;
+  // Named as in FMI 2, as FmiInstanceBase calls them.
+  fmi3GetFMUStateTYPE* GetFMUstate = nullptr;
+  fmi3SetFMUStateTYPE* SetFMUstate = nullptr;
+  fmi3FreeFMUStateTYPE* FreeFMUstate = nullptr;
+  fmi3SerializedFMUStateSizeTYPE* SerializedFMUstateSize = nullptr;
+  fmi3SerializeFMUStateTYPE* SerializeFMUstate = nullptr;
+  fmi3DeserializeFMUStateTYPE* DeSerializeFMUstate = nullptr;
   fmi3GetDirectionalDerivativeTYPE* GetDirectionalDerivative = nullptr;
   fmi3EnterEventModeTYPE* EnterEventMode = nullptr;
   fmi3UpdateDiscreteStatesTYPE* UpdateDiscreteStates = nullptr;
@@ -60,7 +62,7 @@ struct Fmi3Functions {
   fmi3SetTimeTYPE* SetTime = nullptr;
   fmi3SetContinuousStatesTYPE* SetContinuousStates = nullptr;
   fmi3GetContinuousStatesTYPE* GetContinuousStates = nullptr;
-  fmi3GetContinuousStateDerivativesTYPE* GetContinuousStateDerivatives = nullptr;
+  fmi3GetContinuousStateDerivativesTYPE* GetDerivatives = nullptr;
   fmi3GetEventIndicatorsTYPE* GetEventIndicators = nullptr;
 };
 
@@ -70,41 +72,37 @@ void LogMessage(fmi3InstanceEnvironment env, fmi3Status status, fmi3String categ
     static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, message);
 }
 
-class Fmi3Instance : public FmuInstance {
+struct Fmi3Api {
+  using Functions = Fmi3Functions;
+  using Handle = fmi3Instance;
+  using Boolean = fmi3Boolean;
+  using Byte = fmi3Byte;
+  static constexpr FmiVersion kVersion = FmiVersion::kFmi3;
+};
+
+class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
  public:
   Fmi3Instance(const ModelDescription& md, bool model_exchange,
                std::shared_ptr<UnpackedFmu> unpacked, std::unique_ptr<SharedLibrary> library,
                Fmi3Functions f, const std::string& unit_name)
-      : FmuInstance(unit_name, FmiVersion::kFmi3),
+      : FmiInstanceBase(unit_name, f, std::move(unpacked), std::move(library)),
         token_(md.guid),
         model_exchange_(model_exchange),
-        event_mode_(!model_exchange && md.co_simulation.has_event_mode),
-        unpacked_(std::move(unpacked)),
-        library_(std::move(library)),
-        f_(f) {}
-
-  ~Fmi3Instance() override {
-    if (instance_ == nullptr || fatal()) return;
-    if (initialized_ && !terminated_ && !failed()) {
-      BeginCall();
-      (void)f_.Terminate(instance_);
-    }
-    f_.FreeInstance(instance_);
-  }
+        event_mode_(!model_exchange && md.co_simulation.has_event_mode) {}
 
   absl::Status Instantiate() override {
     const std::string resources = unpacked_->dir() + "/resources/";
     BeginCall();
     if (model_exchange_) {
-      instance_ = f_.InstantiateModelExchange(unit_name_.c_str(), token_.c_str(), resources.c_str(),
-                                              false, false, this, LogMessage);
+      handle_ = f_.InstantiateModelExchange(unit_name_.c_str(), token_.c_str(), resources.c_str(),
+                                            false, false, this, LogMessage);
     } else {
-      instance_ = f_.InstantiateCoSimulation(
+      handle_ = f_.InstantiateCoSimulation(
           unit_name_.c_str(), token_.c_str(), resources.c_str(), false, false,
           /*eventModeUsed=*/event_mode_,
           /*earlyReturnAllowed=*/event_mode_, nullptr, 0, this, LogMessage, nullptr);
     }
-    if (instance_ == nullptr) {
+    if (handle_ == nullptr) {
       return absl::InternalError(absl::StrCat(
           "unit '", unit_name_,
           "': ", model_exchange_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation",
@@ -117,41 +115,23 @@ class Fmi3Instance : public FmuInstance {
                                        std::optional<double> stop) override {
     BeginCall();
     initialized_ = true;
-    return Check(
-        f_.EnterInitializationMode(instance_, tolerance.has_value(), tolerance.value_or(0.0), start,
-                                   stop.has_value(), stop.value_or(0.0)),
-        "fmi3EnterInitializationMode");
+    return Check(f_.EnterInitializationMode(handle_, tolerance.has_value(), tolerance.value_or(0.0),
+                                            start, stop.has_value(), stop.value_or(0.0)),
+                 "fmi3EnterInitializationMode");
   }
-  absl::Status ExitInitializationMode() override {
-    BeginCall();
-    return Check(f_.ExitInitializationMode(instance_), "fmi3ExitInitializationMode");
-  }
-  absl::Status Terminate() override {
-    if (terminated_ || !initialized_ || failed()) return absl::OkStatus();
-    terminated_ = true;
-    BeginCall();
-    return Check(f_.Terminate(instance_), "fmi3Terminate");
-  }
-
   using FmuInstance::Get;
   absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
     for (const VariableGroup::Batch& b : group.batches()) {
+      const fmi3ValueReference* vr = b.vrs.data();
       const size_t n = b.vrs.size();
-      BeginCall();
       absl::Status s;
       switch (b.type) {
-#define COSIMO_GET_(Name, Type, Kind)                                                      \
-  case VarType::Kind: {                                                                    \
-    std::unique_ptr<Type[]> buffer(new Type[n]());                                         \
-    s = Check(f_.Get##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Get" #Name); \
-    for (size_t i = 0; i < n && s.ok(); ++i)                                               \
-      values[b.positions[i]] = static_cast<double>(buffer[i]);                             \
-    if constexpr (sizeof(Type) == 8 && std::is_integral_v<Type>) {                         \
-      for (size_t i = 0; i < n && s.ok() && bits != nullptr; ++i)                          \
-        bits[b.positions[i]] = static_cast<uint64_t>(buffer[i]);                           \
-    }                                                                                      \
-    break;                                                                                 \
-  }
+#define COSIMO_GET_(Name, Type, Kind)                                                            \
+  case VarType::Kind:                                                                            \
+    s = GetBatch<Type>(                                                                          \
+        b, "fmi3Get" #Name, [&](Type* v) { return f_.Get##Name(handle_, vr, n, v, n); }, values, \
+        bits);                                                                                   \
+    break;
         COSIMO_FMI3_TYPES_(COSIMO_GET_)
 #undef COSIMO_GET_
         default:
@@ -165,17 +145,16 @@ class Fmi3Instance : public FmuInstance {
 
   absl::Status Set(const VariableGroup& group, const double* values) override {
     for (const VariableGroup::Batch& b : group.batches()) {
+      const fmi3ValueReference* vr = b.vrs.data();
       const size_t n = b.vrs.size();
-      BeginCall();
       absl::Status s;
       switch (b.type) {
-#define COSIMO_SET_(Name, Type, Kind)                                                      \
-  case VarType::Kind: {                                                                    \
-    std::unique_ptr<Type[]> buffer(new Type[n]());                                         \
-    for (size_t i = 0; i < n; ++i) buffer[i] = static_cast<Type>(values[b.positions[i]]);  \
-    s = Check(f_.Set##Name(instance_, b.vrs.data(), n, buffer.get(), n), "fmi3Set" #Name); \
-    break;                                                                                 \
-  }
+#define COSIMO_SET_(Name, Type, Kind)                                                          \
+  case VarType::Kind:                                                                          \
+    s = SetBatch<Type>(                                                                        \
+        b, "fmi3Set" #Name, [&](const Type* v) { return f_.Set##Name(handle_, vr, n, v, n); }, \
+        values);                                                                               \
+    break;
         COSIMO_FMI3_TYPES_(COSIMO_SET_)
 #undef COSIMO_SET_
         default:
@@ -191,7 +170,7 @@ class Fmi3Instance : public FmuInstance {
     const fmi3ValueReference ref = vr;
     const fmi3String text = value.c_str();
     BeginCall();
-    return Check(f_.SetString(instance_, &ref, 1, &text, 1), "fmi3SetString");
+    return Check(f_.SetString(handle_, &ref, 1, &text, 1), "fmi3SetString");
   }
 
   absl::Status GetStrings(const std::vector<uint32_t>& vrs,
@@ -199,7 +178,7 @@ class Fmi3Instance : public FmuInstance {
     return ReadStrings(
         vrs.size(), "fmi3GetString",
         [&](fmi3String* texts) {
-          return f_.GetString(instance_, vrs.data(), vrs.size(), texts, vrs.size());
+          return f_.GetString(handle_, vrs.data(), vrs.size(), texts, vrs.size());
         },
         values);
   }
@@ -210,7 +189,7 @@ class Fmi3Instance : public FmuInstance {
     fmi3Boolean event_needed = false, terminate = false, early_return = false;
     fmi3Float64 last = t;
     BeginCall();
-    const fmi3Status status = f_.DoStep(instance_, t, h, no_set_state_prior, &event_needed,
+    const fmi3Status status = f_.DoStep(handle_, t, h, no_set_state_prior, &event_needed,
                                         &terminate, &early_return, &last);
     outcome->terminated = terminate;
     outcome->event_needed = status == fmi3OK && event_needed;
@@ -233,7 +212,7 @@ class Fmi3Instance : public FmuInstance {
                                     double* values) override {
     orders_.assign(vrs.size(), order);  // no allocation once sized
     BeginCall();
-    return Check(f_.GetOutputDerivatives(instance_, vrs.data(), vrs.size(), orders_.data(), values,
+    return Check(f_.GetOutputDerivatives(handle_, vrs.data(), vrs.size(), orders_.data(), values,
                                          vrs.size()),
                  "fmi3GetOutputDerivatives");
   }
@@ -244,97 +223,23 @@ class Fmi3Instance : public FmuInstance {
           absl::StrCat("unit '", unit_name_, "': fmi3EnterStepMode without event mode"));
     }
     BeginCall();
-    return Check(f_.EnterStepMode(instance_), "fmi3EnterStepMode");
-  }
-  absl::Status EnterEventMode() override {
-    BeginCall();
-    return Check(f_.EnterEventMode(instance_), "fmi3EnterEventMode");
+    return Check(f_.EnterStepMode(handle_), "fmi3EnterStepMode");
   }
   absl::Status UpdateDiscreteStates(EventUpdate* update) override {
     fmi3Boolean need = false, terminate = false, nominals = false, values = false, defined = false;
     fmi3Float64 next = 0.0;
     BeginCall();
     absl::Status s = Check(
-        f_.UpdateDiscreteStates(instance_, &need, &terminate, &nominals, &values, &defined, &next),
+        f_.UpdateDiscreteStates(handle_, &need, &terminate, &nominals, &values, &defined, &next),
         "fmi3UpdateDiscreteStates");
     *update = EventUpdate{need, terminate, nominals, values, defined, next};
     return s;
-  }
-  absl::Status EnterContinuousTimeMode() override {
-    BeginCall();
-    return Check(f_.EnterContinuousTimeMode(instance_), "fmi3EnterContinuousTimeMode");
-  }
-  absl::Status SetTime(double t) override {
-    BeginCall();
-    return Check(f_.SetTime(instance_, t), "fmi3SetTime");
-  }
-  absl::Status SetContinuousStates(const double* x, size_t n) override {
-    BeginCall();
-    return Check(f_.SetContinuousStates(instance_, x, n), "fmi3SetContinuousStates");
-  }
-  absl::Status GetContinuousStates(double* x, size_t n) override {
-    BeginCall();
-    return Check(f_.GetContinuousStates(instance_, x, n), "fmi3GetContinuousStates");
-  }
-  absl::Status GetDerivatives(double* dx, size_t n) override {
-    BeginCall();
-    return Check(f_.GetContinuousStateDerivatives(instance_, dx, n),
-                 "fmi3GetContinuousStateDerivatives");
-  }
-  absl::Status GetEventIndicators(double* z, size_t n) override {
-    BeginCall();
-    return Check(f_.GetEventIndicators(instance_, z, n), "fmi3GetEventIndicators");
-  }
-  absl::Status CompletedIntegratorStep(bool no_set_state_prior, bool* enter_event_mode,
-                                       bool* terminate_simulation) override {
-    fmi3Boolean enter = false, terminate = false;
-    BeginCall();
-    absl::Status s =
-        Check(f_.CompletedIntegratorStep(instance_, no_set_state_prior, &enter, &terminate),
-              "fmi3CompletedIntegratorStep");
-    *enter_event_mode = enter;
-    *terminate_simulation = terminate;
-    return s;
-  }
-
-  absl::Status GetState(void** state) override {
-    BeginCall();
-    return Check(f_.GetFMUState(instance_, state), "fmi3GetFMUState");
-  }
-  absl::Status SetState(void* state) override {
-    BeginCall();
-    return Check(f_.SetFMUState(instance_, state), "fmi3SetFMUState");
-  }
-  void FreeState(void** state) override {
-    if (*state == nullptr || fatal()) return;
-    BeginCall();
-    (void)Check(f_.FreeFMUState(instance_, state), "fmi3FreeFMUState");
-  }
-  absl::Status SerializeState(void* state, std::string* bytes) override {
-    size_t size = 0;
-    BeginCall();
-    if (absl::Status s =
-            Check(f_.SerializedFMUStateSize(instance_, state, &size), "fmi3SerializedFMUStateSize");
-        !s.ok()) {
-      return s;
-    }
-    bytes->assign(size, '\0');
-    BeginCall();
-    return Check(
-        f_.SerializeFMUState(instance_, state, reinterpret_cast<fmi3Byte*>(bytes->data()), size),
-        "fmi3SerializeFMUState");
-  }
-  absl::Status DeserializeState(const std::string& bytes, void** state) override {
-    BeginCall();
-    return Check(f_.DeserializeFMUState(instance_, reinterpret_cast<const fmi3Byte*>(bytes.data()),
-                                        bytes.size(), state),
-                 "fmi3DeserializeFMUState");
   }
   absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                      const std::vector<uint32_t>& knowns, const double* seed,
                                      double* sensitivity) override {
     BeginCall();
-    return Check(f_.GetDirectionalDerivative(instance_, unknowns.data(), unknowns.size(),
+    return Check(f_.GetDirectionalDerivative(handle_, unknowns.data(), unknowns.size(),
                                              knowns.data(), knowns.size(), seed, knowns.size(),
                                              sensitivity, unknowns.size()),
                  "fmi3GetDirectionalDerivative");
@@ -344,12 +249,6 @@ class Fmi3Instance : public FmuInstance {
   std::string token_;
   bool model_exchange_;
   bool event_mode_;  // Co-Simulation with hasEventMode: eventModeUsed and earlyReturnAllowed
-  std::shared_ptr<UnpackedFmu> unpacked_;
-  std::unique_ptr<SharedLibrary> library_;
-  Fmi3Functions f_;
-  fmi3Instance instance_ = nullptr;
-  bool initialized_ = false;
-  bool terminated_ = false;
   std::vector<fmi3Int32> orders_;  // derivative orders of the last output call
 };
 
@@ -360,26 +259,15 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
                                                       std::shared_ptr<UnpackedFmu> unpacked,
                                                       const std::string& unit_name) {
   const KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
-  absl::StatusOr<std::string> path =
-      BinaryPath(*unpacked, "x86_64-linux", kind.model_identifier, unit_name);
-  if (!path.ok()) return path.status();
-  auto library = SharedLibrary::Open(*path);
-  if (!library.ok()) {
-    return absl::Status(library.status().code(),
-                        absl::StrCat("unit '", unit_name, "': ", library.status().message()));
-  }
+  absl::StatusOr<FmiLibraryLoader> loader =
+      FmiLibraryLoader::Open(*unpacked, "x86_64-linux", kind, unit_name);
+  if (!loader.ok()) return loader.status();
   Fmi3Functions f;
-  std::string missing;
-  auto resolve = [&](auto& pointer, const char* name, bool required) {
-    pointer =
-        reinterpret_cast<std::remove_reference_t<decltype(pointer)>>((*library)->Symbol(name));
-    if (pointer == nullptr && required)
-      absl::StrAppend(&missing, missing.empty() ? "" : ", ", name);
+  auto resolve = [&](auto*& pointer, const char* name, bool required) {
+    loader->Resolve(pointer, name, required);
   };
-  resolve(f.FreeInstance, "fmi3FreeInstance", true);
+  loader->ResolveShared<Fmi3Api>(&f, model_exchange, kind);
   resolve(f.EnterInitializationMode, "fmi3EnterInitializationMode", true);
-  resolve(f.ExitInitializationMode, "fmi3ExitInitializationMode", true);
-  resolve(f.Terminate, "fmi3Terminate", true);
 #define COSIMO_RESOLVE_(Name, Type, Kind)      \
   resolve(f.Get##Name, "fmi3Get" #Name, true); \
   resolve(f.Set##Name, "fmi3Set" #Name, true);
@@ -387,14 +275,6 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
 #undef COSIMO_RESOLVE_
   resolve(f.SetString, "fmi3SetString", true);
   resolve(f.GetString, "fmi3GetString", true);
-  const bool state = kind.can_get_and_set_fmu_state;
-  resolve(f.GetFMUState, "fmi3GetFMUState", state);
-  resolve(f.SetFMUState, "fmi3SetFMUState", state);
-  resolve(f.FreeFMUState, "fmi3FreeFMUState", state);
-  const bool serialize = state && kind.can_serialize_fmu_state;
-  resolve(f.SerializedFMUStateSize, "fmi3SerializedFMUStateSize", serialize);
-  resolve(f.SerializeFMUState, "fmi3SerializeFMUState", serialize);
-  resolve(f.DeserializeFMUState, "fmi3DeserializeFMUState", serialize);
   resolve(f.GetDirectionalDerivative, "fmi3GetDirectionalDerivative",
           kind.provides_directional_derivative);
   const bool event_mode = model_exchange || kind.has_event_mode;
@@ -402,13 +282,6 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
   resolve(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", event_mode);
   if (model_exchange) {
     resolve(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
-    resolve(f.EnterContinuousTimeMode, "fmi3EnterContinuousTimeMode", true);
-    resolve(f.CompletedIntegratorStep, "fmi3CompletedIntegratorStep", true);
-    resolve(f.SetTime, "fmi3SetTime", true);
-    resolve(f.SetContinuousStates, "fmi3SetContinuousStates", true);
-    resolve(f.GetContinuousStates, "fmi3GetContinuousStates", true);
-    resolve(f.GetContinuousStateDerivatives, "fmi3GetContinuousStateDerivatives", true);
-    resolve(f.GetEventIndicators, "fmi3GetEventIndicators", true);
   } else {
     resolve(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
     resolve(f.DoStep, "fmi3DoStep", true);
@@ -416,13 +289,9 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
     resolve(f.GetOutputDerivatives, "fmi3GetOutputDerivatives",
             kind.max_output_derivative_order > 0);
   }
-  if (!missing.empty()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("unit '", unit_name, "': binaries/x86_64-linux/", kind.model_identifier,
-                     ".so does not export ", missing));
-  }
+  if (absl::Status s = loader->Missing(); !s.ok()) return s;
   return std::shared_ptr<FmuInstance>(std::make_shared<Fmi3Instance>(
-      md, model_exchange, std::move(unpacked), std::move(*library), f, unit_name));
+      md, model_exchange, std::move(unpacked), loader->Release(), f, unit_name));
 }
 
 }  // namespace cosimo::worker::fmi

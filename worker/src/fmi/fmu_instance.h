@@ -17,6 +17,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -157,6 +159,38 @@ class FmuInstance {
     for (size_t i = 0; i < count; ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
     return absl::OkStatus();
   }
+  // One fmiXGet<type> call for a batch of one type: `get(buffer)` makes it into a buffer of T
+  // (reused between calls); the values go to `values` at the batch's positions (Booleans as
+  // 0 / 1) and, for 64-bit integers, exactly to `bits` when it is not null.
+  template <typename T, typename GetFn>
+  absl::Status GetBatch(const VariableGroup::Batch& b, const char* function, GetFn get,
+                        double* values, uint64_t* bits) {
+    T* buffer = Scratch<T>(b.vrs.size());
+    BeginCall();
+    if (absl::Status s = Check(static_cast<int>(get(buffer)), function); !s.ok()) return s;
+    for (size_t i = 0; i < b.vrs.size(); ++i) {
+      values[b.positions[i]] = b.type == VarType::kBoolean ? (buffer[i] != T{} ? 1.0 : 0.0)
+                                                           : static_cast<double>(buffer[i]);
+    }
+    if constexpr (sizeof(T) == 8 && std::is_integral_v<T>) {
+      for (size_t i = 0; i < b.vrs.size() && bits != nullptr; ++i)
+        bits[b.positions[i]] = static_cast<uint64_t>(buffer[i]);
+    }
+    return absl::OkStatus();
+  }
+  // One fmiXSet<type> call for a batch: the values (Booleans: not 0) converted to T into a
+  // buffer, then `set(buffer)`.
+  template <typename T, typename SetFn>
+  absl::Status SetBatch(const VariableGroup::Batch& b, const char* function, SetFn set,
+                        const double* values) {
+    T* buffer = Scratch<T>(b.vrs.size());
+    for (size_t i = 0; i < b.vrs.size(); ++i) {
+      const double v = values[b.positions[i]];
+      buffer[i] = b.type == VarType::kBoolean ? static_cast<T>(v != 0.0) : static_cast<T>(v);
+    }
+    BeginCall();
+    return Check(static_cast<int>(set(buffer)), function);
+  }
   // Whether functions other than freeing may still be called.
   bool usable() const { return !fatal_; }
   bool fatal() const { return fatal_; }
@@ -171,6 +205,26 @@ class FmuInstance {
   bool fatal_ = false;
   std::string call_log_;
   std::vector<const char*> texts_;  // ReadStrings' buffer
+
+  // GetBatch's and SetBatch's buffers, one per C type.
+  template <typename T>
+  struct ScratchOf {
+    std::unique_ptr<T[]> data;
+    size_t size = 0;
+  };
+  template <typename T>
+  T* Scratch(size_t n) {
+    ScratchOf<T>& s = std::get<ScratchOf<T>>(scratch_);
+    if (s.size < n) {
+      s.data.reset(new T[n]());
+      s.size = n;
+    }
+    return s.data.get();
+  }
+  std::tuple<ScratchOf<double>, ScratchOf<float>, ScratchOf<int8_t>, ScratchOf<uint8_t>,
+             ScratchOf<int16_t>, ScratchOf<uint16_t>, ScratchOf<int32_t>, ScratchOf<uint32_t>,
+             ScratchOf<int64_t>, ScratchOf<uint64_t>, ScratchOf<bool>>
+      scratch_;
 };
 
 // Loads the binary for the kind chosen (`model_exchange`) and resolves the functions. The
