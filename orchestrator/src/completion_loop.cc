@@ -7,7 +7,7 @@ CompletionLoop::CompletionLoop(grpc::CompletionQueue* cq) : cq_(cq) {}
 CompletionLoop::~CompletionLoop() { Shutdown(); }
 
 void CompletionLoop::Start() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (background_.joinable() || stopping_) return;
   background_ = std::thread([this] { Background(); });
 }
@@ -15,13 +15,13 @@ void CompletionLoop::Start() {
 void CompletionLoop::Shutdown() {
   bool started = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (stopping_) return;
     stopping_ = true;
     lead_in_background_ = true;
     started = background_.joinable();
   }
-  background_cv_.notify_all();
+  background_cv_.SignalAll();
   cq_->Shutdown();
   if (started) {
     background_.join();
@@ -33,14 +33,14 @@ void CompletionLoop::Shutdown() {
 
 void CompletionLoop::LeadInBackground() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     lead_in_background_ = true;
   }
-  background_cv_.notify_all();
+  background_cv_.SignalAll();
 }
 
 CompletionLoop::Counts CompletionLoop::counts() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return counts_;
 }
 
@@ -54,10 +54,10 @@ bool CompletionLoop::PollOnce(std::chrono::system_clock::time_point deadline) {
           : cq_->AsyncNext(&tag, &ok, deadline);
   if (status == grpc::CompletionQueue::TIMEOUT) return true;
   if (status == grpc::CompletionQueue::SHUTDOWN) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     drained_ = true;
-    for (std::condition_variable* follower : followers_) follower->notify_one();
-    background_cv_.notify_all();
+    for (absl::CondVar* follower : followers_) follower->Signal();
+    background_cv_.SignalAll();
     return false;
   }
   static_cast<Tag*>(tag)->Handle(ok);
@@ -66,16 +66,16 @@ bool CompletionLoop::PollOnce(std::chrono::system_clock::time_point deadline) {
 
 void CompletionLoop::StopLeading() {
   leading_ = false;
-  if (!followers_.empty()) followers_.front()->notify_one();
+  if (!followers_.empty()) followers_.front()->Signal();
 }
 
 void CompletionLoop::AlarmTag::Handle(bool) {
-  std::lock_guard<std::mutex> lock(loop_->mutex_);
+  absl::MutexLock lock(&loop_->mutex_);
   loop_->alarm_pending_ = false;
 }
 
 void CompletionLoop::Background() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   uint64_t seen = epoch_;
   bool first = true;
   while (!drained_) {
@@ -86,9 +86,9 @@ void CompletionLoop::Background() {
       ++epoch_;
       bool polling = true;
       while (polling && followers_.empty()) {
-        lock.unlock();
+        mutex_.Unlock();
         polling = PollOnce();
-        lock.lock();
+        mutex_.Lock();
       }
       background_leads_ = false;
       StopLeading();
@@ -96,7 +96,7 @@ void CompletionLoop::Background() {
     }
     first = false;
     seen = epoch_;
-    background_cv_.wait_for(lock, kIdlePeriod);
+    background_cv_.WaitWithTimeout(&mutex_, absl::FromChrono(kIdlePeriod));
   }
 }
 

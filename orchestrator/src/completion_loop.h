@@ -5,7 +5,7 @@
 // streams run on the async API over this loop and the server is "hybrid": its sync services wait
 // on non-polling queues and take no part in polling (docs/benchmarks.md).
 //
-// A thread calls Wait(lock, cv, done) with the loop's mutex held. If no thread leads, it leads:
+// A thread calls Wait(cv, done) with the loop's mutex held. If no thread leads, it leads:
 // it takes events from the queue and runs their tags' Handle() (without the mutex) until done()
 // holds. Otherwise it follows: it sleeps on `cv` until a Handle() notifies it (its event came) or
 // the leader stops leading (it may lead then). Either way done() is checked again at least every
@@ -22,11 +22,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace cosimo::orchestrator {
 
@@ -52,23 +54,24 @@ class CompletionLoop {
   CompletionLoop(const CompletionLoop&) = delete;
   CompletionLoop& operator=(const CompletionLoop&) = delete;
 
-  // The mutex that guards the state the tags' handlers change and the waiters' done() reads.
-  std::mutex& mutex() { return mutex_; }
+  // The mutex that guards the state the tags' handlers change and the waiters' done() reads
+  // (annotated ABSL_GUARDED_BY(loop->mutex()) where it lives).
+  absl::Mutex& mutex() ABSL_LOCK_RETURNED(mutex_) { return mutex_; }
 
   // Starts the background thread.
-  void Start();
+  void Start() ABSL_LOCKS_EXCLUDED(mutex_);
   // Shuts the queue down, drains it (handlers run) and joins the background thread. Every
   // Wait returns from then on.
-  void Shutdown();
+  void Shutdown() ABSL_LOCKS_EXCLUDED(mutex_);
   // Makes the background thread lead now (rather than after kIdlePeriod), e.g. while the server
   // shuts down with no job running.
-  void LeadInBackground();
+  void LeadInBackground() ABSL_LOCKS_EXCLUDED(mutex_);
 
-  // Returns once done() holds (true) or the queue is drained (done() false). `lock` holds
-  // mutex(); done() is called with it held. `cv` is the caller's own: handlers notify it when
-  // they change what done() reads.
+  // Returns once done() holds (true) or the queue is drained (done() false). Called with
+  // mutex() held; done() is called with it held. `cv` is the caller's own: handlers signal it
+  // when they change what done() reads.
   template <typename Done>
-  bool Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, Done done);
+  bool Wait(absl::CondVar& cv, Done done) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // How the Wait calls went (tests and benchmarks).
   struct Counts {
@@ -76,7 +79,7 @@ class CompletionLoop {
     uint64_t led = 0;       // polled the queue themselves
     uint64_t followed = 0;  // slept while another thread led (and may have led afterwards)
   };
-  Counts counts() const;
+  Counts counts() const ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
   class AlarmTag final : public Tag {
@@ -91,30 +94,30 @@ class CompletionLoop {
   // One event from the queue, handled, or none by `deadline`; false once the queue is drained.
   // Without the mutex.
   bool PollOnce(std::chrono::system_clock::time_point deadline =
-                    std::chrono::system_clock::time_point::max());
-  void StopLeading();  // mutex_ held: hands the lead to the first follower, if any
-  void Background();
+                    std::chrono::system_clock::time_point::max()) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Hands the lead to the first follower, if any.
+  void StopLeading() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void Background() ABSL_LOCKS_EXCLUDED(mutex_);
 
   grpc::CompletionQueue* const cq_;
-  mutable std::mutex mutex_;
-  bool leading_ = false;                             // guarded by mutex_: a thread leads
-  std::vector<std::condition_variable*> followers_;  // guarded by mutex_, in arrival order
-  bool background_leads_ = false;                    // guarded by mutex_
-  bool lead_in_background_ = false;                  // guarded by mutex_
-  bool drained_ = false;                             // guarded by mutex_
-  bool stopping_ = false;                            // guarded by mutex_
-  uint64_t epoch_ = 0;  // guarded by mutex_: counts the times a thread took the lead
-  Counts counts_;       // guarded by mutex_
-  std::condition_variable background_cv_;
+  mutable absl::Mutex mutex_;
+  bool leading_ ABSL_GUARDED_BY(mutex_) = false;                   // a thread leads
+  std::vector<absl::CondVar*> followers_ ABSL_GUARDED_BY(mutex_);  // in arrival order
+  bool background_leads_ ABSL_GUARDED_BY(mutex_) = false;
+  bool lead_in_background_ ABSL_GUARDED_BY(mutex_) = false;
+  bool drained_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t epoch_ ABSL_GUARDED_BY(mutex_) = 0;  // counts the times a thread took the lead
+  Counts counts_ ABSL_GUARDED_BY(mutex_);
+  absl::CondVar background_cv_;
   grpc::Alarm alarm_;
   AlarmTag alarm_tag_{this};
-  bool alarm_pending_ = false;  // guarded by mutex_
-  std::thread background_;
+  bool alarm_pending_ ABSL_GUARDED_BY(mutex_) = false;
+  std::thread background_;  // started and joined under mutex_'s stopping_ rules
 };
 
 template <typename Done>
-bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
-                          Done done) {
+bool CompletionLoop::Wait(absl::CondVar& cv, Done done) {
   if (done()) {
     ++counts_.ready;
     return true;
@@ -129,9 +132,9 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
       counted = true;
       bool polling = true;
       while (polling && !done()) {
-        lock.unlock();
+        mutex_.Unlock();
         polling = PollOnce(std::chrono::system_clock::now() + kRecheckPeriod);
-        lock.lock();
+        mutex_.Lock();
       }
       StopLeading();
       continue;
@@ -145,7 +148,7 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
       alarm_pending_ = true;
       alarm_.Set(cq_, gpr_now(GPR_CLOCK_MONOTONIC), &alarm_tag_);
     }
-    cv.wait_for(lock, kRecheckPeriod);
+    cv.WaitWithTimeout(&mutex_, absl::FromChrono(kRecheckPeriod));
     for (auto it = followers_.begin(); it != followers_.end(); ++it) {
       if (*it == &cv) {
         followers_.erase(it);
@@ -154,7 +157,7 @@ bool CompletionLoop::Wait(std::unique_lock<std::mutex>& lock, std::condition_var
     }
   }
   // Woken as the next leader but done already: pass the lead on.
-  if (!leading_ && !followers_.empty()) followers_.front()->notify_one();
+  if (!leading_ && !followers_.empty()) followers_.front()->Signal();
   return true;
 }
 

@@ -55,8 +55,11 @@ WorkerConnection::WorkerConnection(CompletionLoop* loop, WorkerPool* pool,
 std::string WorkerConnection::Describe() const { return "worker " + id_ + " on host " + host_; }
 
 bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
-  std::unique_lock<std::mutex> lock(loop_->mutex());
-  loop_->Wait(lock, cv_, [&] { return !write_pending_ || lost_; });
+  absl::MutexLock lock(&loop_->mutex());
+  loop_->Wait(cv_, [&] {
+    loop_->mutex().AssertHeld();
+    return !write_pending_ || lost_;
+  });
   if (lost_ || state_ != State::kAttached || write_pending_) return false;
   StartWrite(message);
   messages_written_.fetch_add(1, std::memory_order_relaxed);
@@ -69,12 +72,12 @@ bool WorkerConnection::Write(const v1::OrchestratorMessage& message) {
 }
 
 void WorkerConnection::ResumeReads() {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
+  absl::MutexLock lock(&loop_->mutex());
   ResumeReadsLocked();
 }
 
 void WorkerConnection::Released() {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
+  absl::MutexLock lock(&loop_->mutex());
   defer_reads_ = false;  // a late reply to the job's last command does not stop the reads
   ResumeReadsLocked();
 }
@@ -92,8 +95,9 @@ absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out,
                             : std::chrono::steady_clock::time_point::max();
   auto canceled = [&] { return options.cancel != nullptr && options.cancel->load(); };
   auto expired = [&] { return std::chrono::steady_clock::now() >= deadline; };
-  std::unique_lock<std::mutex> lock(loop_->mutex());
-  loop_->Wait(lock, cv_, [&] {
+  absl::MutexLock lock(&loop_->mutex());
+  loop_->Wait(cv_, [&] {
+    loop_->mutex().AssertHeld();
     return (has_reply_ && reply_seq_ == seq) || lost_ || canceled() || expired();
   });
   if (has_reply_ && reply_seq_ == seq) {
@@ -118,7 +122,7 @@ absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out,
 }
 
 void WorkerConnection::MarkLost(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
+  absl::MutexLock lock(&loop_->mutex());
   LoseLocked(reason);
 }
 
@@ -127,11 +131,11 @@ void WorkerConnection::LoseLocked(const std::string& reason) {
     lost_reason_ = reason;
     lost_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 std::string WorkerConnection::lost_reason() const {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
+  absl::MutexLock lock(&loop_->mutex());
   return lost_reason_;
 }
 
@@ -141,7 +145,7 @@ std::chrono::steady_clock::time_point WorkerConnection::last_seen() const {
 }
 
 void WorkerConnection::CancelStream() {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
+  absl::MutexLock lock(&loop_->mutex());
   CancelStreamLocked();
 }
 
@@ -152,7 +156,7 @@ void WorkerConnection::CancelStreamLocked() {
 }
 
 bool WorkerConnection::AwaitingHello(std::chrono::steady_clock::time_point* since) const {
-  std::lock_guard<std::mutex> lock(loop_->mutex());
+  absl::MutexLock lock(&loop_->mutex());
   if (state_ != State::kHello) return false;
   *since = last_seen();  // set when the call was accepted; a read moves it on
   return true;
@@ -160,10 +164,11 @@ bool WorkerConnection::AwaitingHello(std::chrono::steady_clock::time_point* sinc
 
 void WorkerConnection::OnEvent(Op op, bool ok) {
   std::shared_ptr<WorkerConnection> registering, finished, awaiting_hello;
+  bool finish_was_started = false;
   // The service asks for the next call first, so that workers never wait for this one.
   const bool proceed = op == Op::kAccept && on_accepted_ && on_accepted_(ok);
   {
-    std::lock_guard<std::mutex> lock(loop_->mutex());
+    absl::MutexLock lock(&loop_->mutex());
     switch (op) {
       case Op::kAccept:
         if (!ok) {
@@ -186,7 +191,7 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
         break;
       case Op::kWrite:
         write_pending_ = false;
-        cv_.notify_one();  // a job's next Write may wait for this
+        cv_.Signal();  // a job's next Write may wait for this
         if (OnWrite(ok)) registering = self_;
         break;
       case Op::kFinish:
@@ -200,6 +205,7 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
       stream_.reset();
       context_.reset();
       finished = std::move(self_);
+      finish_was_started = finish_started_;
     }
   }
   if (awaiting_hello) pool_->WatchHello(awaiting_hello);
@@ -208,7 +214,7 @@ void WorkerConnection::OnEvent(Op op, bool ok) {
     pool_->Register(registering);
   }
   if (finished && registered_) pool_->Unregister(finished);
-  if (finished && finish_started_ && on_finished_) on_finished_();
+  if (finished && finish_was_started && on_finished_) on_finished_();
   // `finished` may hold the last reference: nothing touches `this` after it goes.
 }
 
@@ -229,7 +235,7 @@ void WorkerConnection::OnRead(bool ok) {
     reply_.Swap(&read_);
     reply_seq_ = reply_.seq();
     has_reply_ = true;
-    cv_.notify_one();
+    cv_.Signal();
     if (defer_reads_) {
       read_deferred_ = true;  // until the next command (Write) or ResumeReads
       return;
@@ -251,6 +257,7 @@ void WorkerConnection::OnHello() {
   const v1::Hello& hello = read_.hello();
   v1::OrchestratorMessage welcome;
   auto refuse = [&](grpc::StatusCode code, const std::string& reason) {
+    loop_->mutex().AssertHeld();
     spdlog::warn("refused a worker from host {}: {}", hello.host(), reason);
     welcome.mutable_welcome()->set_accepted(false);
     welcome.mutable_welcome()->set_reason(reason);

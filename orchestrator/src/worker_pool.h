@@ -27,10 +27,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -110,8 +108,9 @@ class WorkerConnection {
   bool AwaitingHello(std::chrono::steady_clock::time_point* since) const;
 
   // WorkerService side: what RequestAttach fills in, and the tag it completes.
-  grpc::ServerContext* context() { return context_.get(); }
-  Stream* stream() { return stream_.get(); }
+  // (Before the call is asked for: no handler runs yet, so no lock.)
+  grpc::ServerContext* context() ABSL_NO_THREAD_SAFETY_ANALYSIS { return context_.get(); }
+  Stream* stream() ABSL_NO_THREAD_SAFETY_ANALYSIS { return stream_.get(); }
   CompletionLoop::Tag* accept_tag() { return &accept_tag_; }
   // Keeps the connection alive until its stream has finished (all its tags are handled).
   void set_self(std::shared_ptr<WorkerConnection> self) { self_ = std::move(self); }
@@ -144,20 +143,23 @@ class WorkerConnection {
   };
   enum class State { kAccepting, kHello, kAttaching, kAttached, kClosing, kFinished };
 
-  void OnEvent(Op op, bool ok);
-  // The rest: loop_->mutex() held.
-  void OnRead(bool ok);
-  bool OnWrite(bool ok);  // true: the welcome went out, register the worker
-  void OnHello();         // answers read_, a Hello or not
-  void StartRead();
-  void ResumeReadsLocked();
+  void OnEvent(Op op, bool ok) ABSL_LOCKS_EXCLUDED(loop_->mutex());
+  void OnRead(bool ok) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  // True: the welcome went out, register the worker.
+  bool OnWrite(bool ok) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  void OnHello() ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());  // answers read_, a Hello or not
+  void StartRead() ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  void ResumeReadsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
   // One write at a time: the welcome (no write is pending at Hello), then the jobs' (Write waits
   // for the previous one). Serialized at once.
-  void StartWrite(const v1::OrchestratorMessage& message);
-  void MaybeFinish();               // Finish once closing and no write is pending
-  void Close(grpc::Status status);  // no more reads; Finish once every write is out
-  void LoseLocked(const std::string& reason);
-  void CancelStreamLocked();
+  void StartWrite(const v1::OrchestratorMessage& message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  // Finish once closing and no write is pending.
+  void MaybeFinish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  // No more reads; Finish once every write is out.
+  void Close(grpc::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  void LoseLocked(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
+  void CancelStreamLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_->mutex());
 
   CompletionLoop* const loop_;
   WorkerPool* const pool_;
@@ -170,24 +172,25 @@ class WorkerConnection {
   int slots_ = 1;
   std::atomic<uint64_t> messages_written_{0};
 
-  // Guarded by loop_->mutex().
-  std::unique_ptr<grpc::ServerContext> context_;
-  std::unique_ptr<Stream> stream_;
-  State state_ = State::kAccepting;
-  v1::WorkerMessage read_;  // the pending Read's target
-  v1::WorkerMessage reply_;
-  uint64_t reply_seq_ = 0;
-  bool has_reply_ = false;
-  bool read_pending_ = false;
-  bool defer_reads_ = false;    // a job writes to the worker: reads after replies wait
-  bool read_deferred_ = false;  // a reply came and the next read waits (the file comment)
-  bool write_pending_ = false;
-  grpc::Status finish_status_;
-  bool finish_started_ = false;
-  bool finish_done_ = false;
+  std::unique_ptr<grpc::ServerContext> context_ ABSL_GUARDED_BY(loop_->mutex());
+  std::unique_ptr<Stream> stream_ ABSL_GUARDED_BY(loop_->mutex());
+  State state_ ABSL_GUARDED_BY(loop_->mutex()) = State::kAccepting;
+  v1::WorkerMessage read_ ABSL_GUARDED_BY(loop_->mutex());  // the pending Read's target
+  v1::WorkerMessage reply_ ABSL_GUARDED_BY(loop_->mutex());
+  uint64_t reply_seq_ ABSL_GUARDED_BY(loop_->mutex()) = 0;
+  bool has_reply_ ABSL_GUARDED_BY(loop_->mutex()) = false;
+  bool read_pending_ ABSL_GUARDED_BY(loop_->mutex()) = false;
+  // A job writes to the worker: reads after replies wait.
+  bool defer_reads_ ABSL_GUARDED_BY(loop_->mutex()) = false;
+  // A reply came and the next read waits (the file comment).
+  bool read_deferred_ ABSL_GUARDED_BY(loop_->mutex()) = false;
+  bool write_pending_ ABSL_GUARDED_BY(loop_->mutex()) = false;
+  grpc::Status finish_status_ ABSL_GUARDED_BY(loop_->mutex());
+  bool finish_started_ ABSL_GUARDED_BY(loop_->mutex()) = false;
+  bool finish_done_ ABSL_GUARDED_BY(loop_->mutex()) = false;
   bool registered_ = false;  // only the handlers touch it (one at a time)
-  std::string lost_reason_;
-  std::condition_variable cv_;  // the waiting job's
+  std::string lost_reason_ ABSL_GUARDED_BY(loop_->mutex());
+  absl::CondVar cv_;  // the waiting job's
 
   std::atomic<bool> lost_{false};
   std::atomic<int64_t> last_seen_ns_;

@@ -28,7 +28,7 @@ void WorkerServiceImpl::Accept() {
   raw->set_on_accepted([this, raw](bool ok) {
     if (!ok) return false;  // the server shuts down
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       live_.insert(raw);
       if (!accepting_) return false;
     }
@@ -36,7 +36,7 @@ void WorkerServiceImpl::Accept() {
     return true;
   });
   raw->set_on_finished([this, raw] {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     live_.erase(raw);
   });
   raw->set_self(std::move(connection));
@@ -45,7 +45,7 @@ void WorkerServiceImpl::Accept() {
 
 void WorkerServiceImpl::CloseStreams(std::chrono::milliseconds timeout) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     accepting_ = false;
     for (WorkerConnection* connection : live_) {
       connection->MarkLost("the orchestrator shut down");
@@ -56,7 +56,7 @@ void WorkerServiceImpl::CloseStreams(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       if (live_.empty()) return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -12,9 +12,10 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <unordered_set>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
 #include "orchestrator/src/completion_loop.h"
 #include "orchestrator/src/worker_pool.h"
@@ -48,9 +49,9 @@ class WorkerServiceImpl {
   v1::WorkerService::AsyncService service_;
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
   std::unique_ptr<CompletionLoop> loop_;
-  std::mutex mutex_;                            // before the loop's mutex, never after it
-  bool accepting_ = true;                       // guarded by mutex_
-  std::unordered_set<WorkerConnection*> live_;  // guarded by mutex_: accepted, not finished
+  absl::Mutex mutex_;  // before the loop's mutex, never after it
+  bool accepting_ ABSL_GUARDED_BY(mutex_) = true;
+  std::unordered_set<WorkerConnection*> live_ ABSL_GUARDED_BY(mutex_);  // accepted, not finished
 };
 
 }  // namespace cosimo::orchestrator
