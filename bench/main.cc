@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cosimo/common/process.h"
 #include "figures.h"
 #include "ping_pong.h"
 
@@ -36,6 +37,7 @@ int Usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cosimo::SetUpProcess();
   cosimo::bench::Options options;
   options.worker_binary = COSIMO_BENCH_WORKER;
   options.orchestrator_binary = COSIMO_BENCH_ORCHESTRATOR;

@@ -34,6 +34,7 @@
 #include "cosimo/client/ssp_import.h"
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/common/process.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
 #include "cosimo/common/status.h"
@@ -217,6 +218,7 @@ std::string FormatTime(int64_t unix_ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cosimo::SetUpProcess();
   CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
   app.require_subcommand(1);
   // Options a verb does not know fall through to the app (--log-level after the verb); set

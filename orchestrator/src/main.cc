@@ -19,10 +19,12 @@
 #include <thread>
 
 #include "cosimo/common/command_line.h"
+#include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
 
 int main(int argc, char** argv) {
+  cosimo::SetUpProcess();
   CLI::App app{"cosimo-orchestrator: the Cosimo co-simulation server"};
   cosimo::orchestrator::ServerOptions options;
   app.add_option("--listen", options.listen, "address to listen on, HOST:PORT")

@@ -16,10 +16,12 @@
 #include <thread>
 
 #include "cosimo/common/command_line.h"
+#include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
 #include "cosimo/worker/worker_client.h"
 
 int main(int argc, char** argv) {
+  cosimo::SetUpProcess();
   CLI::App app{"cosimo-worker: runs simulation units for a Cosimo orchestrator"};
   cosimo::worker::WorkerOptions options;
   const char* env = std::getenv("COSIMO_ORCHESTRATOR");
