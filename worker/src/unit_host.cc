@@ -60,8 +60,9 @@ class UnitHost::Impl {
   Eigen::MatrixXd sensitivity_y_, sensitivity_d_;  // held across the unit's Step
 
   void ClearSensitivities(StepReply* reply) {
-    reply->output_sensitivity.resize(0, 0);
-    reply->derivative_sensitivity.resize(0, 0);
+    // Most replies have none: no call into Eigen's resize then (once per unit and step).
+    if (reply->output_sensitivity.size() != 0) reply->output_sensitivity.resize(0, 0);
+    if (reply->derivative_sensitivity.size() != 0) reply->derivative_sensitivity.resize(0, 0);
   }
 
   // Fills the reply's sensitivities from `estimator` (prepared at t[N]).

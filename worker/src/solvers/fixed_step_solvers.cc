@@ -56,7 +56,6 @@ class ExplicitEulerSolver final : public Solver {
                           Eigen::VectorXd& x) override {
     EnsureSize(u_, model.num_inputs());
     EnsureSize(k_, model.num_states());
-    SolverOutcome outcome;
     const std::optional<int> count = CountSubsteps(h, step_);
     if (!count) return TooManySubsteps(name(), h, step_);
     const int n = *count;
@@ -69,6 +68,8 @@ class ExplicitEulerSolver final : public Solver {
       x += hs * k_;
       if (!AllFinite(x)) return NotFinite(name(), t0 + s, hs);
     }
+    // Declared here, not above the early returns, so that it is built in the return slot.
+    SolverOutcome outcome;
     outcome.substeps = n;
     return outcome;
   }
@@ -92,7 +93,6 @@ class Rk4Solver final : public Solver {
     EnsureSize(k3_, nx);
     EnsureSize(k4_, nx);
     EnsureSize(stage_, nx);
-    SolverOutcome outcome;
     const std::optional<int> count = CountSubsteps(h, step_);
     if (!count) return TooManySubsteps(name(), h, step_);
     const int n = *count;
@@ -113,6 +113,8 @@ class Rk4Solver final : public Solver {
       x += (hs / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
       if (!AllFinite(x)) return NotFinite(name(), t0 + s, hs);
     }
+    // Declared here, not above the early returns, so that it is built in the return slot.
+    SolverOutcome outcome;
     outcome.substeps = n;
     return outcome;
   }
