@@ -253,7 +253,8 @@ class SecuredHttpTest : public HttpTest {
         "subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
         certs_ + "/key.pem -out " + certs_ + "/cert.pem > " + certs_ + "/openssl.log 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << ReadFile(certs_ + "/openssl.log");
-    WriteFile(certs_ + "/token", "s3cret token\n");
+    // A space, ';' and '%': the cookie must carry them without ending its value.
+    WriteFile(certs_ + "/token", "s3cret; token%\n");
     std::vector<std::string> args = HttpTest::OrchestratorArgs();
     args.insert(args.end(), {"--tls-cert", certs_ + "/cert.pem", "--tls-key", certs_ + "/key.pem",
                              "--token-file", certs_ + "/token"});
@@ -285,17 +286,19 @@ TEST_F(SecuredHttpTest, EveryPathNeedsTheTokenAsHeaderQueryOrCookie) {
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 401) << path;
   }
-  httplib::Result r = https.Get("/metrics", {{"Authorization", "Bearer s3cret token"}});
+  httplib::Result r = https.Get("/metrics", {{"Authorization", "Bearer s3cret; token%"}});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_THAT(r->body, HasSubstr("# TYPE cosimo_jobs gauge"));
 
   // The browser's way: ?token= once sets a cookie and sends the browser to the bare address.
-  r = https.Get("/?token=s3cret%20token");
+  r = https.Get("/?token=s3cret%3B%20token%25");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 303);
   EXPECT_EQ(r->get_header_value("Location"), "/");
   const std::string cookie = r->get_header_value("Set-Cookie");
+  // The value in web-safe base64: its first ';' is the one before the attributes.
+  EXPECT_EQ(cookie.substr(0, cookie.find(';')), "cosimo_token=czNjcmV0OyB0b2tlbiU") << cookie;
   EXPECT_THAT(cookie, HasSubstr("HttpOnly"));
   EXPECT_THAT(cookie, HasSubstr("Secure"));
   r = https.Get("/api/jobs", {{"Cookie", cookie.substr(0, cookie.find(';'))}});
@@ -334,7 +337,7 @@ TEST_F(NamedTokensHttpTest, EveryClientsTokenOpensThePortAndJobsNameTheirOwner) 
   ASSERT_TRUE(id.ok()) << id.status();
 
   std::unique_ptr<httplib::SSLClient> https = Https();
-  for (const std::string token : {"alice-token-0123456789", "s3cret token"}) {
+  for (const std::string token : {"alice-token-0123456789", "s3cret; token%"}) {
     httplib::Result r = https->Get("/api/jobs", {{"Authorization", "Bearer " + token}});
     ASSERT_TRUE(r);
     ASSERT_EQ(r->status, 200) << r->body;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "cosimo/common/job_state.h"
@@ -74,13 +75,26 @@ void SetJson(httplib::Response& res, const nlohmann::json& json) {
                   "application/json");
 }
 
-// The value of cookie `name` in a Cookie header ("a=1; cosimo_token=..."), or empty.
+// A token as a cookie value: web-safe base64 (letters, digits, '-' and '_'), so that a token with
+// ';', ',', '"', '%' or a space (a token file holds any bytes but a newline) neither ends the
+// value nor adds attributes to the Set-Cookie header. (Not %XX: cpp-httplib 0.11 percent-decodes
+// every request header before the handlers see it.)
+std::string CookieEncode(absl::string_view value) { return absl::WebSafeBase64Escape(value); }
+
+// CookieEncode undone; empty when the value is not web-safe base64 (it then matches no token).
+std::string CookieDecode(absl::string_view value) {
+  std::string out;
+  if (!absl::WebSafeBase64Unescape(value, &out)) return "";
+  return out;
+}
+
+// The value of cookie `name` in a Cookie header ("a=1; cosimo_token=..."), decoded, or empty.
 std::string CookieValue(const std::string& header, absl::string_view name) {
   for (absl::string_view part : absl::StrSplit(header, ';')) {
     part = absl::StripAsciiWhitespace(part);
     if (part.size() > name.size() && part.substr(0, name.size()) == name &&
         part[name.size()] == '=') {
-      return std::string(part.substr(name.size() + 1));
+      return CookieDecode(part.substr(name.size() + 1));
     }
   }
   return "";
@@ -223,9 +237,9 @@ void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
         sources.auth->AcceptsAuthorization("Bearer " + req.get_param_value("token"))) {
       // The browser keeps it, so that the page's own requests carry it, and the address bar
       // loses it.
-      res.set_header("Set-Cookie", std::string(kCookie) + "=" + req.get_param_value("token") +
-                                       "; Path=/; HttpOnly; SameSite=Strict" +
-                                       (tls ? "; Secure" : ""));
+      res.set_header("Set-Cookie",
+                     std::string(kCookie) + "=" + CookieEncode(req.get_param_value("token")) +
+                         "; Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
       res.set_redirect(req.path, 303);
       return httplib::Server::HandlerResponse::Handled;
     }
