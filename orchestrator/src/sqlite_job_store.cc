@@ -7,7 +7,9 @@
 #include <limits>
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "cosimo/common/results_proto.h"
+#include "cosimo/common/status.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -312,38 +314,52 @@ absl::StatusOr<v1::Scenario> SqliteJobStore::LoadScenario(const std::string& job
   return scenario;
 }
 
-absl::Status SqliteJobStore::PutTrainingResult(const std::string& job_id,
-                                               const v1::TrainingResult& result) {
+absl::Status SqliteJobStore::PutMessage(const char* table, const char* column,
+                                        const std::string& job_id,
+                                        const google::protobuf::MessageLite& message,
+                                        const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
-  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO training_results (id, result) VALUES (?, ?)",
-                         -1, &s.stmt, nullptr) != SQLITE_OK ||
+  const std::string sql =
+      absl::StrCat("INSERT OR REPLACE INTO ", table, " (id, ", column, ") VALUES (?, ?)");
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK ||
       sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-    return Error("prepare the training result of " + job_id);
+    return Error("prepare to store " + what + " of " + job_id);
   }
-  if (absl::Status b = BindBlob(s.stmt, 2, result.SerializeAsString(), "the training result");
-      !b.ok()) {
-    return b;
-  }
-  if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store the training result of " + job_id);
+  if (absl::Status b = BindBlob(s.stmt, 2, message.SerializeAsString(), what); !b.ok()) return b;
+  if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store " + what + " of " + job_id);
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::TrainingResult> SqliteJobStore::LoadTrainingResult(const std::string& job_id) {
+absl::Status SqliteJobStore::LoadMessage(const char* table, const char* column,
+                                         const std::string& job_id, const std::string& what,
+                                         const std::string& missing,
+                                         google::protobuf::MessageLite* message) {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT result FROM training_results WHERE id = ?", -1, &s.stmt,
-                         nullptr) != SQLITE_OK ||
+  const std::string sql = absl::StrCat("SELECT ", column, " FROM ", table, " WHERE id = ?");
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK ||
       sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-    return Error("prepare the training result select");
+    return Error("prepare to read " + what + " of " + job_id);
   }
   const int rc = sqlite3_step(s.stmt);
-  if (rc == SQLITE_DONE) return absl::NotFoundError("no training result stored for job " + job_id);
-  if (rc != SQLITE_ROW) return Error("read the training result of " + job_id);
-  v1::TrainingResult result;
-  if (!result.ParseFromString(ColumnBlob(s.stmt, 0))) {
-    return absl::DataLossError("job store: the training result of " + job_id + " is corrupt");
+  if (rc == SQLITE_DONE) return absl::NotFoundError(missing);
+  if (rc != SQLITE_ROW) return Error("read " + what + " of " + job_id);
+  if (!message->ParseFromString(ColumnBlob(s.stmt, 0))) {
+    return absl::DataLossError("job store: " + what + " of " + job_id + " is corrupt");
   }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteJobStore::PutTrainingResult(const std::string& job_id,
+                                               const v1::TrainingResult& result) {
+  return PutMessage("training_results", "result", job_id, result, "the training result");
+}
+
+absl::StatusOr<v1::TrainingResult> SqliteJobStore::LoadTrainingResult(const std::string& job_id) {
+  v1::TrainingResult result;
+  COSIMO_RETURN_IF_ERROR(LoadMessage("training_results", "result", job_id, "the training result",
+                                     "no training result stored for job " + job_id, &result));
   return result;
 }
 
@@ -397,36 +413,13 @@ absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job
 
 absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
                                            const v1::JobCheckpoint& checkpoint) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Statement s;
-  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO checkpoints (id, checkpoint) VALUES (?, ?)",
-                         -1, &s.stmt, nullptr) != SQLITE_OK ||
-      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-    return Error("prepare checkpoint insert");
-  }
-  if (absl::Status b = BindBlob(s.stmt, 2, checkpoint.SerializeAsString(), "the job's checkpoint");
-      !b.ok()) {
-    return b;
-  }
-  if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store the checkpoint of " + job_id);
-  return absl::OkStatus();
+  return PutMessage("checkpoints", "checkpoint", job_id, checkpoint, "the checkpoint");
 }
 
 absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::string& job_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT checkpoint FROM checkpoints WHERE id = ?", -1, &s.stmt,
-                         nullptr) != SQLITE_OK ||
-      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-    return Error("prepare checkpoint select");
-  }
-  const int rc = sqlite3_step(s.stmt);
-  if (rc == SQLITE_DONE) return absl::NotFoundError("job " + job_id + " has no checkpoint");
-  if (rc != SQLITE_ROW) return Error("read the checkpoint of " + job_id);
   v1::JobCheckpoint checkpoint;
-  if (!checkpoint.ParseFromString(ColumnBlob(s.stmt, 0))) {
-    return absl::DataLossError("job store: the checkpoint of " + job_id + " is corrupt");
-  }
+  COSIMO_RETURN_IF_ERROR(LoadMessage("checkpoints", "checkpoint", job_id, "the checkpoint",
+                                     "job " + job_id + " has no checkpoint", &checkpoint));
   return checkpoint;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "google/protobuf/message_lite.h"
 #include "orchestrator/src/job_store.h"
 
 struct sqlite3;
@@ -70,6 +71,17 @@ class SqliteJobStore final : public JobStore {
                                       const std::string& what) const;
   [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
                                               const StoredResults& results);
+  // One serialized message per job in a table of its own (`table`: id, `column`): stored,
+  // replacing the job's earlier one; read back (NotFound with `missing` when there is none).
+  // `what` names it in errors ("the checkpoint").
+  [[nodiscard]] absl::Status PutMessage(const char* table, const char* column,
+                                        const std::string& job_id,
+                                        const google::protobuf::MessageLite& message,
+                                        const std::string& what);
+  [[nodiscard]] absl::Status LoadMessage(const char* table, const char* column,
+                                         const std::string& job_id, const std::string& what,
+                                         const std::string& missing,
+                                         google::protobuf::MessageLite* message);
 
   std::mutex mutex_;
   sqlite3* db_;
