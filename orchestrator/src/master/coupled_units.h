@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "orchestrator/src/master/master_config.h"
 #include "orchestrator/src/master/unit_slot.h"
@@ -96,6 +97,11 @@ class CoupledUnits {
   void TakeReplies(double t_new);
 
  private:
+  // CheckStep's uncommon cases, formatted.
+  [[nodiscard]] ABSL_ATTRIBUTE_NOINLINE absl::Status CheckFailedStep(const UnitSlot& slot,
+                                                                     absl::Status awaited, double t,
+                                                                     double h,
+                                                                     Rejection* rejection) const;
   const MasterConfig& config_;
   std::vector<UnitSlot> slots_;
   std::vector<Unknown> unknowns_;

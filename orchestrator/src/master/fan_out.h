@@ -14,9 +14,15 @@
 namespace cosimo::orchestrator::master {
 
 // Sends slot.command to the unit. At most one command per unit is in flight.
-void SendCommand(UnitSlot& slot);
+inline void SendCommand(UnitSlot& slot) {
+  slot.in_flight = true;
+  slot.proxy->Send(slot.command);
+}
 // Waits for the reply to the slot's command into slot.response.
-[[nodiscard]] absl::Status AwaitReply(UnitSlot& slot);
+[[nodiscard]] inline absl::Status AwaitReply(UnitSlot& slot) {
+  slot.in_flight = false;
+  return slot.proxy->Await(&slot.response);
+}
 // SendCommand, then AwaitReply.
 [[nodiscard]] absl::Status CallUnit(UnitSlot& slot);
 
