@@ -192,7 +192,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->jobs = std::make_unique<JobManager>(
       impl->pool.get(), impl->store.get(), impl->artifacts.get(), options.unschedulable_timeout,
       std::chrono::duration_cast<std::chrono::milliseconds>(options.command_timeout),
-      &impl->metrics, Clock::Real(), options.limits);
+      // Only /metrics reads the per-step counters and round-trip histograms: without --http no
+      // step pays for them.
+      options.http_listen.empty() ? nullptr : &impl->metrics, Clock::Real(), options.limits);
   impl->jobs->set_checkpoint_interval(options.checkpoint_interval);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
