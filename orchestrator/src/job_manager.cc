@@ -719,8 +719,12 @@ std::string JobManager::ResumeAfterLoss(const std::shared_ptr<Job>& job,
     return "no checkpoint had been taken yet (algorithm.checkpoint_every, "
            "cosimo-orchestrator --checkpoint-interval-s)";
   }
-  if (job->resumptions >= kMaxResumptions) {
-    return "it already resumed " + std::to_string(kMaxResumptions) + " times after losing a worker";
+  if (max_resumptions_ == 0) {
+    return "resuming after a lost worker is off (cosimo-orchestrator --max-resumptions 0)";
+  }
+  if (job->resumptions >= max_resumptions_) {
+    return "it already resumed " + std::to_string(max_resumptions_) +
+           " times after losing a worker (cosimo-orchestrator --max-resumptions)";
   }
   {
     absl::MutexLock lock(&mutex_);

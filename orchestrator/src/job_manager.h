@@ -54,6 +54,8 @@ class JobManager {
   // How often a running job takes a checkpoint by wall time (besides the scenario's
   // algorithm.checkpoint_every); zero: only by steps. Set before jobs run.
   void set_checkpoint_interval(std::chrono::seconds interval) { checkpoint_interval_ = interval; }
+  // How often one job resumes after losing a worker before it fails (0: never); 3 by default.
+  void set_max_resumptions(int n) { max_resumptions_ = n; }
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, running ones
   // with a checkpoint queued to resume from it, and other running ones failed (their workers and
@@ -185,8 +187,7 @@ class JobManager {
   const std::chrono::seconds unschedulable_timeout_;
   const std::chrono::milliseconds command_timeout_;
   std::chrono::seconds checkpoint_interval_{60};
-  // How often one job resumes after losing a worker before it fails.
-  static constexpr int kMaxResumptions = 3;
+  int max_resumptions_ = 3;
   Metrics* const metrics_;
   const JobLimits limits_;
   absl::CondVar ticker_cv_;

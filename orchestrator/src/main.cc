@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
                  "checkpoint after losing a worker or the orchestrator")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-resumptions", options.max_resumptions,
+                 "how often one job resumes from its checkpoint after losing a worker before it "
+                 "fails (0: a lost worker fails the job)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   double command_timeout_s = static_cast<double>(options.command_timeout.count());
   app.add_option("--command-timeout-s", command_timeout_s,
                  "fail a job whose unit does not answer one command (a step, a load) within this "

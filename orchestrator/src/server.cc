@@ -196,6 +196,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       // step pays for them.
       options.http_listen.empty() ? nullptr : &impl->metrics, Clock::Real(), options.limits);
   impl->jobs->set_checkpoint_interval(options.checkpoint_interval);
+  impl->jobs->set_max_resumptions(options.max_resumptions);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(

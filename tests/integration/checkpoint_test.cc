@@ -76,6 +76,18 @@ std::string ResultsCsv(client::Client& client, const std::string& job) {
   return results.ok() ? Csv(*results) : "";
 }
 
+// Submits `scenario`, kills (-9) one of its workers once the job has passed `t` (simulated time)
+// and returns the job's final status; an error when a stage did not come.
+absl::StatusOr<v1::JobStatus> RunAndKillAWorker(client::Client& client,
+                                                const v1::Scenario& scenario, double t) {
+  absl::StatusOr<std::string> job = client.Submit(scenario);
+  if (!job.ok()) return job.status();
+  if (!WaitForTime(client, *job, t)) return absl::InternalError("the job ended before the fault");
+  const int pid = BusyWorkerPid(client, *job);
+  if (pid <= 0 || kill(pid, SIGKILL) != 0) return absl::InternalError("no worker to kill");
+  return client.Watch(*job, nullptr, 50);
+}
+
 class CheckpointTest : public DistributedTest {
  protected:
   std::vector<std::string> OrchestratorArgs() override {
@@ -129,19 +141,37 @@ TEST_F(CheckpointTest, UnitThatCannotSerialiseFailsTheJobNamingWhy) {
                                                             R"(/fmus/fmi2_msd_nostate.fmu"}}],
     "algorithm": {"step_size": 0.001, "checkpoint_every": 10}})");
   ASSERT_TRUE(scenario.ok()) << scenario.status();
-  absl::StatusOr<std::string> job = client.Submit(*scenario);
-  ASSERT_TRUE(job.ok()) << job.status();
-  ASSERT_TRUE(WaitForTime(client, *job, 0.05));
-  const int pid = BusyWorkerPid(client, *job);
-  ASSERT_GT(pid, 0);
-  ASSERT_EQ(kill(pid, SIGKILL), 0);
-  absl::StatusOr<v1::JobStatus> status = client.Watch(*job, nullptr, 50);
+  absl::StatusOr<v1::JobStatus> status = RunAndKillAWorker(client, *scenario, 0.05);
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::FAILED);
   EXPECT_THAT(status->message(), HasSubstr("was lost"));
   EXPECT_THAT(status->message(), HasSubstr("could not resume"));
   EXPECT_THAT(status->message(), HasSubstr("unit 'msd'"));
   EXPECT_THAT(status->message(), HasSubstr("canGetAndSetFMUstate"));
+}
+
+// With --max-resumptions 0 a lost worker fails the job, checkpoint or not, and the message says
+// which flag would have let it resume.
+class NoResumptionTest : public CheckpointTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = CheckpointTest::OrchestratorArgs();
+    args.insert(args.end(), {"--max-resumptions", "0"});
+    return args;
+  }
+};
+
+TEST_F(NoResumptionTest, KilledWorkerFailsTheJobNamingTheFlag) {
+  StartWorkers(3);
+  client::Client client(orchestrator_->address());
+  WaitForWorkers(client, 3);
+  absl::StatusOr<v1::JobStatus> status = RunAndKillAWorker(client, Checkpointed(), kFaultAfter);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::FAILED);
+  EXPECT_THAT(status->message(), HasSubstr("could not resume"));
+  EXPECT_THAT(status->message(), HasSubstr("--max-resumptions 0"));
+  EXPECT_THAT(orchestrator_->process().log(),
+              ::testing::Not(HasSubstr("resumes from its checkpoint at t=")));
 }
 
 // kill -9 of the orchestrator mid-job: restarted on the same address and data directory, it

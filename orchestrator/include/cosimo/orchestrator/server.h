@@ -63,6 +63,8 @@ struct ServerOptions {
   // scenario's algorithm.checkpoint_every), so that it resumes after losing a worker or the
   // orchestrator (docs/deployment.md). Zero: only by the scenario's steps.
   std::chrono::seconds checkpoint_interval{60};
+  // How often one job resumes from its checkpoint after losing a worker before it fails (0: never).
+  int max_resumptions = 3;
   // The largest artifact an upload may announce; bigger ones are refused before any byte is
   // written.
   uint64_t max_upload_bytes = uint64_t{4} << 30;
