@@ -297,20 +297,9 @@ absl::StatusOr<std::vector<StoredJob>> SqliteJobStore::LoadAll() {
 }
 
 absl::StatusOr<v1::Scenario> SqliteJobStore::LoadScenario(const std::string& job_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Statement s;
-  if (sqlite3_prepare_v2(db_, "SELECT scenario FROM jobs WHERE id = ?", -1, &s.stmt, nullptr) !=
-          SQLITE_OK ||
-      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-    return Error("prepare scenario select");
-  }
-  const int rc = sqlite3_step(s.stmt);
-  if (rc == SQLITE_DONE) return absl::NotFoundError("no job " + job_id + " in the job store");
-  if (rc != SQLITE_ROW) return Error("read the scenario of " + job_id);
   v1::Scenario scenario;
-  if (!scenario.ParseFromString(ColumnBlob(s.stmt, 0))) {
-    return absl::DataLossError("job store: the scenario of " + job_id + " is corrupt");
-  }
+  COSIMO_RETURN_IF_ERROR(LoadMessage("jobs", "scenario", job_id, "the scenario",
+                                     "no job " + job_id + " in the job store", &scenario));
   return scenario;
 }
 

@@ -71,9 +71,10 @@ class SqliteJobStore final : public JobStore {
                                       const std::string& what) const;
   [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
                                               const StoredResults& results);
-  // One serialized message per job in a table of its own (`table`: id, `column`): stored,
-  // replacing the job's earlier one; read back (NotFound with `missing` when there is none).
-  // `what` names it in errors ("the checkpoint").
+  // One serialized message per job in `column` of `table` (keyed by id): stored in a table of
+  // its own, replacing the job's earlier one (PutMessage); read back, also the scenario column
+  // of jobs (LoadMessage; NotFound with `missing` when there is none). `what` names it in
+  // errors ("the checkpoint").
   [[nodiscard]] absl::Status PutMessage(const char* table, const char* column,
                                         const std::string& job_id,
                                         const google::protobuf::MessageLite& message,
