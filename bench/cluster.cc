@@ -37,6 +37,11 @@ absl::StatusOr<std::unique_ptr<WorkerCluster>> WorkerCluster::Start(
                                      "--host",      "bench"};
     if (i < workers) {
       argv.insert(argv.end(), {"--label", "single"});
+      // Pinned as the ping-pongs' peers are (harness.h, PeerCpu); the slotted workers are not,
+      // so that each steps its units on every core.
+      if (const int cpu = PeerCpu(i); cpu >= 0) {
+        argv.insert(argv.end(), {"--cpus", std::to_string(cpu)});
+      }
     } else {
       argv.insert(argv.end(), {"--label", "slots", "--slots", std::to_string(slots)});
     }

@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -222,6 +223,25 @@ int ChildProcess::Wait() {
   pid_ = -1;
   if (r <= 0 || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+namespace {
+bool pin_peers = true;
+}  // namespace
+
+void SetPinPeers(bool pin) { pin_peers = pin; }
+bool PinPeers() { return pin_peers; }
+
+int PeerCpu(int k) {
+  if (!pin_peers) return -1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus.empty() ? -1 : cpus[static_cast<size_t>(k) % cpus.size()];
 }
 
 std::string SelfPath() {

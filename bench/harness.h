@@ -126,4 +126,15 @@ struct Usage {
 // The path of this executable (/proc/self/exe).
 std::string SelfPath();
 
+// Where the peer processes of a measurement run: the worker processes of figures 1-3 and the
+// peers of every ping-pong and fan-out they are compared with. Pinned (the default), the k-th
+// peer process of a measurement runs on the k-th CPU this process may use (modulo their count),
+// on both sides of every comparison alike; the orchestrator's side (this process, a ping server)
+// is never pinned. Unpinned, the kernel places them (cosimo-bench --no-pin). docs/benchmarks.md,
+// "Placement", says why.
+void SetPinPeers(bool pin);
+bool PinPeers();
+// The CPU of the k-th peer process, or -1 when peers are not pinned.
+int PeerCpu(int k);
+
 }  // namespace cosimo::bench

@@ -1,6 +1,8 @@
 // cosimo-bench: measures the figures of issue 7 and prints them as a table and a JSON file.
 //   cosimo-bench [--smoke] [--only fig1,fig4,load,...] [--json PATH] [--jacobi-steps N]
-//                [--units 2,4,8,16,32] [--log PATH]
+//                [--units 2,4,8,16,32] [--log PATH] [--no-pin]
+// --no-pin: leave the workers and the ping-pong peers where the kernel puts them (harness.h,
+// PeerCpu).
 // --ping-peer ADDRESS and --ping-server MODE OUT are the ping-pong peer and server modes
 // (started by the benchmark itself).
 // Exit code: 0 when every figure was measured (met or not), 1 when one could not be measured.
@@ -30,7 +32,7 @@ std::vector<int> ParseInts(const std::string& text) {
 
 int Usage() {
   std::cerr << "usage: cosimo-bench [--smoke] [--only fig1,fig4,...] [--json PATH] "
-               "[--jacobi-steps N] [--units 2,4,...] [--log PATH]\n";
+               "[--jacobi-steps N] [--units 2,4,...] [--log PATH] [--no-pin]\n";
   return 2;
 }
 
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
   options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
   options.log_path = "/tmp/cosimo-bench.log";
   std::string json_path, peer, ping_mode, ping_out;
-  int peer_outputs = 1, ping_count = 0, ping_peers = 1;
+  int peer_outputs = 1, ping_count = 0, ping_peers = 1, ping_cpu = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -73,11 +75,23 @@ int main(int argc, char** argv) {
       ping_count = std::stoi(argv[++i]);
     } else if (arg == "--ping-peers" && has_value) {
       ping_peers = std::stoi(argv[++i]);
+    } else if (arg == "--ping-cpu" && has_value) {
+      ping_cpu = std::stoi(argv[++i]);
+    } else if (arg == "--no-pin") {
+      cosimo::bench::SetPinPeers(false);
     } else {
       return Usage();
     }
   }
-  if (!peer.empty()) return cosimo::bench::RunPingPeer(peer, peer_outputs);
+  if (!peer.empty()) {
+    if (ping_cpu >= 0) {
+      if (absl::Status s = cosimo::PinToCpus({ping_cpu}, "--ping-cpu"); !s.ok()) {
+        std::cerr << s.message() << "\n";
+        return 2;
+      }
+    }
+    return cosimo::bench::RunPingPeer(peer, peer_outputs);
+  }
   if (!ping_mode.empty()) {
     return cosimo::bench::RunPingServer(ping_mode, ping_out, ping_count, ping_peers,
                                         options.log_path);
@@ -85,7 +99,10 @@ int main(int argc, char** argv) {
 
   spdlog::set_level(spdlog::level::warn);
   std::cout << "cosimo-bench (" << (options.smoke ? "smoke" : "full") << ") on "
-            << cosimo::bench::MachineDescription() << "\n";
+            << cosimo::bench::MachineDescription()
+            << (cosimo::bench::PinPeers() ? "; workers and ping-pong peers pinned, one per CPU"
+                                          : "; nothing pinned (--no-pin)")
+            << "\n";
   cosimo::bench::Report report;
   int failures = 0;
   auto run = [&](std::vector<std::string> ids, const char* name, auto&& body) {

@@ -50,6 +50,16 @@ grpc::ChannelArguments WorkerChannelArguments() {
   return args;
 }
 
+// The command line of the k-th ping-pong peer of a measurement (pinned as PeerCpu(k) says).
+std::vector<std::string> PeerArgv(int port, int outputs, int k) {
+  std::vector<std::string> argv = {SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
+                                   "--ping-outputs", std::to_string(outputs)};
+  if (const int cpu = PeerCpu(k); cpu >= 0) {
+    argv.insert(argv.end(), {"--ping-cpu", std::to_string(cpu)});
+  }
+  return argv;
+}
+
 // Serves `impl` (a service with members `server` and `peer`, WaitAttached() and Stop()) on a free
 // loopback port and starts the peer process, which dials it; fails if the peer does not attach.
 template <typename Impl>
@@ -61,10 +71,7 @@ absl::Status ServeWithPeer(Impl* impl, int outputs, const std::string& log_path,
   builder.RegisterService(impl);
   impl->server = builder.BuildAndStart();
   if (!impl->server || port == 0) return absl::UnavailableError(what + ": cannot listen");
-  impl->peer = std::make_unique<ChildProcess>(
-      std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
-                               "--ping-outputs", std::to_string(outputs)},
-      log_path);
+  impl->peer = std::make_unique<ChildProcess>(PeerArgv(port, outputs, 0), log_path);
   if (!impl->WaitAttached(std::chrono::seconds(20))) {
     impl->Stop();
     impl->server->Shutdown(std::chrono::system_clock::now());
@@ -527,10 +534,7 @@ int RunSinglePoller(int count, int peers, const std::string& log_path, PingResul
         std::make_unique<grpc::ServerAsyncReaderWriter<v1::OrchestratorMessage, v1::WorkerMessage>>(
             &p->context);
     service.RequestAttach(&p->context, p->stream.get(), cq.get(), cq.get(), &p->tags[0]);
-    p->process = std::make_unique<ChildProcess>(
-        std::vector<std::string>{SelfPath(), "--ping-peer", absl::StrCat("127.0.0.1:", port),
-                                 "--ping-outputs", "1"},
-        log_path);
+    p->process = std::make_unique<ChildProcess>(PeerArgv(port, 1, k), log_path);
     peer_pids.push_back(p->process->pid());
     ok = AwaitTag(cq.get(), &p->tags[0]);
     if (ok) {
@@ -682,10 +686,12 @@ int RunPingServer(const std::string& mode_name, const std::string& out_path, int
 absl::StatusOr<PingResult> MeasurePingPong(PingMode mode, int count, int peers,
                                            const std::string& log_path) {
   const std::string out_path = absl::StrCat(log_path, ".ping.", getpid());
-  ChildProcess child(
-      {SelfPath(), "--ping-server", PingModeName(mode), out_path, "--ping-count",
-       std::to_string(count), "--ping-peers", std::to_string(peers), "--log", log_path},
-      log_path);
+  std::vector<std::string> argv = {SelfPath(),     "--ping-server",       PingModeName(mode),
+                                   out_path,       "--ping-count",        std::to_string(count),
+                                   "--ping-peers", std::to_string(peers), "--log",
+                                   log_path};
+  if (!PinPeers()) argv.push_back("--no-pin");
+  ChildProcess child(argv, log_path);
   const int code = child.Wait();
   if (code != 0) {
     return absl::UnavailableError(absl::StrCat("the ", PingModeName(mode),

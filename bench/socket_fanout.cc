@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "cosimo/common/process.h"
 #include "harness.h"
 
 namespace cosimo::bench {
@@ -89,6 +90,7 @@ int RunSocketFanout(int count, int peers, PingResult* result) {
     if (pid == 0) {
       for (int fd : fds) close(fd);
       close(pair[0]);
+      if (const int cpu = PeerCpu(k); cpu >= 0) PinToCpus({cpu}, "socket peer").IgnoreError();
       std::vector<char> command(sizes.command), reply(sizes.reply, 'r');
       while (ReadFully(pair[1], command.data(), command.size()) &&
              WriteFully(pair[1], reply.data(), reply.size())) {

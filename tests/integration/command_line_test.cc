@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -88,6 +90,54 @@ TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
   EXPECT_THAT(log, HasSubstr("SLOTS"));
   EXPECT_THAT(log, HasSubstr(" 0/3 "));
   EXPECT_THAT(log, HasSubstr(" 0/1 "));
+}
+
+// The last CPU this test may run on ("1" on a 2-core machine).
+int LastAllowedCpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  int last = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) last = cpu;
+  }
+  return last;
+}
+
+TEST_F(DistributedTest, WorkerWithCpusRunsEveryThreadThere) {
+  const std::string cpu = std::to_string(LastAllowedCpu());
+  StartWorkers(1, {"--cpus", cpu});
+  client::Client client(orchestrator_->address());
+  bool attached = false;
+  for (int attempt = 0; attempt < 400 && !attached; ++attempt) {
+    absl::StatusOr<std::vector<v1::WorkerStatus>> pool = client.Workers();
+    attached = pool.ok() && pool->size() == 1;
+    if (!attached) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_TRUE(attached) << workers_[0]->log();
+  // Every thread: gRPC's, the heartbeat's, the signal thread.
+  const std::string tasks = "/proc/" + std::to_string(workers_[0]->pid()) + "/task";
+  int threads = 0;
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    const std::string status = ReadFile(task.path().string() + "/status");
+    EXPECT_THAT(status, HasSubstr("Cpus_allowed_list:\t" + cpu + "\n")) << task.path();
+    ++threads;
+  }
+  EXPECT_GT(threads, 2);
+}
+
+TEST(CommandLineTest, WorkerRefusesCpusItMayNotUse) {
+  const std::string dir = TempDir("cosimo-cpus");
+  const std::string beyond = std::to_string(LastAllowedCpu() + 1);
+  Process worker({BinDir() + "/cosimo-worker", "--cpus", "0," + beyond, "--once"},
+                 dir + "/beyond.log");
+  EXPECT_EQ(worker.Wait(std::chrono::seconds(30)), 2) << worker.log();
+  EXPECT_THAT(worker.log(), HasSubstr("--cpus: CPU " + beyond +
+                                      " is not one this process may "
+                                      "run on (0"));
+  Process typo({BinDir() + "/cosimo-worker", "--cpus", "0-", "--once"}, dir + "/typo.log");
+  EXPECT_EQ(typo.Wait(std::chrono::seconds(30)), 2) << typo.log();
+  EXPECT_THAT(typo.log(), HasSubstr("--cpus '0-': '0-' is not a CPU number or a range"));
 }
 
 std::string TestFmu(const std::string& name) {

@@ -1,7 +1,7 @@
 // cosimo-worker: the simulation units of one job at a time (one unless --slots), for an
 // orchestrator it dials.
 //   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
-//                 [--slots N [--threads T]]
+//                 [--slots N [--threads T]] [--cpus LIST]
 //                 [--tls-ca FILE [--token-file FILE] [--tls-cert FILE --tls-key FILE]]
 //                 [--health-file FILE] [--log-level LEVEL] [--log-format text|json]
 //   cosimo-worker --health-check [--health-file FILE]   (exit 0: attached, heartbeats going out)
@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <csignal>
 #include <iostream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/process.h"
@@ -59,6 +61,10 @@ int main(int argc, char** argv) {
                  "threads that step the units of one message (default: the smaller of --slots and "
                  "this machine's cores)")
       ->check(CLI::Range(1, 4096));
+  std::string cpus;
+  app.add_option("--cpus", cpus,
+                 "run only on these CPUs, as taskset -c takes them (0, 2-3, 0,2-3); --threads "
+                 "then defaults to at most as many threads as CPUs");
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
   if (const char* health = std::getenv("COSIMO_WORKER_HEALTH_FILE"); health != nullptr) {
     options.health_file = health;
@@ -76,6 +82,17 @@ int main(int argc, char** argv) {
   cosimo::LogOptions log;
   cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
+  // Before any thread starts, so that every thread of the worker inherits the CPUs.
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!cpus.empty()) {
+    absl::StatusOr<std::vector<int>> list = cosimo::ParseCpuList(cpus, "--cpus");
+    absl::Status pinned = list.ok() ? cosimo::PinToCpus(*list, "--cpus") : list.status();
+    if (!pinned.ok()) {
+      std::cerr << "cosimo-worker: " << pinned.message() << "\n";
+      return 2;
+    }
+    cores = static_cast<int>(list->size());
+  }
   if (health_check) {
     const absl::Status health = cosimo::worker::CheckHealthFile(
         options.health_file, std::chrono::seconds(health_max_age_s));
@@ -87,7 +104,6 @@ int main(int argc, char** argv) {
     std::cerr << s.message() << "\n";
     return 2;
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.threads = std::min(options.slots, threads > 0 ? threads : cores);
 
   // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can

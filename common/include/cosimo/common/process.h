@@ -2,6 +2,12 @@
 // benchmark) make once, from main, before they start threads.
 #pragma once
 
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace cosimo {
 
 // Debian's Abseil is built without NDEBUG, so by default every absl::Mutex lock, gRPC's own
@@ -11,5 +17,16 @@ namespace cosimo {
 // it off; the tests keep it (they do not call this), and clang's -Wthread-safety checks Cosimo's
 // own lock annotations at build time (thread_safety_check).
 void SetUpProcess();
+
+// A CPU list as taskset -c takes it ("0", "2-3", "0,2-3"): the CPUs, ascending, each once. An
+// error names `what` (the flag) and the part that is not a CPU number or a range.
+[[nodiscard]] absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view list,
+                                                            absl::string_view what);
+
+// Pins this process to `cpus` (sched_setaffinity): the calling thread, and every thread it starts
+// afterwards, so call it from main before any other thread starts. A CPU this process may not run
+// on (not on this machine, outside its container's cpuset) is an error naming `what` and the
+// CPUs it may use.
+[[nodiscard]] absl::Status PinToCpus(const std::vector<int>& cpus, absl::string_view what);
 
 }  // namespace cosimo
