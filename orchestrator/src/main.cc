@@ -48,10 +48,12 @@ int main(int argc, char** argv) {
   app.add_option("--token-file", options.token_file,
                  "require the token in this file from every client, and from every worker unless "
                  "--worker-token-file is given (needs TLS)");
-  app.add_option("--tokens-file", options.tokens_file,
-                 "a client per line, 'NAME TOKEN [admin]' (# comments): each client's token; a "
-                 "job records its submitter, and only it or an admin may cancel or delete it "
-                 "(needs TLS, and --worker-token-file or --token-file for workers)");
+  app.add_option(
+      "--tokens-file", options.tokens_file,
+      "a client per line, 'NAME TOKEN [admin]' (# comments): each client's token; a "
+      "job records its submitter, and only it or an admin may cancel or delete it "
+      "(needs TLS, and --worker-token-file or --token-file for workers); SIGHUP re-reads "
+      "the token files");
   app.add_option("--worker-token-file", options.worker_token_file,
                  "require this other token from workers (and refuse the clients' tokens on their "
                  "streams); needs --token-file or --tokens-file");
@@ -156,6 +158,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   auto server = cosimo::orchestrator::OrchestratorServer::Start(options);
@@ -170,7 +173,15 @@ int main(int argc, char** argv) {
     std::ofstream(http_port_file) << (*server)->http_port() << "\n";
   }
   int signal = 0;
-  sigwait(&signals, &signal);
+  // SIGHUP: the token files again (a client added or removed, a token rotated), no restart.
+  while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+    absl::StatusOr<size_t> clients = (*server)->ReloadTokens();
+    if (clients.ok()) {
+      spdlog::info("SIGHUP: re-read the token files: {} client token(s)", *clients);
+    } else {
+      spdlog::error("SIGHUP: kept the previous tokens: {}", clients.status().message());
+    }
+  }
   spdlog::info("signal {}: shutting down", signal);
   (*server)->Shutdown();
   return 0;

@@ -82,9 +82,16 @@ class OrchestratorServer::Impl {
 
 namespace {
 
+// The token checks of one reading of the token files.
+struct Tokens {
+  TokenCheck auth;         // clients: JobService, uploads
+  TokenCheck worker_auth;  // workers' Attach streams
+  TokenCheck fetch_auth;   // artifact fetches: clients' or workers' token
+};
+
 // The clients' (--token-file, --tokens-file) and the workers' (--worker-token-file, else the
 // shared --token-file) token checks, or an error naming the flags misused.
-absl::Status SetUpTokens(const ServerOptions& options, bool tls, OrchestratorServer::Impl* impl) {
+absl::Status SetUpTokens(const ServerOptions& options, bool tls, Tokens* impl) {
   const bool shared = !options.token_file.empty(), named = !options.tokens_file.empty();
   if (!shared && !named) {
     if (!options.worker_token_file.empty()) {
@@ -164,7 +171,11 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       options.tls_cert_file, options.tls_key_file, options.tls_client_ca_file);
   if (!credentials.ok()) return credentials.status();
   const bool tls = !options.tls_cert_file.empty();
-  if (absl::Status s = SetUpTokens(options, tls, impl.get()); !s.ok()) return s;
+  Tokens tokens;
+  if (absl::Status s = SetUpTokens(options, tls, &tokens); !s.ok()) return s;
+  impl->auth = tokens.auth;
+  impl->worker_auth = tokens.worker_auth;
+  impl->fetch_auth = tokens.fetch_auth;
   if (!options.tls_client_ca_file.empty()) impl->worker_auth.RequireClientCertificate();
   std::string db_path, artifact_dir;
   std::error_code ec;
@@ -263,6 +274,21 @@ int OrchestratorServer::http_port() const { return impl_->http ? impl_->http->po
 
 std::string OrchestratorServer::local_address() const {
   return "127.0.0.1:" + std::to_string(impl_->port);
+}
+
+absl::StatusOr<size_t> OrchestratorServer::ReloadTokens() {
+  const ServerOptions& options = impl_->options;
+  if (options.token_file.empty() && options.tokens_file.empty()) {
+    return absl::FailedPreconditionError(
+        "this orchestrator was started without --token-file or --tokens-file: no token to "
+        "re-read");
+  }
+  Tokens tokens;
+  if (absl::Status s = SetUpTokens(options, /*tls=*/true, &tokens); !s.ok()) return s;
+  impl_->auth.Replace(tokens.auth);
+  impl_->worker_auth.Replace(tokens.worker_auth);
+  impl_->fetch_auth.Replace(tokens.fetch_auth);
+  return tokens.auth.size();
 }
 
 void OrchestratorServer::Shutdown() {

@@ -11,16 +11,20 @@
 // shared --token-file's. Jobs record it as their owner; only the owner or an admin may cancel
 // or delete a job (JobManager).
 //
-// Thread safety: immutable once the server runs (Add and RequireClientCertificate are called
-// before).
+// Thread safety: Add and RequireClientCertificate are called before the server runs; then the
+// checks and Replace (cosimo-orchestrator re-reading its token files on SIGHUP) may run
+// concurrently: a check sees the tokens before or after a Replace, never a mix.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/common/security.h"
 #include "orchestrator/src/caller.h"
 
@@ -37,21 +41,45 @@ class TokenCheck {
     for (const std::string& token : tokens) Add(kDefaultClient, token, true);
   }
 
-  // Accepts `token` too, as the client `name`.
-  void Add(const std::string& name, const std::string& token, bool admin) {
-    entries_.push_back({"Bearer " + token, {name, admin}});
+  TokenCheck(const TokenCheck& other) : entries_(other.Snapshot()) {
+    require_client_certificate_ = other.require_client_certificate_;
+  }
+  TokenCheck& operator=(const TokenCheck& other) {
+    if (this != &other) {
+      Replace(other);
+      require_client_certificate_ = other.require_client_certificate_;
+    }
+    return *this;
   }
 
-  bool enabled() const { return !entries_.empty(); }
+  // Accepts `token` too, as the client `name`.
+  void Add(const std::string& name, const std::string& token, bool admin) {
+    absl::MutexLock lock(&mutex_);
+    auto entries = std::make_shared<std::vector<Entry>>(*entries_);
+    entries->push_back({"Bearer " + token, {name, admin}});
+    entries_ = std::move(entries);
+  }
+
+  // From now on accepts the tokens of `other` instead (not its client-certificate requirement,
+  // which stays as it is). Calls already checked are not affected.
+  void Replace(const TokenCheck& other) {
+    std::shared_ptr<const std::vector<Entry>> entries = other.Snapshot();
+    absl::MutexLock lock(&mutex_);
+    entries_ = std::move(entries);
+  }
+
+  bool enabled() const { return !Snapshot()->empty(); }
+  size_t size() const { return Snapshot()->size(); }
 
   // The holder of the token in `authorization` ("Bearer <token>"); an anonymous admin when no
   // token is required; nullopt for an unknown token. The HTTP server checks its Authorization
   // header (or its ?token= and cookie) with this.
   std::optional<Caller> Identify(grpc::string_ref authorization) const {
-    if (entries_.empty()) return Caller{};
+    const std::shared_ptr<const std::vector<Entry>> entries = Snapshot();
+    if (entries->empty()) return Caller{};
     // Every entry is compared, so that the time taken does not tell which one matched.
     const Entry* found = nullptr;
-    for (const Entry& entry : entries_) {
+    for (const Entry& entry : *entries) {
       if (SameSecret(authorization, entry.expected) && found == nullptr) found = &entry;
     }
     if (found == nullptr) return std::nullopt;
@@ -76,7 +104,7 @@ class TokenCheck {
                           "--tls-client-ca: the connection shows none (give the worker --tls-cert "
                           "and --tls-key)");
     }
-    if (entries_.empty()) {
+    if (!enabled()) {
       if (caller != nullptr) *caller = Caller{};
       return grpc::Status::OK;
     }
@@ -87,7 +115,7 @@ class TokenCheck {
 
   // The same check on the value of an authorization header (null: the call carries none).
   grpc::Status CheckAuthorization(const grpc::string_ref* authorization, Caller* caller) const {
-    if (entries_.empty()) {
+    if (!enabled()) {
       if (caller != nullptr) *caller = Caller{};
       return grpc::Status::OK;
     }
@@ -120,7 +148,15 @@ class TokenCheck {
     std::string expected;  // "Bearer <token>"
     Caller caller;
   };
-  std::vector<Entry> entries_;  // empty: no check
+  std::shared_ptr<const std::vector<Entry>> Snapshot() const {
+    absl::MutexLock lock(&mutex_);
+    return entries_;
+  }
+
+  mutable absl::Mutex mutex_;
+  // Never null; empty: no check. Replaced whole, never changed in place.
+  std::shared_ptr<const std::vector<Entry>> entries_ ABSL_GUARDED_BY(mutex_) =
+      std::make_shared<const std::vector<Entry>>();
   bool require_client_certificate_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -268,6 +269,51 @@ TEST_F(NamedTokensTest, OnlyTheOwnerOrAnAdminCancelsOrDeletesAJob) {
   EXPECT_EQ(RunJob(bob, CarScenario(0.01), &run).owner(), "bob");
   client::Client as_worker = As("worker_token");
   EXPECT_EQ(as_worker.List().status().code(), absl::StatusCode::kUnauthenticated);
+}
+
+// SIGHUP re-reads the token files without a restart: a client added is let in, one removed is
+// refused, and a file that does not parse leaves the tokens as they were and says why.
+TEST_F(NamedTokensTest, SighupReReadsTheTokenFiles) {
+  client::Client alice = As("alice"), bob = As("bob");
+  ASSERT_TRUE(bob.List().ok());
+  WriteFile(certs_ + "/carol", "carol-token-0123456789\n");
+  client::Client carol = As("carol");
+  EXPECT_EQ(carol.List().status().code(), absl::StatusCode::kUnauthenticated);
+
+  WriteFile(certs_ + "/tokens",
+            "alice alice-token-0123456789\n"
+            "carol carol-token-0123456789 admin\n");
+  ASSERT_EQ(kill(orchestrator_->process().pid(), SIGHUP), 0);
+  bool carol_in = false;
+  for (int attempt = 0; attempt < 400 && !carol_in; ++attempt) {
+    carol_in = carol.List().ok();
+    if (!carol_in) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_TRUE(carol_in) << orchestrator_->process().log();
+  EXPECT_EQ(bob.List().status().code(), absl::StatusCode::kUnauthenticated);
+  absl::StatusOr<std::string> id = alice.Submit(CarScenario(0.01));  // no worker: stays queued
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(alice.Get(*id)->owner(), "alice");
+  EXPECT_TRUE(carol.Cancel(*id).ok());  // carol came in as an admin
+
+  // A broken file: the previous tokens stay, and the log says what is wrong.
+  WriteFile(certs_ + "/tokens", "alice\n");
+  ASSERT_EQ(kill(orchestrator_->process().pid(), SIGHUP), 0);
+  const std::string expected = "SIGHUP: kept the previous tokens: --tokens-file " + certs_ +
+                               "/tokens:1: expected 'NAME TOKEN";
+  bool logged = false;
+  for (int attempt = 0; attempt < 400 && !logged; ++attempt) {
+    logged = orchestrator_->process().log().find(expected) != std::string::npos;
+    if (!logged) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  EXPECT_TRUE(logged) << orchestrator_->process().log();
+  EXPECT_TRUE(carol.List().ok());
+  EXPECT_TRUE(alice.List().ok());
+  EXPECT_EQ(bob.List().status().code(), absl::StatusCode::kUnauthenticated);
+  // The workers' token is still the workers' only: one attaches and runs a job.
+  StartWorkers(2, WorkerArgs(certs_ + "/worker_token"));
+  std::string run;
+  EXPECT_EQ(RunJob(carol, CarScenario(0.01), &run).state(), v1::SUCCEEDED);
 }
 
 TEST_F(NamedTokensTest, ReflectionNeedsAClientsTokenAndHealthNone) {

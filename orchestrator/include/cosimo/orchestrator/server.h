@@ -94,6 +94,12 @@ class OrchestratorServer {
   // "127.0.0.1:<port>"-style address clients on this machine can dial.
   std::string local_address() const;
   void Shutdown();
+  // Re-reads --token-file, --tokens-file and --worker-token-file with the checks of the start:
+  // from then on every call and every new worker stream is checked against the new tokens
+  // (streams already attached and calls already checked go on). Returns how many client tokens
+  // there are; an error (naming the flag, the file and the line) leaves the tokens as they were.
+  // cosimo-orchestrator calls it on SIGHUP.
+  [[nodiscard]] absl::StatusOr<size_t> ReloadTokens();
   // Blocks until Shutdown() from another thread.
   void Wait();
 
