@@ -618,7 +618,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job,
   };
   JobObserver observer(publish, &job->cancel, metrics_, job->id, clock_, limits_.max_recorded_rows,
                        store_, checkpoint_interval_);
-  if (checkpoint) observer.set_checkpoint_time(checkpoint->time());
+  if (checkpoint) observer.ResumedFrom(*checkpoint);
   absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
     if (!status.ok()) return status;
     std::vector<UnitProxy*> proxies;

@@ -49,14 +49,28 @@ bool JobObserver::CheckpointDue() {
          clock_->Now() - last_checkpoint_ >= checkpoint_interval_;
 }
 
+void JobObserver::ResumedFrom(const v1::JobCheckpoint& checkpoint) {
+  checkpoint_time_ = checkpoint.time();
+  const auto columns = static_cast<uint64_t>(checkpoint.columns_size());
+  stored_.rows = columns == 0 ? 0 : static_cast<uint64_t>(checkpoint.values_size()) / columns;
+  stored_.strings = static_cast<uint64_t>(checkpoint.strings_size());
+}
+
 void JobObserver::OnCheckpoint(const v1::JobCheckpoint& checkpoint) {
   last_checkpoint_ = clock_->Now();
   if (absl::Status s = store_->PutCheckpoint(job_id_, checkpoint); !s.ok()) {
-    // The job goes on; it cannot resume past the checkpoint stored before, if any.
+    // The job goes on; it cannot resume past the checkpoint stored before, if any. Rows are
+    // appended only after rows the store holds: when it holds others, the next checkpoint
+    // carries every row again.
     spdlog::error("job {}: the checkpoint at t={} could not be stored: {}", job_id_,
                   checkpoint.time(), s.message());
+    if (s.code() == absl::StatusCode::kFailedPrecondition) stored_ = {};
     return;
   }
+  const auto columns = static_cast<uint64_t>(checkpoint.columns_size());
+  stored_.rows = checkpoint.rows_from() +
+                 (columns == 0 ? 0 : static_cast<uint64_t>(checkpoint.values_size()) / columns);
+  stored_.strings = checkpoint.strings_from() + static_cast<uint64_t>(checkpoint.strings_size());
   checkpoint_time_ = checkpoint.time();
   spdlog::debug("job {}: checkpoint at t={}", job_id_, checkpoint.time());
 }

@@ -2,7 +2,8 @@
 // job's status (throttled), every accepted step into the metrics (may be null), cancellation
 // (by a client, or once the job has recorded more rows than its limit),
 // and checkpoints (issue 18): taken every `checkpoint_interval` of wall time (besides the
-// scenario's algorithm.checkpoint_every) and written to the job store, the latest only.
+// scenario's algorithm.checkpoint_every) and written to the job store, the latest only; each
+// carries the results' rows since the one stored before (Checkpointed()).
 // Remembers what a resumption needs to know: the time of the last checkpoint stored and why
 // none could be taken. Used on the job's thread only.
 #pragma once
@@ -35,12 +36,14 @@ class JobObserver final : public MasterObserver {
   bool CheckpointDue() override;
   void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override;
   void OnCheckpointFailed(const absl::Status& why) override;
+  CheckpointMark Checkpointed() override { return stored_; }
 
   const Progress& last() const { return last_; }
   // The time of the latest checkpoint in the store (set by the caller when the run resumes from
   // one), if any.
   const std::optional<double>& checkpoint_time() const { return checkpoint_time_; }
-  void set_checkpoint_time(double t) { checkpoint_time_ = t; }
+  // The run resumes from `checkpoint`, read back from the store (every row).
+  void ResumedFrom(const v1::JobCheckpoint& checkpoint);
   // Why the job cannot resume from a checkpoint: a unit cannot serialise, or the store failed.
   const std::string& cannot_checkpoint() const { return cannot_checkpoint_; }
 
@@ -59,6 +62,7 @@ class JobObserver final : public MasterObserver {
   std::chrono::steady_clock::time_point last_step_;
   std::chrono::steady_clock::time_point last_checkpoint_;
   std::optional<double> checkpoint_time_;
+  CheckpointMark stored_;  // what the store's checkpoint holds of this run's results
   std::string cannot_checkpoint_;
 };
 

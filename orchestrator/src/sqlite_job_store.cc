@@ -84,8 +84,14 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       // before chunks existed have their rows in results.values_blob / strings instead.
       "CREATE TABLE IF NOT EXISTS result_chunks ("
       "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));"
-      // The latest checkpoint of a running job: a serialized JobCheckpoint.
+      // The latest checkpoint of a running job: a serialized JobCheckpoint without its rows
+      // (those written before checkpoint_rows existed hold them), ...
       "CREATE TABLE IF NOT EXISTS checkpoints (id TEXT PRIMARY KEY, checkpoint BLOB);"
+      // ... and its results' rows, each checkpoint's new ones a serialized JobCheckpoint of
+      // values and strings only, in order of first_row.
+      "CREATE TABLE IF NOT EXISTS checkpoint_rows ("
+      "  id TEXT, first_row INTEGER, row_count INTEGER, first_string INTEGER,"
+      "  string_count INTEGER, chunk BLOB, PRIMARY KEY (id, first_row));"
       // A succeeded training job's result: a serialized TrainingResult (the weights file).
       "CREATE TABLE IF NOT EXISTS training_results (id TEXT PRIMARY KEY, result BLOB);";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
@@ -185,7 +191,7 @@ absl::Status SqliteJobStore::Delete(const std::string& job_id) {
   for (const char* sql :
        {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
         "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
-        "DELETE FROM jobs WHERE id = ?"}) {
+        "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
     Statement s;
     if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK) {
       (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -402,24 +408,143 @@ absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job
 
 absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
                                            const v1::JobCheckpoint& checkpoint) {
-  return PutMessage("checkpoints", "checkpoint", job_id, checkpoint, "the checkpoint");
+  const auto columns = static_cast<uint64_t>(checkpoint.columns_size());
+  const auto values = static_cast<uint64_t>(checkpoint.values_size());
+  if (columns == 0 ? values != 0 : values % columns != 0) {
+    return absl::InvalidArgumentError("job store: the checkpoint of " + job_id +
+                                      " ends in a partial row");
+  }
+  const uint64_t rows = columns == 0 ? 0 : values / columns;
+  const auto strings = static_cast<uint64_t>(checkpoint.strings_size());
+  v1::JobCheckpoint state = checkpoint;
+  state.clear_values();
+  state.clear_strings();
+  state.clear_rows_from();
+  state.clear_strings_from();
+  v1::JobCheckpoint chunk;
+  *chunk.mutable_values() = checkpoint.values();
+  *chunk.mutable_strings() = checkpoint.strings();
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
+  absl::Status s = [&]() -> absl::Status {
+    const bool full = checkpoint.rows_from() == 0 && checkpoint.strings_from() == 0;
+    if (full) {
+      Statement d;
+      if (sqlite3_prepare_v2(db_, "DELETE FROM checkpoint_rows WHERE id = ?", -1, &d.stmt,
+                             nullptr) != SQLITE_OK ||
+          sqlite3_bind_text(d.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+          sqlite3_step(d.stmt) != SQLITE_DONE) {
+        return Error("remove the checkpoint rows of " + job_id);
+      }
+    } else {
+      // The rows continue those stored: the end of the last chunk.
+      Statement q;
+      if (sqlite3_prepare_v2(db_,
+                             "SELECT first_row + row_count, first_string + string_count FROM "
+                             "checkpoint_rows WHERE id = ? ORDER BY first_row DESC LIMIT 1",
+                             -1, &q.stmt, nullptr) != SQLITE_OK ||
+          sqlite3_bind_text(q.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+        return Error("prepare to read the checkpoint rows of " + job_id);
+      }
+      const int rc = sqlite3_step(q.stmt);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return Error("read the checkpoint rows of " + job_id);
+      const auto held_rows =
+          rc == SQLITE_ROW ? static_cast<uint64_t>(sqlite3_column_int64(q.stmt, 0)) : 0;
+      const auto held_strings =
+          rc == SQLITE_ROW ? static_cast<uint64_t>(sqlite3_column_int64(q.stmt, 1)) : 0;
+      if (held_rows != checkpoint.rows_from() || held_strings != checkpoint.strings_from()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "job store: the checkpoint of ", job_id, " carries the results from row ",
+            checkpoint.rows_from(), " (text ", checkpoint.strings_from(),
+            ") on, but the store holds ", held_rows, " rows (", held_strings, " texts)"));
+      }
+    }
+    if (rows > 0 || strings > 0) {
+      Statement i;
+      if (sqlite3_prepare_v2(db_,
+                             "INSERT INTO checkpoint_rows (id, first_row, row_count, first_string, "
+                             "string_count, chunk) VALUES (?, ?, ?, ?, ?, ?)",
+                             -1, &i.stmt, nullptr) != SQLITE_OK ||
+          sqlite3_bind_text(i.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+          sqlite3_bind_int64(i.stmt, 2, static_cast<sqlite3_int64>(checkpoint.rows_from())) !=
+              SQLITE_OK ||
+          sqlite3_bind_int64(i.stmt, 3, static_cast<sqlite3_int64>(rows)) != SQLITE_OK ||
+          sqlite3_bind_int64(i.stmt, 4, static_cast<sqlite3_int64>(checkpoint.strings_from())) !=
+              SQLITE_OK ||
+          sqlite3_bind_int64(i.stmt, 5, static_cast<sqlite3_int64>(strings)) != SQLITE_OK) {
+        return Error("prepare to store the checkpoint rows of " + job_id);
+      }
+      COSIMO_RETURN_IF_ERROR(
+          BindBlob(i.stmt, 6, chunk.SerializeAsString(), "the checkpoint's rows"));
+      if (sqlite3_step(i.stmt) != SQLITE_DONE)
+        return Error("store the checkpoint rows of " + job_id);
+    }
+    Statement r;
+    if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO checkpoints (id, checkpoint) VALUES (?, ?)",
+                           -1, &r.stmt, nullptr) != SQLITE_OK ||
+        sqlite3_bind_text(r.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+      return Error("prepare to store the checkpoint of " + job_id);
+    }
+    COSIMO_RETURN_IF_ERROR(BindBlob(r.stmt, 2, state.SerializeAsString(), "the checkpoint"));
+    if (sqlite3_step(r.stmt) != SQLITE_DONE) return Error("store the checkpoint of " + job_id);
+    return absl::OkStatus();
+  }();
+  if (s.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    s = Error("commit the checkpoint of " + job_id);
+  }
+  if (!s.ok()) (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  return s;
 }
 
 absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::string& job_id) {
   v1::JobCheckpoint checkpoint;
   COSIMO_RETURN_IF_ERROR(LoadMessage("checkpoints", "checkpoint", job_id, "the checkpoint",
                                      "job " + job_id + " has no checkpoint", &checkpoint));
+  std::lock_guard<std::mutex> lock(mutex_);
+  Statement s;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT first_row, row_count, first_string, string_count, chunk FROM "
+                         "checkpoint_rows WHERE id = ? ORDER BY first_row",
+                         -1, &s.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+    return Error("prepare to read the checkpoint rows of " + job_id);
+  }
+  const auto columns = static_cast<uint64_t>(checkpoint.columns_size());
+  v1::JobCheckpoint chunk;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(s.stmt)) == SQLITE_ROW) {
+    const auto first_row = static_cast<uint64_t>(sqlite3_column_int64(s.stmt, 0));
+    const auto row_count = static_cast<uint64_t>(sqlite3_column_int64(s.stmt, 1));
+    const auto first_string = static_cast<uint64_t>(sqlite3_column_int64(s.stmt, 2));
+    const auto string_count = static_cast<uint64_t>(sqlite3_column_int64(s.stmt, 3));
+    const uint64_t rows =
+        columns == 0 ? 0 : static_cast<uint64_t>(checkpoint.values_size()) / columns;
+    if (!chunk.ParseFromString(ColumnBlob(s.stmt, 4)) || first_row != rows ||
+        first_string != static_cast<uint64_t>(checkpoint.strings_size()) ||
+        static_cast<uint64_t>(chunk.values_size()) != row_count * columns ||
+        static_cast<uint64_t>(chunk.strings_size()) != string_count) {
+      return absl::DataLossError(absl::StrCat("job store: the checkpoint rows of ", job_id,
+                                              " from row ", first_row, " are corrupt"));
+    }
+    checkpoint.mutable_values()->Add(chunk.values().begin(), chunk.values().end());
+    for (const std::string& text : chunk.strings()) checkpoint.add_strings(text);
+  }
+  if (rc != SQLITE_DONE) return Error("read the checkpoint rows of " + job_id);
   return checkpoint;
 }
 
 absl::Status SqliteJobStore::DeleteCheckpoint(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement s;
-  if (sqlite3_prepare_v2(db_, "DELETE FROM checkpoints WHERE id = ?", -1, &s.stmt, nullptr) !=
-          SQLITE_OK ||
-      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-      sqlite3_step(s.stmt) != SQLITE_DONE) {
-    return Error("delete the checkpoint of " + job_id);
+  for (const char* sql :
+       {"DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?"}) {
+    Statement s;
+    if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK ||
+        sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+        sqlite3_step(s.stmt) != SQLITE_DONE) {
+      return Error("delete the checkpoint of " + job_id);
+    }
   }
   return absl::OkStatus();
 }

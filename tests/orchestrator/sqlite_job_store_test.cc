@@ -16,6 +16,8 @@
 namespace cosimo::orchestrator {
 namespace {
 
+using ::testing::HasSubstr;
+
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("cosimo_job_store_" + std::to_string(getpid()) + "_" + name))
@@ -188,6 +190,78 @@ TEST(SqliteJobStoreTest, KeepsTheLatestCheckpointOfAJob) {
   ASSERT_TRUE((*store)->PutCheckpoint("job-1", first).ok());
   ASSERT_TRUE((*store)->Delete("job-1").ok());
   EXPECT_EQ((*store)->LoadCheckpoint("job-1").status().code(), absl::StatusCode::kNotFound);
+  std::filesystem::remove(path);
+}
+
+// A checkpoint of rows_from N carries the rows after the N the store holds: they are appended,
+// and the checkpoint reads back with every row. A gap is refused and changes nothing; a full
+// checkpoint (rows_from 0) starts over; the rows go with DeleteCheckpoint and with the job.
+TEST(SqliteJobStoreTest, CheckpointRowsAreAppendedAndReadBackWhole) {
+  const std::string path = TempPath("checkpoint_rows.db");
+  std::filesystem::remove(path);
+  v1::JobStatus status;
+  status.set_job_id("job-1");
+  // Rows of 2 columns: (time, a text's index).
+  auto rows = [](double t0, int n, uint64_t rows_from, uint64_t strings_from) {
+    v1::JobCheckpoint c;
+    c.set_time(t0 + n);
+    c.add_columns("time");
+    c.add_columns("mode.s");
+    c.set_rows_from(rows_from);
+    c.set_strings_from(strings_from);
+    for (int i = 0; i < n; ++i) {
+      c.add_values(t0 + i);
+      c.add_values(static_cast<double>(strings_from + static_cast<uint64_t>(i)));
+      c.add_strings("text " + std::to_string(strings_from + static_cast<uint64_t>(i)));
+    }
+    return c;
+  };
+  {
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Put(status, v1::Scenario()).ok());
+    ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(0, 3, 0, 0)).ok());
+    ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(3, 2, 3, 3)).ok());
+    ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(5, 0, 5, 5)).ok());  // no new row
+    // A gap (rows 5 and 6 missing): refused, nothing changes.
+    const absl::Status gap = (*store)->PutCheckpoint("job-1", rows(7, 1, 7, 7));
+    EXPECT_EQ(gap.code(), absl::StatusCode::kFailedPrecondition) << gap;
+    EXPECT_THAT(std::string(gap.message()),
+                HasSubstr("carries the results from row 7 (text 7) on, but the store holds 5 "
+                          "rows (5 texts)"));
+  }
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<v1::JobCheckpoint> loaded = (*store)->LoadCheckpoint("job-1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->time(), 5.0);
+  EXPECT_EQ(loaded->rows_from(), 0u);
+  EXPECT_EQ(loaded->strings_from(), 0u);
+  ASSERT_EQ(loaded->values_size(), 10);
+  ASSERT_EQ(loaded->strings_size(), 5);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(loaded->values(2 * i), i);
+    EXPECT_EQ(loaded->values(2 * i + 1), i);
+    EXPECT_EQ(loaded->strings(i), "text " + std::to_string(i));
+  }
+  // A full checkpoint starts over.
+  ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(10, 1, 0, 0)).ok());
+  loaded = (*store)->LoadCheckpoint("job-1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->values_size(), 2);
+  EXPECT_EQ(loaded->values(0), 10.0);
+  ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(11, 1, 1, 1)).ok());
+  ASSERT_TRUE((*store)->DeleteCheckpoint("job-1").ok());
+  EXPECT_EQ((*store)->LoadCheckpoint("job-1").status().code(), absl::StatusCode::kNotFound);
+  // Rows after a DeleteCheckpoint must start from row 0 again.
+  EXPECT_EQ((*store)->PutCheckpoint("job-1", rows(12, 1, 1, 1)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(0, 2, 0, 0)).ok());
+  ASSERT_TRUE((*store)->Delete("job-1").ok());
+  ASSERT_TRUE((*store)->PutCheckpoint("job-1", rows(0, 1, 0, 0)).ok());  // only the new row
+  loaded = (*store)->LoadCheckpoint("job-1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->values_size(), 2);
   std::filesystem::remove(path);
 }
 

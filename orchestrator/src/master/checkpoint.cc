@@ -116,16 +116,29 @@ absl::Status RestoreUnits(CoupledUnits& units, const v1::JobCheckpoint& checkpoi
       });
 }
 
-void CheckpointTable(const ResultTable& table, v1::JobCheckpoint* checkpoint) {
+void CheckpointTable(const ResultTable& table, CheckpointMark from, v1::JobCheckpoint* checkpoint) {
   for (const std::string& c : table.columns) checkpoint->add_columns(c);
-  checkpoint->mutable_values()->Add(table.values.begin(), table.values.end());
-  for (const std::string& text : table.strings) checkpoint->add_strings(text);
+  const size_t first_value = static_cast<size_t>(from.rows) * table.columns.size();
+  if (first_value > table.values.size() || from.strings > table.strings.size()) from = {};
+  checkpoint->set_rows_from(from.rows);
+  checkpoint->set_strings_from(from.strings);
+  checkpoint->mutable_values()->Add(
+      table.values.begin() +
+          static_cast<ptrdiff_t>(from.rows) * static_cast<ptrdiff_t>(table.columns.size()),
+      table.values.end());
+  for (size_t i = from.strings; i < table.strings.size(); ++i) {
+    checkpoint->add_strings(table.strings[i]);
+  }
 }
 
 absl::Status RestoreTable(const v1::JobCheckpoint& checkpoint, ResultTable* table) {
   const bool same_columns =
       checkpoint.columns_size() == static_cast<int>(table->columns.size()) &&
       std::equal(table->columns.begin(), table->columns.end(), checkpoint.columns().begin());
+  if (checkpoint.rows_from() != 0 || checkpoint.strings_from() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("the checkpoint holds the results from row ",
+                                                   checkpoint.rows_from(), " on only"));
+  }
   if (!same_columns || checkpoint.values_size() % checkpoint.columns_size() != 0) {
     return absl::InvalidArgumentError(
         "the checkpoint's results do not have the columns the scenario records");

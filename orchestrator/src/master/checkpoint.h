@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/orchestrator/master.h"
 #include "cosimo/v1/checkpoint.pb.h"
 #include "orchestrator/src/master/coupled_units.h"
 
@@ -22,7 +23,9 @@ namespace cosimo::orchestrator::master {
 // or say how the checkpoint does not fit the scenario's units.
 [[nodiscard]] absl::Status RestoreUnits(CoupledUnits& units, const v1::JobCheckpoint& checkpoint);
 
-void CheckpointTable(const ResultTable& table, v1::JobCheckpoint* checkpoint);
+// The columns of `table`, and its rows and string texts after `from` (every row when `from` is
+// past the table's end), into `checkpoint`, with rows_from and strings_from.
+void CheckpointTable(const ResultTable& table, CheckpointMark from, v1::JobCheckpoint* checkpoint);
 // The rows of `checkpoint` into `table` (columns set up by the Recorder), which must have the
 // same columns.
 [[nodiscard]] absl::Status RestoreTable(const v1::JobCheckpoint& checkpoint, ResultTable* table);

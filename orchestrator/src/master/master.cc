@@ -127,7 +127,8 @@ class MasterRun {
     checkpoint.set_iterations(progress_.iterations);
     checkpoint.set_accepted_iterations(accepted_iterations_);
     checkpoint.set_iterations_max(result_.iterations_max);
-    CheckpointTable(result_, &checkpoint);
+    CheckpointTable(result_, observer_ != nullptr ? observer_->Checkpointed() : CheckpointMark{},
+                    &checkpoint);
     if (observer_ != nullptr) observer_->OnCheckpoint(checkpoint);
     return absl::OkStatus();
   }

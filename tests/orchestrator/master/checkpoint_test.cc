@@ -5,8 +5,15 @@
 // scenario's rules; a unit that cannot serialise ends the checkpoints, not the run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <vector>
 
+#include "orchestrator/src/clock.h"
+#include "orchestrator/src/job_observer.h"
+#include "orchestrator/src/sqlite_job_store.h"
 #include "tests/orchestrator/master/master_test_util.h"
 
 namespace cosimo::orchestrator {
@@ -69,6 +76,64 @@ v1::Scenario Ring(const std::string& algorithm) {
 
 TEST(MasterCheckpointTest, JacobiResumesBitForBit) {
   ExpectResumesBitForBit(Ring(R"("kind": "JACOBI", "step_size": 0.01)"), 3);
+}
+
+// The job's observer in front, seeing what the master hands it.
+class Recording final : public MasterObserver {
+ public:
+  explicit Recording(JobObserver* job) : job_(job) {}
+  void OnProgress(const Progress& p) override { job_->OnProgress(p); }
+  bool Canceled() override { return job_->Canceled(); }
+  bool CheckpointDue() override { return job_->CheckpointDue(); }
+  void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override {
+    taken.push_back(checkpoint);
+    job_->OnCheckpoint(checkpoint);
+  }
+  CheckpointMark Checkpointed() override { return job_->Checkpointed(); }
+
+  std::vector<v1::JobCheckpoint> taken;
+
+ private:
+  JobObserver* job_;
+};
+
+// Through the job's observer and store, each checkpoint carries only the rows recorded since the
+// one before (not every row so far), and the checkpoint read back from the store holds them all
+// and resumes the run bit for bit.
+TEST(MasterCheckpointTest, CheckpointsCarryOnlyTheNewRowsAndTheStoreReadsThemBackWhole) {
+  const v1::Scenario scenario = Ring(R"("kind": "JACOBI", "step_size": 0.01)");
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open("");
+  ASSERT_TRUE(store.ok()) << store.status();
+  v1::JobStatus status;
+  status.set_job_id("job-1");
+  ASSERT_TRUE((*store)->Put(status, scenario).ok());
+  std::atomic<bool> cancel{false};
+  JobObserver job([](const Progress&) {}, &cancel, nullptr, "job-1", Clock::Real(), 1'000'000,
+                  store->get(), std::chrono::seconds(0));
+  Recording observer(&job);
+  absl::StatusOr<MasterResult> full = RunLocal(scenario, &observer);
+  ASSERT_TRUE(full.ok()) << full.status();
+
+  // 200 steps, a checkpoint every 50 accepted ones: rows 0-50 (t=0 included), then 50 each.
+  ASSERT_EQ(observer.taken.size(), 3u);
+  const int columns = static_cast<int>(full->columns.size());
+  uint64_t next = 0;
+  for (const v1::JobCheckpoint& c : observer.taken) {
+    EXPECT_EQ(c.rows_from(), next) << "at t=" << c.time();
+    EXPECT_EQ(c.values_size(), (next == 0 ? 51 : 50) * columns) << "at t=" << c.time();
+    next += static_cast<uint64_t>(c.values_size() / columns);
+  }
+  EXPECT_EQ(job.Checkpointed().rows, 151u);
+
+  absl::StatusOr<v1::JobCheckpoint> loaded = (*store)->LoadCheckpoint("job-1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->time(), observer.taken.back().time());
+  ASSERT_EQ(loaded->values_size(), 151 * columns);
+  EXPECT_TRUE(std::equal(loaded->values().begin(), loaded->values().end(), full->values.begin()));
+  absl::StatusOr<MasterResult> resumed = RunLocal(scenario, nullptr, &*loaded);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->values, full->values);
+  EXPECT_EQ(resumed->steps_accepted, full->steps_accepted);
 }
 
 TEST(MasterCheckpointTest, AdaptiveGaussSeidelResumesBitForBit) {

@@ -22,6 +22,13 @@
 
 namespace cosimo::orchestrator {
 
+// How much of the results table a job's stored checkpoint holds: its rows, and the texts of its
+// string cells (ResultTable::strings).
+struct CheckpointMark {
+  uint64_t rows = 0;
+  uint64_t strings = 0;
+};
+
 struct Progress {
   double time = 0.0;  // s reached
   uint64_t steps_accepted = 0;
@@ -43,8 +50,11 @@ class MasterObserver {
   // Checkpoints (issue 18). Asked after every accepted step whether one is due besides every
   // algorithm.checkpoint_every steps (the job's policy by wall time).
   virtual bool CheckpointDue() { return false; }
-  // A checkpoint at the accepted step just taken: every unit's state and the master's.
+  // A checkpoint at the accepted step just taken: every unit's state and the master's, and the
+  // results' rows after Checkpointed() (JobCheckpoint.rows_from).
   virtual void OnCheckpoint(const v1::JobCheckpoint& /*checkpoint*/) {}
+  // The rows the checkpoints stored so far hold (zero: none; every checkpoint carries every row).
+  virtual CheckpointMark Checkpointed() { return {}; }
   // A checkpoint could not be taken (a unit cannot serialise its state, and why): the run goes
   // on without checkpoints. Called once.
   virtual void OnCheckpointFailed(const absl::Status& /*why*/) {}
