@@ -199,6 +199,8 @@ void RemoteUnit::Send(const UnitCommand& command) {
   batch_->Hold(this);
 }
 
+int RemoteUnit::cpu() const { return batch_->worker().cpu(); }
+
 void RemoteUnit::Flush() { batch_->Flush(); }
 
 absl::Status RemoteUnit::Await(UnitResponse* response) {

@@ -84,6 +84,7 @@ class RemoteUnit final : public UnitProxy {
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;
 
   WorkerConnection& worker() { return batch_->worker(); }
+  int cpu() const override;
   uint32_t slot() const { return slot_; }
   // Commands sent to this unit so far (LoadUnit included): one round trip each, however many
   // commands shared their message.

@@ -234,6 +234,7 @@ void WorkerConnection::OnRead(bool ok) {
   if (read_.body_case() != v1::WorkerMessage::kHeartbeat) {
     reply_.Swap(&read_);
     reply_seq_ = reply_.seq();
+    if (reply_.cpu() > 0) cpu_.store(static_cast<int>(reply_.cpu()) - 1, std::memory_order_relaxed);
     has_reply_ = true;
     cv_.Signal();
     if (defer_reads_) {

@@ -100,6 +100,8 @@ class WorkerConnection {
   // Idempotent; wakes a waiting job. The first reason stays.
   void MarkLost(const std::string& reason);
   bool lost() const { return lost_.load(); }
+  // The CPU the worker's latest reply left from (WorkerMessage.cpu); -1: not said yet.
+  int cpu() const { return cpu_.load(std::memory_order_relaxed); }
   std::string lost_reason() const;
   std::chrono::steady_clock::time_point last_seen() const;
   // Ends the stream (the watchdog, the server's shutdown); the worker sees it canceled.
@@ -177,6 +179,7 @@ class WorkerConnection {
   State state_ ABSL_GUARDED_BY(loop_->mutex()) = State::kAccepting;
   v1::WorkerMessage read_ ABSL_GUARDED_BY(loop_->mutex());  // the pending Read's target
   v1::WorkerMessage reply_ ABSL_GUARDED_BY(loop_->mutex());
+  std::atomic<int> cpu_{-1};
   uint64_t reply_seq_ ABSL_GUARDED_BY(loop_->mutex()) = 0;
   bool has_reply_ ABSL_GUARDED_BY(loop_->mutex()) = false;
   bool read_pending_ ABSL_GUARDED_BY(loop_->mutex()) = false;

@@ -274,6 +274,31 @@ TEST_F(WorkerServiceTest, RefusesAnotherProtocolVersionAndSaysWhichInTheWelcome)
   EXPECT_TRUE(pool_->List().empty());
 }
 
+// A reply says which CPU it left from (WorkerMessage.cpu, 1 + the CPU); heartbeats and replies
+// that do not say leave the last one known.
+TEST_F(WorkerServiceTest, TheConnectionKnowsTheCpuOfTheWorkersLatestReply) {
+  Start();
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection);
+  EXPECT_EQ(connection->cpu(), -1);
+  for (uint32_t seq = 1; seq <= 3; ++seq) {
+    ASSERT_TRUE(connection->Write(Command(seq)));
+    v1::OrchestratorMessage command;
+    ASSERT_TRUE(worker->Read(&command));
+    v1::WorkerMessage reply;
+    reply.set_seq(seq);
+    reply.mutable_ack();
+    if (seq != 3) reply.set_cpu(seq == 1 ? 1 : 6);  // CPU 0, then CPU 5, then not said
+    ASSERT_TRUE(worker->SendHeartbeat());
+    ASSERT_TRUE(worker->Send(reply));
+    v1::WorkerMessage got;
+    ASSERT_TRUE(connection->WaitReply(seq, &got).ok());
+    EXPECT_EQ(connection->cpu(), seq == 1 ? 0 : 5) << "after reply " << seq;
+  }
+  pool_->Release({connection});
+}
+
 TEST_F(WorkerServiceTest, TheWaitingJobThreadGetsItsReplyPastHeartbeatsAndLeadsTheLoopItself) {
   Start();
   auto worker = Attach("host-a");

@@ -1,6 +1,7 @@
 #include "cosimo/worker/worker_client.h"
 
 #include <grpcpp/grpcpp.h>
+#include <sched.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -167,6 +168,9 @@ class WorkerClient::Session {
         continue;
       }
       handler_.Handle(command, &reply_);
+      // Where this thread runs: the orchestrator sends first to the workers on its own CPU.
+      const int cpu = sched_getcpu();
+      reply_.set_cpu(cpu >= 0 ? static_cast<uint32_t>(cpu) + 1 : 0);
       if (!Write(reply_)) break;
       read = stream_->Read(&command);
     }
