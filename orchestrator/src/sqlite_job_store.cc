@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
@@ -121,6 +122,28 @@ absl::Status SqliteJobStore::Error(const std::string& what) const {
   return absl::InternalError("job store: " + what + ": " + sqlite3_errmsg(db_));
 }
 
+absl::Status SqliteJobStore::TransactionLocked(const std::string& what,
+                                               absl::FunctionRef<absl::Status()> body) {
+  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
+  absl::Status s = body();
+  if (s.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    s = Error("commit " + what);
+  }
+  if (!s.ok()) (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  return s;
+}
+
+absl::Status SqliteJobStore::RunForJobLocked(const char* sql, const std::string& job_id,
+                                             const std::string& what) {
+  Statement s;
+  if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_step(s.stmt) != SQLITE_DONE) {
+    return Error(what);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status SqliteJobStore::BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
                                       const std::string& what) const {
   absl::StatusOr<int> length = BlobLength(bytes.size(), what);
@@ -187,49 +210,27 @@ absl::Status SqliteJobStore::UpdateStatus(const v1::JobStatus& status) {
 
 absl::Status SqliteJobStore::Delete(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
-  for (const char* sql :
-       {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
-        "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
-        "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
-    Statement s;
-    if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK) {
-      (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return Error("prepare delete");
+  return TransactionLocked("the deletion of " + job_id, [&]() -> absl::Status {
+    for (const char* sql :
+         {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
+          "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
+          "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
+      COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete job " + job_id));
     }
-    if (sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-        sqlite3_step(s.stmt) != SQLITE_DONE) {
-      absl::Status error = Error("delete job " + job_id);
-      (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-      return error;
-    }
-  }
-  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("commit");
-  return absl::OkStatus();
+    return absl::OkStatus();
+  });
 }
 
 absl::Status SqliteJobStore::PutResults(const std::string& job_id, const StoredResults& results) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
-  absl::Status s = PutResultsLocked(job_id, results);
-  if (s.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    s = Error("commit results of " + job_id);
-  }
-  if (!s.ok()) (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  return s;
+  return TransactionLocked("results of " + job_id,
+                           [&] { return PutResultsLocked(job_id, results); });
 }
 
 absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
                                               const StoredResults& results) {
-  {
-    Statement s;
-    if (sqlite3_prepare_v2(db_, "DELETE FROM result_chunks WHERE id = ?", -1, &s.stmt, nullptr) !=
-            SQLITE_OK ||
-        sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-        sqlite3_step(s.stmt) != SQLITE_DONE) {
-      return Error("replace results of " + job_id);
-    }
-  }
+  COSIMO_RETURN_IF_ERROR(RunForJobLocked("DELETE FROM result_chunks WHERE id = ?", job_id,
+                                         "replace results of " + job_id));
   {
     Statement s;
     if (sqlite3_prepare_v2(db_,
@@ -314,6 +315,13 @@ absl::Status SqliteJobStore::PutMessage(const char* table, const char* column,
                                         const google::protobuf::MessageLite& message,
                                         const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return PutMessageLocked(table, column, job_id, message, what);
+}
+
+absl::Status SqliteJobStore::PutMessageLocked(const char* table, const char* column,
+                                              const std::string& job_id,
+                                              const google::protobuf::MessageLite& message,
+                                              const std::string& what) {
   Statement s;
   const std::string sql =
       absl::StrCat("INSERT OR REPLACE INTO ", table, " (id, ", column, ") VALUES (?, ?)");
@@ -331,6 +339,13 @@ absl::Status SqliteJobStore::LoadMessage(const char* table, const char* column,
                                          const std::string& missing,
                                          google::protobuf::MessageLite* message) {
   std::lock_guard<std::mutex> lock(mutex_);
+  return LoadMessageLocked(table, column, job_id, what, missing, message);
+}
+
+absl::Status SqliteJobStore::LoadMessageLocked(const char* table, const char* column,
+                                               const std::string& job_id, const std::string& what,
+                                               const std::string& missing,
+                                               google::protobuf::MessageLite* message) {
   Statement s;
   const std::string sql = absl::StrCat("SELECT ", column, " FROM ", table, " WHERE id = ?");
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK ||
@@ -416,27 +431,19 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
   }
   const uint64_t rows = columns == 0 ? 0 : values / columns;
   const auto strings = static_cast<uint64_t>(checkpoint.strings_size());
+  // The state without the rows, and the rows alone (moved over, not copied twice).
   v1::JobCheckpoint state = checkpoint;
-  state.clear_values();
-  state.clear_strings();
+  v1::JobCheckpoint chunk;
+  chunk.mutable_values()->Swap(state.mutable_values());
+  chunk.mutable_strings()->Swap(state.mutable_strings());
   state.clear_rows_from();
   state.clear_strings_from();
-  v1::JobCheckpoint chunk;
-  *chunk.mutable_values() = checkpoint.values();
-  *chunk.mutable_strings() = checkpoint.strings();
 
   std::lock_guard<std::mutex> lock(mutex_);
-  if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return Error("begin");
-  absl::Status s = [&]() -> absl::Status {
-    const bool full = checkpoint.rows_from() == 0 && checkpoint.strings_from() == 0;
-    if (full) {
-      Statement d;
-      if (sqlite3_prepare_v2(db_, "DELETE FROM checkpoint_rows WHERE id = ?", -1, &d.stmt,
-                             nullptr) != SQLITE_OK ||
-          sqlite3_bind_text(d.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-          sqlite3_step(d.stmt) != SQLITE_DONE) {
-        return Error("remove the checkpoint rows of " + job_id);
-      }
+  return TransactionLocked("the checkpoint of " + job_id, [&]() -> absl::Status {
+    if (checkpoint.rows_from() == 0 && checkpoint.strings_from() == 0) {
+      COSIMO_RETURN_IF_ERROR(RunForJobLocked("DELETE FROM checkpoint_rows WHERE id = ?", job_id,
+                                             "remove the checkpoint rows of " + job_id));
     } else {
       // The rows continue those stored: the end of the last chunk.
       Statement q;
@@ -448,8 +455,9 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
         return Error("prepare to read the checkpoint rows of " + job_id);
       }
       const int rc = sqlite3_step(q.stmt);
-      if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         return Error("read the checkpoint rows of " + job_id);
+      }
       const auto held_rows =
           rc == SQLITE_ROW ? static_cast<uint64_t>(sqlite3_column_int64(q.stmt, 0)) : 0;
       const auto held_strings =
@@ -478,31 +486,20 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
       }
       COSIMO_RETURN_IF_ERROR(
           BindBlob(i.stmt, 6, chunk.SerializeAsString(), "the checkpoint's rows"));
-      if (sqlite3_step(i.stmt) != SQLITE_DONE)
+      if (sqlite3_step(i.stmt) != SQLITE_DONE) {
         return Error("store the checkpoint rows of " + job_id);
+      }
     }
-    Statement r;
-    if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO checkpoints (id, checkpoint) VALUES (?, ?)",
-                           -1, &r.stmt, nullptr) != SQLITE_OK ||
-        sqlite3_bind_text(r.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
-      return Error("prepare to store the checkpoint of " + job_id);
-    }
-    COSIMO_RETURN_IF_ERROR(BindBlob(r.stmt, 2, state.SerializeAsString(), "the checkpoint"));
-    if (sqlite3_step(r.stmt) != SQLITE_DONE) return Error("store the checkpoint of " + job_id);
-    return absl::OkStatus();
-  }();
-  if (s.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    s = Error("commit the checkpoint of " + job_id);
-  }
-  if (!s.ok()) (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  return s;
+    return PutMessageLocked("checkpoints", "checkpoint", job_id, state, "the checkpoint");
+  });
 }
 
 absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::string& job_id) {
-  v1::JobCheckpoint checkpoint;
-  COSIMO_RETURN_IF_ERROR(LoadMessage("checkpoints", "checkpoint", job_id, "the checkpoint",
-                                     "job " + job_id + " has no checkpoint", &checkpoint));
+  // The state and its rows under one lock, so that no checkpoint stored meanwhile mixes in.
   std::lock_guard<std::mutex> lock(mutex_);
+  v1::JobCheckpoint checkpoint;
+  COSIMO_RETURN_IF_ERROR(LoadMessageLocked("checkpoints", "checkpoint", job_id, "the checkpoint",
+                                           "job " + job_id + " has no checkpoint", &checkpoint));
   Statement s;
   if (sqlite3_prepare_v2(db_,
                          "SELECT first_row, row_count, first_string, string_count, chunk FROM "
@@ -539,12 +536,7 @@ absl::Status SqliteJobStore::DeleteCheckpoint(const std::string& job_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const char* sql :
        {"DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?"}) {
-    Statement s;
-    if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK ||
-        sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-        sqlite3_step(s.stmt) != SQLITE_DONE) {
-      return Error("delete the checkpoint of " + job_id);
-    }
+    COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete the checkpoint of " + job_id));
   }
   return absl::OkStatus();
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "google/protobuf/message_lite.h"
 #include "orchestrator/src/job_store.h"
@@ -83,6 +84,23 @@ class SqliteJobStore final : public JobStore {
                                          const std::string& job_id, const std::string& what,
                                          const std::string& missing,
                                          google::protobuf::MessageLite* message);
+  // The same with mutex_ held.
+  [[nodiscard]] absl::Status PutMessageLocked(const char* table, const char* column,
+                                              const std::string& job_id,
+                                              const google::protobuf::MessageLite& message,
+                                              const std::string& what);
+  [[nodiscard]] absl::Status LoadMessageLocked(const char* table, const char* column,
+                                               const std::string& job_id, const std::string& what,
+                                               const std::string& missing,
+                                               google::protobuf::MessageLite* message);
+  // With mutex_ held: `body` in a transaction, committed when it succeeds ("commit " + `what`
+  // when that fails), else rolled back.
+  [[nodiscard]] absl::Status TransactionLocked(const std::string& what,
+                                               absl::FunctionRef<absl::Status()> body);
+  // With mutex_ held: runs `sql`, whose one parameter is the job's id, to its end; `what` names
+  // it in the error.
+  [[nodiscard]] absl::Status RunForJobLocked(const char* sql, const std::string& job_id,
+                                             const std::string& what);
 
   std::mutex mutex_;
   sqlite3* db_;
