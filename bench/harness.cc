@@ -1,7 +1,6 @@
 #include "harness.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -17,6 +16,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/process.h"
 
 namespace cosimo::bench {
 namespace {
@@ -234,13 +234,7 @@ bool PinPeers() { return pin_peers; }
 
 int PeerCpu(int k) {
   if (!pin_peers) return -1;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
+  const std::vector<int> cpus = AllowedCpus();
   return cpus.empty() ? -1 : cpus[static_cast<size_t>(k) % cpus.size()];
 }
 

@@ -42,6 +42,17 @@ std::string CpuListOf(const cpu_set_t& set) {
 
 void SetUpProcess() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
 
+std::vector<int> AllowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu <= kMaxCpu; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view list, absl::string_view what) {
   std::set<int> cpus;
   for (absl::string_view part : absl::StrSplit(list, ',')) {

@@ -24,6 +24,17 @@ namespace cosimo::orchestrator {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The token checks of one reading of the token files.
+struct Tokens {
+  TokenCheck auth;         // clients: JobService, uploads
+  TokenCheck worker_auth;  // workers' Attach streams
+  TokenCheck fetch_auth;   // artifact fetches: clients' or workers' token
+};
+
+}  // namespace
+
 class OrchestratorServer::Impl {
  public:
   ServerOptions options;
@@ -37,9 +48,7 @@ class OrchestratorServer::Impl {
   std::unique_ptr<WorkerServiceImpl> worker_service;
   std::unique_ptr<ArtifactServiceImpl> artifact_service;
   std::unique_ptr<HealthServiceImpl> health_service;
-  TokenCheck auth;         // clients: JobService, uploads
-  TokenCheck worker_auth;  // workers' Attach streams
-  TokenCheck fetch_auth;   // artifact fetches: clients' or workers' token
+  Tokens tokens;  // read at start, again on ReloadTokens
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<http::HttpServer> http;  // with options.http_listen
   int port = 0;
@@ -82,16 +91,9 @@ class OrchestratorServer::Impl {
 
 namespace {
 
-// The token checks of one reading of the token files.
-struct Tokens {
-  TokenCheck auth;         // clients: JobService, uploads
-  TokenCheck worker_auth;  // workers' Attach streams
-  TokenCheck fetch_auth;   // artifact fetches: clients' or workers' token
-};
-
 // The clients' (--token-file, --tokens-file) and the workers' (--worker-token-file, else the
 // shared --token-file) token checks, or an error naming the flags misused.
-absl::Status SetUpTokens(const ServerOptions& options, bool tls, Tokens* impl) {
+absl::Status SetUpTokens(const ServerOptions& options, bool tls, Tokens* tokens) {
   const bool shared = !options.token_file.empty(), named = !options.tokens_file.empty();
   if (!shared && !named) {
     if (!options.worker_token_file.empty()) {
@@ -116,7 +118,7 @@ absl::Status SetUpTokens(const ServerOptions& options, bool tls, Tokens* impl) {
             "--tokens-file names a client 'default', the name of --token-file's holder: rename "
             "it, or drop --token-file");
       }
-      impl->auth.Add(client.name, client.token, client.admin);
+      tokens->auth.Add(client.name, client.token, client.admin);
       client_tokens.push_back(client.token);
     }
   }
@@ -129,7 +131,7 @@ absl::Status SetUpTokens(const ServerOptions& options, bool tls, Tokens* impl) {
       return absl::InvalidArgumentError(
           "--token-file holds the token of a client of --tokens-file: give that client another");
     }
-    impl->auth.Add(kDefaultClient, token, /*admin=*/true);
+    tokens->auth.Add(kDefaultClient, token, /*admin=*/true);
     client_tokens.push_back(token);
   }
   std::string worker_token = token;  // the shared token serves workers too unless they have one
@@ -151,9 +153,9 @@ absl::Status SetUpTokens(const ServerOptions& options, bool tls, Tokens* impl) {
         "--worker-token-file (or the shared --token-file, whose holder is the admin client "
         "'default')");
   }
-  impl->worker_auth = TokenCheck(worker_token);
-  impl->fetch_auth = impl->auth;  // artifact fetches: any client's token, or the workers'
-  if (worker_token != token) impl->fetch_auth.Add("worker", worker_token, /*admin=*/false);
+  tokens->worker_auth = TokenCheck(worker_token);
+  tokens->fetch_auth = tokens->auth;  // artifact fetches: any client's token, or the workers'
+  if (worker_token != token) tokens->fetch_auth.Add("worker", worker_token, /*admin=*/false);
   return absl::OkStatus();
 }
 
@@ -171,12 +173,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
       options.tls_cert_file, options.tls_key_file, options.tls_client_ca_file);
   if (!credentials.ok()) return credentials.status();
   const bool tls = !options.tls_cert_file.empty();
-  Tokens tokens;
-  if (absl::Status s = SetUpTokens(options, tls, &tokens); !s.ok()) return s;
-  impl->auth = tokens.auth;
-  impl->worker_auth = tokens.worker_auth;
-  impl->fetch_auth = tokens.fetch_auth;
-  if (!options.tls_client_ca_file.empty()) impl->worker_auth.RequireClientCertificate();
+  if (absl::Status s = SetUpTokens(options, tls, &impl->tokens); !s.ok()) return s;
+  if (!options.tls_client_ca_file.empty()) impl->tokens.worker_auth.RequireClientCertificate();
   std::string db_path, artifact_dir;
   std::error_code ec;
   if (!options.data_dir.empty()) {
@@ -209,11 +207,12 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->jobs->set_checkpoint_interval(options.checkpoint_interval);
   impl->jobs->set_max_resumptions(options.max_resumptions);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
-  impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->auth);
+  impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->tokens.auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(
-      impl->pool.get(), options.heartbeat_interval, &impl->worker_auth);
-  impl->artifact_service = std::make_unique<ArtifactServiceImpl>(
-      impl->artifacts.get(), &impl->auth, &impl->fetch_auth, options.max_upload_bytes);
+      impl->pool.get(), options.heartbeat_interval, &impl->tokens.worker_auth);
+  impl->artifact_service =
+      std::make_unique<ArtifactServiceImpl>(impl->artifacts.get(), &impl->tokens.auth,
+                                            &impl->tokens.fetch_auth, options.max_upload_bytes);
 
   impl->health_service = std::make_unique<HealthServiceImpl>(std::vector<std::string>{
       v1::JobService::service_full_name(), v1::WorkerService::service_full_name(),
@@ -223,7 +222,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   if (!options.http_listen.empty()) {
     absl::StatusOr<std::unique_ptr<http::HttpServer>> http = http::HttpServer::Start(
         {options.http_listen, options.tls_cert_file, options.tls_key_file},
-        {impl->jobs.get(), impl->artifacts.get(), &impl->metrics, &impl->auth});
+        {impl->jobs.get(), impl->artifacts.get(), &impl->metrics, &impl->tokens.auth});
     if (!http.ok()) return http.status();
     impl->http = *std::move(http);
   }
@@ -231,8 +230,8 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   // streams too (orchestrator/src/health_service.h).
   grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  if (impl->auth.enabled()) {
-    (*credentials)->SetAuthMetadataProcessor(std::make_shared<ReflectionGuard>(&impl->auth));
+  if (impl->tokens.auth.enabled()) {
+    (*credentials)->SetAuthMetadataProcessor(std::make_shared<ReflectionGuard>(&impl->tokens.auth));
   }
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, *credentials, &impl->port);
@@ -260,9 +259,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   }
   spdlog::info("orchestrator listening on port {} ({}{}{}; data: {})", impl->port,
                tls ? "TLS" : "plain gRPC",
-               !options.tokens_file.empty() ? ", clients' tokens required"
-               : impl->auth.enabled()       ? ", token required"
-                                            : "",
+               !options.tokens_file.empty()  ? ", clients' tokens required"
+               : impl->tokens.auth.enabled() ? ", token required"
+                                             : "",
                options.tls_client_ca_file.empty() ? "" : ", workers need a client certificate",
                options.data_dir.empty() ? "in memory" : options.data_dir);
   return std::unique_ptr<OrchestratorServer>(new OrchestratorServer(std::move(impl)));
@@ -285,9 +284,9 @@ absl::StatusOr<size_t> OrchestratorServer::ReloadTokens() {
   }
   Tokens tokens;
   if (absl::Status s = SetUpTokens(options, /*tls=*/true, &tokens); !s.ok()) return s;
-  impl_->auth.Replace(tokens.auth);
-  impl_->worker_auth.Replace(tokens.worker_auth);
-  impl_->fetch_auth.Replace(tokens.fetch_auth);
+  impl_->tokens.auth.Replace(tokens.auth);
+  impl_->tokens.worker_auth.Replace(tokens.worker_auth);
+  impl_->tokens.fetch_auth.Replace(tokens.fetch_auth);
   return tokens.auth.size();
 }
 

@@ -2,7 +2,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sched.h>
 
 #include <thread>
 #include <vector>
@@ -30,37 +29,27 @@ TEST(CpuListTest, BadListNamesTheFlagAndThePart) {
   EXPECT_THAT(ParseCpuList("0,x", "--cpus").status().message(), HasSubstr("'x' is not"));
 }
 
-std::vector<int> Affinity() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  EXPECT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
-}
-
 // Pinning holds for the calling thread and the threads it starts; a thread of its own, so that
 // the test's other threads keep every CPU.
 TEST(PinToCpusTest, PinsTheCallerAndTheThreadsItStarts) {
-  const std::vector<int> allowed = Affinity();
+  const std::vector<int> allowed = AllowedCpus();
   ASSERT_FALSE(allowed.empty());
   std::vector<int> caller, child;
   absl::Status status;
   std::thread([&] {
     status = PinToCpus({allowed.back()}, "--cpus");
-    caller = Affinity();
-    std::thread([&] { child = Affinity(); }).join();
+    caller = AllowedCpus();
+    std::thread([&] { child = AllowedCpus(); }).join();
   }).join();
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_THAT(caller, ElementsAre(allowed.back()));
   EXPECT_THAT(child, ElementsAre(allowed.back()));
-  EXPECT_EQ(Affinity(), allowed);  // this thread is untouched
+  EXPECT_EQ(AllowedCpus(), allowed);  // this thread is untouched
 }
 
 TEST(PinToCpusTest, CpuThisProcessMayNotUseIsRefusedNamingTheAllowedOnes) {
-  const std::vector<int> allowed = Affinity();
+  const std::vector<int> allowed = AllowedCpus();
+  ASSERT_FALSE(allowed.empty());
   absl::Status status;
   std::thread([&] { status = PinToCpus({allowed.back() + 1}, "--cpus"); }).join();
   // (Unless this machine has more CPUs than this process may use: then the next one may exist
@@ -69,7 +58,7 @@ TEST(PinToCpusTest, CpuThisProcessMayNotUseIsRefusedNamingTheAllowedOnes) {
   EXPECT_THAT(status.message(),
               HasSubstr("--cpus: CPU " + std::to_string(allowed.back() + 1) + " is not one"));
   EXPECT_THAT(status.message(), HasSubstr("may run on (" + std::to_string(allowed.front())));
-  EXPECT_EQ(Affinity(), allowed);
+  EXPECT_EQ(AllowedCpus(), allowed);
 }
 
 }  // namespace

@@ -3,14 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sched.h>
-
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
+#include "cosimo/common/process.h"
 #include "cosimo/common/version.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/process.h"
@@ -92,20 +91,10 @@ TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
   EXPECT_THAT(log, HasSubstr(" 0/1 "));
 }
 
-// The last CPU this test may run on ("1" on a 2-core machine).
-int LastAllowedCpu() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  EXPECT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
-  int last = 0;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) last = cpu;
-  }
-  return last;
-}
-
 TEST_F(DistributedTest, WorkerWithCpusRunsEveryThreadThere) {
-  const std::string cpu = std::to_string(LastAllowedCpu());
+  const std::vector<int> allowed = AllowedCpus();
+  ASSERT_FALSE(allowed.empty());
+  const std::string cpu = std::to_string(allowed.back());
   StartWorkers(1, {"--cpus", cpu});
   client::Client client(orchestrator_->address());
   bool attached = false;
@@ -128,7 +117,9 @@ TEST_F(DistributedTest, WorkerWithCpusRunsEveryThreadThere) {
 
 TEST(CommandLineTest, WorkerRefusesCpusItMayNotUse) {
   const std::string dir = TempDir("cosimo-cpus");
-  const std::string beyond = std::to_string(LastAllowedCpu() + 1);
+  const std::vector<int> allowed = AllowedCpus();
+  ASSERT_FALSE(allowed.empty());
+  const std::string beyond = std::to_string(allowed.back() + 1);
   Process worker({BinDir() + "/cosimo-worker", "--cpus", "0," + beyond, "--once"},
                  dir + "/beyond.log");
   EXPECT_EQ(worker.Wait(std::chrono::seconds(30)), 2) << worker.log();

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "cosimo/common/process.h"
+
 namespace cosimo::orchestrator::master {
 namespace {
 
@@ -47,10 +49,8 @@ constexpr int kHere = -100;
 std::vector<std::string> Round(const std::vector<int>& cpus) {
   std::vector<std::string> log;
   std::thread([&] {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(sched_getcpu(), &one);
-    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    const absl::Status pinned = PinToCpus({sched_getcpu()}, "test");
+    ASSERT_TRUE(pinned.ok()) << pinned;
     const int here = sched_getcpu();
     std::vector<std::unique_ptr<OrderProxy>> proxies;
     std::vector<UnitSlot> slots(cpus.size());

@@ -23,6 +23,10 @@ void SetUpProcess();
 [[nodiscard]] absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view list,
                                                             absl::string_view what);
 
+// The CPUs the calling thread may run on (its affinity: this machine's, within its container's
+// cpuset), ascending; empty if the kernel does not say.
+std::vector<int> AllowedCpus();
+
 // Pins this process to `cpus` (sched_setaffinity): the calling thread, and every thread it starts
 // afterwards, so call it from main before any other thread starts. A CPU this process may not run
 // on (not on this machine, outside its container's cpuset) is an error naming `what` and the
