@@ -28,15 +28,14 @@ inline void SendCommand(UnitSlot& slot) {
 // SendCommand, then AwaitReply.
 [[nodiscard]] absl::Status CallUnit(UnitSlot& slot);
 
-// One round over `slots`: `prepare(slot)` fills the command of every slot and says whether it
-// takes part; every taking part gets its command, then every proxy is flushed (the units of one
-// worker get one message for the round), before any reply is awaited. Then each reply
-// is awaited, in the same order, and `check(slot, awaited)` (awaited: the Await's status) gives
-// that unit's outcome. Every command sent is awaited, also after a failure, so no reply is left
-// in flight; the first failed outcome is returned.
-// A template, so that the callers' lambdas inline into the round (this runs once per step and
-// iteration; through absl::FunctionRef it cost about 50 instructions per unit and round more,
-// fig4 in docs/benchmarks.md).
+// One round over `slots`: `prepare(slot)` fills the command of every slot, in order, and says
+// whether it takes part; every taking part gets its command, then every proxy is flushed (the units
+// of one worker get one message for the round), before any reply is awaited. Then each reply is
+// awaited, in the same order, and `check(slot, awaited)` (awaited: the Await's status) gives that
+// unit's outcome. Every command sent is awaited, also after a failure, so no reply is left in
+// flight; the first failed outcome is returned. A template, so that the callers' lambdas inline
+// into the round (this runs once per step and iteration; through absl::FunctionRef it cost about 50
+// instructions per unit and round more, fig4 in docs/benchmarks.md).
 //
 // The units whose worker last answered from the job thread's own CPU get their commands first.
 // A worker woken from the sender's CPU starts as soon as the job thread waits, while the others
@@ -45,13 +44,15 @@ inline void SendCommand(UnitSlot& slot) {
 // and 130 us in the other, whichever worker shared the job thread's CPU.
 template <typename Prepare, typename Check>
 [[nodiscard]] absl::Status FanOut(std::vector<UnitSlot>& slots, Prepare&& prepare, Check&& check) {
+  // prepare() runs in scenario order (callers may count on it, e.g. RestoreUnits); only the
+  // sends follow the CPUs.
+  for (UnitSlot& s : slots) s.prepared = prepare(s);
   const int here = sched_getcpu();
   for (UnitSlot& s : slots) {
-    s.sent_first = s.proxy->cpu() == here;
-    if (s.sent_first && prepare(s)) SendCommand(s);
+    if (s.prepared && s.proxy->cpu() == here) SendCommand(s);
   }
   for (UnitSlot& s : slots) {
-    if (!s.sent_first && prepare(s)) SendCommand(s);
+    if (s.prepared && !s.in_flight) SendCommand(s);
   }
   // Units that share a worker had their commands held: one message per worker for the round.
   for (UnitSlot& s : slots) {

@@ -18,8 +18,8 @@ namespace cosimo::orchestrator::master {
 struct UnitSlot : UnitConfig {
   UnitCommand command;
   UnitResponse response;
-  bool in_flight = false;   // a command was sent and its reply not yet awaited
-  bool sent_first = false;  // FanOut: its unit's last reply left from the job thread's CPU
+  bool in_flight = false;  // a command was sent and its reply not yet awaited
+  bool prepared = false;   // FanOut: takes part in the round (its prepare() said so)
 
   SampleHistory history;                      // accepted outputs of this unit
   Eigen::VectorXd outputs;                    // accepted outputs at the newest communication point

@@ -1,6 +1,7 @@
 // FanOut (orchestrator/src/master/fan_out.h): every unit gets its command before any reply is
 // awaited, first the units whose worker last answered from the job thread's CPU, then the others,
-// each group in scenario order; the proxies are flushed and the replies awaited in scenario order.
+// each group in scenario order; the commands are prepared, the proxies flushed and the replies
+// awaited in scenario order (callers may count on it).
 #include "orchestrator/src/master/fan_out.h"
 
 #include <gmock/gmock.h>
@@ -60,7 +61,12 @@ std::vector<std::string> Round(const std::vector<int>& cpus) {
       slots[u].proxy = proxies.back().get();
     }
     const absl::Status status = FanOut(
-        slots, [](UnitSlot&) { return true; }, [](UnitSlot&, absl::Status s) { return s; });
+        slots,
+        [&](UnitSlot& s) {
+          log.push_back("prepare " + s.proxy->name());
+          return true;
+        },
+        [](UnitSlot&, absl::Status s) { return s; });
     EXPECT_TRUE(status.ok()) << status;
   }).join();
   return log;
@@ -69,14 +75,15 @@ std::vector<std::string> Round(const std::vector<int>& cpus) {
 TEST(FanOutTest, UnitsOnTheJobThreadsCpuGetTheirCommandsFirst) {
   const int elsewhere = 4096;  // no machine's CPU
   EXPECT_THAT(Round({elsewhere, kHere, -1, kHere}),
-              ElementsAre("send u1", "send u3", "send u0", "send u2", "flush u0", "flush u1",
-                          "flush u2", "flush u3", "await u0", "await u1", "await u2", "await u3"));
+              ElementsAre("prepare u0", "prepare u1", "prepare u2", "prepare u3", "send u1",
+                          "send u3", "send u0", "send u2", "flush u0", "flush u1", "flush u2",
+                          "flush u3", "await u0", "await u1", "await u2", "await u3"));
 }
 
 TEST(FanOutTest, WithoutCpusKnownTheOrderIsTheScenarios) {
   EXPECT_THAT(Round({-1, -1, -1}),
-              ElementsAre("send u0", "send u1", "send u2", "flush u0", "flush u1", "flush u2",
-                          "await u0", "await u1", "await u2"));
+              ElementsAre("prepare u0", "prepare u1", "prepare u2", "send u0", "send u1", "send u2",
+                          "flush u0", "flush u1", "flush u2", "await u0", "await u1", "await u2"));
 }
 
 }  // namespace
