@@ -195,12 +195,32 @@ FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReferenc
 
 #define SETTABLE (kInstantiated | kInitMode | kStepMode | kEventMode | kContinuousMode)
 
+/* FMI 2.0.4 section 3.2.3: in Continuous-Time Mode only continuous inputs may be set, and
+ * Integer and Boolean variables are discrete. */
+static bool NotInContinuousTime(Instance* c, const char* function) {
+  if (c->phase != kContinuousMode) return true;
+  Log(c, fmi2Error, "logStatusError",
+      "%s in Continuous-Time Mode: only continuous Real inputs can be set there", function);
+  c->phase = kFailed;
+  return false;
+}
+
+/* The model's own check of a value (ModelAcceptSet). */
+static bool Accept(Instance* c, char kind, unsigned index, double value, const char* function) {
+  if (ModelAcceptSet(&c->m, kind, index, value, c->phase != kContinuousMode)) return true;
+  Log(c, fmi2Error, "logStatusError", "%s: %s", function, c->m.message);
+  return false;
+}
+
 FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
                                    const fmi2Real value[]) {
   Instance* c = (Instance*)comp;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi2SetReal")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, kNumReals, "fmi2SetReal")) return fmi2Error;
+  for (k = 0; k < nvr; ++k) {
+    if (!Accept(c, 'r', vr[k], value[k], "fmi2SetReal")) return fmi2Error;
+  }
   for (k = 0; k < nvr; ++k) c->m.r[vr[k]] = value[k];
   return fmi2OK;
 }
@@ -211,6 +231,10 @@ FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component comp, const fmi2ValueReferen
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi2SetInteger")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, kNumInts, "fmi2SetInteger")) return fmi2Error;
+  if (!NotInContinuousTime(c, "fmi2SetInteger")) return fmi2Error;
+  for (k = 0; k < nvr; ++k) {
+    if (!Accept(c, 'i', vr[k], value[k], "fmi2SetInteger")) return fmi2Error;
+  }
   for (k = 0; k < nvr; ++k) c->m.i[vr[k]] = value[k];
   return fmi2OK;
 }
@@ -221,6 +245,10 @@ FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReferen
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi2SetBoolean")) return fmi2Error;
   if (!CheckVrs(c, vr, nvr, kNumBools, "fmi2SetBoolean")) return fmi2Error;
+  if (!NotInContinuousTime(c, "fmi2SetBoolean")) return fmi2Error;
+  for (k = 0; k < nvr; ++k) {
+    if (!Accept(c, 'b', vr[k], value[k] != fmi2False, "fmi2SetBoolean")) return fmi2Error;
+  }
   for (k = 0; k < nvr; ++k) c->m.b[vr[k]] = value[k] != fmi2False;
   return fmi2OK;
 }

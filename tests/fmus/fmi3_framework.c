@@ -41,6 +41,8 @@ typedef struct {
   bool logging_on;
   fmi3InstanceEnvironment env;
   fmi3LogMessageCallback log;
+  double t_start; /* FMU_EARLY_RETURN_AT_END: the FMU's own clock, t_start + n * h_fixed */
+  double h_fixed;
 } Instance;
 
 static void Log(Instance* c, fmi3Status status, const char* category, const char* format, ...) {
@@ -72,6 +74,23 @@ static Instance* NewInstance(fmi3InstanceEnvironment env, fmi3LogMessageCallback
   c->phase = kInstantiated;
   ModelStart(&c->m);
   return c;
+}
+
+/* FMI 3.0.1 section 3.2.2: in Continuous-Time Mode only continuous inputs may be set, and
+ * integer and Boolean variables are discrete. */
+static bool NotInContinuousTime(Instance* c, const char* function) {
+  if (c->phase != kContinuousMode) return true;
+  Log(c, fmi3Error, "logStatusError",
+      "%s in Continuous-Time Mode: only continuous Float64 inputs can be set there", function);
+  c->phase = kFailed;
+  return false;
+}
+
+/* The model's own check of a value (ModelAcceptSet). */
+static bool Accept(Instance* c, char kind, unsigned index, double value, const char* function) {
+  if (ModelAcceptSet(&c->m, kind, index, value, c->phase != kContinuousMode)) return true;
+  Log(c, fmi3Error, "logStatusError", "%s: %s", function, c->m.message);
+  return false;
 }
 
 FMI3_EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
@@ -120,6 +139,7 @@ FMI3_EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance inst, fmi3Boolea
   (void)tol_defined, (void)tolerance, (void)stop_defined, (void)stop;
   if (!Allowed(c, kInstantiated, "fmi3EnterInitializationMode")) return fmi3Error;
   c->m.time = start;
+  c->t_start = start;
   c->phase = kInitMode;
   return fmi3OK;
 }
@@ -197,6 +217,7 @@ FMI3_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance inst, const fmi3ValueReferenc
       Log(c, fmi3Error, "logStatusError", "fmi3SetFloat64: unknown value reference %u", vrs[k]);
       return fmi3Error;
     }
+    if (!Accept(c, 'r', vrs[k], values[k], "fmi3SetFloat64")) return fmi3Error;
     c->m.r[vrs[k]] = values[k];
   }
   return fmi3OK;
@@ -220,8 +241,10 @@ FMI3_EXPORT fmi3Status fmi3SetInt32(fmi3Instance inst, const fmi3ValueReference 
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi3SetInt32") || n_values != n) return fmi3Error;
+  if (!NotInContinuousTime(c, "fmi3SetInt32")) return fmi3Error;
   for (k = 0; k < n; ++k) {
     if (vrs[k] < 100 || (int)vrs[k] >= 100 + kNumInts) return fmi3Error;
+    if (!Accept(c, 'i', vrs[k] - 100, values[k], "fmi3SetInt32")) return fmi3Error;
     c->m.i[vrs[k] - 100] = values[k];
   }
   return fmi3OK;
@@ -244,8 +267,10 @@ FMI3_EXPORT fmi3Status fmi3SetBoolean(fmi3Instance inst, const fmi3ValueReferenc
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, SETTABLE, "fmi3SetBoolean") || n_values != n) return fmi3Error;
+  if (!NotInContinuousTime(c, "fmi3SetBoolean")) return fmi3Error;
   for (k = 0; k < n; ++k) {
     if (vrs[k] < 200 || (int)vrs[k] >= 200 + kNumBools) return fmi3Error;
+    if (!Accept(c, 'b', vrs[k] - 200, values[k], "fmi3SetBoolean")) return fmi3Error;
     c->m.b[vrs[k] - 200] = values[k];
   }
   return fmi3OK;
@@ -296,31 +321,59 @@ NO_VARIABLES_(UInt16, fmi3UInt16)
 NO_VARIABLES_(UInt32, fmi3UInt32)
 
 /* Int64 i64[k] at vr 400 + k, UInt64 u64[k] at vr 500 + k. */
-#define WIDE_VARIABLES_(Name, Type, array, base, count)                                   \
-  FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance inst, const fmi3ValueReference vrs[], \
-                                       size_t n, Type values[], size_t n_values) {        \
-    Instance* c = (Instance*)inst;                                                        \
-    size_t k;                                                                             \
-    if (!Allowed(c, ANY_LIVE, "fmi3Get" #Name) || n_values != n) return fmi3Error;        \
-    for (k = 0; k < n; ++k) {                                                             \
-      if (vrs[k] < base || (int)vrs[k] >= base + count) return fmi3Error;                 \
-      values[k] = c->m.array[vrs[k] - base];                                              \
-    }                                                                                     \
-    return fmi3OK;                                                                        \
-  }                                                                                       \
-  FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance inst, const fmi3ValueReference vrs[], \
-                                       size_t n, const Type values[], size_t n_values) {  \
-    Instance* c = (Instance*)inst;                                                        \
-    size_t k;                                                                             \
-    if (!Allowed(c, SETTABLE, "fmi3Set" #Name) || n_values != n) return fmi3Error;        \
-    for (k = 0; k < n; ++k) {                                                             \
-      if (vrs[k] < base || (int)vrs[k] >= base + count) return fmi3Error;                 \
-      c->m.array[vrs[k] - base] = values[k];                                              \
-    }                                                                                     \
-    return fmi3OK;                                                                        \
+#define WIDE_VARIABLES_(Name, Type, array, base, count, kind)                                    \
+  FMI3_EXPORT fmi3Status fmi3Get##Name(fmi3Instance inst, const fmi3ValueReference vrs[],        \
+                                       size_t n, Type values[], size_t n_values) {               \
+    Instance* c = (Instance*)inst;                                                               \
+    size_t k;                                                                                    \
+    if (!Allowed(c, ANY_LIVE, "fmi3Get" #Name) || n_values != n) return fmi3Error;               \
+    for (k = 0; k < n; ++k) {                                                                    \
+      if (vrs[k] < base || (int)vrs[k] >= base + count) return fmi3Error;                        \
+      values[k] = c->m.array[vrs[k] - base];                                                     \
+    }                                                                                            \
+    return fmi3OK;                                                                               \
+  }                                                                                              \
+  FMI3_EXPORT fmi3Status fmi3Set##Name(fmi3Instance inst, const fmi3ValueReference vrs[],        \
+                                       size_t n, const Type values[], size_t n_values) {         \
+    Instance* c = (Instance*)inst;                                                               \
+    size_t k;                                                                                    \
+    if (!Allowed(c, SETTABLE, "fmi3Set" #Name) || n_values != n) return fmi3Error;               \
+    if (!NotInContinuousTime(c, "fmi3Set" #Name)) return fmi3Error;                              \
+    for (k = 0; k < n; ++k) {                                                                    \
+      if (vrs[k] < base || (int)vrs[k] >= base + count) return fmi3Error;                        \
+      if (!Accept(c, kind, vrs[k] - base, (double)values[k], "fmi3Set" #Name)) return fmi3Error; \
+      c->m.array[vrs[k] - base] = values[k];                                                     \
+    }                                                                                            \
+    return fmi3OK;                                                                               \
   }
-WIDE_VARIABLES_(Int64, fmi3Int64, i64, 400, kNumInt64s)
-WIDE_VARIABLES_(UInt64, fmi3UInt64, u64, 500, kNumUInt64s)
+WIDE_VARIABLES_(Int64, fmi3Int64, i64, 400, kNumInt64s, 'l')
+WIDE_VARIABLES_(UInt64, fmi3UInt64, u64, 500, kNumUInt64s, 'u')
+
+/* One Binary variable at vr 600 (ModelData.binary), for the models that declare it. */
+FMI3_EXPORT fmi3Status fmi3GetBinary(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                     size_t sizes[], fmi3Binary values[], size_t n_values) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetBinary") || n_values != n) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    if (vrs[k] != 600) return fmi3Error;
+    sizes[k] = c->m.binary_size;
+    values[k] = c->m.binary;
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetBinary(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                     const size_t sizes[], const fmi3Binary values[],
+                                     size_t n_values) {
+  Instance* c = (Instance*)inst;
+  (void)vrs, (void)sizes, (void)values;
+  if (!Allowed(c, SETTABLE, "fmi3SetBinary") || n_values != n) return fmi3Error;
+  if (n == 0) return fmi3OK;
+  Log(c, fmi3Error, "logStatusError", "fmi3SetBinary: no settable Binary variable");
+  return fmi3Error;
+}
 
 FMI3_EXPORT fmi3Status fmi3GetFMUState(fmi3Instance inst, fmi3FMUState* state) {
   Instance* c = (Instance*)inst;
@@ -577,6 +630,21 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 
     *event_handling_needed = true;
     *early_return = c->m.time < t + h - 1e-12;
   }
+#ifdef FMU_EARLY_RETURN_AT_END
+  /* As some exporters do: the FMU keeps its own clock, t_start + n * h_fixed (h_fixed the first
+   * step's size), and returns "early" at the end of every step that ends on it, at its own
+   * time, which differs from the importer's t + h in the last bits. */
+  if (c->h_fixed == 0.0) c->h_fixed = h;
+  {
+    const long long n = (long long)((c->m.time - c->t_start) / c->h_fixed + 0.5);
+    const double own = c->t_start + (double)n * c->h_fixed;
+    const double gap = own > c->m.time ? own - c->m.time : c->m.time - own;
+    if (gap < 1e-9) {
+      c->m.time = own;
+      *early_return = true;
+    }
+  }
+#endif
   *last_successful_time = c->m.time;
   return fmi3OK;
 }

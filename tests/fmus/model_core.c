@@ -5,6 +5,12 @@
 
 static double InputAt(const ModelData* m, int k, double u0, double s);
 
+__attribute__((weak)) bool ModelAcceptSet(ModelData* m, char kind, unsigned index, double value,
+                                          bool discrete_allowed) {
+  (void)m, (void)kind, (void)index, (void)value, (void)discrete_allowed;
+  return true;
+}
+
 void ModelDerivatives(ModelData* m, double t, const double* x, const double* u0, double t0,
                       double* dx) {
   int k;

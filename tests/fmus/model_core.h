@@ -11,6 +11,7 @@
 #define COSIMO_TESTS_FMUS_MODEL_CORE_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define MODEL_MAX_REALS 32
@@ -28,7 +29,9 @@ typedef struct {
   char s[MODEL_MAX_STRING];
   int64_t i64[MODEL_MAX_WIDE];
   uint64_t u64[MODEL_MAX_WIDE];
-  int32_t string_reads; /* fmiXGetString calls, counted by the frameworks */
+  int32_t string_reads;     /* fmiXGetString calls, counted by the frameworks */
+  unsigned char binary[16]; /* FMI 3 only: the Binary variable at vr 600 */
+  size_t binary_size;
   /* du/dt and d2u/dt2 of real inputs on a CS step (canInterpolateInputs, orders 1 and 2) */
   double r_slope[MODEL_MAX_REALS];
   double r_slope2[MODEL_MAX_REALS];
@@ -61,6 +64,13 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
 bool ModelStepEvent(ModelData* m);
 /* Called by DoStep before stepping from t over h: false fails the step (message set). */
 bool ModelBeforeStep(ModelData* m, double t, double h);
+
+/* Optional: model_core.c has a weak default that accepts every value. Checks a value the
+ * importer sets through fmiXSet<type>: `kind` is 'r' (reals), 'i' (integers), 'b' (Booleans),
+ * 'l' (FMI 3 Int64), 'u' (FMI 3 UInt64), `index` the local index in that array, `value` the
+ * value as a double, `discrete_allowed` false in Continuous-Time Mode (where only continuous
+ * inputs may be set). Returning false refuses the call (fmiXError), with m->message set. */
+bool ModelAcceptSet(ModelData* m, char kind, unsigned index, double value, bool discrete_allowed);
 
 /* Shared by the frameworks. */
 void ModelDerivatives(ModelData* m, double t, const double* x, const double* u0, double t0,
