@@ -432,9 +432,11 @@ v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::stri
     }
   }
   load.set_skip_output_derivatives(!derivatives_used);
+  load.set_inputs_listed(true);
   for (const v1::Connection& c : scenario.connections()) {
     absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");
     if (!to.ok() || to->unit != scenario.units(unit).name()) continue;
+    load.add_connected_inputs(to->variable);
     if (!c.has_factor() && !c.has_offset()) continue;
     v1::InputTransform* t = load.add_input_transforms();
     t->set_input(to->variable);

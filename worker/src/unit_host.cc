@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -370,6 +371,21 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
         absl::StrCat("unit '", load.unit().name(), "': record: ", s.message()));
   }
   unit->SetOutputDerivativesNeeded(!load.skip_output_derivatives());
+  if (load.inputs_listed()) {
+    const std::vector<VariableInfo>& inputs = unit->description().inputs;
+    std::vector<bool> connected(inputs.size(), false);
+    for (const std::string& name : load.connected_inputs()) {
+      auto it = std::find_if(inputs.begin(), inputs.end(),
+                             [&](const VariableInfo& v) { return v.name == name; });
+      if (it == inputs.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("unit '", load.unit().name(),
+                                                       "': a connection feeds '", name,
+                                                       "', which is not an input of the unit"));
+      }
+      connected[static_cast<size_t>(it - inputs.begin())] = true;
+    }
+    if (absl::Status s = unit->SetConnectedInputs(connected); !s.ok()) return s;
+  }
   auto impl = std::make_unique<Impl>(std::move(unit), load);
   if (absl::Status s = impl->SetTransforms(load); !s.ok()) return s;
   return std::unique_ptr<UnitHost>(new UnitHost(std::move(impl)));
@@ -382,10 +398,14 @@ absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
   const double stop =
       impl_->stop_time_ > start_time ? impl_->stop_time_ : std::numeric_limits<double>::infinity();
   if (absl::Status s = impl_->unit_->Initialize(start_time, stop); !s.ok()) return s;
-  // Zero inputs, as the connections' transformations make them (their offsets).
-  const Eigen::VectorXd zero = impl_->TransformedInputs(
-      Eigen::VectorXd::Zero(static_cast<Eigen::Index>(description().inputs.size())));
-  if (absl::Status s = impl_->unit_->Evaluate(zero, reply); !s.ok()) return s;
+  // The unit's start inputs (an FMU's start values: setting 0 could be illegal, an Enumeration
+  // without 0), else zero inputs as the connections' transformations make them (their offsets).
+  const std::optional<Eigen::VectorXd> start = impl_->unit_->StartInputs();
+  const Eigen::VectorXd initial =
+      start.has_value() ? *start
+                        : impl_->TransformedInputs(Eigen::VectorXd::Zero(
+                              static_cast<Eigen::Index>(description().inputs.size())));
+  if (absl::Status s = impl_->unit_->Evaluate(initial, reply); !s.ok()) return s;
   impl_->last_recorded_ = reply->recorded;
   impl_->last_recorded_strings_ = reply->recorded_strings;
   return absl::OkStatus();

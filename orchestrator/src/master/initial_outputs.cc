@@ -33,7 +33,11 @@ absl::Status InitialDerivatives(CoupledUnits& units, const std::vector<int>& ord
       for (int i = 0; i < s.num_inputs; ++i) {
         const Coupling::Source& src = s.sources[i];
         u0[i] = src.unit < 0 ? 0.0 : slots[src.unit].outputs[src.output];
-        du[i] = src.unit < 0 ? 0.0 : slots[src.unit].derivatives[src.output];
+        // Integer and Boolean inputs are piecewise constant: no direction to differentiate
+        // along (and a perturbed value would be no integer: FMUs refuse it).
+        const bool real =
+            config.descriptions[u].inputs[static_cast<size_t>(i)].type == ValueType::kReal;
+        du[i] = src.unit < 0 || !real ? 0.0 : slots[src.unit].derivatives[src.output];
       }
       const double du_norm = du.lpNorm<Eigen::Infinity>();
       Eigen::VectorXd corrected = frozen[u];

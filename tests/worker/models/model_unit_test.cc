@@ -59,8 +59,12 @@ TEST(ModelUnitTest, CarSplitDescriptions) {
   EXPECT_EQ(v.inputs[0].name, "F");
   EXPECT_EQ(v.outputs[0].name, "v");
   EXPECT_FALSE(v.capabilities.output_reactive);
-  ASSERT_EQ(v.others.size(), 1u);
+  // The state v and its derivative der(v), recordable (issue 29, 8).
+  ASSERT_EQ(v.others.size(), 2u);
   EXPECT_EQ(v.others[0].causality, Causality::kState);
+  EXPECT_EQ(v.others[1].name, "der(v)");
+  EXPECT_EQ(v.others[1].causality, Causality::kLocal);
+  EXPECT_EQ(v.others[1].unit, "m/s/s");
 }
 
 TEST(ModelUnitTest, ControllerEvaluatesAndSteps) {

@@ -98,7 +98,7 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
                        guid_.c_str(), resources.c_str(), &callbacks_, fmi2False, fmi2False);
     if (handle_ == nullptr) {
       return absl::InternalError(absl::StrCat(
-          "unit '", unit_name_, "': fmi2Instantiate returned NULL (guid ", guid_, ")"));
+          "unit '", unit_name_, "': fmi2Instantiate returned NULL (guid ", guid_, ")", CallLog()));
     }
     return absl::OkStatus();
   }
@@ -177,6 +177,14 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
         vrs.size(), "fmi2GetString",
         [&](fmi2String* texts) { return f_.GetString(handle_, vrs.data(), vrs.size(), texts); },
         values);
+  }
+
+  absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
+                           std::vector<std::string>* hex) override {
+    hex->assign(vrs.size(), "");
+    if (vrs.empty()) return absl::OkStatus();
+    return absl::UnimplementedError(
+        absl::StrCat("unit '", unit_name_, "': FMI 2 has no Binary variables"));
   }
 
   absl::Status DoStep(double t, double h, bool no_set_state_prior,

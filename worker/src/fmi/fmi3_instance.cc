@@ -1,4 +1,5 @@
 // FmuInstance for FMI 3.0 binaries (binaries/x86_64-linux/<modelIdentifier>.so).
+#include <algorithm>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -42,6 +43,7 @@ struct Fmi3Functions {
 #undef COSIMO_DECLARE_
   fmi3SetStringTYPE* SetString = nullptr;
   fmi3GetStringTYPE* GetString = nullptr;
+  fmi3GetBinaryTYPE* GetBinary = nullptr;  // resolved when the FMU has a Binary variable
   // Named as in FMI 2, as FmiInstanceBase calls them.
   fmi3GetFMUStateTYPE* GetFMUstate = nullptr;
   fmi3SetFMUStateTYPE* SetFMUstate = nullptr;
@@ -106,7 +108,7 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
       return absl::InternalError(absl::StrCat(
           "unit '", unit_name_,
           "': ", model_exchange_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation",
-          " returned NULL (instantiationToken ", token_, ")"));
+          " returned NULL (instantiationToken ", token_, ")", CallLog()));
     }
     return absl::OkStatus();
   }
@@ -183,6 +185,32 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
         values);
   }
 
+  absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
+                           std::vector<std::string>* hex) override {
+    hex->assign(vrs.size(), "");
+    if (vrs.empty()) return absl::OkStatus();
+    binary_sizes_.assign(vrs.size(), 0);
+    binary_values_.assign(vrs.size(), nullptr);
+    BeginCall();
+    if (absl::Status s = Check(f_.GetBinary(handle_, vrs.data(), vrs.size(), binary_sizes_.data(),
+                                            binary_values_.data(), vrs.size()),
+                               "fmi3GetBinary");
+        !s.ok()) {
+      return s;
+    }
+    static constexpr char kDigits[] = "0123456789abcdef";
+    for (size_t i = 0; i < vrs.size(); ++i) {
+      std::string& out = (*hex)[i];
+      if (binary_values_[i] == nullptr) continue;
+      out.reserve(2 * binary_sizes_[i]);
+      for (size_t k = 0; k < binary_sizes_[i]; ++k) {
+        out.push_back(kDigits[binary_values_[i][k] >> 4]);
+        out.push_back(kDigits[binary_values_[i][k] & 0xf]);
+      }
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status DoStep(double t, double h, bool no_set_state_prior,
                       DoStepOutcome* outcome) override {
     *outcome = DoStepOutcome{};
@@ -249,6 +277,8 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
   std::string token_;
   bool model_exchange_;
   bool event_mode_;  // Co-Simulation with hasEventMode: eventModeUsed and earlyReturnAllowed
+  std::vector<size_t> binary_sizes_;  // GetBinaries' buffers
+  std::vector<fmi3Binary> binary_values_;
   std::vector<fmi3Int32> orders_;  // derivative orders of the last output call
 };
 
@@ -275,6 +305,10 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const ModelDescription& md
 #undef COSIMO_RESOLVE_
   resolve(f.SetString, "fmi3SetString", true);
   resolve(f.GetString, "fmi3GetString", true);
+  const bool has_binary =
+      std::any_of(md.variables.begin(), md.variables.end(),
+                  [](const ScalarVariable& v) { return v.type == VarType::kBinary; });
+  resolve(f.GetBinary, "fmi3GetBinary", has_binary);
   resolve(f.GetDirectionalDerivative, "fmi3GetDirectionalDerivative",
           kind.provides_directional_derivative);
   const bool event_mode = model_exchange || kind.has_event_mode;

@@ -15,7 +15,9 @@
 // event is logged (info, under the unit's logger); outputs are read at t[N] + H only. Save/Restore:
 // fmiXGetFMUstate / fmiXSetFMUstate where canGetAndSetFMUstate. Terminate: fmiXTerminate (freeing
 // in the instance's destructor).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "worker/src/fmi/fmu_unit_base.h"
@@ -50,14 +52,21 @@ class CoSimulationUnit : public FmuUnitBase {
   CoSimulationUnit(const v1::Unit& spec, ModelDescription md, std::shared_ptr<FmuInstance> instance)
       : FmuUnitBase(spec, std::move(md), std::move(instance), /*model_exchange=*/false) {
     description_.capabilities.can_rollback = kind().can_get_and_set_fmu_state;
+    input_derivative_order_ = description_.capabilities.max_input_order;
+    InputsChanged();
+  }
+
+  // The connected Float64 inputs take input derivatives.
+  void InputsChanged() override {
+    real_input_vrs_.clear();
+    real_input_positions_.clear();
     for (size_t k = 0; k < input_indices_.size(); ++k) {
       const ScalarVariable& v = md_.variables[input_indices_[k]];
-      if (v.type == VarType::kFloat64) {
+      if (v.type == VarType::kFloat64 && connected_[k]) {
         real_input_vrs_.push_back(v.value_reference);
         real_input_positions_.push_back(static_cast<int>(k));
       }
     }
-    input_derivative_order_ = description_.capabilities.max_input_order;
     derivative_.assign(real_input_vrs_.size(), 0.0);
     derivatives_known_zero_.assign(input_derivative_order_, false);
   }
@@ -122,7 +131,7 @@ class CoSimulationUnit : public FmuUnitBase {
                                                                    " rows for ", m, " inputs")));
       }
       // u(t[N]) is column 0, contiguous in the column-major coefficient matrix: no copy.
-      if (absl::Status s = instance_->Set(inputs_, poly.coefficients.data()); !s.ok()) {
+      if (absl::Status s = SetInputValues(poly.coefficients.data()); !s.ok()) {
         return Fail(reply, s);
       }
     }
@@ -269,9 +278,19 @@ class CoSimulationUnit : public FmuUnitBase {
         return s;
       }
       if (outcome->terminated || outcome->discarded) return absl::OkStatus();
+      // eventHandlingNeeded means something only to an instance in event mode (FMI 3.0.1
+      // section 4.2.2: without eventModeUsed the FMU handles its events itself).
+      if (!kind().has_event_mode) outcome->event_needed = false;
       if (!outcome->early_return && !outcome->event_needed) return absl::OkStatus();
-      const double reached = outcome->early_return ? outcome->last_successful_time : t_end;
-      if (outcome->early_return && !(reached > t && reached < t_end)) {
+      double reached = outcome->early_return ? outcome->last_successful_time : t_end;
+      // FMI 3.0.1 section 4.2.3: lastSuccessfulTime is the FMU's own time. An FMU computes the
+      // end of a step in its own arithmetic (t_start + n * h, say), which differs from the
+      // caller's t + h in the last bits: an early return that close to t + h is the whole step
+      // (its event, if any, is handled there).
+      if (outcome->early_return && std::abs(reached - t_end) <= EndTolerance(t, t_end)) {
+        reached = t_end;
+      }
+      if (outcome->early_return && !(reached >= t && reached <= t_end)) {
         return absl::InternalError(absl::StrCat(Prefix(), "fmi3DoStep(t=", t, ", h=", t_end - t,
                                                 ") returned early at lastSuccessfulTime=", reached,
                                                 ", outside the step"));
@@ -299,6 +318,14 @@ class CoSimulationUnit : public FmuUnitBase {
       }
       if (t >= t_end) return absl::OkStatus();
     }
+  }
+
+  // How far from t_end a lastSuccessfulTime still is t_end: a few ulps of it, or 1e-9 of the
+  // step (an FMU's clock counted as t_start + n * h drifts from the caller's sums by more than
+  // an ulp over many steps).
+  static double EndTolerance(double t, double t_end) {
+    return std::max(16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t_end)),
+                    1e-9 * (t_end - t));
   }
 
   // FMI 3 event mode: (fmi3EnterEventMode,) the event iteration, fmi3EnterStepMode. An FMU

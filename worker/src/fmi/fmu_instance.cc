@@ -33,6 +33,22 @@ VariableGroup::VariableGroup(const ModelDescription& md, const std::vector<int>&
   size_ = indices.size();
 }
 
+VariableGroup VariableGroup::Only(const std::vector<bool>& keep) const {
+  VariableGroup only;
+  only.size_ = size_;
+  for (const Batch& b : batches_) {
+    Batch kept{b.type, {}, {}};
+    for (size_t i = 0; i < b.vrs.size(); ++i) {
+      const auto position = static_cast<size_t>(b.positions[i]);
+      if (position >= keep.size() || !keep[position]) continue;
+      kept.vrs.push_back(b.vrs[i]);
+      kept.positions.push_back(b.positions[i]);
+    }
+    if (!kept.vrs.empty()) only.batches_.push_back(std::move(kept));
+  }
+  return only;
+}
+
 FmuInstance::FmuInstance(std::string unit_name, FmiVersion version)
     : unit_name_(std::move(unit_name)), version_(version) {
   logger_ = spdlog::default_logger()->clone(unit_name_);

@@ -43,6 +43,9 @@ class VariableGroup {
 
   size_t size() const { return size_; }
   const std::vector<Batch>& batches() const { return batches_; }
+  // The variables at the positions `keep` marks, with their positions (and the group's size)
+  // unchanged: values are still given for every position, those of the others are not used.
+  VariableGroup Only(const std::vector<bool>& keep) const;
 
  private:
   std::vector<Batch> batches_;
@@ -98,6 +101,10 @@ class FmuInstance {
   // String variables (one fmiXGetString call); `values` is resized to vrs.size().
   virtual absl::Status GetStrings(const std::vector<uint32_t>& vrs,
                                   std::vector<std::string>* values) = 0;
+  // FMI 3 Binary variables (one fmi3GetBinary call), each as lowercase hexadecimal digits, two
+  // per byte; FMI 2 returns Unimplemented.
+  virtual absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
+                                   std::vector<std::string>* hex) = 0;
 
   // Co-Simulation.
   virtual absl::Status DoStep(double t, double h, bool no_set_state_prior,
@@ -144,6 +151,8 @@ class FmuInstance {
  protected:
   // Clears what was logged; call before each FMI function.
   void BeginCall() { call_log_.clear(); }
+  // What the FMU logged since BeginCall, "" when nothing: "; <text>" for an error message.
+  std::string CallLog() const { return call_log_.empty() ? "" : ": the FMU logged: " + call_log_; }
   // Turns the FMI status code (same numbering in FMI 2 and 3) of `function` into a Status.
   absl::Status Check(int status, const char* function);
   // GetStrings for both versions: `get(texts)` calls fmiXGetString into `texts` (fmi2String and

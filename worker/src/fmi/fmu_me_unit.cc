@@ -149,6 +149,7 @@ struct MeSnapshot : public UnitSnapshot {
   std::vector<double> z;
   std::optional<double> next_event;
   bool ended = false;
+  Eigen::VectorXd held_discrete;  // not serialised: a deserialised snapshot sets them again
   std::shared_ptr<const void> history;
 };
 
@@ -157,7 +158,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   ModelExchangeUnit(const v1::Unit& spec, ModelDescription md,
                     std::shared_ptr<FmuInstance> instance)
       : FmuUnitBase(spec, std::move(md), std::move(instance), /*model_exchange=*/true),
-        model_(instance_.get(), &inputs_, &outputs_, description_,
+        model_(instance_.get(), &continuous_inputs_, &outputs_, description_,
                description_.capabilities.output_reactive) {
     std::vector<VariableInfo> states;
     for (int index : state_indices_) {
@@ -168,12 +169,14 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     model_.set_states(std::move(states));
     model_.set_initial_state(
         Eigen::VectorXd::Zero(static_cast<Eigen::Index>(state_indices_.size())));
+    // Discrete inputs change the FMU in events too (SetDiscreteInputs).
     bool discrete = md_.number_of_event_indicators > 0;
     for (const ScalarVariable& v : md_.variables) {
-      discrete = discrete ||
-                 (v.variability == Variability::kDiscrete && v.causality != FmiCausality::kInput &&
-                  v.causality != FmiCausality::kParameter);
+      discrete = discrete || (v.variability == Variability::kDiscrete &&
+                              v.causality != FmiCausality::kParameter);
     }
+    InputsChanged();
+    held_discrete_ = start_inputs_;
     has_events_ = md_.number_of_event_indicators > 0;
     description_.capabilities.can_rollback = kind().can_get_and_set_fmu_state || !discrete;
     chunk_ = spec_.solver().step() > 0.0 ? spec_.solver().step() : 0.0;
@@ -211,7 +214,14 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
     if (!initialized_)
       return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
-    if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
+    if (static_cast<size_t>(inputs.size()) != all_inputs_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(Prefix(), inputs.size(), " input values for ",
+                                                     all_inputs_.size(), " inputs"));
+    }
+    if (absl::Status s = CheckInputValues(inputs.data()); !s.ok()) return s;
+    if (!ended_) {
+      if (absl::Status s = SetDiscreteInputs(inputs.data()); !s.ok()) return s;
+    }
     u_ = inputs;
     if (!ended_) {
       if (absl::Status s = model_.SetPoint(time_, x_, u_); !s.ok()) return s;
@@ -245,6 +255,15 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     }
     const double t0 = time_;
     const double t_end = t0 + request.step;
+    if (!ended_) {
+      // u(t0) is column 0, contiguous in the column-major coefficient matrix.
+      if (absl::Status s = CheckInputValues(poly.coefficients.data()); !s.ok()) {
+        return Fail(reply, s);
+      }
+      if (absl::Status s = SetDiscreteInputs(poly.coefficients.data()); !s.ok()) {
+        return Fail(reply, s);
+      }
+    }
     if (!ended_) {
       StepStatus status = StepStatus::kOk;
       std::string message;
@@ -289,6 +308,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     snap->z = z_;
     snap->next_event = next_event_;
     snap->ended = ended_;
+    snap->held_discrete = held_discrete_;
     snap->history = solver_->SaveHistory();
     return std::unique_ptr<UnitSnapshot>(std::move(snap));
   }
@@ -307,6 +327,12 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     z_ = snap->z;
     next_event_ = snap->next_event;
     ended_ = snap->ended;
+    // Without an FMU state the FMU keeps the discrete inputs it was last given: set them again.
+    held_discrete_ =
+        snap->fmu_state != nullptr && snap->held_discrete.size() == held_discrete_.size()
+            ? snap->held_discrete
+            : Eigen::VectorXd::Constant(held_discrete_.size(),
+                                        std::numeric_limits<double>::quiet_NaN());
     solver_->RestoreHistory(snap->history);
     instance_->set_time(time_);
     if (!ended_) return model_.SetPoint(time_, x_, u_);
@@ -590,6 +616,43 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     return absl::OkStatus();
   }
 
+  // The inputs of variability discrete (every one but the continuous Float64 and Float32 ones)
+  // may be set only in Initialization Mode and Event Mode (FMI 2.0.4 section 3.2.3, FMI 3.0.1
+  // section 3.2.2): the solver sets continuous_inputs_ at every point it evaluates; a discrete
+  // input is set at a communication point, in an event, when its value changed.
+  void InputsChanged() override {
+    std::vector<bool> continuous(input_indices_.size()), discrete(input_indices_.size());
+    for (size_t k = 0; k < input_indices_.size(); ++k) {
+      const ScalarVariable& v = md_.variables[input_indices_[k]];
+      continuous[k] = v.variability == Variability::kContinuous &&
+                      (v.type == VarType::kFloat64 || v.type == VarType::kFloat32);
+      discrete[k] = !continuous[k];
+    }
+    continuous_inputs_ = inputs_.Only(continuous);
+    discrete_inputs_ = inputs_.Only(discrete);
+    discrete_positions_.clear();
+    for (const VariableGroup::Batch& b : discrete_inputs_.batches()) {
+      discrete_positions_.insert(discrete_positions_.end(), b.positions.begin(), b.positions.end());
+    }
+  }
+
+  // Sets the discrete inputs whose value `u` changes (every input's value given), in Event
+  // Mode: fmiXEnterEventMode, fmiXSet..., the event iteration, back to Continuous-Time Mode.
+  absl::Status SetDiscreteInputs(const double* u) {
+    bool changed = false;
+    for (int p : discrete_positions_) changed = changed || !(u[p] == held_discrete_[p]);
+    if (!changed) return absl::OkStatus();
+    if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
+    if (absl::Status s = instance_->Set(discrete_inputs_, u); !s.ok()) return s;
+    for (int p : discrete_positions_) held_discrete_[p] = u[p];
+    instance_->Log(0, "cosimo",
+                   absl::StrCat(Prefix(), "discrete inputs changed at t=", time_).c_str());
+    return EventIteration(/*enter_event_mode=*/false);
+  }
+
+  VariableGroup continuous_inputs_, discrete_inputs_;
+  std::vector<int> discrete_positions_;
+  Eigen::VectorXd held_discrete_;  // per input: the discrete ones' values last set
   MeModel model_;
   std::unique_ptr<Solver> solver_;
   double chunk_ = 0.0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 
@@ -40,6 +41,16 @@ ValueType ToValueType(VarType type) {
   }
 }
 
+// A numeric or Boolean variable's start value as a double (0 when it has none).
+double StartNumber(const ScalarVariable& v) {
+  if (!v.start.has_value()) return 0.0;
+  const std::string& text = *v.start;
+  if (v.type == VarType::kBoolean) return text == "true" || text == "1" ? 1.0 : 0.0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  return end != text.c_str() ? value : 0.0;
+}
+
 VariableInfo Info(const ModelDescription& md, int index, bool is_state) {
   const ScalarVariable& v = md.variables[index];
   return VariableInfo{v.name, ToCausality(md, index, is_state), v.unit, v.description,
@@ -62,8 +73,12 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
   }
   for (int i = 0; i < static_cast<int>(md_.variables.size()); ++i) {
     const ScalarVariable& v = md_.variables[i];
-    if (v.type == VarType::kString && !v.is_array && v.causality != FmiCausality::kIndependent) {
-      description_.others.push_back(Info(md_, i, false));  // recordable, not connectable
+    if ((v.type == VarType::kString || v.type == VarType::kBinary) && !v.is_array &&
+        v.causality != FmiCausality::kIndependent) {
+      // Recordable (Binary as hexadecimal text), not connectable.
+      VariableInfo info = Info(md_, i, false);
+      info.type = ValueType::kString;
+      description_.others.push_back(std::move(info));
       continue;
     }
     if (!IsNumeric(v.type) || v.is_array) continue;
@@ -87,7 +102,12 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
       integer_outputs_.push_back(static_cast<int>(o));
   }
   output_bits_.assign(output_indices_.size(), 0);
-  inputs_ = VariableGroup(md_, input_indices_);
+  all_inputs_ = VariableGroup(md_, input_indices_);
+  inputs_ = all_inputs_;
+  connected_.assign(input_indices_.size(), true);
+  start_inputs_ = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(input_indices_.size()));
+  for (size_t k = 0; k < input_indices_.size(); ++k)
+    start_inputs_[static_cast<Eigen::Index>(k)] = StartNumber(md_.variables[input_indices_[k]]);
   outputs_ = VariableGroup(md_, output_indices_);
   states_ = VariableGroup(md_, state_indices_);
   derivatives_ = VariableGroup(md_, derivative_indices_);
@@ -124,7 +144,9 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
 absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
   std::vector<int> indices;
   recorded_string_vrs_.clear();
+  recorded_string_binary_.clear();
   changing_string_vrs_.clear();
+  changing_string_binary_.clear();
   changing_string_positions_.clear();
   strings_read_ = false;
   for (const std::string& name : names) {
@@ -134,18 +156,21 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
           absl::StrCat(Prefix(), "no variable '", name, "' in model '", md_.model_name, "'"));
     }
     const ScalarVariable& v = md_.variables[index];
-    if (v.type == VarType::kString && !v.is_array) {
+    if ((v.type == VarType::kString || v.type == VarType::kBinary) && !v.is_array) {
+      const bool binary = v.type == VarType::kBinary;
       if (v.variability == Variability::kDiscrete || v.variability == Variability::kContinuous) {
         changing_string_vrs_.push_back(v.value_reference);
+        changing_string_binary_.push_back(binary);
         changing_string_positions_.push_back(static_cast<int>(recorded_string_vrs_.size()));
       }
       recorded_string_vrs_.push_back(v.value_reference);
+      recorded_string_binary_.push_back(binary);
       continue;
     }
     if (!IsNumeric(v.type) || v.is_array) {
       return absl::InvalidArgumentError(absl::StrCat(
           Prefix(), "variable '", name, "' is a ", VarTypeName(v.type), v.is_array ? " array" : "",
-          ": only numeric, Boolean and String scalars can be recorded"));
+          ": only numeric, Boolean, String and Binary scalars can be recorded"));
     }
     indices.push_back(index);
   }
@@ -213,13 +238,48 @@ absl::Status FmuUnitBase::ApplyParameters() {
   return absl::OkStatus();
 }
 
-absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
-  if (static_cast<size_t>(u.size()) != inputs_.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Prefix(), u.size(), " input values for ", inputs_.size(), " inputs"));
+absl::Status FmuUnitBase::SetConnectedInputs(const std::vector<bool>& connected) {
+  if (connected.size() != input_indices_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Prefix(), connected.size(), " connection flags for ", input_indices_.size(), " inputs"));
   }
-  if (inputs_.size() == 0) return absl::OkStatus();
-  return instance_->Set(inputs_, u.data());
+  connected_ = connected;
+  inputs_ = all_inputs_.Only(connected_);
+  InputsChanged();
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
+  if (static_cast<size_t>(u.size()) != all_inputs_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Prefix(), u.size(), " input values for ", all_inputs_.size(), " inputs"));
+  }
+  return SetInputValues(u.data());
+}
+
+absl::Status FmuUnitBase::SetInputValues(const double* u) {
+  if (inputs_.batches().empty()) return absl::OkStatus();
+  if (absl::Status s = CheckInputValues(u); !s.ok()) return s;
+  return instance_->Set(inputs_, u);
+}
+
+absl::Status FmuUnitBase::CheckInputValues(const double* u) const {
+  for (const VariableGroup::Batch& b : inputs_.batches()) {
+    if (b.type == VarType::kFloat64 || b.type == VarType::kFloat32) continue;
+    for (int position : b.positions) {
+      const double v = u[position];
+      const bool boolean = b.type == VarType::kBoolean;
+      if (boolean ? (v == 0.0 || v == 1.0) : (std::isfinite(v) && v == std::floor(v))) continue;
+      const ScalarVariable& var = md_.variables[input_indices_[static_cast<size_t>(position)]];
+      return absl::InvalidArgumentError(absl::StrCat(
+          Prefix(), "input '", var.name, "' (", VarTypeName(var.type), ") was sent ", v,
+          " by its connection: a ", VarTypeName(var.type), " input takes ",
+          boolean ? "0 or 1 (false or true)" : "integers",
+          ", and Cosimo rounds nothing (a table feeding it must not interpolate between its "
+          "samples)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
@@ -292,13 +352,15 @@ absl::Status FmuUnitBase::UpdateDiscreteStates(EventUpdate* update) {
 
 absl::Status FmuUnitBase::ReadRecordedStrings(std::vector<std::string>* values) {
   if (!strings_read_) {
-    if (absl::Status s = instance_->GetStrings(recorded_string_vrs_, &recorded_string_values_);
+    if (absl::Status s =
+            ReadTexts(recorded_string_vrs_, recorded_string_binary_, &recorded_string_values_);
         !s.ok()) {
       return s;
     }
     strings_read_ = true;
   } else if (strings_changed_ && !changing_string_vrs_.empty()) {
-    if (absl::Status s = instance_->GetStrings(changing_string_vrs_, &changing_string_values_);
+    if (absl::Status s =
+            ReadTexts(changing_string_vrs_, changing_string_binary_, &changing_string_values_);
         !s.ok()) {
       return s;
     }
@@ -307,6 +369,25 @@ absl::Status FmuUnitBase::ReadRecordedStrings(std::vector<std::string>* values) 
   }
   strings_changed_ = false;
   *values = recorded_string_values_;
+  return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::ReadTexts(const std::vector<uint32_t>& vrs,
+                                    const std::vector<bool>& binary,
+                                    std::vector<std::string>* values) {
+  if (std::find(binary.begin(), binary.end(), true) == binary.end()) {
+    return instance_->GetStrings(vrs, values);
+  }
+  std::vector<uint32_t> string_vrs, binary_vrs;
+  for (size_t i = 0; i < vrs.size(); ++i) (binary[i] ? binary_vrs : string_vrs).push_back(vrs[i]);
+  std::vector<std::string> strings, hex;
+  if (absl::Status s = instance_->GetStrings(string_vrs, &strings); !s.ok()) return s;
+  if (absl::Status s = instance_->GetBinaries(binary_vrs, &hex); !s.ok()) return s;
+  values->resize(vrs.size());
+  size_t next_string = 0, next_binary = 0;
+  for (size_t i = 0; i < vrs.size(); ++i) {
+    (*values)[i] = std::move(binary[i] ? hex[next_binary++] : strings[next_string++]);
+  }
   return absl::OkStatus();
 }
 

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ class FmuUnitBase : public Unit {
   double time() const override { return time_; }
   absl::Status SetRecorded(const std::vector<std::string>& names) override;
   void SetOutputDerivativesNeeded(bool needed) override { output_derivatives_needed_ = needed; }
+  // Unconnected inputs are never set (FMI 2.0.4 section 2.2.7, FMI 3.0.1 section 2.4.7: the
+  // start value holds until the importer sets another): they keep the FMU's start value, or
+  // the value of the `parameters` entry naming them (set by ApplyParameters).
+  absl::Status SetConnectedInputs(const std::vector<bool>& connected) override;
+  std::optional<Eigen::VectorXd> StartInputs() const override { return start_inputs_; }
 
  protected:
   const KindInfo& kind() const { return model_exchange_ ? md_.model_exchange : md_.co_simulation; }
@@ -34,8 +40,16 @@ class FmuUnitBase : public Unit {
   // Sets the scenario's parameters and start values (call between Instantiate and
   // EnterInitializationMode). Errors name the parameter.
   absl::Status ApplyParameters();
-  // Sets the inputs from a vector in description().inputs order.
+  // Sets the connected inputs from a vector in description().inputs order (every input's
+  // value given; the unconnected ones are not used).
   absl::Status SetInputs(const Eigen::VectorXd& u);
+  absl::Status SetInputValues(const double* u);
+  // The connected integer, Enumeration and Boolean inputs hold integers (Booleans 0 or 1): a
+  // value that is not (a table interpolating between samples) is an error naming the input,
+  // never rounded.
+  absl::Status CheckInputValues(const double* u) const;
+  // Called when inputs_ changed (SetConnectedInputs): subclasses rebuild what they derive.
+  virtual void InputsChanged() {}
   // Reads outputs (and dy/dt when `derivatives` is not null, offered and needed: otherwise it is
   // left empty) and recorded values (the String ones too when `recorded_strings` is not null:
   // see MarkStringsChanged).
@@ -73,8 +87,13 @@ class FmuUnitBase : public Unit {
   double stop_time_ = 0.0;
 
   std::vector<int> input_indices_, output_indices_, state_indices_, derivative_indices_;
-  VariableGroup inputs_, outputs_, states_, derivatives_, recorded_;
-  std::vector<uint32_t> recorded_string_vrs_;  // recorded String variables, in record order
+  // inputs_: the connected inputs (all_inputs_ less the unconnected ones), positions those of
+  // description().inputs.
+  VariableGroup all_inputs_, inputs_, outputs_, states_, derivatives_, recorded_;
+  std::vector<bool> connected_;                // per input
+  Eigen::VectorXd start_inputs_;               // per input: its start value (0 when it has none)
+  std::vector<uint32_t> recorded_string_vrs_;  // recorded String and Binary variables, in order
+  std::vector<bool> recorded_string_binary_;   // which of them are Binary
   std::vector<uint32_t> real_output_vrs_;      // Float64 outputs, for output derivatives
   std::vector<int> real_output_positions_;
   std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per Real output
@@ -82,12 +101,16 @@ class FmuUnitBase : public Unit {
 
  private:
   absl::Status ReadRecordedStrings(std::vector<std::string>* values);
+  // fmiXGetString for the String ones, fmi3GetBinary (as hex) for those `binary` marks.
+  absl::Status ReadTexts(const std::vector<uint32_t>& vrs, const std::vector<bool>& binary,
+                         std::vector<std::string>* values);
   // Positions of the integer values among the outputs and the recorded values, and their exact
   // values as read (IntegerBits of the double for those not 64 bits wide).
   std::vector<int> integer_outputs_, integer_recorded_;
   std::vector<uint64_t> output_bits_, recorded_bits_;
 
-  std::vector<uint32_t> changing_string_vrs_;        // the discrete ones among recorded_string_vrs_
+  std::vector<uint32_t> changing_string_vrs_;  // the discrete ones among recorded_string_vrs_
+  std::vector<bool> changing_string_binary_;
   std::vector<int> changing_string_positions_;       // and where they are in it
   std::vector<std::string> recorded_string_values_;  // last read, in record order
   std::vector<std::string> changing_string_values_;  // ReadRecordedStrings' buffer

@@ -1,6 +1,7 @@
 // The registry of built-in models and the functions of builtin_models.h.
 #include "worker/src/models/builtin_models.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -46,7 +47,16 @@ std::string KnownNames() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Model>> CreateBuiltinModel(const v1::Unit& spec) {
+namespace {
+
+// A built-in model and the values its unit's `parameters` give to its inputs (by index in
+// model->inputs()): held while the input is unconnected (ModelUnit::SetConnectedInputs).
+struct BuiltinModel {
+  std::unique_ptr<Model> model;
+  std::vector<std::pair<int, double>> held_inputs;
+};
+
+absl::StatusOr<BuiltinModel> MakeBuiltinModel(const v1::Unit& spec) {
   if (!spec.has_builtin()) {
     return absl::InvalidArgumentError("unit '" + spec.name() + "': builtin is required");
   }
@@ -54,18 +64,45 @@ absl::StatusOr<std::unique_ptr<Model>> CreateBuiltinModel(const v1::Unit& spec) 
   for (const ModelEntry& entry : kModels) {
     if (name != entry.name) continue;
     ModelParameters parameters(spec, name);
-    return entry.factory(parameters);
+    parameters.DeferUnknown();
+    BuiltinModel built;
+    COSIMO_ASSIGN_OR_RETURN(built.model, entry.factory(parameters));
+    // A parameter the model does not read is an error unless it names one of its inputs.
+    const std::vector<VariableInfo>& inputs = built.model->inputs();
+    for (const std::string& unknown : parameters.Unknown()) {
+      auto input = std::find_if(inputs.begin(), inputs.end(),
+                                [&](const VariableInfo& v) { return v.name == unknown; });
+      if (input == inputs.end()) return parameters.UnknownError(unknown);
+      COSIMO_ASSIGN_OR_RETURN(const double value, parameters.Value(unknown));
+      built.held_inputs.emplace_back(static_cast<int>(input - inputs.begin()), value);
+    }
+    return built;
   }
   return absl::InvalidArgumentError("unit '" + spec.name() + "': builtin.model '" + name +
                                     "' is not a built-in model (known: " + KnownNames() + ")");
 }
 
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Model>> CreateBuiltinModel(const v1::Unit& spec) {
+  COSIMO_ASSIGN_OR_RETURN(BuiltinModel built, MakeBuiltinModel(spec));
+  if (!built.held_inputs.empty()) {
+    return absl::InvalidArgumentError(
+        "unit '" + spec.name() + "': parameter '" +
+        built.model->inputs()[static_cast<size_t>(built.held_inputs[0].first)].name +
+        "' names an input of model '" + spec.builtin().model() +
+        "': a wrapped model's inputs cannot be given in parameters");
+  }
+  return std::move(built.model);
+}
+
 absl::StatusOr<std::unique_ptr<Unit>> CreateBuiltinUnit(const v1::Unit& spec) {
-  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<Model> model, CreateBuiltinModel(spec));
+  COSIMO_ASSIGN_OR_RETURN(BuiltinModel built, MakeBuiltinModel(spec));
   COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver,
-                          CreateSolver(spec.solver(), *model, spec.name()));
-  return std::unique_ptr<Unit>(
-      std::make_unique<ModelUnit>(spec.name(), std::move(model), std::move(solver)));
+                          CreateSolver(spec.solver(), *built.model, spec.name()));
+  auto unit = std::make_unique<ModelUnit>(spec.name(), std::move(built.model), std::move(solver));
+  unit->HoldInputs(built.held_inputs);
+  return std::unique_ptr<Unit>(std::move(unit));
 }
 
 std::vector<std::string> BuiltinModelNamesList() {

@@ -51,15 +51,21 @@ absl::StatusOr<std::vector<double>> ModelParameters::Vector(const std::string& n
   return values;
 }
 
-absl::Status ModelParameters::CheckAllKnown() const {
+absl::Status ModelParameters::CheckAllKnown() {
+  unknown_.clear();
   for (const std::string& name : params_.Names()) {
     if (read_.count(name) > 0) continue;
-    std::string known;
-    for (const std::string& k : read_) known += (known.empty() ? "" : ", ") + k;
-    return Error("unknown parameter '" + name + "' (known: " + (known.empty() ? "none" : known) +
-                 ")");
+    if (!defer_unknown_) return UnknownError(name);
+    unknown_.push_back(name);
   }
   return absl::OkStatus();
+}
+
+absl::Status ModelParameters::UnknownError(const std::string& name) const {
+  std::string known;
+  for (const std::string& k : read_) known += (known.empty() ? "" : ", ") + k;
+  return Error("unknown parameter '" + name + "' (known: " + (known.empty() ? "none" : known) +
+               ")");
 }
 
 }  // namespace cosimo::worker

@@ -31,8 +31,18 @@ class ModelParameters {
   // Marks a parameter as known without reading it.
   void Known(const std::string& name) { read_.insert(name); }
 
-  // Error naming the first given parameter the model never asked for.
-  [[nodiscard]] absl::Status CheckAllKnown() const;
+  // Error naming the first given parameter the model never asked for. After DeferUnknown it
+  // only keeps them (Unknown()), for the caller to match against the model's inputs.
+  [[nodiscard]] absl::Status CheckAllKnown();
+  void DeferUnknown() { defer_unknown_ = true; }
+  // The given parameters the model never asked for, by name, with their values (numbers, or
+  // the value's kind as an error), once CheckAllKnown ran with DeferUnknown.
+  const std::vector<std::string>& Unknown() const { return unknown_; }
+  [[nodiscard]] absl::StatusOr<double> Value(const std::string& name) const {
+    return params_.RequiredNumber(name);
+  }
+  // The error CheckAllKnown gives for `name`.
+  absl::Status UnknownError(const std::string& name) const;
   // "unit 'u': model 'm': <message>".
   absl::Status Error(const std::string& message) const;
 
@@ -40,6 +50,8 @@ class ModelParameters {
   Parameters params_;
   std::string model_;
   std::set<std::string> read_;
+  bool defer_unknown_ = false;
+  std::vector<std::string> unknown_;
 };
 
 }  // namespace cosimo::worker

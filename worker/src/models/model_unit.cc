@@ -37,6 +37,15 @@ ModelUnit::ModelUnit(std::string name, std::unique_ptr<Model> model, std::unique
   for (VariableInfo& v : description_.outputs) v.causality = Causality::kOutput;
   description_.others = model_->states();
   for (VariableInfo& v : description_.others) v.causality = Causality::kState;
+  // The states' time derivatives are recordable as "der(<state>)" (docs/models.md).
+  for (const VariableInfo& state : model_->states()) {
+    VariableInfo der = state;
+    der.name = "der(" + state.name + ")";
+    der.causality = Causality::kLocal;
+    der.unit = state.unit.empty() ? "" : state.unit + "/s";
+    der.description = "time derivative of " + state.name;
+    description_.others.push_back(std::move(der));
+  }
   Capabilities& caps = description_.capabilities;
   caps.can_rollback = true;
   caps.provides_jacobians = true;
@@ -176,9 +185,39 @@ void ModelUnit::ComputeReply(Eigen::VectorXd* outputs, Eigen::VectorXd* derivati
   }
 }
 
-absl::Status ModelUnit::Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) {
-  const absl::Status status = CheckInputs(inputs);
+absl::Status ModelUnit::SetConnectedInputs(const std::vector<bool>& connected) {
+  for (const auto& [index, value] : held_) {
+    if (static_cast<size_t>(index) < connected.size() && connected[static_cast<size_t>(index)]) {
+      const std::string& input = model_->inputs()[static_cast<size_t>(index)].name;
+      return absl::InvalidArgumentError("unit '" + name_ + "': parameters." + input +
+                                        " gives a value to input '" + input +
+                                        "', which a connection feeds: remove one of the two");
+    }
+  }
+  return absl::OkStatus();
+}
+
+const Eigen::VectorXd& ModelUnit::WithHeld(const Eigen::VectorXd& inputs) {
+  if (held_.empty()) return inputs;
+  held_values_ = inputs;
+  for (const auto& [index, value] : held_) held_values_[index] = value;
+  return held_values_;
+}
+
+const InputPolynomials& ModelUnit::WithHeld(const InputPolynomials& inputs) {
+  if (held_.empty() || inputs.coefficients.cols() == 0) return inputs;
+  held_polynomials_.coefficients = inputs.coefficients;
+  for (const auto& [index, value] : held_) {
+    held_polynomials_.coefficients.row(index).setZero();
+    held_polynomials_.coefficients(index, 0) = value;
+  }
+  return held_polynomials_;
+}
+
+absl::Status ModelUnit::Evaluate(const Eigen::VectorXd& sent, OutputsReply* reply) {
+  const absl::Status status = CheckInputs(sent);
   if (!status.ok()) return status;
+  const Eigen::VectorXd& inputs = WithHeld(sent);
   u_ = inputs;
   u_dot_.setZero();
   ComputeReply(&reply->outputs, &reply->derivatives, &reply->recorded);
@@ -215,8 +254,9 @@ void ModelUnit::Step(const StepRequest& request, StepReply* reply) {
     return;
   }
   x_work_ = x_;
+  const InputPolynomials& inputs = WithHeld(request.inputs);
   const SolverOutcome outcome =
-      solver_->Integrate(*model_, request.inputs, request.time, request.step, x_work_);
+      solver_->Integrate(*model_, inputs, request.time, request.step, x_work_);
   if (outcome.status != StepStatus::kOk) {
     reply->status = outcome.status;
     reply->message = outcome.message.rfind("unit '", 0) == 0
@@ -228,8 +268,8 @@ void ModelUnit::Step(const StepRequest& request, StepReply* reply) {
   x_ = x_work_;
   time_ = request.time + request.step;
   if (m > 0) {
-    request.inputs.Value(request.step, u_);
-    request.inputs.Derivative(request.step, u_dot_);
+    inputs.Value(request.step, u_);
+    inputs.Derivative(request.step, u_dot_);
   }
   reply->end_time = time_;
   ComputeReply(&reply->outputs, &reply->derivatives, &reply->recorded);
@@ -300,8 +340,9 @@ absl::StatusOr<std::unique_ptr<UnitSnapshot>> ModelUnit::Deserialize(std::string
   return std::unique_ptr<UnitSnapshot>(std::move(snapshot));
 }
 
-absl::StatusOr<Linearization> ModelUnit::Linearize(const Eigen::VectorXd& inputs) {
-  const absl::Status status = CheckInputs(inputs);
+absl::StatusOr<Linearization> ModelUnit::Linearize(const Eigen::VectorXd& sent) {
+  const absl::Status status = CheckInputs(sent);
+  const Eigen::VectorXd inputs = WithHeld(sent);
   if (!status.ok()) return status;
   Linearization lin;
   lin.x = x_;

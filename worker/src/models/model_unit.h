@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cosimo/worker/unit.h"
@@ -40,6 +41,13 @@ class ModelUnit final : public Unit {
   [[nodiscard]] absl::StatusOr<std::unique_ptr<UnitSnapshot>> Deserialize(
       std::string_view bytes) override;
   [[nodiscard]] absl::StatusOr<Linearization> Linearize(const Eigen::VectorXd& inputs) override;
+  // A connected input cannot also be held by a parameter (a built-in model has no start value
+  // for the parameter to give): the error names both.
+  [[nodiscard]] absl::Status SetConnectedInputs(const std::vector<bool>& connected) override;
+
+  // Inputs (index in model().inputs(), value) given by the unit's parameters: they take that
+  // value whatever is sent for them, unless SetConnectedInputs says a connection feeds them.
+  void HoldInputs(std::vector<std::pair<int, double>> held) { held_ = std::move(held); }
 
   const Model& model() const { return *model_; }
   const Solver& solver() const { return *solver_; }
@@ -53,6 +61,9 @@ class ModelUnit final : public Unit {
   };
 
   absl::Status CheckInputs(const Eigen::VectorXd& inputs) const;
+  // `inputs` with the held inputs' values in place (itself when none is held).
+  const Eigen::VectorXd& WithHeld(const Eigen::VectorXd& inputs);
+  const InputPolynomials& WithHeld(const InputPolynomials& inputs);
   // Outputs, dy/dt and recorded values at (time_, x_, u_, u_dot_).
   void ComputeReply(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
                     std::vector<double>* recorded);
@@ -66,6 +77,9 @@ class ModelUnit final : public Unit {
   bool analytic_ = false;
   bool initialized_ = false;
   std::vector<Recorded> recorded_;
+  std::vector<std::pair<int, double>> held_;
+  Eigen::VectorXd held_values_;  // WithHeld's buffers
+  InputPolynomials held_polynomials_;
 
   double time_ = 0.0;
   Eigen::VectorXd x_;      // states at time_

@@ -16,6 +16,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,7 +58,19 @@ class Unit {
   // are; built-in models compute theirs for nothing and may ignore it.
   virtual void SetOutputDerivativesNeeded(bool needed) { (void)needed; }
 
+  // Which inputs (description().inputs order) connections feed (LoadUnit.connected_inputs),
+  // before Initialize. An unconnected input keeps its start value: the unit ignores the values
+  // sent for it and never sets it (an FMU's own start value, or a `parameters` entry naming it).
+  // Errors name the input a parameter cannot hold. By default every input is used as sent.
+  [[nodiscard]] virtual absl::Status SetConnectedInputs(const std::vector<bool>& connected) {
+    (void)connected;
+    return absl::OkStatus();
+  }
+
   [[nodiscard]] virtual absl::Status Initialize(double start_time, double stop_time) = 0;
+  // The input values the unit starts from (its inputs' start values), for the evaluation right
+  // after Initialize; nullopt: zero (before the connections' transformations).
+  virtual std::optional<Eigen::VectorXd> StartInputs() const { return std::nullopt; }
 
   // Sets the inputs at the current time and computes the outputs, without advancing time.
   [[nodiscard]] virtual absl::Status Evaluate(const Eigen::VectorXd& inputs,
