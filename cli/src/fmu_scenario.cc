@@ -62,13 +62,62 @@ absl::StatusOr<SingleFmuScenario> ScenarioForFmu(const std::string& fmu_path,
   v1::Unit* u = s.add_units();
   u->set_name(unit);
   u->mutable_fmu()->set_path(fs::absolute(fmu_path).lexically_normal().string());
+  if (e->cs_identifier.empty() && e->me_identifier.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "FMU '", fmu_path, "' offers ",
+        e->se_identifier.empty() ? "neither Co-Simulation nor Model Exchange"
+                                 : "only Scheduled Execution, which Cosimo does not support",
+        ": cosimo runs FMI Co-Simulation and Model Exchange FMUs"));
+  }
+  if (e->cs_identifier.empty()) {
+    // Model Exchange only: integrated by CVODE at the DefaultExperiment's tolerance (as FMPy
+    // does); the solver's own default tolerance without one.
+    v1::Solver* solver = u->mutable_solver();
+    solver->set_method(v1::Solver::CVODE);
+    if (e->tolerance) solver->set_tolerance(*e->tolerance);
+    out.notices.push_back(absl::StrCat(
+        "the FMU offers only Model Exchange: solver CVODE, tolerance ",
+        e->tolerance ? Num(*e->tolerance) + " (DefaultExperiment's)" : "CVODE's default"));
+  }
   v1::Algorithm* a = s.mutable_algorithm();
   a->set_kind(v1::Algorithm::JACOBI);
   a->set_step_size(step);
-  for (const std::string& output : e->outputs) s.add_record(unit + "." + output);
-  if (e->outputs.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("FMU '", fmu_path, "' has no output variable to record"));
+  const auto recordable = [&](const std::string& name) {
+    return std::find(e->unrecordable.begin(), e->unrecordable.end(), name) == e->unrecordable.end();
+  };
+  std::vector<std::string> left_out;
+  for (const std::string& output : e->outputs) {
+    if (recordable(output)) {
+      s.add_record(unit + "." + output);
+    } else {
+      left_out.push_back(output);
+    }
+  }
+  if (!left_out.empty()) {
+    std::string names;
+    for (const std::string& n : left_out) absl::StrAppend(&names, names.empty() ? "" : ", ", n);
+    out.notices.push_back(absl::StrCat("outputs not recorded (Clock or array variables): ", names));
+  }
+  if (s.record().empty()) {
+    // Many Modelica exports have no outputs: their continuous states and derivatives instead,
+    // else every continuous local.
+    std::vector<std::string> names = e->states;
+    names.insert(names.end(), e->derivatives.begin(), e->derivatives.end());
+    const char* what = "its continuous states and their derivatives";
+    if (names.empty()) {
+      names = e->continuous_locals;
+      what = "its continuous local variables";
+    }
+    for (const std::string& name : names) {
+      if (recordable(name)) s.add_record(unit + "." + name);
+    }
+    if (s.record().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("FMU '", fmu_path,
+                       "' has no output, continuous state or continuous local variable to record"));
+    }
+    out.notices.push_back(absl::StrCat("the FMU has no output to record: recording ", what, " (",
+                                       s.record_size(), " variables)"));
   }
   return out;
 }

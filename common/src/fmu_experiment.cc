@@ -80,20 +80,52 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   e.fmi_version = root.attribute("fmiVersion").value();
   e.cs_identifier = root.child("CoSimulation").attribute("modelIdentifier").value();
   e.me_identifier = root.child("ModelExchange").attribute("modelIdentifier").value();
+  e.se_identifier = root.child("ScheduledExecution").attribute("modelIdentifier").value();
   if (const pugi::xml_node d = root.child("DefaultExperiment")) {
     e.start_time = Attribute(d, "startTime").value_or(0.0);
     e.stop_time = Attribute(d, "stopTime");
     e.step_size = Attribute(d, "stepSize");
+    e.tolerance = Attribute(d, "tolerance");
+    if (e.tolerance && !(*e.tolerance > 0)) e.tolerance.reset();
     if (e.step_size && !(*e.step_size > 0)) e.step_size.reset();
     if (e.stop_time && !(*e.stop_time > e.start_time)) e.stop_time.reset();
   }
-  // FMI 2: ScalarVariable elements; FMI 3: one element per type (Float64, Int32, ...).
+  // FMI 2: ScalarVariable elements (the type a child element); FMI 3: one element per type
+  // (Float64, Int32, ...). `derivative` is FMI 2's 1-based index of the state among the
+  // variables (on the Real child) and FMI 3's value reference of the state.
+  const bool fmi2 = e.fmi_version.rfind("2", 0) == 0;
+  std::vector<pugi::xml_node> nodes;
   for (const pugi::xml_node v : root.child("ModelVariables").children()) {
-    if (v.type() != pugi::node_element || !v.attribute("name")) continue;
+    if (v.type() == pugi::node_element && v.attribute("name")) nodes.push_back(v);
+  }
+  for (const pugi::xml_node v : nodes) {
+    const std::string name = v.attribute("name").value();
     const std::string causality =
         v.attribute("causality") ? v.attribute("causality").value() : "local";
-    e.variables.emplace_back(v.attribute("name").value(), causality);
-    if (causality == "output") e.outputs.push_back(v.attribute("name").value());
+    e.variables.emplace_back(name, causality);
+    if (causality == "output") e.outputs.push_back(name);
+    const std::string type = fmi2 ? v.first_child().name() : v.name();
+    if (type == "Clock" || v.child("Dimension")) e.unrecordable.push_back(name);
+    const std::string variability = v.attribute("variability").value();
+    const bool real = type == "Real" || type == "Float64" || type == "Float32";
+    if (real && causality == "local" && (variability.empty() || variability == "continuous")) {
+      e.continuous_locals.push_back(name);
+    }
+    const pugi::xml_attribute derivative =
+        fmi2 ? v.child("Real").attribute("derivative") : v.attribute("derivative");
+    if (!derivative) continue;
+    const long long ref = derivative.as_llong(-1);
+    std::string state;
+    if (fmi2 && ref >= 1 && ref <= static_cast<long long>(nodes.size())) {
+      state = nodes[static_cast<size_t>(ref - 1)].attribute("name").value();
+    } else if (!fmi2) {
+      for (const pugi::xml_node s : nodes) {
+        if (s.attribute("valueReference").as_llong(-2) == ref) state = s.attribute("name").value();
+      }
+    }
+    if (state.empty()) continue;
+    e.states.push_back(state);
+    e.derivatives.push_back(name);
   }
   return e;
 }

@@ -25,6 +25,14 @@ struct FmuExperiment {
   std::string fmi_version;           // "2.0", "3.0"
   std::string cs_identifier;         // CoSimulation modelIdentifier; empty: no such interface
   std::string me_identifier;         // ModelExchange modelIdentifier; empty: no such interface
+  std::string se_identifier;         // FMI 3 ScheduledExecution modelIdentifier; empty: none
+  std::optional<double> tolerance;   // DefaultExperiment tolerance
+  // Variables that cannot be recorded as one column: FMI 3 Clock variables and arrays
+  // (<Dimension>), by name. (Binary ones are recorded as hexadecimal text.)
+  std::vector<std::string> unrecordable;
+  // The continuous states and their derivatives (the variables with a `derivative` attribute),
+  // in the order of the model description; and the continuous locals.
+  std::vector<std::string> states, derivatives, continuous_locals;
   // Every variable: name and causality as written ("input", "output", "parameter", "local",
   // "calculatedParameter", "independent"; FMI 2's default "local").
   std::vector<std::pair<std::string, std::string>> variables;
