@@ -414,10 +414,8 @@ int main(int argc, char** argv) {
   if (run->parsed() || submit->parsed()) {
     absl::StatusOr<cosimo::v1::Scenario> scenario = LoadScenario(scenario_path, ssp);
     if (!scenario.ok()) return Fail(scenario.status(), 2);
-    if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
-    if (absl::Status s = cosimo::worker::CheckUnitsAndVariables(*scenario); !s.ok()) {
-      return Fail(s, 2);
-    }
+    // Every problem of the scenario in one round: structure, units, parameters, variables.
+    if (absl::Status s = cosimo::worker::CheckScenario(*scenario); !s.ok()) return Fail(s, 2);
     if (run->parsed()) {
       cosimo::client::ProgressPrinter printer;
       cosimo::client::EmbeddedOptions options;

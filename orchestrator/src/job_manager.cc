@@ -245,7 +245,19 @@ absl::Status JobManager::Recover() {
 absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, const Caller& caller,
                                                const v1::TrainingRequest* training) {
   if (absl::Status s = CheckLimits(scenario, limits_); !s.ok()) return s;
-  if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
+  // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
+  // command line checks them before it submits, for every client; the platforms of the binaries
+  // are the workers' to judge.
+  worker::ScenarioCheckOptions check;
+  check.file = [this](const std::string&, const std::string& digest) {
+    return digest.empty() || !IsValidDigest(digest) ? std::string() : artifacts_->PathOf(digest);
+  };
+  check.binary_for_this_platform = false;
+  // A structural problem comes with the units' problems, in one round.
+  if (absl::Status s = ValidateScenario(scenario); !s.ok()) {
+    absl::ReaderMutexLock use(&artifact_use_);
+    return worker::WithUnitProblems(s, scenario, check);
+  }
   if (training != nullptr) {
     if (absl::StatusOr<int> unit = TrainedUnit(scenario, *training); !unit.ok()) {
       return unit.status();
@@ -269,14 +281,6 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
       }
     }
   }
-  // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
-  // command line checks them before it submits, for every client; the platforms of the binaries
-  // are the workers' to judge.
-  worker::ScenarioCheckOptions check;
-  check.file = [this](const std::string&, const std::string& digest) {
-    return digest.empty() ? std::string() : artifacts_->PathOf(digest);
-  };
-  check.binary_for_this_platform = false;
   if (absl::Status s = worker::CheckUnitsAndVariables(scenario, check); !s.ok()) return s;
   if (training != nullptr) {
     const std::string& digest = training->data_digest();

@@ -43,6 +43,31 @@ std::string FmuForWindowsOnly(const std::string& dir) {
   return out;
 }
 
+// Issue 30: a structural error (a connection to a unit that does not exist) used to be reported
+// alone, the unit errors only once it was fixed. Now every kind comes in one round.
+TEST(ErrorsUpFrontTest, StructuralAndUnitErrorsComeInOneRound) {
+  const std::string dir = TempDir("cosimo-errors");
+  WriteFile(dir + "/bad.json", R"({"stop_time": 1,
+    "units": [
+      {"name": "c", "builtin": {"model": "car_controler"}},
+      {"name": "v", "builtin": {"model": "car_vehicle", "parameters": {"mass": 1500}}}
+    ],
+    "connections": [{"from": "ghost.F", "to": "v.F"}],
+    "algorithm": {"step_size": 0.1}})");
+  for (const std::string verb : {"run", "submit"}) {
+    std::vector<std::string> argv = {BinDir() + "/cosimo", verb, dir + "/bad.json"};
+    if (verb == "submit") argv.insert(argv.end(), {"--orchestrator", "127.0.0.1:1"});
+    Process p(argv, dir + "/" + verb + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 2) << p.log();
+    const std::string log = p.log();
+    EXPECT_THAT(log, HasSubstr("3 problems:")) << verb << log;
+    EXPECT_THAT(log, HasSubstr("connections[0]")) << verb;
+    EXPECT_THAT(log, HasSubstr("ghost")) << verb;
+    EXPECT_THAT(log, HasSubstr("car_controler")) << verb;
+    EXPECT_THAT(log, HasSubstr("unknown parameter 'mass'")) << verb;
+  }
+}
+
 TEST(ErrorsUpFrontTest, RunAndSubmitReportEveryUnknownModelParameterAndVariableWithExit2) {
   const std::string dir = TempDir("cosimo-errors");
   WriteFile(dir + "/bad.json", R"({"stop_time": 1,
@@ -125,6 +150,30 @@ TEST_F(DistributedTest, WorkerSaysWhichPlatformsAnFmuHasBinariesFor) {
 // Any gRPC client (not the command line, which checks before it submits): SubmitJob checks the
 // units against the built-in catalogue and the uploaded FMUs' model descriptions, and refuses the
 // job with every problem at once.
+TEST_F(DistributedTest, SubmitJobReportsStructuralAndUnitErrorsInOneRound) {
+  absl::StatusOr<v1::Scenario> s = ParseScenarioJson(R"({"stop_time": 1,
+    "units": [
+      {"name": "c", "builtin": {"model": "car_controler"}},
+      {"name": "v", "builtin": {"model": "car_vehicle", "parameters": {"mass": 1500}}}
+    ],
+    "connections": [{"from": "ghost.F", "to": "v.F"}],
+    "algorithm": {"step_size": 0.1}})");
+  ASSERT_TRUE(s.ok()) << s.status();
+  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::JobService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = *s;
+  v1::SubmitJobResponse response;
+  const grpc::Status status = stub->SubmitJob(&context, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("3 problems:"));
+  EXPECT_THAT(status.error_message(), HasSubstr("ghost"));
+  EXPECT_THAT(status.error_message(), HasSubstr("car_controler"));
+  EXPECT_THAT(status.error_message(), HasSubstr("unknown parameter 'mass'"));
+}
+
 TEST_F(DistributedTest, SubmitJobRefusesUnknownModelParameterAndVariableForEveryClient) {
   client::Client client(orchestrator_->address());
   absl::StatusOr<std::string> digest = client.Upload(TestFmu("fmi2_msd"));

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cosimo/common/fmu_experiment.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/unit_api.h"
@@ -131,6 +134,15 @@ std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string&
   return v;
 }
 
+// One problem as it is, several as "N problems:" then one line each.
+absl::Status Joined(const std::vector<std::string>& problems) {
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
+  std::string text = absl::StrCat(problems.size(), " problems:");
+  for (const std::string& p : problems) absl::StrAppend(&text, "\n  ", p);
+  return absl::InvalidArgumentError(text);
+}
+
 }  // namespace
 
 absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
@@ -193,11 +205,30 @@ absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
       problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
     }
   }
-  if (problems.empty()) return absl::OkStatus();
-  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
-  std::string text = absl::StrCat(problems.size(), " problems:");
-  for (const std::string& p : problems) absl::StrAppend(&text, "\n  ", p);
-  return absl::InvalidArgumentError(text);
+  return Joined(problems);
+}
+
+absl::Status WithUnitProblems(const absl::Status& structural, const v1::Scenario& scenario,
+                              const ScenarioCheckOptions& options) {
+  const absl::Status units = CheckUnitsAndVariables(scenario, options);
+  if (structural.ok()) return units;
+  std::vector<std::string> problems = {std::string(structural.message())};
+  if (units.ok()) return structural;
+  // The field the structural problem names ("connections[1]" of "connections[1].to: ...").
+  const std::string& first = problems[0];
+  const std::string field = first.substr(0, first.find_first_of(".: '"));
+  // Several unit problems come as a "N problems:" line, then one line each.
+  const std::vector<absl::string_view> lines = absl::StrSplit(units.message(), '\n');
+  for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) {
+    const absl::string_view p = absl::StripLeadingAsciiWhitespace(lines[i]);
+    if (p.empty() || (!field.empty() && absl::StartsWith(p, field))) continue;
+    problems.emplace_back(p);
+  }
+  return Joined(problems);
+}
+
+absl::Status CheckScenario(const v1::Scenario& scenario, const ScenarioCheckOptions& options) {
+  return WithUnitProblems(ValidateScenario(scenario), scenario, options);
 }
 
 }  // namespace cosimo::worker

@@ -32,4 +32,15 @@ struct ScenarioCheckOptions {
 [[nodiscard]] absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
                                                   const ScenarioCheckOptions& options = {});
 
+// Every problem in one round (issue 30): `structural` (ValidateScenario's verdict, or another
+// check's) and the units' and variables' problems together, as one InvalidArgument in
+// CheckUnitsAndVariables' form. A unit problem about the field the structural one names is left
+// out (it would say the same twice). OK when both are.
+[[nodiscard]] absl::Status WithUnitProblems(const absl::Status& structural,
+                                            const v1::Scenario& scenario,
+                                            const ScenarioCheckOptions& options = {});
+// ValidateScenario, then WithUnitProblems: what `cosimo run` and `cosimo submit` check.
+[[nodiscard]] absl::Status CheckScenario(const v1::Scenario& scenario,
+                                         const ScenarioCheckOptions& options = {});
+
 }  // namespace cosimo::worker
