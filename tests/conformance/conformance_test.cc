@@ -1,0 +1,368 @@
+// The conformance runner (issue 29): every test FMU of tests/fmus run through `cosimo run` as a
+// user would, as Co-Simulation and as Model Exchange, and its results compared with results
+// computed independently (analytic solutions) within the FMI cross-check band: an error of at
+// most 1e-3 of the signal's range on at least 99% of the points. CTest label `conformance`.
+//
+// Also: `cosimo run X.fmu` with the default record succeeds on every FMU in tests/fmus/ that
+// is not broken on purpose, for FMI 2 and FMI 3 alike.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/integration/process.h"
+
+namespace cosimo {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BinDir;
+using ::testing::HasSubstr;
+using testing::Process;
+using testing::ReadFile;
+using testing::TempDir;
+using testing::WriteFile;
+
+std::string Fmu(const std::string& name) {
+  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
+}
+
+// A results CSV: the header's names and the rows as numbers.
+struct Table {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> rows;
+  int Column(const std::string& name) const {
+    auto it = std::find(names.begin(), names.end(), name);
+    return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+  }
+};
+
+Table ReadCsv(const std::string& path) {
+  Table t;
+  std::istringstream in(ReadFile(path));
+  std::string line;
+  if (!std::getline(in, line)) return t;
+  std::stringstream header(line);
+  for (std::string cell; std::getline(header, cell, ',');) t.names.push_back(cell);
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::vector<double> values;
+    for (std::string cell; std::getline(row, cell, ',');)
+      values.push_back(std::strtod(cell.c_str(), nullptr));
+    t.rows.push_back(values);
+  }
+  return t;
+}
+
+// Runs `cosimo run ARGS... --out DIR/NAME.csv`; the exit code and the log.
+struct RunResult {
+  int code = -1;
+  std::string log;
+  Table table;
+};
+RunResult CosimoRun(const std::string& dir, const std::string& name,
+                    std::vector<std::string> args) {
+  const std::string out = dir + "/" + name + ".csv";
+  std::vector<std::string> argv = {BinDir() + "/cosimo", "run"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--out", out});
+  Process p(argv, dir + "/" + name + ".log");
+  RunResult r;
+  r.code = p.Wait(std::chrono::seconds(120));
+  r.log = p.log();
+  if (r.code == 0) r.table = ReadCsv(out);
+  return r;
+}
+
+// The FMI cross-check band: |value - expected| <= 1e-3 (range of the expected signal, at least
+// 1e-3 in absolute terms for a constant one) on at least 99% of the rows.
+void ExpectInBand(const Table& t, const std::string& column,
+                  const std::function<double(double)>& expected, const std::string& what) {
+  const int c = t.Column(column);
+  ASSERT_GE(c, 0) << what << ": no column " << column;
+  ASSERT_GT(t.rows.size(), 10u) << what;
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& row : t.rows) {
+    lo = std::min(lo, expected(row[0]));
+    hi = std::max(hi, expected(row[0]));
+  }
+  const double band = 1e-3 * std::max(hi - lo, 1.0);
+  size_t inside = 0;
+  double worst = 0.0, worst_t = 0.0;
+  for (const auto& row : t.rows) {
+    const double error = std::abs(row[static_cast<size_t>(c)] - expected(row[0]));
+    if (error <= band) ++inside;
+    if (error > worst) worst = error, worst_t = row[0];
+  }
+  EXPECT_GE(static_cast<double>(inside), 0.99 * static_cast<double>(t.rows.size()))
+      << what << " " << column << ": " << inside << " of " << t.rows.size()
+      << " points in the band " << band << "; worst error " << worst << " at t=" << worst_t;
+}
+
+// A scenario of one FMU unit; `solver` empty: Co-Simulation.
+std::string OneFmuScenario(const std::string& fmu, double stop, double step,
+                           const std::string& solver, const std::vector<std::string>& record,
+                           const std::string& parameters = "{}") {
+  std::string rec;
+  for (const std::string& r : record) rec += (rec.empty() ? "\"u." : ", \"u.") + r + "\"";
+  return R"({ "name": "conformance", "start_time": 0, "stop_time": )" + std::to_string(stop) +
+         R"(, "units": [ { "name": "u", "fmu": { "path": ")" + Fmu(fmu) + R"(" },
+         "parameters": )" +
+         parameters + (solver.empty() ? "" : R"(, "solver": )" + solver) +
+         R"( } ], "algorithm": { "kind": "JACOBI", "step_size": )" + std::to_string(step) +
+         R"( }, "record": [ )" + rec + " ] }";
+}
+
+constexpr char kMe[] = R"({ "method": "RK45", "step": 0.001, "tolerance": 1e-9 })";
+
+// m x'' + cf x' + c x = 0 with m = c = 1, cf = 0.2, x(0) = 1, v(0) = 0 (the msd FMUs' start).
+double MsdX(double t) {
+  const double a = 0.1, wd = std::sqrt(1.0 - a * a);
+  return std::exp(-a * t) * (std::cos(wd * t) + a / wd * std::sin(wd * t));
+}
+double MsdV(double t) {
+  const double a = 0.1, wd = std::sqrt(1.0 - a * a);
+  return -std::exp(-a * t) * (1.0 + a * a / (wd * wd)) * wd * std::sin(wd * t);
+}
+
+// The ball dropped from 1 m at rest, g = 9.81, restitution 0.7: h(t) in closed form, bounce by
+// bounce.
+double BallH(double t) {
+  const double g = 9.81, e = 0.7;
+  double t0 = 0.0, h0 = 1.0, v0 = 0.0;
+  for (int bounce = 0; bounce < 50; ++bounce) {
+    // Next impact: h0 + v0 s - g s^2 / 2 = 0.
+    const double s = (v0 + std::sqrt(v0 * v0 + 2.0 * g * h0)) / g;
+    if (t <= t0 + s) {
+      const double tau = t - t0;
+      return h0 + v0 * tau - 0.5 * g * tau * tau;
+    }
+    const double v_impact = v0 - g * s;
+    t0 += s, h0 = 0.0, v0 = -e * v_impact;
+  }
+  return 0.0;
+}
+
+struct Case {
+  const char* fmu;
+  bool me;  // run as Model Exchange (with a solver), else Co-Simulation
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.fmu << (c.me ? " ME" : " CS"); }
+
+class MsdConformance : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MsdConformance, MatchesTheAnalyticOscillator) {
+  const Case c = GetParam();
+  const std::string dir = TempDir("conformance-msd");
+  WriteFile(dir + "/s.json", OneFmuScenario(c.fmu, 10.0, 0.01, c.me ? kMe : "", {"x", "v"}));
+  const RunResult r = CosimoRun(dir, "msd", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  ExpectInBand(r.table, "u.x", MsdX, c.fmu);
+  ExpectInBand(r.table, "u.v", MsdV, c.fmu);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fmus, MsdConformance,
+                         ::testing::Values(Case{"fmi2_msd", false}, Case{"fmi2_msd", true},
+                                           Case{"fmi3_msd", false}, Case{"fmi3_msd", true},
+                                           Case{"fmi2_msd_me", true}),
+                         [](const auto& info) {
+                           return std::string(info.param.fmu) + (info.param.me ? "_ME" : "_CS");
+                         });
+
+class BallConformance : public ::testing::TestWithParam<Case> {};
+
+// FMI 3 early return (issue 29, 1): fmi3_bouncing_ball_sloppy returns "early" at the end of
+// every step at its own clock t_start + n h, 1.09 for the caller's 1.089 + 0.001 say. FMI 3.0.1
+// section 4.2.3 (fmi3DoStep): lastSuccessfulTime is the FMU's own time, and an early return is
+// handled in Event Mode. The steps of 1 ms make the two clocks disagree in the last bits often.
+TEST_P(BallConformance, MatchesTheAnalyticBounces) {
+  const Case c = GetParam();
+  const std::string dir = TempDir("conformance-ball");
+  WriteFile(dir + "/s.json", OneFmuScenario(c.fmu, 1.9, 0.001, c.me ? kMe : "", {"h"}));
+  const RunResult r = CosimoRun(dir, "ball", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  ExpectInBand(r.table, "u.h", BallH, c.fmu);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fmus, BallConformance,
+    ::testing::Values(Case{"fmi2_bouncing_ball", false}, Case{"fmi2_bouncing_ball", true},
+                      Case{"fmi3_bouncing_ball", false}, Case{"fmi3_bouncing_ball", true},
+                      Case{"fmi3_bouncing_ball_events", false},
+                      Case{"fmi3_bouncing_ball_sloppy", false}),
+    [](const auto& info) { return std::string(info.param.fmu) + (info.param.me ? "_ME" : "_CS"); });
+
+class InputsConformance : public ::testing::TestWithParam<Case> {};
+
+// Unconnected inputs (issue 29, 2): neither connected nor in `parameters`, an input keeps the
+// FMU's start value (FMI 2.0.4 section 2.2.7, FMI 3.0.1 section 2.4.7: start is the input's
+// value until the importer sets another). Setting 0 fails the FMU: 0 is no item of its
+// Enumeration input. x' = ud integrates the discrete input's start value 3, which Model
+// Exchange may set only in Event Mode (FMI 2.0.4 section 3.2.3, FMI 3.0.1 section 3.2.2).
+TEST_P(InputsConformance, UnconnectedInputsKeepTheirStartValues) {
+  const Case c = GetParam();
+  const bool fmi3 = std::string(c.fmu).rfind("fmi3", 0) == 0;
+  const std::string dir = TempDir("conformance-inputs");
+  WriteFile(dir + "/s.json",
+            OneFmuScenario(c.fmu, 1.0, 0.01, c.me ? kMe : "", {"y", "x", "sum", "e_out"}));
+  const RunResult r = CosimoRun(dir, "inputs", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  ExpectInBand(
+      r.table, "u.y", [](double) { return 2.0; }, c.fmu);  // k u = 1 * 2
+  ExpectInBand(
+      r.table, "u.x", [](double t) { return 3.0 * t; }, c.fmu);
+  // u + ud + n + e + flag (+ count, FMI 3) = 2 + 3 + 4 + 1 + 1 (+ 6)
+  ExpectInBand(
+      r.table, "u.sum", [fmi3](double) { return fmi3 ? 17.0 : 11.0; }, c.fmu);
+  ExpectInBand(
+      r.table, "u.e_out", [](double) { return 1.0; }, c.fmu);
+}
+
+// `parameters` naming an input (issue 29, 3): the value is the input's start value and stays
+// while the input is unconnected (an SSP binding k = 13 and u = 14: y = 182, as the exporting
+// tool computes), Enumeration and discrete inputs included.
+TEST_P(InputsConformance, ParametersNamingInputsHoldThem) {
+  const Case c = GetParam();
+  const std::string dir = TempDir("conformance-inputs");
+  WriteFile(dir + "/s.json", OneFmuScenario(c.fmu, 1.0, 0.01, c.me ? kMe : "", {"y", "x", "e_out"},
+                                            R"({ "k": 13, "u": 14, "ud": -2, "e": 3 })"));
+  const RunResult r = CosimoRun(dir, "held", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  ExpectInBand(
+      r.table, "u.y", [](double) { return 182.0; }, c.fmu);
+  ExpectInBand(
+      r.table, "u.x", [](double t) { return -2.0 * t; }, c.fmu);
+  ExpectInBand(
+      r.table, "u.e_out", [](double) { return 3.0; }, c.fmu);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fmus, InputsConformance,
+                         ::testing::Values(Case{"fmi2_inputs", false}, Case{"fmi2_inputs", true},
+                                           Case{"fmi3_inputs", false}, Case{"fmi3_inputs", true}),
+                         [](const auto& info) {
+                           return std::string(info.param.fmu) + (info.param.me ? "_ME" : "_CS");
+                         });
+
+// Table inputs into discrete and integer inputs (issue 29, 5 and 6). A table stepping ud from 1
+// to 4 at t = 0.5 drives the Model Exchange FMU's discrete input: set in Event Mode at the
+// communication points, x = t, then 0.5 + 4 (t - 0.5). A table interpolating into the
+// Enumeration input would send 1.5 at t = 0.25: an error naming the input, never a rounded 1.
+TEST(TableIntoDiscreteInputs, ADiscreteRealInputIsSetInEventMode) {
+  for (const char* fmu : {"fmi2_inputs", "fmi3_inputs"}) {
+    const std::string dir = TempDir("conformance-table");
+    WriteFile(dir + "/ud.csv", "time,ud\n0,1\n0.5,1\n0.5,4\n1,4\n");
+    WriteFile(dir + "/s.json", R"({ "name": "t", "stop_time": 1,
+      "units": [ { "name": "u", "fmu": { "path": ")" +
+                                   Fmu(fmu) + R"(" }, "solver": )" + kMe +
+                                   R"( },
+                 { "name": "tab", "table": { "path": "ud.csv" } } ],
+      "connections": [ { "from": "tab.ud", "to": "u.ud" } ],
+      "algorithm": { "kind": "JACOBI", "step_size": 0.05 }, "record": [ "u.x" ] })");
+    const RunResult r = CosimoRun(dir, "table", {dir + "/s.json"});
+    ASSERT_EQ(r.code, 0) << fmu << ": " << r.log;
+    ExpectInBand(
+        r.table, "u.x", [](double t) { return t <= 0.5 ? t : 0.5 + 4.0 * (t - 0.5); }, fmu);
+  }
+}
+
+TEST(TableIntoDiscreteInputs, ANonIntegerValueForAnIntegerInputIsAnError) {
+  for (const char* fmu : {"fmi2_inputs", "fmi3_inputs"}) {
+    const std::string dir = TempDir("conformance-table");
+    WriteFile(dir + "/e.csv", "time,e\n0,1\n1,3\n");
+    WriteFile(dir + "/s.json", R"({ "name": "t", "stop_time": 1,
+      "units": [ { "name": "u", "fmu": { "path": ")" +
+                                   Fmu(fmu) + R"(" } },
+                 { "name": "tab", "table": { "path": "e.csv" } } ],
+      "connections": [ { "from": "tab.e", "to": "u.e" } ],
+      "algorithm": { "kind": "JACOBI", "step_size": 0.25 }, "record": [ "u.y" ] })");
+    const RunResult r = CosimoRun(dir, "table", {dir + "/s.json"});
+    EXPECT_NE(r.code, 0) << fmu;
+    EXPECT_THAT(r.log, HasSubstr("input 'e' (Int")) << fmu;
+    EXPECT_THAT(r.log, HasSubstr("was sent 1.5")) << fmu;
+  }
+}
+
+// `cosimo run X.fmu` with the default record (issue 29, 7): on every test FMU that is not
+// broken on purpose, FMI 2 and FMI 3, Model-Exchange-only ones included (CVODE is picked).
+TEST(DefaultRun, EveryTestFmuRuns) {
+  const std::vector<std::string> broken = {"error",    "crash", "evil",
+                                           "absolute", "link",  "missing_dep"};
+  const std::string dir = TempDir("conformance-default");
+  int runs = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(COSIMO_BINARY_DIR) + "/fmus")) {
+    const std::string name = entry.path().stem().string();
+    if (entry.path().extension() != ".fmu") continue;
+    if (std::any_of(broken.begin(), broken.end(),
+                    [&](const std::string& b) { return name.find(b) != std::string::npos; })) {
+      continue;
+    }
+    const RunResult r = CosimoRun(dir, name, {entry.path().string(), "--stop-time", "0.5"});
+    EXPECT_EQ(r.code, 0) << name << ": " << r.log;
+    EXPECT_GT(r.table.rows.size(), 1u) << name;
+    ++runs;
+  }
+  EXPECT_GE(runs, 15);
+}
+
+// FMI 3 Binary variables (issue 29, 4) are recorded as hexadecimal text, two digits a byte
+// (fmi3GetBinary), by default like every output.
+TEST(DefaultRun, ABinaryOutputIsRecordedAsHex) {
+  const std::string dir = TempDir("conformance-default");
+  const RunResult r = CosimoRun(dir, "binary", {Fmu("fmi3_inputs")});
+  ASSERT_EQ(r.code, 0) << r.log;
+  ASSERT_GE(r.table.Column("inputs.blob"), 0);
+  EXPECT_THAT(ReadFile(dir + "/binary.csv"), HasSubstr("cafe01"));
+}
+
+TEST(DefaultRun, AModelExchangeOnlyFmuGetsCvodeAndSaysSo) {
+  const std::string dir = TempDir("conformance-default");
+  const RunResult r = CosimoRun(dir, "me", {Fmu("fmi2_msd_me"), "--stop-time", "10"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  EXPECT_THAT(r.log, HasSubstr("offers only Model Exchange: solver CVODE"));
+  ExpectInBand(r.table, "msd.x", MsdX, "fmi2_msd_me");
+}
+
+// Built-in models (issue 29, 3 and 8): a parameter naming an input holds it while it is
+// unconnected (car_vehicle's F = 1576 N: m v' = F - c_f v from v0 = 0), and der(<state>) is
+// recordable as docs/models.md says, here (F - c_f v) / m.
+TEST(Builtins, AParameterHoldsAnInputAndDerOfAStateIsRecorded) {
+  const std::string dir = TempDir("conformance-builtin");
+  WriteFile(dir + "/s.json", R"json({ "name": "b", "stop_time": 10,
+    "units": [ { "name": "vehicle", "builtin": { "model": "car_vehicle" },
+                 "parameters": { "F": 1576 }, "solver": { "method": "RK4", "step": 0.01 } } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 },
+    "record": [ "vehicle.v", "vehicle.der(v)" ] })json");
+  const RunResult r = CosimoRun(dir, "builtin", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  const double m = 1576.0, c_f = 0.5, f = 1576.0;
+  const auto v = [&](double t) { return f / c_f * (1.0 - std::exp(-c_f * t / m)); };
+  ExpectInBand(r.table, "vehicle.v", v, "car_vehicle");
+  ExpectInBand(
+      r.table, "vehicle.der(v)", [&](double t) { return (f - c_f * v(t)) / m; }, "car_vehicle");
+}
+
+TEST(Builtins, AParameterNamingAConnectedInputIsRefused) {
+  const std::string dir = TempDir("conformance-builtin");
+  WriteFile(dir + "/s.json", R"({ "name": "b", "stop_time": 1,
+    "units": [ { "name": "controller", "builtin": { "model": "car_controller" } },
+               { "name": "vehicle", "builtin": { "model": "car_vehicle" },
+                 "parameters": { "F": 1576 } } ],
+    "connections": [ { "from": "controller.F", "to": "vehicle.F" },
+                     { "from": "vehicle.v", "to": "controller.v" } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 } })");
+  const RunResult r = CosimoRun(dir, "connected", {dir + "/s.json"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.log,
+              HasSubstr("parameters.F gives a value to input 'F', which a connection feeds"));
+}
+
+}  // namespace
+}  // namespace cosimo
