@@ -372,7 +372,10 @@ class Importer {
     if (out_->scenario.units_size() == 0 && problems_.empty()) {
       problems_.Invalid(absl::StrCat(ssd_.Where(system), ": the system has no components"));
     }
-    Bindings(ssd_, system, nullptr, "");
+    // The systems' bindings once every connection is known (a value bound to a system connector
+    // flows along them), deepest first: "bindings at a system level take precedence over
+    // bindings at a sub-system or component level" (SSP 2.0 section 5.2.3).
+    for (const auto& [node, path] : nested_first_) Bindings(ssd_, node, nullptr, path);
     ResolveConnections();
     if (!problems_.empty()) return problems_.ToStatus();
     Algorithm(root, system);
@@ -462,7 +465,6 @@ class Importer {
       const std::string full = Join(path, name);
       if (kind == "System") {
         Elements(element, full);
-        Bindings(ssd_, element, nullptr, full);
         continue;
       }
       if (kind != "Component") {
@@ -474,6 +476,7 @@ class Importer {
       if (absl::Status s = Component(element, name, full); !s.ok()) problems_.Add(s);
     }
     Connections(system, path);
+    nested_first_.emplace_back(system, path);
   }
 
   static std::string Join(const std::string& path, const std::string& name) {
@@ -536,6 +539,15 @@ class Importer {
     Bindings(ssd_, element, u, full);
     return absl::OkStatus();
   }
+
+  // A connector: (element path, connector name); the element path of a system's own connector
+  // is the system's path.
+  using Port = std::pair<std::string, std::string>;
+  struct Edge {
+    Port from, to;
+    Transform transform;
+    std::string where;  // "file line N: connection a.x -> b.u"
+  };
 
   // A parameter mapping (ssm:ParameterMapping, inline or from a file): parameter name in the
   // source -> the element's variable, with an optional linear transformation of the value.
@@ -653,38 +665,91 @@ class Importer {
                                   m->second.transform.offset);
         }
       }
-      v1::Unit* target = unit;
-      std::string variable = name;
-      if (target == nullptr) {
-        // On a system: "<component>.<variable>", the component inside it (or deeper).
-        target = nullptr;
-        for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
-          auto it = element_units_.find(Join(path, name.substr(0, dot)));
-          if (it != element_units_.end()) {
-            target = it->second;
-            variable = name.substr(dot + 1);
-            break;
-          }
-        }
-        if (target == nullptr) {
-          problems_.Invalid(
-              absl::StrCat(file.Where(parameter), ": system parameter '", name,
-                           "' names no component (expected \"<component>.<variable>\")"));
-          continue;
-        }
+      if (unit != nullptr) {
+        (*unit->mutable_parameters())[name] = *std::move(value);
+        continue;
       }
-      (*target->mutable_parameters())[variable] = *std::move(value);
+      SystemParameter(file.Where(parameter), path, name, *value);
     }
   }
 
-  // A connector: (element path, connector name); the element path of a system's own connector
-  // is the system's path.
-  using Port = std::pair<std::string, std::string>;
-  struct Edge {
-    Port from, to;
-    Transform transform;
-    std::string where;  // "file line N: connection a.x -> b.u"
-  };
+  // A value bound on the system at `path` to `name`, a hierarchical name (SSP 2.0 section 5.2.3):
+  // "Any variables of the system exposed through connectors of the system have the name of the
+  // connector as their name", and an element's variables are "<element>.<its name>". A
+  // component's variable gets the value; a system connector passes it on along its connections
+  // (SystemFlow). Every variable the name matches gets it (the standard's "punning"); a name that
+  // matches none "is ignored" (with a warning).
+  void SystemParameter(const std::string& where, const std::string& path, const std::string& name,
+                       const google::protobuf::Value& value) {
+    bool matched = false;
+    std::vector<Port> pending = {{path, name}};  // (system path, name relative to it)
+    while (!pending.empty()) {
+      const auto [system, rest] = pending.back();
+      pending.pop_back();
+      if (kinds_.count({system, rest}) != 0 && systems_.count(system) != 0) {
+        matched = true;
+        std::set<Port> seen;
+        if (SystemFlow({system, rest}, value, &seen) == 0) {
+          out_->notices.push_back(absl::StrCat(
+              "warning: ", where, ": system parameter '", name, "' is bound to connector '", rest,
+              "' of ", SystemName(system),
+              ", which feeds no component variable (no connection leaves it): the value is "
+              "not used"));
+        }
+      }
+      for (size_t dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.', dot + 1)) {
+        const std::string element = Join(system, rest.substr(0, dot));
+        if (auto it = element_units_.find(element); it != element_units_.end()) {
+          (*it->second->mutable_parameters())[rest.substr(dot + 1)] = value;
+          matched = true;
+        } else if (systems_.count(element) != 0) {
+          pending.emplace_back(element, rest.substr(dot + 1));
+        }
+      }
+    }
+    if (!matched) {
+      out_->notices.push_back(
+          absl::StrCat("warning: ", where, ": system parameter '", name, "' names no connector of ",
+                       SystemName(path),
+                       " and no \"<component>.<variable>\" in it: ignored (SSP 2.0 section 5.2.3: "
+                       "\"Otherwise that parameter value is ignored\")"));
+    }
+  }
+
+  // Passes a value bound to the system connector `port` along every connection that leaves it
+  // ("All kinds of system connectors can be parameterized", SSP 2.0 section 5.2.3): into the
+  // parameters of the components it reaches (an input so bound starts from the value), through
+  // the connectors of nested systems, each connection's ssc:LinearTransformation applied to a
+  // number. Returns how many component variables it reached.
+  int SystemFlow(const Port& port, const google::protobuf::Value& value, std::set<Port>* seen) {
+    if (!seen->insert(port).second) return 0;  // a loop of system connectors
+    bound_.insert(port);
+    int reached = 0;
+    for (const Edge& edge : edges_) {
+      if (edge.from != port) continue;
+      google::protobuf::Value passed = value;
+      if (passed.kind_case() == google::protobuf::Value::kNumberValue) {
+        passed.set_number_value(edge.transform.factor * passed.number_value() +
+                                edge.transform.offset);
+      }
+      if (auto it = element_units_.find(edge.to.first); it != element_units_.end()) {
+        (*it->second->mutable_parameters())[edge.to.second] = std::move(passed);
+        ++reached;
+      } else {
+        reached += SystemFlow(edge.to, passed, seen);
+      }
+    }
+    return reached;
+  }
+
+  std::string Kind(const Port& p) const {
+    const auto it = kinds_.find(p);
+    return it == kinds_.end() ? "" : it->second;
+  }
+
+  static std::string SystemName(const std::string& path) {
+    return path.empty() ? "the top system" : absl::StrCat("system '", path, "'");
+  }
 
   void Connections(const pugi::xml_node& system, const std::string& path) {
     for (pugi::xml_node c : Children(Child(system, "Connections"), "Connection")) {
@@ -729,57 +794,84 @@ class Importer {
       if (!ok) continue;
       edge.from = from;
       edge.to = to;
-      // From output to input: a connection written end -> start is turned round.
-      if (kinds_[from] == "input" && kinds_[to] == "output" && element_units_.count(from.first) &&
-          element_units_.count(to.first)) {
-        std::swap(edge.from, edge.to);
-      }
+      // "the terms start and end ... do not denote directionality of the data flow" (SSP 2.0
+      // section 5.3.2): a connection the connectors' kinds say runs end -> start is turned round.
+      if (!Flows(path, from, to) && Flows(path, to, from)) std::swap(edge.from, edge.to);
       edges_.push_back(edge);
     }
   }
 
+  // Whether data can flow from `a` to `b` in a connection of the system at `path`, by the kinds
+  // of the two connectors and whether each is the system's own or an element's (SSP 2.0 section
+  // 5.3.2.1, Allowed Connections, in short: a system's own input or parameter connector, or an
+  // element's output, calculatedParameter, constant, local or inout connector sends; the others
+  // receive). A connector without a kind, or of kind unspecified, does either ("a wild-card
+  // role").
+  bool Flows(const std::string& path, const Port& a, const Port& b) const {
+    return RoleOf(path, a) != kReceives && RoleOf(path, b) != kSends;
+  }
+  enum Role { kSends, kReceives, kEither };
+  Role RoleOf(const std::string& path, const Port& p) const {
+    const std::string kind = Kind(p);
+    if (kind.empty() || kind == "unspecified") return kEither;
+    const bool inward = kind == "input" || kind == "parameter" || kind == "structuralParameter";
+    if (p.first == path) return inward ? kSends : kReceives;  // the system's own, from inside
+    if (kind == "inout") return kEither;
+    return inward ? kReceives : kSends;
+  }
+
+  // "port" as the SSD names it: "msd2.F", "sub.force", "(system).position".
+  static std::string PortName(const Port& p) {
+    return absl::StrCat(p.first.empty() ? "(system)" : p.first, ".", p.second);
+  }
+
   // Every component input fed through any chain of system connectors becomes one connection
   // from the component output at the chain's start, with the chain's transformations composed.
-  // The top system's outputs are recorded; its inputs feed nothing (a notice says so).
+  // The top system's outputs are recorded; its inputs feed nothing (a notice says so, unless a
+  // parameter binding gives the chain its value).
   void ResolveConnections() {
     std::map<Port, size_t> incoming;
     for (size_t i = 0; i < edges_.size(); ++i) {
       auto [it, inserted] = incoming.emplace(edges_[i].to, i);
       if (!inserted) {
-        problems_.Invalid(absl::StrCat(edges_[i].where, ": '", edges_[i].to.first, ".",
-                                       edges_[i].to.second, "' is already fed by ",
-                                       edges_[it->second].where));
+        problems_.Invalid(absl::StrCat(edges_[i].where, ": '", PortName(edges_[i].to),
+                                       "' is already fed by ", edges_[it->second].where));
       }
     }
-    // Walks back from `port` to a component output; nullopt when the chain starts at a system
-    // connector that nothing feeds.
-    auto trace = [&](const Edge& last, Transform* total) -> std::optional<Port> {
+    // Walks back from `last` to the chain's start: a component's connector, or a system
+    // connector that nothing feeds (or a loop of system connectors). `bound`: a parameter
+    // binding gave a system connector on the way its value.
+    auto trace = [&](const Edge& last, Transform* total, bool* bound) -> Port {
       const Edge* e = &last;
       for (size_t guard = 0; guard <= edges_.size(); ++guard) {
         total->offset += total->factor * e->transform.offset;
         total->factor *= e->transform.factor;
+        if (bound_.count(e->from) != 0) *bound = true;
         if (element_units_.count(e->from.first) != 0) return e->from;
         auto it = incoming.find(e->from);
-        if (it == incoming.end()) return std::nullopt;
+        if (it == incoming.end()) return e->from;
         e = &edges_[it->second];
       }
-      return std::nullopt;  // a loop of system connectors
+      return e->from;
     };
     auto name = [&](const Port& p) {
       return absl::StrCat(element_units_.at(p.first)->name(), ".", p.second);
     };
     for (const Edge& edge : edges_) {
       const bool to_unit = element_units_.count(edge.to.first) != 0;
-      const bool to_top_output = edge.to.first.empty() && kinds_[edge.to] != "input";
+      const bool to_top_output = edge.to.first.empty() && Kind(edge.to) != "input";
       if (!to_unit && !to_top_output) continue;  // inside a chain
       Transform total;
-      const std::optional<Port> source = trace(edge, &total);
+      bool bound = false;
+      const Port start = trace(edge, &total, &bound);
+      const std::optional<Port> source =
+          element_units_.count(start.first) != 0 ? std::optional<Port>(start) : std::nullopt;
       if (!source) {
-        if (to_unit) {
-          out_->notices.push_back(
-              absl::StrCat("input ", name(edge.to),
-                           " is fed by a system connector that nothing feeds: it "
-                           "keeps its start value"));
+        if (to_unit && !bound) {
+          out_->notices.push_back(absl::StrCat(
+              Kind(edge.to).empty() ? "input" : Kind(edge.to), " ", name(edge.to),
+              " is fed by system connector '", PortName(start),
+              "', which nothing feeds and no parameter binding sets: it keeps its start value"));
         }
         continue;
       }
@@ -813,8 +905,10 @@ class Importer {
   Problems problems_;
   std::map<std::string, v1::Unit*> element_units_;  // component path ("sub.comp") -> its unit
   std::set<std::string> systems_;                   // system paths ("" for the top one)
-  std::map<Port, std::string> kinds_;               // connector kinds
+  std::map<Port, std::string> kinds_;               // declared connectors -> their kinds
   std::vector<Edge> edges_;
+  std::set<Port> bound_;  // system connectors a parameter binding gave a value
+  std::vector<std::pair<pugi::xml_node, std::string>> nested_first_;  // systems, post-order
 };
 
 }  // namespace

@@ -494,5 +494,165 @@ TEST_F(SspTest, FlattensNestedSystemsFollowsSystemConnectorsAndMapsParameters) {
   EXPECT_EQ(run(dir_ + "/two.ssp", "nested.csv"), reference);
 }
 
+// An element's ssd:ParameterBindings with one inline ssv:ParameterSet of Real values.
+std::string InlineReals(const std::vector<std::pair<std::string, std::string>>& reals) {
+  std::string xml = R"(<ssd:ParameterBindings><ssd:ParameterBinding><ssd:ParameterValues>
+          <ssv:ParameterSet version="1.0" name="inline"><ssv:Parameters>)";
+  for (const auto& [name, value] : reals) {
+    xml += "\n            <ssv:Parameter name=\"" + name + "\"><ssv:Real value=\"" + value +
+           "\"/></ssv:Parameter>";
+  }
+  return xml + R"(
+          </ssv:Parameters></ssv:ParameterSet>
+        </ssd:ParameterValues></ssd:ParameterBinding></ssd:ParameterBindings>)";
+}
+
+// Parameters bound to the connectors of systems, as OMSimulator's test suite writes them (issue
+// 29, item 9). SSP 2.0 section 5.2.3: "Any variables of the system exposed through connectors of
+// the system have the name of the connector as their name", "All kinds of system connectors can
+// be parameterized", and "bindings at a system level take precedence over bindings at a
+// sub-system or component level". The value flows along the connections that leave the
+// connector (System parameter -> Element parameter, SSP 2.0 section 5.3.2.1), transformed on the
+// way:
+//   root.k_cref (parameter, inline 0.3) -> "msd A".cf, and -> sub.damping -> msd2.cf (x 2)
+//   root.force (input, inline 13) -> sub.force -> msd2.F (an input: its value is a parameter)
+//   sub.mass (parameter, from sub.ssv's mass_g = 3000 through sub.ssm, x 0.001) -> msd2.m, that
+//     connection written from its end (msd2.m) to its start (the connector kinds say which is
+//     which)
+//   root.unused (parameter, inline 7): connected to nothing, a warning
+// and "msd A" binds its own input F = 14, msd2 its own cf = 9 and m = 1 (overridden from above).
+// No DefaultExperiment: the stop time comes from --stop-time (item 11).
+std::string SystemParameterSsd() {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription version="1.0" name="system-parameters"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+    xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon"
+    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues">
+  <ssd:System name="root">
+    <ssd:Connectors>
+      <ssd:Connector name="k_cref" kind="parameter"><ssc:Real/></ssd:Connector>
+      <ssd:Connector name="force" kind="input"><ssc:Real/></ssd:Connector>
+      <ssd:Connector name="unused" kind="parameter"><ssc:Real/></ssd:Connector>
+    </ssd:Connectors>
+    <ssd:Elements>
+      <ssd:Component name="msd A" source="resources/msd.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="F" kind="input"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="cf" kind="parameter"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+        )" +
+         InlineReals({{"F", "14"}}) + R"(
+      </ssd:Component>
+      <ssd:System name="sub">
+        <ssd:Connectors>
+          <ssd:Connector name="damping" kind="parameter"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="mass" kind="parameter"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="force" kind="input"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+        <ssd:Elements>
+          <ssd:Component name="msd2" source="resources/other/msd%202.fmu">
+            <ssd:Connectors>
+              <ssd:Connector name="F" kind="input"><ssc:Real/></ssd:Connector>
+              <ssd:Connector name="cf" kind="parameter"><ssc:Real/></ssd:Connector>
+              <ssd:Connector name="m" kind="parameter"><ssc:Real/></ssd:Connector>
+            </ssd:Connectors>
+            )" +
+         InlineReals({{"cf", "9"}, {"m", "1"}}) +
+         R"(
+          </ssd:Component>
+        </ssd:Elements>
+        <ssd:Connections>
+          <ssd:Connection startElement="" startConnector="damping" endElement="msd2" endConnector="cf">
+            <ssc:LinearTransformation factor="2"/>
+          </ssd:Connection>
+          <ssd:Connection startElement="msd2" startConnector="m" endConnector="mass"/>
+          <ssd:Connection startConnector="force" endElement="msd2" endConnector="F"/>
+        </ssd:Connections>
+        <ssd:ParameterBindings>
+          <ssd:ParameterBinding source="resources/sub.ssv">
+            <ssd:ParameterMapping source="resources/sub.ssm"/>
+          </ssd:ParameterBinding>
+        </ssd:ParameterBindings>
+      </ssd:System>
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startConnector="k_cref" endElement="msd A" endConnector="cf"/>
+      <ssd:Connection startConnector="k_cref" endElement="sub" endConnector="damping"/>
+      <ssd:Connection startConnector="force" endElement="sub" endConnector="force"/>
+    </ssd:Connections>
+    )" +
+         InlineReals({{"k_cref", "0.3"},
+                      {"force", "13"},
+                      {"unused", "7"},
+                      {"sub.msd2.c", "4"},
+                      {"ghost.p", "5"}}) +
+         R"(
+  </ssd:System>
+</ssd:SystemStructureDescription>
+)";
+}
+
+constexpr const char* kSubSsv = R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssv:ParameterSet version="1.0" name="sub"
+    xmlns:ssv="http://ssp-standard.org/SSP1/SystemStructureParameterValues">
+  <ssv:Parameters>
+    <ssv:Parameter name="mass_g"><ssv:Real value="3000"/></ssv:Parameter>
+  </ssv:Parameters>
+</ssv:ParameterSet>
+)";
+
+constexpr const char* kSubSsm = R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssm:ParameterMapping version="1.0"
+    xmlns:ssm="http://ssp-standard.org/SSP1/SystemStructureParameterMapping"
+    xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon">
+  <ssm:MappingEntry source="mass_g" target="mass">
+    <ssc:LinearTransformation factor="0.001"/>
+  </ssm:MappingEntry>
+</ssm:ParameterMapping>
+)";
+
+TEST_F(SspTest, SystemParameterConnectorsFeedTheComponentsTheyAreConnectedTo) {
+  WriteFile(dir_ + "/system/resources/sub.ssv", kSubSsv);
+  WriteFile(dir_ + "/system/resources/sub.ssm", kSubSsm);
+  client::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  options.stop_time = 1.0;
+  absl::StatusOr<client::SspImport> imported =
+      client::ImportSsp(Pack(SystemParameterSsd()), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const v1::Scenario& s = imported->scenario;
+  ASSERT_EQ(s.units_size(), 2);
+  const auto& a = s.units(0).parameters();
+  const auto& b = s.units(1).parameters();
+  EXPECT_DOUBLE_EQ(a.at("cf").number_value(), 0.3);  // root.k_cref
+  EXPECT_DOUBLE_EQ(b.at("cf").number_value(), 0.6);  // root.k_cref -> sub.damping, x 2
+  EXPECT_DOUBLE_EQ(b.at("m").number_value(), 3.0);   // sub.ssv mass_g 3000 g -> sub.mass in kg
+  EXPECT_DOUBLE_EQ(b.at("c").number_value(), 4.0);   // "sub.msd2.c" bound on root
+  // Parameters naming inputs reach the FMU: bound on the component, or through system inputs.
+  EXPECT_DOUBLE_EQ(a.at("F").number_value(), 14.0);
+  EXPECT_DOUBLE_EQ(b.at("F").number_value(), 13.0);  // root.force -> sub.force -> msd2.F
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_EQ(b.size(), 4u);
+  EXPECT_EQ(s.connections_size(), 0);  // values, not connections
+  EXPECT_THAT(imported->notices,
+              ::testing::Contains(::testing::AllOf(HasSubstr("warning: SystemStructure.ssd line"),
+                                                   HasSubstr("system parameter 'unused'"),
+                                                   HasSubstr("feeds no component variable"))));
+  EXPECT_THAT(imported->notices, ::testing::Contains(::testing::AllOf(
+                                     HasSubstr("system parameter 'ghost.p' names no connector"),
+                                     HasSubstr("SSP 2.0 section 5.2.3"))));
+  EXPECT_THAT(imported->notices, ::testing::Not(::testing::Contains(HasSubstr("nothing feeds"))));
+  EXPECT_TRUE(ValidateScenario(s).ok()) << ValidateScenario(s);
+
+  // The same values run: the worker takes every one of them.
+  Process run({BinDir() + "/cosimo", "run", dir_ + "/two.ssp", "--stop-time", "1", "--step-size",
+               "0.1", "--out", dir_ + "/p.csv"},
+              dir_ + "/run.log");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+  const std::string csv = ReadFile(dir_ + "/p.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 11);
+  EXPECT_THAT(run.log(), HasSubstr("system parameter 'unused'"));
+}
+
 }  // namespace
 }  // namespace cosimo

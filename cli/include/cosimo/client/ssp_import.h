@@ -9,13 +9,19 @@
 // system's output connectors recorded; parameter values bound inline (`ssv:ParameterSet`) or
 // from `.ssv` files, with a binding's `prefix` and `ssd:ParameterMapping` (inline or `.ssm`,
 // with `ssc:LinearTransformation` of values), on components and on systems (names
-// "<component>.<variable>"); `DefaultExperiment` for the start and stop times. SSP describes no
-// master algorithm: the scenario gets JACOBI with `step_size` from the options, else the OSP
-// annotation's `baseStepSize`, else OMSimulator's `FixedStepMaster stepSize`, else the FMUs'
-// smallest DefaultExperiment `stepSize`, else a thousandth of the run. Refused, every problem at
-// once, each naming the file, line and element: components that are not FMUs, connection
+// "<component>.<variable>", or a connector of the system, whose value flows along the
+// connections leaving it, transformed, to the component variables they reach; a system's
+// bindings take precedence over those inside it); `DefaultExperiment` for the start and stop
+// times (without a stop time, from the options, the import fails: SSP sets no default). SSP
+// describes no master algorithm: the scenario gets JACOBI with `step_size` from the options, else
+// the OSP annotation's `baseStepSize`, else OMSimulator's `FixedStepMaster stepSize`, else the
+// FMUs' smallest DefaultExperiment `stepSize`, else a thousandth of the run. Refused, every problem
+// at once, each naming the file, line and element: components that are not FMUs, connection
 // transformations other than ssc:LinearTransformation (which becomes the connection's factor and
-// offset, composed along a chain), unit conversions, enumeration parameters.
+// offset, composed along a chain), unit conversions, enumeration parameters, a connector fed by
+// two connections (SSP 2.0 section 5.3.2.1). Connections are taken in the direction of their data
+// flow, by the connectors' kinds, whichever way round they are written. Warnings (in the notices,
+// "warning: ..."): a system parameter that matches nothing or feeds no component variable.
 //
 // Thread safety: none needed (functions).
 #pragma once
