@@ -834,8 +834,15 @@ class Importer {
     for (size_t i = 0; i < edges_.size(); ++i) {
       auto [it, inserted] = incoming.emplace(edges_[i].to, i);
       if (!inserted) {
-        problems_.Invalid(absl::StrCat(edges_[i].where, ": '", PortName(edges_[i].to),
-                                       "' is already fed by ", edges_[it->second].where));
+        problems_.Invalid(absl::StrCat(
+            edges_[i].where, ": '", PortName(edges_[i].to), "' is already fed by ",
+            edges_[it->second].where,
+            "; SSP 2.0 section 5.3.2.1 (Allowed Connections) forbids this: \"Implementations "
+            "MUST ensure that data flow is specified unambiguously, including ensuring that not "
+            "multiple connections with inbound data flow enter into a connector signifying an "
+            "input, inout, parameter, or structuralParameter connector of an element, or a "
+            "local, constant, calculatedParameter, or output connector of an enclosing "
+            "system\""));
       }
     }
     // Walks back from `last` to the chain's start: a component's connector, or a system

@@ -654,5 +654,52 @@ TEST_F(SspTest, SystemParameterConnectorsFeedTheComponentsTheyAreConnectedTo) {
   EXPECT_THAT(run.log(), HasSubstr("system parameter 'unused'"));
 }
 
+// Two connections into one connector (issue 29, item 10). SSP 2.0 section 5.3.2.1: "Implementations
+// MUST ensure that data flow is specified unambiguously, including ensuring that not multiple
+// connections with inbound data flow enter into a connector signifying an input, inout,
+// parameter, or structuralParameter connector of an element, or a local, constant,
+// calculatedParameter, or output connector of an enclosing system." Two outputs into the top
+// system's output connector are refused, quoting it; inout is no way out (FMI has no inout
+// variables: "with the kind inout not being valid for either FMI 3.0, 2.0, or 1.0", section
+// 5.2.1). One connector feeding two is legal however the connections are written ("the terms
+// start and end ... do not denote directionality of the data flow", section 5.3.2).
+TEST_F(SspTest, TwoConnectionsIntoOneConnectorAreRefusedOneFeedingTwoIsNot) {
+  client::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  const std::string output = R"(
+    <ssd:Connectors>
+      <ssd:Connector name="position" kind="output"><ssc:Real/></ssd:Connector>
+      <ssd:Connector name="p" kind="parameter"><ssc:Real/></ssd:Connector>
+    </ssd:Connectors>)";
+  std::string ssd = Ssd("", R"(
+      <ssd:Connection startElement="msd A" startConnector="x" endConnector="position"/>
+      <ssd:Connection startElement="msd2" startConnector="x" endConnector="position"/>)");
+  const std::string system = R"(<ssd:System name="root">)";
+  ssd.insert(ssd.find(system) + system.size(), output);
+  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Loose(ssd), options);
+  ASSERT_FALSE(imported.ok());
+  const std::string message(imported.status().message());
+  EXPECT_THAT(message, HasSubstr("connection msd2.x -> (system).position: '(system).position' is "
+                                 "already fed by two.ssd line"));
+  EXPECT_THAT(message, HasSubstr("SSP 2.0 section 5.3.2.1 (Allowed Connections) forbids this"));
+  EXPECT_THAT(message, HasSubstr("or output connector of an enclosing system"));
+
+  // The system's parameter p feeds both components' c, each connection written from the
+  // component (its end) to the system (its start).
+  ssd = Ssd("", R"(
+      <ssd:Connection startElement="msd A" startConnector="c" endConnector="p"/>
+      <ssd:Connection startElement="msd2" startConnector="c" endConnector="p"/>)");
+  ssd.insert(ssd.find(system) + system.size(), output);
+  const std::string cf =
+      R"(<ssv:Parameter name="msd2.cf"><ssv:Real value="0.25"/></ssv:Parameter>)";
+  ssd.insert(ssd.find(cf) + cf.size(),
+             R"(<ssv:Parameter name="p"><ssv:Real value="2"/></ssv:Parameter>)");
+  imported = client::ImportSsp(Loose(ssd), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->scenario.units(0).parameters().at("c").number_value(), 2.0);
+  EXPECT_EQ(imported->scenario.units(1).parameters().at("c").number_value(), 2.0);
+  EXPECT_EQ(imported->scenario.connections_size(), 2);  // the two of Ssd()
+}
+
 }  // namespace
 }  // namespace cosimo
