@@ -3,6 +3,8 @@
 //   cosimo run MODEL.fmu [--stop-time T] [--step H] [--out f.csv]   (its DefaultExperiment)
 //   cosimo import SYSTEM.ssp [--out scenario.json] [--step-size H] [--stop-time T]
 //   cosimo submit SCENARIO.json [--orchestrator HOST:PORT] [--wait]
+//   run, submit and import of an SSP (run and submit of an FMU too) take --stop-time T and
+//   --step-size H (also --step)
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
 //   cosimo status JOB | cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]

@@ -398,7 +398,10 @@ class Importer {
           absl::StrCat(ssd_.Where(experiment ? experiment : root),
                        experiment ? ": DefaultExperiment has no stopTime after its startTime"
                                   : ": no DefaultExperiment with a stopTime",
-                       "; give the stop time (--stop-time)"));
+                       "; give the stop time (--stop-time). SSP sets no default (SSP 2.0 section "
+                       "5.1.1: DefaultExperiment and its stopTime are optional, \"for "
+                       "informational purposes\"); the exporting tool chose its own: "
+                       "OMSimulator, for one, runs from 0 to 1 s unless told otherwise"));
     }
     scenario.set_start_time(start);
     scenario.set_stop_time(stop);

@@ -701,5 +701,40 @@ TEST_F(SspTest, TwoConnectionsIntoOneConnectorAreRefusedOneFeedingTwoIsNot) {
   EXPECT_EQ(imported->scenario.connections_size(), 2);  // the two of Ssd()
 }
 
+// No DefaultExperiment (issue 29, item 11): refused, saying what to give and what the exporting
+// tool would have done; --stop-time and --step-size are taken by import, run and submit alike.
+TEST_F(SspTest, WithoutDefaultExperimentEveryVerbTakesTheStopTime) {
+  WriteFile(dir_ + "/system/resources/sub.ssv", kSubSsv);
+  WriteFile(dir_ + "/system/resources/sub.ssm", kSubSsm);
+  const std::string ssp = Pack(SystemParameterSsd());
+  for (const std::string& verb : std::vector<std::string>{"import", "run", "submit"}) {
+    std::vector<std::string> argv = {BinDir() + "/cosimo", verb, ssp};
+    if (verb == "import") argv.insert(argv.end(), {"--out", dir_ + "/refused.json"});
+    if (verb == "submit") argv.insert(argv.end(), {"--orchestrator", "127.0.0.1:1"});
+    Process refused(argv, dir_ + "/" + verb + "-refused.log");
+    EXPECT_EQ(refused.Wait(std::chrono::seconds(60)), 2) << refused.log();
+    EXPECT_THAT(refused.log(), HasSubstr("no DefaultExperiment with a stopTime; give the stop "
+                                         "time (--stop-time)"))
+        << verb;
+    EXPECT_THAT(refused.log(), HasSubstr("SSP 2.0 section 5.1.1")) << verb;
+    EXPECT_THAT(refused.log(), HasSubstr("OMSimulator, for one, runs from 0 to 1 s")) << verb;
+  }
+  Process import({BinDir() + "/cosimo", "import", ssp, "--out", dir_ + "/p.json", "--stop-time",
+                  "2", "--step-size", "0.5"},
+                 dir_ + "/import.log");
+  ASSERT_EQ(import.Wait(std::chrono::seconds(60)), 0) << import.log();
+  absl::StatusOr<v1::Scenario> scenario = LoadScenarioFile(dir_ + "/p.json");
+  ASSERT_TRUE(scenario.ok()) << scenario.status();
+  EXPECT_EQ(scenario->stop_time(), 2.0);
+  EXPECT_EQ(scenario->algorithm().step_size(), 0.5);
+  // submit imports with them too, then fails only for want of an orchestrator.
+  Process submit({BinDir() + "/cosimo", "submit", ssp, "--stop-time", "2", "--step-size", "0.5",
+                  "--orchestrator", "127.0.0.1:1"},
+                 dir_ + "/submit.log");
+  EXPECT_EQ(submit.Wait(std::chrono::seconds(60)), 1) << submit.log();
+  EXPECT_THAT(submit.log(), HasSubstr("JACOBI with step_size 0.5 (--step-size)"));
+  EXPECT_THAT(submit.log(), ::testing::Not(HasSubstr("DefaultExperiment")));
+}
+
 }  // namespace
 }  // namespace cosimo
