@@ -126,6 +126,7 @@ def main(source, binary):
                         check("cosimo-orchestrator:7700" in c.get("args", []),
                               f"{manifest.name}: workers must dial the orchestrator Service")
 
+    check_compose_versions(source)
     stage_lines = dockerfile_stages(dockerfile)
     check_dockerignore(source, stage_lines)
     uid = check_user_and_volumes(stage_lines)
@@ -137,6 +138,110 @@ def main(source, binary):
         print("FAIL:", f)
     print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
     return 1 if failures else 0
+
+
+# What docker-compose 1.29 (Debian 12's docker-compose, compose v1) accepts in a file without a
+# `version:` key, which it reads as the Compose Specification: the properties of its
+# compose/config/compose_spec.json (each object there has additionalProperties false, so any
+# other key, like the top-level `name:` of later versions, is refused: "'name' does not match
+# any of the regexes: '^x-'"). Compose v2 accepts all of these too.
+V1_TOP = {"version", "services", "networks", "volumes", "secrets", "configs"}
+V1_SERVICE = {
+    "blkio_config", "build", "cap_add", "cap_drop", "cgroup_parent", "command", "configs",
+    "container_name", "cpu_count", "cpu_percent", "cpu_period", "cpu_quota", "cpu_rt_period",
+    "cpu_rt_runtime", "cpu_shares", "cpus", "cpuset", "credential_spec", "depends_on", "deploy",
+    "device_cgroup_rules", "devices", "dns", "dns_opt", "dns_search", "domainname", "entrypoint",
+    "env_file", "environment", "expose", "extends", "external_links", "extra_hosts", "group_add",
+    "healthcheck", "hostname", "image", "init", "ipc", "isolation", "labels", "links", "logging",
+    "mac_address", "mem_limit", "mem_reservation", "mem_swappiness", "memswap_limit",
+    "network_mode", "networks", "oom_kill_disable", "oom_score_adj", "pid", "pids_limit",
+    "platform", "ports", "privileged", "profiles", "pull_policy", "read_only", "restart",
+    "runtime", "scale", "secrets", "security_opt", "shm_size", "stdin_open", "stop_grace_period",
+    "stop_signal", "storage_opt", "sysctls", "tmpfs", "tty", "ulimits", "user", "userns_mode",
+    "volumes", "volumes_from", "working_dir"}
+V1_NESTED = {
+    "build": {"args", "cache_from", "context", "dockerfile", "extra_hosts", "isolation", "labels",
+              "network", "shm_size", "target"},
+    "deploy": {"endpoint_mode", "labels", "mode", "placement", "replicas", "resources",
+               "restart_policy", "rollback_config", "update_config"},
+    "healthcheck": {"disable", "interval", "retries", "start_period", "test", "timeout"},
+}
+V1_DEPENDS_CONDITIONS = {"service_started", "service_healthy", "service_completed_successfully"}
+V1_SECRET = {"driver", "driver_opts", "external", "file", "labels", "name", "template_driver"}
+V1_SERVICE_SECRET = {"source", "target", "uid", "gid", "mode"}
+V1_VOLUME = {"driver", "driver_opts", "external", "labels", "name"}
+
+
+def check_compose_versions(source):
+    """Both compose files load in compose v1 (1.29) and v2 alike: statically against v1's schema
+    above, and with each `docker-compose` / `docker compose` that is installed."""
+    names = ["docker-compose.yml", "docker-compose.tls.yml"]
+    for name in names:
+        doc = yaml.safe_load((source / name).read_text()) or {}
+        extra = lambda keys, allowed: sorted(k for k in keys if k not in allowed
+                                              and not str(k).startswith("x-"))
+        for key in extra(doc, V1_TOP):
+            failures.append(f"{name}: top-level '{key}' is refused by docker-compose 1.29 "
+                            "(compose v1, Debian 12)")
+        # Optional since 1.27 in v1, obsolete in v2 (which warns about it).
+        check("version" not in doc, f"{name}: no `version:` (compose v2 calls it obsolete)")
+        for service_name, service in (doc.get("services") or {}).items():
+            where = f"{name}: {service_name}"
+            for key in extra(service, V1_SERVICE):
+                failures.append(f"{where}: '{key}' is refused by docker-compose 1.29")
+            for key, allowed in V1_NESTED.items():
+                if isinstance(service.get(key), dict):
+                    for sub in extra(service[key], allowed):
+                        failures.append(f"{where}: {key}.{sub} is refused by docker-compose 1.29")
+            depends = service.get("depends_on", [])
+            if isinstance(depends, dict):
+                for other, spec in depends.items():
+                    check(isinstance(spec, dict) and set(spec) == {"condition"}
+                          and spec["condition"] in V1_DEPENDS_CONDITIONS,
+                          f"{where}: depends_on.{other} must be just a condition of "
+                          f"{sorted(V1_DEPENDS_CONDITIONS)} for docker-compose 1.29")
+            for secret in service.get("secrets", []):
+                if isinstance(secret, dict):
+                    for sub in extra(secret, V1_SERVICE_SECRET):
+                        failures.append(f"{where}: secrets[].{sub} is refused by docker-compose 1.29")
+        for section, allowed in (("secrets", V1_SECRET), ("volumes", V1_VOLUME)):
+            for entry_name, entry in (doc.get(section) or {}).items():
+                for sub in extra(entry or {}, allowed):
+                    failures.append(f"{name}: {section}.{entry_name}.{sub} is refused by "
+                                    "docker-compose 1.29")
+    # The project name the files cannot carry (v1 refuses `name:`): .env, read by both.
+    env = source / ".env"
+    check(env.exists() and re.search(r"^COMPOSE_PROJECT_NAME=cosimo$", env.read_text(), re.M),
+          ".env: COMPOSE_PROJECT_NAME=cosimo names the compose project for v1 and v2 alike")
+
+    # The real parsers, where installed (deploy/install-deps.sh installs docker-compose for the
+    # tests): `config -q` validates and merges without an engine. In a copy with empty files for
+    # the TLS variant's secrets, which certs/ does not hold in a checkout.
+    tools = []
+    if shutil.which("docker-compose"):
+        tools.append(["docker-compose"])
+    if shutil.which("docker") and subprocess.run(["docker", "compose", "version"],
+                                                 capture_output=True).returncode == 0:
+        tools.append(["docker", "compose"])
+    if not tools:
+        return
+    with tempfile.TemporaryDirectory(prefix="cosimo-compose-") as tmp:
+        project = Path(tmp)
+        for name in names + [".env", "deploy/Dockerfile"]:
+            if (source / name).exists():
+                (project / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / name, project / name)
+        tls = yaml.safe_load((source / "docker-compose.tls.yml").read_text())
+        for secret in tls.get("secrets", {}).values():
+            (project / secret["file"]).parent.mkdir(parents=True, exist_ok=True)
+            (project / secret["file"]).write_text("")
+        for tool in tools:
+            for files in (names[:1], names):
+                args = [a for f in files for a in ("-f", f)]
+                result = subprocess.run(tool + args + ["config", "-q"], cwd=project,
+                                        capture_output=True, text=True, timeout=120)
+                check(result.returncode == 0, f"{' '.join(tool + args)} config: " +
+                      (result.stderr or result.stdout).strip())
 
 
 def dockerfile_stages(dockerfile):
