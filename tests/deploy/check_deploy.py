@@ -310,12 +310,20 @@ def dockerignore_filter(source):
     return included
 
 
+# Secrets that docs/deployment.md's TLS steps make in certs/, and such files anywhere else: the
+# build context must never carry them (a layer or a build cache keeps what it was sent).
+SECRETS = ["certs/ca.key", "certs/ca.pem", "certs/ca.srl", "certs/server.key", "certs/server.csr",
+           "certs/worker.key", "certs/token", "certs/worker-token", "certs/tokens", "x.pem",
+           "deploy/x.key", "token", "worker-token", "tokens", "secrets/ci.token", ".env"]
+
+
 def check_dockerignore(source, stages):
     included = dockerignore_filter(source)
     # What a user's tree holds after the quick start and a few runs, beside the sources.
     foreign = ["build/CMakeCache.txt", "build/bin/cosimo", "build-asan/CMakeCache.txt",
-               ".git/HEAD", "out/car.csv", "car.csv", "examples/python/__pycache__/x.pyc"]
-    for path in foreign:
+               "build-foo/x.o", "build_rel/CMakeCache.txt", ".git/HEAD", "out/car.csv",
+               "car.csv", "examples/python/__pycache__/x.pyc"]
+    for path in foreign + SECRETS:
         check(not included(path), f".dockerignore: '{path}' is sent to the Docker build context")
     # Files the build needs must stay.
     needed = ["CMakeLists.txt", "deploy/build.sh", "deploy/install-deps.sh", "proto",
@@ -346,6 +354,11 @@ def check_dockerignore(source, stages):
             "# This is the CMakeCache file.\n"
             "CMAKE_HOME_DIRECTORY:INTERNAL=/home/someone/cosimo\n"
             "CMAKE_CACHEFILE_DIR:INTERNAL=/home/someone/cosimo/build\n")
+        # What the TLS steps of docs/deployment.md and a few builds leave beside the sources.
+        left = SECRETS + ["build-foo/CMakeCache.txt", "build-foo/bin/cosimo", "out/car.csv"]
+        for name in left:
+            (user_tree / name).parent.mkdir(parents=True, exist_ok=True)
+            (user_tree / name).write_text("not for the image\n")
         # COPY . . of the context into the stage's WORKDIR (its name is kept: paths matter to
         # CMake's cache check).
         context = Path(tmp) / "image" / workdir.strip("/")
@@ -357,6 +370,9 @@ def check_dockerignore(source, stages):
                 shutil.copy2(path, context / relative)
                 size += path.stat().st_size
         check(size < 50 << 20, f"the Docker build context is {size >> 20} MiB: what is sent?")
+        for name in left:
+            check(not (context / name).exists(),
+                  f".dockerignore: '{name}' reaches the image's build stage (COPY . .)")
         # The build stage's configure step (deploy/build.sh's cmake -S -B), with its options;
         # the compile itself is what the rest of the suite builds.
         configure = subprocess.run(
