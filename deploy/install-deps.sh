@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # Installs every package Cosimo needs to build, test and run, from Debian 12's repositories.
-# Environment: COSIMO_TEST_DEPS=0 installs only what building and running need.
+# Environment: COSIMO_TEST_DEPS=0 installs only what building and running need (deploy/demo.sh,
+# deploy/Dockerfile's build stage); deploy/test.sh installs the rest.
 # Idempotent: packages already present are left as they are. Run as root (or with sudo available).
 set -euo pipefail
 
+# What the three programs need to build and run (the find_package / pkg_check_modules of the
+# CMakeLists outside tests/ and bench/), and ccache (deploy/build.sh uses it when present).
 packages=(
-  cmake g++ make pkg-config ca-certificates openssl
+  cmake g++ make pkg-config ca-certificates openssl ccache
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev zlib1g-dev
   libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libzip-dev zip libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
+  libzip-dev libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
   libcpp-httplib-dev
-  iproute2 procps python3 python3-yaml python3-grpcio clang-format
 )
-# Only the test suite needs these: clang for the fuzzers (tests/fuzz) and a browser for the web
-# page's test (tests/integration/http_test.cc), about 400 MB. COSIMO_TEST_DEPS=0 leaves them out
-# (deploy/Dockerfile's build stage, which builds without tests).
+# Only the test suite needs these: GoogleTest, clang for the fuzzers (tests/fuzz) and the
+# thread-safety check, a browser for the web page's test (tests/integration/http_test.cc, about
+# 400 MB), clang-format for the format check, Python for the deployment and client tests, zip,
+# ip and ps for integration tests, docker-compose (compose v1, without an engine: the
+# deployment test validates the compose files with it). COSIMO_TEST_DEPS=0 leaves them out.
 if [[ "${COSIMO_TEST_DEPS:-1}" != 0 ]]; then
-  packages+=(clang libclang-rt-14-dev chromium-headless-shell)
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format
+             clang libclang-rt-14-dev chromium-headless-shell
+             iproute2 procps zip python3 python3-yaml python3-grpcio docker-compose)
 fi
 
 missing=()
