@@ -3,14 +3,21 @@
 
 - docker-compose.yml parses and has an orchestrator service (port 7700, data volume, health
   check) and a worker service that publishes no port and dials the orchestrator by name;
+- both compose files load in compose v1 (Debian 12's docker-compose 1.29) as in v2: only keys
+  1.29's schema has (no top-level `name:`; .env names the project), and `config -q` passes with
+  each installed docker-compose / docker compose;
 - every Dockerfile target the compose file builds exists, and the build stage runs the same
   deploy/build.sh as the README;
 - the runtime stage installs packages that provide every shared library the built binaries
-  load (checked with ldd and dpkg against the libraries of this machine's build);
+  load (checked with ldd and dpkg against the libraries of this machine's build), and no more:
+  no Recommends, no package that no binary loads, not the PETSc/OpenMPI chain; the images'
+  size is estimated (debian:12-slim plus what apt would add, plus the binaries) within 200 MB;
 - the Kubernetes manifests parse and name the same images, port and args;
-- .dockerignore keeps build folders out of the build context: a copy of the tree holding a
-  foreign build/ (a CMakeCache.txt made for another source path) is filtered by it the way
-  Docker filters the context, and the build stage's configure step runs on the result;
+- .dockerignore keeps build folders, results and secrets (certs/, *.pem, *.key, token files)
+  out of the build context: a copy of the tree holding a foreign build/ (a CMakeCache.txt made
+  for another source path), certs/ca.key, x.pem, build-foo/ and out/ is filtered by it the way
+  Docker filters the context, none of those is left, and the build stage's configure step runs
+  on the result;
 - the images run as a numeric user (Kubernetes' runAsNonRoot needs one) that the manifests name
   as runAsUser, and every VOLUME folder is created owned by that user before it is declared (a
   new named volume copies the folder's owner; a missing folder gives a root-owned volume);
@@ -68,7 +75,7 @@ def main(source, binary):
     check("./deploy/build.sh" in dockerfile,
           "Dockerfile: the build stage must run deploy/build.sh (the README's build)")
     check(re.search(r"HEALTHCHECK", dockerfile), "Dockerfile: health checks are required")
-    check(re.search(r"COSIMO_TEST_DEPS=0\s.*\./deploy/build\.sh", dockerfile),
+    check(re.search(r"COSIMO_TEST_DEPS=0\s.*\./deploy/build\.sh", re.sub(r"\\\n", " ", dockerfile)),
           "Dockerfile: the build stage must run deploy/build.sh with COSIMO_TEST_DEPS=0 (no "
           "browser or fuzzing compiler in the image build)")
     install = (source / "deploy" / "install-deps.sh").read_text()
@@ -94,6 +101,7 @@ def main(source, binary):
             elif re.match(r"^[a-z0-9]", line):
                 closure.add(line.strip().split(":")[0])
     base = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g", "libzstd1", "liblzma5", "libbz2-1.0"}
+    owners = set()
     for program in ["cosimo", "cosimo-orchestrator", "cosimo-worker"]:
         path = binary / "bin" / program
         if not path.exists():
@@ -108,9 +116,11 @@ def main(source, binary):
             if not owner:
                 owner = subprocess.run(["dpkg", "-S", m.group(1)], capture_output=True,
                                        text=True).stdout.split(":")[0]
+            owners.add(owner)
             check(owner in closure or owner in base,
                   f"{program} needs {m.group(1)} from package '{owner}', which the runtime "
                   "image does not install")
+    check_runtime_is_small(runtime, listed, owners, binary)
 
     for manifest in (source / "deploy" / "kubernetes").glob("*.yaml"):
         docs = [d for d in yaml.safe_load_all(manifest.read_text()) if d]
@@ -242,6 +252,93 @@ def check_compose_versions(source):
                                         capture_output=True, text=True, timeout=120)
                 check(result.returncode == 0, f"{' '.join(tool + args)} config: " +
                       (result.stderr or result.stdout).strip())
+
+
+# Runtime packages that no ldd line names but the images need: the roots for TLS to a public CA,
+# and the font cairo draws a plot's text with (cosimo plot, the web page's plots).
+RUNTIME_DATA_PACKAGES = {"ca-certificates", "fonts-dejavu-core"}
+# debian:12-slim, compressed layers unpacked (docker image inspect), 2025 builds: about 75 MB.
+SLIM_BASE_MB = 75
+# The packages of debian:12-slim: what `debootstrap --variant=minbase bookworm` installs (its
+# log's "Retrieving" lines, December 2026), as the official image's debuerreotype does.
+SLIM_PACKAGES = set("""
+adduser apt base-files base-passwd bash bsdutils coreutils dash debconf debian-archive-keyring
+debianutils diffutils dpkg e2fsprogs findutils gcc-12-base gpgv grep gzip hostname
+init-system-helpers libacl1 libapt-pkg6.0 libattr1 libaudit-common libaudit1 libblkid1
+libbz2-1.0 libc-bin libc6 libcap-ng0 libcap2 libcom-err2 libcrypt1 libdb5.3 libdebconfclient0
+libext2fs2 libffi8 libgcc-s1 libgcrypt20 libgmp10 libgnutls30 libgpg-error0 libhogweed6
+libidn2-0 liblz4-1 liblzma5 libmd0 libmount1 libnettle8 libp11-kit0 libpam-modules
+libpam-modules-bin libpam-runtime libpam0g libpcre2-8-0 libseccomp2 libselinux1
+libsemanage-common libsemanage2 libsepol2 libsmartcols1 libss2 libstdc++6 libsystemd0
+libtasn1-6 libtinfo6 libudev1 libunistring2 libuuid1 libxxhash0 libzstd1 login logsave mawk
+mount ncurses-base ncurses-bin passwd perl-base sed sysvinit-utils tar tzdata usr-is-merged
+util-linux util-linux-extra zlib1g""".split())
+
+
+def apt_install_set(packages, installed):
+    """What `apt-get install --no-install-recommends packages` adds to a system that has
+    `installed`: the Depends and Pre-Depends, recursively, of each the first alternative (a
+    virtual package: its first provider), as apt picks when none is installed."""
+    chosen, todo = set(), set(packages) - set(installed)
+    while todo:
+        out = subprocess.run(["apt-cache", "depends", "--no-recommends", "--no-suggests",
+                              "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances",
+                              *sorted(todo)], capture_output=True, text=True).stdout
+        chosen |= todo
+        found, in_group, want_provider = set(), False, False
+        for line in out.splitlines():
+            if line.startswith("    "):  # a provider of the virtual package above
+                if want_provider:
+                    found.add(line.strip().split(":")[0])
+                want_provider = False
+                continue
+            want_provider = False
+            m = re.match(r"^ ?(\|| )(?:Depends|PreDepends): (<)?([^\s>:]+)", line)
+            if not m:
+                in_group = False
+                continue
+            alternative, virtual, name = m.group(1) == "|", m.group(2), m.group(3)
+            if in_group:  # a later alternative of a group whose first one was taken
+                in_group = bool(alternative)
+                continue
+            in_group = bool(alternative)
+            if virtual:
+                want_provider = True
+            else:
+                found.add(name)
+        todo = found - chosen - set(installed)
+    return chosen
+
+
+def check_runtime_is_small(runtime, listed, owners, binary):
+    """The runtime stage installs what ldd needs and no more: no Recommends, no package that no
+    binary loads, nothing of the PETSc/OpenMPI chain that libsundials-sunlinsol3 pulled in (the
+    image was about 490 MB with it), and an estimate of each image within 200 MB."""
+    check("--no-install-recommends" in runtime,
+          "Dockerfile runtime stage: apt-get install needs --no-install-recommends")
+    if not owners:
+        return  # the binaries are not built: reported above
+    for package in sorted(listed - owners - RUNTIME_DATA_PACKAGES):
+        failures.append(f"Dockerfile runtime stage: {package} provides no library that the "
+                        "binaries load (ldd)")
+    installs = apt_install_set(listed | RUNTIME_DATA_PACKAGES, SLIM_PACKAGES)
+    heavy = sorted(p for p in installs if re.search(r"petsc|openmpi|libmpi|hwloc|sundials", p))
+    check(not heavy, f"Dockerfile runtime stage: installs {heavy} (the PETSc/OpenMPI chain of "
+          "libsundials-sunlinsol3: CVODE is linked statically instead)")
+    # Their Installed-Size, on top of debian:12-slim.
+    show = subprocess.run(["apt-cache", "show", "--no-all-versions", *sorted(installs)],
+                          capture_output=True, text=True).stdout
+    kib = sum(int(k) for k in re.findall(r"^Installed-Size: (\d+)$", show, re.M))
+    sizes = {p: (binary / "bin" / p).stat().st_size for p in
+             ("cosimo", "cosimo-orchestrator", "cosimo-worker") if (binary / "bin" / p).exists()}
+    for program in ("cosimo-orchestrator", "cosimo-worker"):
+        if program not in sizes or "cosimo" not in sizes:
+            continue
+        # The binaries unstripped, as built here: the image strips them (an upper bound).
+        mb = SLIM_BASE_MB + kib / 1024 + (sizes["cosimo"] + sizes[program]) / 1e6
+        print(f"estimate: the {program} image is about {mb:.0f} MB ({SLIM_BASE_MB} base, "
+              f"{kib / 1024:.0f} packages, the rest binaries; deploy/compose-check.sh measures it)")
+        check(mb <= 200, f"the {program} image would be about {mb:.0f} MB (target: 200)")
 
 
 def dockerfile_stages(dockerfile):
