@@ -42,6 +42,7 @@ void AddVariables(const std::vector<VariableInfo>& variables, v1::UnitLoaded* ou
     p->set_unit(v.unit);
     p->set_description(v.description);
     p->set_type(ToProto(v.type));
+    p->set_discrete(v.discrete);
   }
 }
 
@@ -132,8 +133,8 @@ void ToProto(const UnitDescription& d, v1::UnitLoaded* out) {
 UnitDescription FromProto(const v1::UnitLoaded& loaded) {
   UnitDescription d;
   for (const v1::Variable& p : loaded.variables()) {
-    VariableInfo v{p.name(), FromProto(p.causality()), p.unit(), p.description(),
-                   FromProto(p.type())};
+    VariableInfo v{p.name(),        FromProto(p.causality()), p.unit(),
+                   p.description(), FromProto(p.type()),      p.discrete()};
     if (v.type == ValueType::kString) {
       d.others.push_back(std::move(v));
     } else if (v.causality == Causality::kInput) {

@@ -164,6 +164,8 @@ void RemoteUnit::Send(const UnitCommand& command) {
   switch (command.kind) {
     case UnitCommand::Kind::kInitialize:
       command_.mutable_initialize()->set_time(command.time);
+      command_.mutable_initialize()->mutable_hold_outputs()->Assign(command.hold_outputs.begin(),
+                                                                    command.hold_outputs.end());
       break;
     case UnitCommand::Kind::kEvaluate: {
       auto* inputs = command_.mutable_evaluate()->mutable_inputs();

@@ -253,8 +253,10 @@ INSTANTIATE_TEST_SUITE_P(Fmus, InputsConformance,
 
 // Table inputs into discrete and integer inputs (issue 29, 5 and 6). A table stepping ud from 1
 // to 4 at t = 0.5 drives the Model Exchange FMU's discrete input: set in Event Mode at the
-// communication points, x = t, then 0.5 + 4 (t - 0.5). A table interpolating into the
-// Enumeration input would send 1.5 at t = 0.25: an error naming the input, never a rounded 1.
+// communication points, x = t, then 0.5 + 4 (t - 0.5). A linear table feeding a discrete input
+// holds its previous sample (an interpolated 1.5000000000000004 is no value the signal had); a
+// sample that is not an integer, sent to the Enumeration input, is an error naming the input,
+// never a rounded value.
 TEST(TableIntoDiscreteInputs, ADiscreteRealInputIsSetInEventMode) {
   for (const char* fmu : {"fmi2_inputs", "fmi3_inputs"}) {
     const std::string dir = TempDir("conformance-table");
@@ -273,10 +275,36 @@ TEST(TableIntoDiscreteInputs, ADiscreteRealInputIsSetInEventMode) {
   }
 }
 
+TEST(TableIntoDiscreteInputs, ALinearTableHoldsItsSamplesForADiscreteInput) {
+  for (const char* fmu : {"fmi2_inputs", "fmi3_inputs"}) {
+    for (const char* solver : {"", kMe}) {
+      const std::string dir = TempDir("conformance-table");
+      WriteFile(dir + "/ud.csv", "time,ud,e\n0,1,1\n0.5,2,2\n1,3,3\n");
+      WriteFile(dir + "/s.json", R"({ "name": "t", "stop_time": 1,
+        "units": [ { "name": "u", "fmu": { "path": ")" +
+                                     Fmu(fmu) + "\" }" +
+                                     (*solver != 0 ? std::string(", \"solver\": ") + solver : "") +
+                                     R"( },
+                   { "name": "tab", "table": { "path": "ud.csv" } } ],
+        "connections": [ { "from": "tab.ud", "to": "u.ud" }, { "from": "tab.e", "to": "u.e" } ],
+        "algorithm": { "kind": "JACOBI", "step_size": 0.1 }, "record": [ "u.x", "u.e_out" ] })");
+      const RunResult r = CosimoRun(dir, "linear", {dir + "/s.json"});
+      ASSERT_EQ(r.code, 0) << fmu << ": " << r.log;
+      const std::string what = std::string(fmu) + (*solver != 0 ? " ME" : " CS");
+      ExpectInBand(
+          r.table, "u.x", [](double t) { return t <= 0.5 ? t : 0.5 + 2.0 * (t - 0.5); }, what);
+      // The outputs at the end of a step [t, t + h] follow the inputs of t (ZOH): e_out is 2
+      // from t = 0.6 on, and the sample 3 of t = 1 comes after the run.
+      ExpectInBand(
+          r.table, "u.e_out", [](double t) { return t <= 0.5 + 1e-9 ? 1.0 : 2.0; }, what);
+    }
+  }
+}
+
 TEST(TableIntoDiscreteInputs, ANonIntegerValueForAnIntegerInputIsAnError) {
   for (const char* fmu : {"fmi2_inputs", "fmi3_inputs"}) {
     const std::string dir = TempDir("conformance-table");
-    WriteFile(dir + "/e.csv", "time,e\n0,1\n1,3\n");
+    WriteFile(dir + "/e.csv", "time,e\n0,1\n0.5,1.5\n1,2\n");
     WriteFile(dir + "/s.json", R"({ "name": "t", "stop_time": 1,
       "units": [ { "name": "u", "fmu": { "path": ")" +
                                    Fmu(fmu) + R"(" } },

@@ -28,7 +28,12 @@ class CommandHandler::Impl {
         return Load(command.load_unit(), reply->mutable_unit_loaded());
       case v1::OrchestratorMessage::kInitialize:
         if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
-        return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_), reply);
+        {
+          const auto& hold = command.initialize().hold_outputs();
+          absl::Status held = host_->HoldOutputs(std::vector<int>(hold.begin(), hold.end()));
+          return ReplyOutputs(
+              held.ok() ? host_->Initialize(command.initialize().time(), &outputs_) : held, reply);
+        }
       case v1::OrchestratorMessage::kEvaluate: {
         if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
         const auto& in = command.evaluate().inputs();

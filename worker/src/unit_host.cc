@@ -394,6 +394,17 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
 const UnitDescription& UnitHost::description() const { return impl_->unit_->description(); }
 IterativeMode UnitHost::iterative_mode() const { return impl_->mode_; }
 
+absl::Status UnitHost::HoldOutputs(const std::vector<int>& outputs) {
+  const size_t n = description().outputs.size();
+  for (int o : outputs) {
+    if (o < 0 || static_cast<size_t>(o) >= n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unit '", impl_->name_, "': output ", o, " to hold, of ", n, " outputs"));
+    }
+  }
+  return impl_->unit_->HoldOutputs(outputs);
+}
+
 absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
   const double stop =
       impl_->stop_time_ > start_time ? impl_->stop_time_ : std::numeric_limits<double>::infinity();

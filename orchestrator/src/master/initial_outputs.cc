@@ -75,11 +75,24 @@ absl::Status InitialDerivatives(CoupledUnits& units, const std::vector<int>& ord
 
 absl::Status InitializeUnits(CoupledUnits& units) {
   const double start = units.config().algorithm.start_time;
+  // Per unit, the outputs that feed a discrete input (a table holds them between samples).
+  std::vector<UnitSlot>& slots = units.slots();
+  std::vector<std::vector<int>> hold(slots.size());
+  for (size_t c = 0; c < slots.size(); ++c) {
+    const std::vector<VariableInfo>& inputs = units.config().descriptions[c].inputs;
+    for (size_t i = 0; i < inputs.size() && i < slots[c].sources.size(); ++i) {
+      const Coupling::Source& src = slots[c].sources[i];
+      if (!inputs[i].discrete || src.unit < 0) continue;
+      std::vector<int>& h = hold[static_cast<size_t>(src.unit)];
+      if (std::find(h.begin(), h.end(), src.output) == h.end()) h.push_back(src.output);
+    }
+  }
   return FanOut(
-      units.slots(),
+      slots,
       [&](UnitSlot& s) {
         s.command.kind = UnitCommand::Kind::kInitialize;
         s.command.time = start;
+        s.command.hold_outputs = hold[static_cast<size_t>(&s - slots.data())];
         return true;
       },
       [&](UnitSlot& s, absl::Status awaited) {

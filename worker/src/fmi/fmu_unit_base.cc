@@ -85,6 +85,9 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
     if (v.causality == FmiCausality::kInput) {
       input_indices_.push_back(i);
       description_.inputs.push_back(Info(md_, i, false));
+      description_.inputs.back().discrete =
+          v.variability != Variability::kContinuous ||
+          (v.type != VarType::kFloat64 && v.type != VarType::kFloat32);
     } else if (v.causality == FmiCausality::kOutput) {
       if (v.type == VarType::kFloat64) {
         real_output_vrs_.push_back(v.value_reference);

@@ -61,6 +61,15 @@ class TableUnit final : public Unit {
     return absl::OkStatus();
   }
 
+  // A column feeding a discrete input holds its previous sample whatever the interpolation:
+  // such an input takes values at events only, and an interpolated 1.5000000000000004 between
+  // the samples 1 and 2 is no value the signal ever had.
+  absl::Status HoldOutputs(const std::vector<int>& outputs) override {
+    held_.assign(description_.outputs.size(), false);
+    for (int o : outputs) held_[static_cast<size_t>(o)] = true;
+    return absl::OkStatus();
+  }
+
   absl::Status Initialize(double start_time, double /*stop_time*/) override {
     time_ = start_time;
     return absl::OkStatus();
@@ -173,6 +182,11 @@ class TableUnit final : public Unit {
       const double w = (time_ - times_[i]) / span;
       *outputs = ((1.0 - w) * values_.row(i) + w * values_.row(i + 1)).transpose();
       *derivatives = ((values_.row(i + 1) - values_.row(i)) / span).transpose();
+      for (size_t o = 0; o < held_.size(); ++o) {
+        if (!held_[o]) continue;
+        (*outputs)[static_cast<Eigen::Index>(o)] = values_(i, static_cast<Eigen::Index>(o));
+        (*derivatives)[static_cast<Eigen::Index>(o)] = 0.0;
+      }
     }
     recorded->resize(recorded_.size());
     for (size_t k = 0; k < recorded_.size(); ++k) (*recorded)[k] = (*outputs)[recorded_[k]];
@@ -184,6 +198,7 @@ class TableUnit final : public Unit {
   TableInterpolation interpolation_;
   UnitDescription description_;
   std::vector<int> recorded_;
+  std::vector<bool> held_;  // per output: held between samples (HoldOutputs)
   double time_ = 0.0;
 };
 

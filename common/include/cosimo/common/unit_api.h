@@ -40,6 +40,9 @@ struct VariableInfo {
   std::string unit;         // physical unit, e.g. "m/s"; may be empty
   std::string description;  // may be empty
   ValueType type = ValueType::kReal;
+  // Inputs: takes values only at events (FMI variability discrete, or an integer or Boolean
+  // type); what feeds it from a table is held between the table's samples.
+  bool discrete = false;
 };
 
 // What the unit implementation offers. These are contracts (tutorial, Table 3): the orchestrator

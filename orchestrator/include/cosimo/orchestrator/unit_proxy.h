@@ -35,10 +35,11 @@ struct UnitCommand {
     kRestoreCheckpoint,  // back to `state`, a kCheckpoint reply of a unit of the same spec
   };
   Kind kind = Kind::kStep;
-  double time = 0.0;       // kInitialize: start time, s
-  Eigen::VectorXd inputs;  // kEvaluate: one value per input
-  StepRequest step;        // kStep
-  std::string state;       // kRestoreCheckpoint
+  double time = 0.0;              // kInitialize: start time, s
+  std::vector<int> hold_outputs;  // kInitialize: outputs that feed a discrete input
+  Eigen::VectorXd inputs;         // kEvaluate: one value per input
+  StepRequest step;               // kStep
+  std::string state;              // kRestoreCheckpoint
 };
 
 struct UnitResponse {

@@ -68,6 +68,13 @@ class Unit {
   }
 
   [[nodiscard]] virtual absl::Status Initialize(double start_time, double stop_time) = 0;
+  // The outputs (description().outputs indices) that feed a discrete input, before Initialize:
+  // a unit whose outputs interpolate between samples (a table) holds the previous sample for
+  // them. By default nothing changes.
+  [[nodiscard]] virtual absl::Status HoldOutputs(const std::vector<int>& outputs) {
+    (void)outputs;
+    return absl::OkStatus();
+  }
   // The input values the unit starts from (its inputs' start values), for the evaluation right
   // after Initialize; nullopt: zero (before the connections' transformations).
   virtual std::optional<Eigen::VectorXd> StartInputs() const { return std::nullopt; }

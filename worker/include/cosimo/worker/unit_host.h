@@ -55,6 +55,8 @@ class UnitHost {
   // What the unit does under tentative steps.
   IterativeMode iterative_mode() const;
 
+  // Before Initialize: the outputs that feed a discrete input (Unit::HoldOutputs).
+  [[nodiscard]] absl::Status HoldOutputs(const std::vector<int>& outputs);
   [[nodiscard]] absl::Status Initialize(double start_time, OutputsReply* reply);
   [[nodiscard]] absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply);
   // Fills every field of reply; failures are reply->status kFailed with a message.
