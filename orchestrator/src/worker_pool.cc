@@ -265,18 +265,20 @@ void WorkerConnection::OnHello() {
     StartWrite(welcome);
     Close(grpc::Status(code, reason));
   };
+  // Authenticate first: a caller without the token learns nothing of this orchestrator, not
+  // even the protocol version it speaks (issue 31).
+  if (auth_ != nullptr) {
+    if (grpc::Status s = auth_->Check(*context_); !s.ok()) {
+      refuse(grpc::StatusCode::UNAUTHENTICATED, s.error_message());
+      return;
+    }
+  }
   if (hello.protocol_version() != v1::PROTOCOL_VERSION_1) {
     refuse(grpc::StatusCode::FAILED_PRECONDITION,
            "incompatible protocol version " + std::to_string(hello.protocol_version()) +
                " from host " + hello.host() + " (this orchestrator speaks " +
                std::to_string(v1::PROTOCOL_VERSION_1) + ")");
     return;
-  }
-  if (auth_ != nullptr) {
-    if (grpc::Status s = auth_->Check(*context_); !s.ok()) {
-      refuse(grpc::StatusCode::UNAUTHENTICATED, s.error_message());
-      return;
-    }
   }
   if (hello.slots() < 0 || hello.slots() > kMaxSlots) {
     refuse(grpc::StatusCode::INVALID_ARGUMENT,

@@ -15,6 +15,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
+#include "cosimo/v1/worker_service.grpc.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/reflection.h"
@@ -147,6 +148,26 @@ TEST_F(SecuredTest, ClientsWithoutTheTokenOrWithoutTlsAreRefused) {
   jobs = right.List();
   ASSERT_TRUE(jobs.ok()) << jobs.status();
   EXPECT_TRUE(jobs->empty());
+}
+
+// A raw Attach without the token whose Hello has protocol_version 0 is refused as
+// unauthenticated: the orchestrator says nothing of its protocol before the token is checked.
+TEST_F(SecuredTest, AttachIsAuthenticatedBeforeTheProtocolVersionIsLookedAt) {
+  auto stub =
+      v1::WorkerService::NewStub(grpc::CreateChannel(orchestrator_->address(), Credentials("")));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  auto stream = stub->Attach(&context);
+  v1::WorkerMessage hello;
+  hello.mutable_hello()->set_protocol_version(static_cast<v1::ProtocolVersion>(0));
+  hello.mutable_hello()->set_host("prober");
+  ASSERT_TRUE(stream->Write(hello));
+  v1::OrchestratorMessage welcome;
+  std::string reason;
+  while (stream->Read(&welcome)) reason += welcome.welcome().reason();
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << status.error_message();
+  EXPECT_THAT(reason + status.error_message(), ::testing::Not(HasSubstr("protocol version")));
 }
 
 TEST_F(SecuredTest, WorkerWithAWrongTokenIsRefusedAndExits) {
