@@ -25,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::BinDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::Process;
 using testing::ReadFile;
 using testing::TempDir;
@@ -321,8 +322,8 @@ TEST(TableIntoDiscreteInputs, ANonIntegerValueForAnIntegerInputIsAnError) {
 // `cosimo run X.fmu` with the default record (issue 29, 7): on every test FMU that is not
 // broken on purpose, FMI 2 and FMI 3, Model-Exchange-only ones included (CVODE is picked).
 TEST(DefaultRun, EveryTestFmuRuns) {
-  const std::vector<std::string> broken = {"error",    "crash", "evil",
-                                           "absolute", "link",  "missing_dep"};
+  const std::vector<std::string> broken = {"error", "crash",       "evil",   "absolute",
+                                           "link",  "missing_dep", "msd_se", "refuse"};
   const std::string dir = TempDir("conformance-default");
   int runs = 0;
   for (const auto& entry : fs::directory_iterator(std::string(COSIMO_BINARY_DIR) + "/fmus")) {
@@ -348,6 +349,35 @@ TEST(DefaultRun, ABinaryOutputIsRecordedAsHex) {
   ASSERT_EQ(r.code, 0) << r.log;
   ASSERT_GE(r.table.Column("inputs.blob"), 0);
   EXPECT_THAT(ReadFile(dir + "/binary.csv"), HasSubstr("cafe01"));
+}
+
+// Many Modelica exports have no outputs: their continuous states and derivatives are recorded.
+TEST(DefaultRun, AnFmuWithoutOutputsRecordsItsStatesAndDerivatives) {
+  const std::string dir = TempDir("conformance-default");
+  const RunResult r = CosimoRun(dir, "locals", {Fmu("fmi2_msd_locals")});
+  ASSERT_EQ(r.code, 0) << r.log;
+  EXPECT_THAT(r.log, HasSubstr("no output to record: recording its continuous states and their "
+                               "derivatives (4 variables)"));
+  ExpectInBand(r.table, "msd.x", MsdX, "fmi2_msd_locals");
+  ExpectInBand(r.table, "msd.v", MsdV, "fmi2_msd_locals");
+  ExpectInBand(r.table, "msd.der_x", MsdV, "fmi2_msd_locals");
+}
+
+TEST(DefaultRun, AScheduledExecutionOnlyFmuIsRefusedAsSuch) {
+  const std::string dir = TempDir("conformance-default");
+  const RunResult r = CosimoRun(dir, "se", {Fmu("fmi3_msd_se")});
+  EXPECT_EQ(r.code, 2) << r.log;
+  EXPECT_THAT(r.log, HasSubstr("offers only Scheduled Execution, which Cosimo does not support"));
+  EXPECT_THAT(r.log, Not(HasSubstr("give the unit a solver")));
+}
+
+// fmi3InstantiateCoSimulation returning NULL: the error carries what the FMU logged before.
+TEST(DefaultRun, AnInstanceRefusedSaysWhatTheFmuLogged) {
+  const std::string dir = TempDir("conformance-default");
+  const RunResult r = CosimoRun(dir, "refuse", {Fmu("fmi3_refuse")});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.log, HasSubstr("fmi3InstantiateCoSimulation returned NULL"));
+  EXPECT_THAT(r.log, HasSubstr("the FMU logged: no licence for this host"));
 }
 
 TEST(DefaultRun, AModelExchangeOnlyFmuGetsCvodeAndSaysSo) {

@@ -119,6 +119,11 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
   Instance* c;
   (void)name, (void)token, (void)resources, (void)visible;
   (void)required, (void)n_required, (void)intermediate_update;
+#ifdef FMU_REFUSE_INSTANCE
+  /* As a licensed FMU does on a machine without its licence: says why, then returns NULL. */
+  if (log != NULL) log(env, fmi3Error, "logStatusError", "no licence for this host");
+  return NULL;
+#endif
 #ifndef FMU_HAS_EVENT_MODE
   if (event_mode_used) return NULL; /* hasEventMode="false" */
 #endif
