@@ -316,6 +316,10 @@ make_certs() {
     chmod 644 ./*.pem ./*.key token worker-token
   )
   {
+    # A service key, or compose v1 reads a file of top-level secrets only as the legacy version
+    # 1 format and refuses to merge it with the others ("Version mismatch").
+    echo "services:"
+    echo "  orchestrator: {}"
     echo "secrets:"
     for f in ca.pem server.pem server.key worker.pem worker.key token worker-token; do
       echo "  $f: {file: $certs/$f}"
