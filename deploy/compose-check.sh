@@ -17,8 +17,8 @@
 # It runs as its own compose project (cosimo-check), so a deployment named cosimo on this
 # machine is left alone, but it needs port 7700 free.
 #
-# Usage: deploy/compose-check.sh      (as root, or with sudo; not timed yet: expect 15 to 25
-#                                      minutes on two free cores, most of it the image build)
+# Usage: deploy/compose-check.sh      (as root, or with sudo; about 9 minutes on two free cores,
+#                                      7 of them the image build: docs/deployment.md)
 # Environment:
 #   COMPOSE_CHECK_TOOLS   which compose to run, space-separated: "v1 v2" (default: v1, and v2
 #                         when `docker compose` works)
