@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace cosimo::client {
 namespace {
@@ -94,9 +95,8 @@ absl::StatusOr<SingleFmuScenario> ScenarioForFmu(const std::string& fmu_path,
     }
   }
   if (!left_out.empty()) {
-    std::string names;
-    for (const std::string& n : left_out) absl::StrAppend(&names, names.empty() ? "" : ", ", n);
-    out.notices.push_back(absl::StrCat("outputs not recorded (Clock or array variables): ", names));
+    out.notices.push_back(absl::StrCat("outputs not recorded (Clock or array variables): ",
+                                       absl::StrJoin(left_out, ", ")));
   }
   if (s.record().empty()) {
     // Many Modelica exports have no outputs: their continuous states and derivatives instead,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <pugixml.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -95,8 +96,12 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   // variables (on the Real child) and FMI 3's value reference of the state.
   const bool fmi2 = e.fmi_version.rfind("2", 0) == 0;
   std::vector<pugi::xml_node> nodes;
+  std::map<long long, std::string> name_of_vr;  // FMI 3: the states `derivative` refers to
   for (const pugi::xml_node v : root.child("ModelVariables").children()) {
-    if (v.type() == pugi::node_element && v.attribute("name")) nodes.push_back(v);
+    if (v.type() != pugi::node_element || !v.attribute("name")) continue;
+    nodes.push_back(v);
+    if (!fmi2)
+      name_of_vr.emplace(v.attribute("valueReference").as_llong(-2), v.attribute("name").value());
   }
   for (const pugi::xml_node v : nodes) {
     const std::string name = v.attribute("name").value();
@@ -118,10 +123,8 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
     std::string state;
     if (fmi2 && ref >= 1 && ref <= static_cast<long long>(nodes.size())) {
       state = nodes[static_cast<size_t>(ref - 1)].attribute("name").value();
-    } else if (!fmi2) {
-      for (const pugi::xml_node s : nodes) {
-        if (s.attribute("valueReference").as_llong(-2) == ref) state = s.attribute("name").value();
-      }
+    } else if (auto it = name_of_vr.find(ref); !fmi2 && it != name_of_vr.end()) {
+      state = it->second;
     }
     if (state.empty()) continue;
     e.states.push_back(state);

@@ -38,9 +38,7 @@ void LocalUnit::Send(const UnitCommand& command) {
   pending_kind_ = command.kind;
   switch (command.kind) {
     case UnitCommand::Kind::kInitialize:
-      pending_status_ = host_->HoldOutputs(command.hold_outputs);
-      if (pending_status_.ok())
-        pending_status_ = host_->Initialize(command.time, &pending_.outputs);
+      pending_status_ = host_->Initialize(command.time, &pending_.outputs, command.hold_outputs);
       break;
     case UnitCommand::Kind::kEvaluate:
       pending_status_ = host_->Evaluate(command.inputs, &pending_.outputs);

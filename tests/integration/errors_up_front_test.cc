@@ -147,6 +147,18 @@ TEST_F(DistributedTest, WorkerSaysWhichPlatformsAnFmuHasBinariesFor) {
   EXPECT_THAT(status->message(), Not(HasSubstr("/tmp")));
 }
 
+// SubmitJob as a plain gRPC client calls it, without the command line's own checks.
+grpc::Status SubmitAsAnyClient(const std::string& address, const v1::Scenario& scenario) {
+  auto stub =
+      v1::JobService::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = scenario;
+  v1::SubmitJobResponse response;
+  return stub->SubmitJob(&context, request, &response);
+}
+
 // Any gRPC client (not the command line, which checks before it submits): SubmitJob checks the
 // units against the built-in catalogue and the uploaded FMUs' model descriptions, and refuses the
 // job with every problem at once.
@@ -159,14 +171,7 @@ TEST_F(DistributedTest, SubmitJobReportsStructuralAndUnitErrorsInOneRound) {
     "connections": [{"from": "ghost.F", "to": "v.F"}],
     "algorithm": {"step_size": 0.1}})");
   ASSERT_TRUE(s.ok()) << s.status();
-  auto channel = grpc::CreateChannel(orchestrator_->address(), grpc::InsecureChannelCredentials());
-  auto stub = v1::JobService::NewStub(channel);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  v1::SubmitJobRequest request;
-  *request.mutable_scenario() = *s;
-  v1::SubmitJobResponse response;
-  const grpc::Status status = stub->SubmitJob(&context, request, &response);
+  const grpc::Status status = SubmitAsAnyClient(orchestrator_->address(), *s);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("3 problems:"));
   EXPECT_THAT(status.error_message(), HasSubstr("ghost"));

@@ -30,9 +30,9 @@ class CommandHandler::Impl {
         if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
         {
           const auto& hold = command.initialize().hold_outputs();
-          absl::Status held = host_->HoldOutputs(std::vector<int>(hold.begin(), hold.end()));
-          return ReplyOutputs(
-              held.ok() ? host_->Initialize(command.initialize().time(), &outputs_) : held, reply);
+          return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_,
+                                                std::vector<int>(hold.begin(), hold.end())),
+                              reply);
         }
       case v1::OrchestratorMessage::kEvaluate: {
         if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;

@@ -7,10 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "cosimo/common/fmu_experiment.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/unit_api.h"
@@ -143,10 +141,9 @@ absl::Status Joined(const std::vector<std::string>& problems) {
   return absl::InvalidArgumentError(text);
 }
 
-}  // namespace
-
-absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
-                                    const ScenarioCheckOptions& options) {
+// Every problem CheckUnitsAndVariables reports, one a line.
+std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
+                                      const ScenarioCheckOptions& options) {
   std::vector<std::string> problems;
   std::map<std::string, std::optional<Variables>> units;
   for (int i = 0; i < scenario.units_size(); ++i) {
@@ -205,26 +202,26 @@ absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
       problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
     }
   }
-  return Joined(problems);
+  return problems;
+}
+
+}  // namespace
+
+absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
+                                    const ScenarioCheckOptions& options) {
+  return Joined(UnitProblems(scenario, options));
 }
 
 absl::Status WithUnitProblems(const absl::Status& structural, const v1::Scenario& scenario,
                               const ScenarioCheckOptions& options) {
-  const absl::Status units = CheckUnitsAndVariables(scenario, options);
-  if (structural.ok()) return units;
+  if (structural.ok()) return CheckUnitsAndVariables(scenario, options);
   std::vector<std::string> problems = {std::string(structural.message())};
-  if (units.ok()) return structural;
   // The field the structural problem names ("connections[1]" of "connections[1].to: ...").
-  const std::string& first = problems[0];
-  const std::string field = first.substr(0, first.find_first_of(".: '"));
-  // Several unit problems come as a "N problems:" line, then one line each.
-  const std::vector<absl::string_view> lines = absl::StrSplit(units.message(), '\n');
-  for (size_t i = lines.size() > 1 ? 1 : 0; i < lines.size(); ++i) {
-    const absl::string_view p = absl::StripLeadingAsciiWhitespace(lines[i]);
-    if (p.empty() || (!field.empty() && absl::StartsWith(p, field))) continue;
-    problems.emplace_back(p);
+  const std::string field = problems[0].substr(0, problems[0].find_first_of(".: '"));
+  for (std::string& p : UnitProblems(scenario, options)) {
+    if (field.empty() || !absl::StartsWith(p, field)) problems.push_back(std::move(p));
   }
-  return Joined(problems);
+  return problems.size() == 1 ? structural : Joined(problems);
 }
 
 absl::Status CheckScenario(const v1::Scenario& scenario, const ScenarioCheckOptions& options) {

@@ -394,18 +394,16 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
 const UnitDescription& UnitHost::description() const { return impl_->unit_->description(); }
 IterativeMode UnitHost::iterative_mode() const { return impl_->mode_; }
 
-absl::Status UnitHost::HoldOutputs(const std::vector<int>& outputs) {
+absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply,
+                                  const std::vector<int>& hold_outputs) {
   const size_t n = description().outputs.size();
-  for (int o : outputs) {
+  for (int o : hold_outputs) {
     if (o < 0 || static_cast<size_t>(o) >= n) {
       return absl::InvalidArgumentError(
           absl::StrCat("unit '", impl_->name_, "': output ", o, " to hold, of ", n, " outputs"));
     }
   }
-  return impl_->unit_->HoldOutputs(outputs);
-}
-
-absl::Status UnitHost::Initialize(double start_time, OutputsReply* reply) {
+  if (absl::Status s = impl_->unit_->HoldOutputs(hold_outputs); !s.ok()) return s;
   const double stop =
       impl_->stop_time_ > start_time ? impl_->stop_time_ : std::numeric_limits<double>::infinity();
   if (absl::Status s = impl_->unit_->Initialize(start_time, stop); !s.ok()) return s;

@@ -616,17 +616,16 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     return absl::OkStatus();
   }
 
-  // The inputs of variability discrete (every one but the continuous Float64 and Float32 ones)
-  // may be set only in Initialization Mode and Event Mode (FMI 2.0.4 section 3.2.3, FMI 3.0.1
-  // section 3.2.2): the solver sets continuous_inputs_ at every point it evaluates; a discrete
-  // input is set at a communication point, in an event, when its value changed.
+  // The inputs of variability discrete (VariableInfo::discrete: every one but the continuous
+  // Float64 and Float32 ones) may be set only in Initialization Mode and Event Mode (FMI 2.0.4
+  // section 3.2.3, FMI 3.0.1 section 3.2.2): the solver sets continuous_inputs_ at every point
+  // it evaluates; a discrete input is set at a communication point, in an event, when its value
+  // changed.
   void InputsChanged() override {
     std::vector<bool> continuous(input_indices_.size()), discrete(input_indices_.size());
     for (size_t k = 0; k < input_indices_.size(); ++k) {
-      const ScalarVariable& v = md_.variables[input_indices_[k]];
-      continuous[k] = v.variability == Variability::kContinuous &&
-                      (v.type == VarType::kFloat64 || v.type == VarType::kFloat32);
-      discrete[k] = !continuous[k];
+      discrete[k] = description_.inputs[k].discrete;
+      continuous[k] = !discrete[k];
     }
     continuous_inputs_ = inputs_.Only(continuous);
     discrete_inputs_ = inputs_.Only(discrete);

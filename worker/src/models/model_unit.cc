@@ -342,8 +342,8 @@ absl::StatusOr<std::unique_ptr<UnitSnapshot>> ModelUnit::Deserialize(std::string
 
 absl::StatusOr<Linearization> ModelUnit::Linearize(const Eigen::VectorXd& sent) {
   const absl::Status status = CheckInputs(sent);
-  const Eigen::VectorXd inputs = WithHeld(sent);
   if (!status.ok()) return status;
+  const Eigen::VectorXd& inputs = WithHeld(sent);
   Linearization lin;
   lin.x = x_;
   lin.xdot.resize(model_->num_states());

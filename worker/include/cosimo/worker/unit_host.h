@@ -55,9 +55,10 @@ class UnitHost {
   // What the unit does under tentative steps.
   IterativeMode iterative_mode() const;
 
-  // Before Initialize: the outputs that feed a discrete input (Unit::HoldOutputs).
-  [[nodiscard]] absl::Status HoldOutputs(const std::vector<int>& outputs);
-  [[nodiscard]] absl::Status Initialize(double start_time, OutputsReply* reply);
+  // `hold_outputs`: the outputs that feed a discrete input (Initialize.hold_outputs, given to
+  // Unit::HoldOutputs before the unit initialises).
+  [[nodiscard]] absl::Status Initialize(double start_time, OutputsReply* reply,
+                                        const std::vector<int>& hold_outputs = {});
   [[nodiscard]] absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply);
   // Fills every field of reply; failures are reply->status kFailed with a message.
   void Step(const StepRequest& request, StepReply* reply);
