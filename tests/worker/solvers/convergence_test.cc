@@ -1,5 +1,5 @@
 // Convergence orders of the fixed-step solvers, the exact solver against Eigen's matrix
-// exponential and DESIGN.md's check values, RK45 against its tolerance. Reference solutions are
+// exponential and the check values of docs/models.md, RK45 against its tolerance. Reference solutions are
 // analytic: x' = A x + B u(t) with polynomial u is solved by the exponential of an augmented
 // matrix that carries u as extra states (independent of the Van Loan code under test).
 #include <gtest/gtest.h>
@@ -163,7 +163,7 @@ TEST(ExactSolverTest, MatchesEigenExponential) {
   EXPECT_LT((x - expected).norm(), 1e-14);
 }
 
-// The check values of DESIGN.md section 4.
+// The check values of docs/models.md (the EXACT solver).
 TEST(ExactSolverTest, DesignCheckValues) {
   {
     Eigen::MatrixXd a(2, 2), b(2, 1);

@@ -1,5 +1,5 @@
 // A residual dense network z -> z + MLP(z) on vectors of one size (the hybrid unit's top and
-// bottom networks, DESIGN.md section 5). The MLP is the scenario's hidden layers followed by a
+// bottom networks, docs/hybrid.md). The MLP is the scenario's hidden layers followed by a
 // last layer of identity activation back to the size of z. Initialised as the paper's NeuralFMU:
 // hidden layers Glorot-uniform from a seed, the last layer zero, so the untrained network is the
 // identity exactly. A network without layers is the identity and has no parameters.

@@ -1,5 +1,5 @@
 // HybridModel: a wrapped model (built-in, or a Model Exchange FMU's equations) between two dense
-// networks, the NeuralFMU structure of DESIGN.md section 5 (the paper's Figure 1):
+// networks, the NeuralFMU structure of docs/hybrid.md (the paper's Figure 1):
 //
 //   x' = bottom(F(top(x), u, t))        y = G(x, u, t)
 //

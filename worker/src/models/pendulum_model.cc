@@ -1,4 +1,4 @@
-// The spring pendulum of the NeuralFMU paper's experiment (DESIGN.md section 5): a mass on a
+// The spring pendulum of the NeuralFMU paper's experiment (docs/hybrid.md): a mass on a
 // spring, optionally with friction of viscous, Coulomb and Stribeck parts,
 //   m s'' = -c (s - s_rest) - F_f(v),
 //   F_f(v) = d v + (F_coulomb + F_stribeck exp(-|v| / v_stribeck)) tanh(v / v_eps).

@@ -1,4 +1,4 @@
-// The NeuralFMU paper's spring-pendulum experiment (DESIGN.md section 5), shared by the test
+// The NeuralFMU paper's spring-pendulum experiment (docs/hybrid.md), shared by the test
 // that checks it and the benchmark that measures it (docs/hybrid.md):
 //   reference  spring_pendulum with friction (spring 10 N/m, rest length 1 m, mass 1 kg;
 //              viscous, Coulomb and Stribeck friction, kReferenceFriction)
