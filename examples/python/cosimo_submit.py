@@ -126,8 +126,8 @@ def shortest(v):
     if digits == "0":
         return minus + "0"
     point = len(digits) + exponent  # where the decimal point goes, counted from the first digit
-    if exponent >= 0:
-        fixed = digits + "0" * exponent
+    if exponent >= 0:  # an integer: its exact digits, as to_chars (1234567890123456774144)
+        fixed = str(int(abs(v)))
     elif point > 0:
         fixed = digits[:point] + "." + digits[point:]
     else:

@@ -39,7 +39,8 @@ def _exponent(e: int) -> str:
 def csv_number(value: float) -> str:
     """`value` as ``std::to_chars(double)`` writes it: the shortest digits that read back to the
     same double, in fixed or scientific notation, whichever is shorter (fixed on a tie; an
-    exponent has at least two digits); ``nan``, ``-nan``, ``inf``, ``-inf``."""
+    exponent has at least two digits; an integer in fixed notation with its exact digits, as
+    1234567890123456774144 for 1.2345678901234567e21); ``nan``, ``-nan``, ``inf``, ``-inf``."""
     minus = "-" if math.copysign(1.0, value) < 0 else ""
     if math.isnan(value):
         return minus + "nan"
@@ -50,7 +51,9 @@ def csv_number(value: float) -> str:
     digits, exponent = _digits(abs(value))
     point = len(digits) + exponent  # where the decimal point goes, counted from the first digit
     if exponent >= 0:
-        fixed = digits + "0" * exponent
+        # An integer: to_chars writes its exact digits (of equally short texts it takes the
+        # closest to the value), not the shortest digits padded with zeros.
+        fixed = str(int(abs(value)))
     elif point > 0:
         fixed = digits[:point] + "." + digits[point:]
     else:
