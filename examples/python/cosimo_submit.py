@@ -12,6 +12,9 @@ grpc_python_plugin (protobuf-compiler, protobuf-compiler-grpc).
 
 Prints the job id first, then progress lines on standard error; exits 0 only if the job
 succeeded. FMU and table paths are uploaded (by SHA-256) as the CLI does.
+
+This is the client written from scratch, with no dependency beyond gRPC; the `cosimo` package
+(python/, docs/python.md, examples/python/car_notebook.py) does all of this and more.
 """
 
 import argparse
