@@ -29,6 +29,14 @@ _TYPE_NAMES = (REAL, INTEGER, BOOLEAN, STRING)  # index: cosimo.v1.ValueType
 Cell = Union[float, int, bool, str]
 
 
+def _numpy_if_installed() -> Any:
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
 def _numpy() -> Any:
     try:
         import numpy
@@ -73,7 +81,9 @@ class Results:
         """From the ``GetResults`` stream: its ``ResultsHeader`` and ``ResultRows`` messages."""
         columns = list(header.columns)
         width = len(columns)
-        types = [_TYPE_NAMES[t] for t in header.column_types] or [REAL] * width
+        # A type this package does not know yet (a newer orchestrator) is read as real.
+        types = [_TYPE_NAMES[t] if 0 <= t < len(_TYPE_NAMES) else REAL
+                 for t in header.column_types] or [REAL] * width
         string_columns = [c for c, t in enumerate(types) if t == STRING]
         integer_columns = [c for c, t in enumerate(types) if t == INTEGER]
         cells: list[list[Cell]] = [[] for _ in columns]
@@ -141,9 +151,7 @@ class Results:
         of Python values when numpy is not installed."""
         if name not in self._index:
             raise KeyError(f"no column {name!r} (columns: {', '.join(self.columns)})")
-        try:
-            import numpy  # noqa: F401
-        except ImportError:
+        if _numpy_if_installed() is None:
             return list(self._cells[self._index[name]])
         if name not in self._arrays:
             self._arrays[name] = self._array(self._index[name])

@@ -13,7 +13,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -59,8 +59,8 @@ class Processes:
 class Service:
     """An orchestrator and `workers` workers in `folder`; `address` is where it listens."""
 
-    def __init__(self, folder: Path, workers: int, orchestrator_args: list[str] = (),
-                 worker_args: list[str] = ()) -> None:
+    def __init__(self, folder: Path, workers: int, orchestrator_args: Sequence[str] = (),
+                 worker_args: Sequence[str] = ()) -> None:
         self.folder = folder
         self.processes = Processes()
         port_file = folder / "port"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import cosimo
-from conftest import CAR, FMUS, REPOSITORY, Service, cli
+from conftest import CAR, FMUS, Service, cli
 
 
 @pytest.fixture(scope="module")
