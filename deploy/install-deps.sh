@@ -18,11 +18,15 @@ packages=(
 # thread-safety check, a browser for the web page's test (tests/integration/http_test.cc, about
 # 400 MB), clang-format for the format check, Python for the deployment and client tests, zip,
 # ip and ps for integration tests, docker-compose (compose v1, without an engine: the
-# deployment test validates the compose files with it). COSIMO_TEST_DEPS=0 leaves them out.
+# deployment test validates the compose files with it), and what the Python package's tests
+# use (tests/python: pytest, the package's optional numpy, pandas and matplotlib, and pip with
+# setuptools and wheel for its offline install). COSIMO_TEST_DEPS=0 leaves them out.
 if [[ "${COSIMO_TEST_DEPS:-1}" != 0 ]]; then
   packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format
              clang libclang-rt-14-dev chromium-headless-shell
-             iproute2 procps zip python3 python3-yaml python3-grpcio docker-compose)
+             iproute2 procps zip python3 python3-yaml python3-grpcio docker-compose
+             python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
+             python3-pip python3-setuptools python3-wheel)
 fi
 
 missing=()

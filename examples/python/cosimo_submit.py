@@ -12,6 +12,9 @@ grpc_python_plugin (protobuf-compiler, protobuf-compiler-grpc).
 
 Prints the job id first, then progress lines on standard error; exits 0 only if the job
 succeeded. FMU and table paths are uploaded (by SHA-256) as the CLI does.
+
+This is the client written from scratch, with no dependency beyond gRPC; the `cosimo` package
+(python/, docs/python.md, examples/python/car_notebook.py) does all of this and more.
 """
 
 import argparse
@@ -126,8 +129,8 @@ def shortest(v):
     if digits == "0":
         return minus + "0"
     point = len(digits) + exponent  # where the decimal point goes, counted from the first digit
-    if exponent >= 0:
-        fixed = digits + "0" * exponent
+    if exponent >= 0:  # an integer: its exact digits, as to_chars (1234567890123456774144)
+        fixed = str(int(abs(v)))
     elif point > 0:
         fixed = digits[:point] + "." + digits[point:]
     else:

@@ -1,0 +1,275 @@
+"""cosimo.Client against a real orchestrator and workers: submit, watch, results equal to what
+the CLI writes for the same job (value for value, the CSV byte for byte, the metadata), cancel,
+refused scenarios, jobs, workers, delete, training."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+import cosimo
+from conftest import CAR, FMUS, REPOSITORY, Service, cli
+
+
+def cli_results(service: Service, job_id: str, out: Path) -> tuple[str, dict]:
+    """`cosimo results JOB --out out`: the CSV text and the metadata it writes beside it."""
+    done = cli("results", job_id, "--orchestrator", service.address, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out.read_text(), json.loads(Path(str(out) + ".meta.json").read_text())
+
+
+def parse_cli_csv(text: str, types: list[str]) -> dict[str, list]:
+    """The CLI's CSV as columns of Python values, read independently of the package."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text)))
+    columns: dict[str, list] = {name: [] for name in rows[0]}
+    for row in rows[1:]:
+        for (name, kind), cell in zip(zip(rows[0], types), row):
+            columns[name].append(int(cell) if kind == "integer" else
+                                 cell == "true" if kind == "boolean" else
+                                 cell if kind == "string" else float(cell))
+    return columns
+
+
+def assert_same_values(results: cosimo.Results, cli_csv: str) -> None:
+    expected = parse_cli_csv(cli_csv, results.types)
+    assert list(expected) == results.columns
+    for name, values in expected.items():
+        got = results.values(name)
+        assert len(got) == len(values), name
+        for a, b in zip(got, values):
+            assert a == b or (isinstance(a, float) and math.isnan(a) and math.isnan(b)), name
+        if results.types[results.columns.index(name)] in ("real", "integer"):
+            assert results[name].tolist() == values, name
+
+
+def test_car_submitted_watched_and_its_results_are_the_clis(client: cosimo.Client,
+                                                            service: Service,
+                                                            tmp_path: Path) -> None:
+    job = client.submit(str(CAR))
+    assert job.id.startswith("job-")
+    updates = list(job.watch(min_interval=0.01, timeout=120))
+    assert updates, "no status"
+    assert updates[-1].state == "SUCCEEDED", updates[-1]
+    assert updates[-1].time == 10.0 and updates[-1].progress == 1.0
+    times = [u.time for u in updates]
+    assert times == sorted(times)
+    assert job.wait(timeout=10).state == "SUCCEEDED"
+
+    results = job.results()
+    assert results.columns == ["time", "vehicle.v", "controller.F"]
+    assert len(results) == 101 and results.time[0] == 0.0 and results.time[-1] == 10.0
+    cli_csv, cli_meta = cli_results(service, job.id, tmp_path / "cli.csv")
+    assert_same_values(results, cli_csv)
+    results.to_csv(tmp_path / "py.csv")
+    assert (tmp_path / "py.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    assert results.metadata == cli_meta
+    assert json.loads((tmp_path / "py.csv.meta.json").read_text()) == cli_meta
+    assert results.metadata["variables"][0]["unit"] == "m/s"
+
+    # Arrays, tables, the summary a notebook shows.
+    array = results.to_numpy()
+    assert array.dtype.names == ("time", "vehicle.v", "controller.F")
+    assert array["vehicle.v"].tolist() == results["vehicle.v"].tolist()
+    frame = results.to_pandas()
+    assert list(frame.columns) == results.columns and len(frame) == 101
+    assert frame["controller.F"].tolist() == results.values("controller.F")
+    assert "101 rows" in repr(results) and "vehicle.v [m/s]" in repr(results)
+    assert "<table>" in results._repr_html_()
+    assert job.id in repr(job) and "SUCCEEDED" in repr(job)
+
+
+def test_fmu_uploaded_by_digest_with_exact_integers_booleans_and_strings(
+        client: cosimo.Client, service: Service, tmp_path: Path) -> None:
+    # FMUs beside a scenario given as a dict: uploaded by SHA-256 (and not again the second time).
+    shutil.copy(FMUS / "fmi3_probe.fmu", tmp_path / "probe.fmu")
+    shutil.copy(FMUS / "fmi2_msd.fmu", tmp_path / "msd.fmu")
+    scenario = {"name": "types", "start_time": 0, "stop_time": 0.2,
+                "units": [{"name": "p", "fmu": {"path": "probe.fmu"}},
+                          {"name": "msd", "fmu": {"path": "msd.fmu"},
+                           "parameters": {"label": 'pump "A", left'}}],
+                "algorithm": {"kind": "JACOBI", "step_size": 0.1},
+                "record": ["p.big", "p.negative", "p.ubig", "msd.x", "msd.steps",
+                           "msd.damping", "msd.label"]}
+    job = client.submit(scenario, base_dir=tmp_path)
+    job.wait(timeout=120)
+    results = job.results()
+    cli_csv, cli_meta = cli_results(service, job.id, tmp_path / "cli.csv")
+    assert results.csv() == cli_csv
+    assert results.metadata == cli_meta
+    assert_same_values(results, cli_csv)
+    assert results.types[1:] == ["integer", "integer", "integer", "real", "integer", "boolean",
+                                 "string"]
+    # Beyond 2^53, exact: FMI 3 Int64 and UInt64 (the CLI's CSV says which values they are).
+    assert results["p.big"].dtype.name == "int64"
+    assert results["p.big"].tolist() == parse_cli_csv(cli_csv, results.types)["p.big"]
+    assert results["p.ubig"].dtype.name == "uint64"
+    assert int(results["p.ubig"][0]) == int(cli_csv.splitlines()[1].split(",")[3])
+    assert results["p.negative"].tolist() == [-int(v) for v in results["p.big"].tolist()]
+    assert results["msd.damping"].dtype == bool
+    assert results["msd.label"].tolist() == ['pump "A", left'] * 3
+    assert results.to_numpy()["p.ubig"].dtype.name == "uint64"
+    assert str(results.to_pandas()["p.big"].dtype) == "int64"
+    # The second submit finds both FMUs stored: no upload, the same digests.
+    again = client.submit(scenario, base_dir=tmp_path)
+    again.wait(timeout=120)
+    assert again.results().metadata["artifact_digests"] == results.metadata["artifact_digests"]
+
+
+def test_running_job_shows_progress_and_is_canceled(client: cosimo.Client,
+                                                    tmp_path: Path) -> None:
+    scenario = json.loads(CAR.read_text())
+    scenario["stop_time"] = 1e6  # hours of simulated time: canceled long before its end
+    job = client.submit(scenario)
+    seen = []
+    for status in job.watch(min_interval=0.05, timeout=60):
+        seen.append(status)
+        if status.state == "RUNNING" and status.steps_accepted > 0:
+            break
+    assert seen[-1].state == "RUNNING" and 0 < seen[-1].time < 1e6, seen
+    assert 0.0 < seen[-1].progress < 1.0
+    job.cancel()
+    with pytest.raises(cosimo.JobFailed) as failed:
+        job.wait(timeout=30)
+    assert failed.value.state == "CANCELED" and failed.value.job_id == job.id
+    with pytest.raises(cosimo.CosimoError) as no_results:
+        job.results()
+    assert "CANCELED" in str(no_results.value)
+    assert no_results.value.code.name == "FAILED_PRECONDITION"
+    # A finished job is deleted; then it is unknown.
+    client.delete(job)
+    with pytest.raises(cosimo.NotFound):
+        job.status()
+
+
+def test_failed_job_raises_job_failed_with_the_servers_message(client: cosimo.Client) -> None:
+    scenario = {"name": "msd-error", "start_time": 0, "stop_time": 1,
+                "units": [{"name": "msd", "fmu": {"path": str(FMUS / "fmi2_error.fmu")}}],
+                "algorithm": {"kind": "JACOBI", "step_size": 0.01}}
+    job = client.submit(scenario)
+    with pytest.raises(cosimo.JobFailed) as failed:
+        job.wait(timeout=60)
+    assert failed.value.state == "FAILED"
+    assert "unit 'msd'" in failed.value.details and "fmi2DoStep" in failed.value.details
+    assert failed.value.details == job.status().message
+
+
+def test_bad_scenarios_raise_invalid_scenario_naming_the_field(client: cosimo.Client,
+                                                               tmp_path: Path) -> None:
+    scenario = json.loads(CAR.read_text())
+    scenario["record"] = ["vehicle.v", "vehicle.speed"]
+    with pytest.raises(cosimo.InvalidScenario) as refused:
+        client.submit(scenario)
+    assert refused.value.code.name == "INVALID_ARGUMENT"
+    assert "record[1] 'vehicle.speed'" in str(refused.value)
+    # The CLI refuses the same scenario with exit code 2 and the same words.
+    (tmp_path / "bad.json").write_text(json.dumps(scenario))
+    done = cli("submit", str(tmp_path / "bad.json"), "--orchestrator", "127.0.0.1:1")
+    assert done.returncode == 2 and "record[1] 'vehicle.speed'" in done.stderr
+
+    # Several problems at once, one each.
+    scenario["connections"][0]["to"] = "controller.speed"
+    with pytest.raises(cosimo.InvalidScenario) as refused:
+        client.submit(scenario)
+    assert len(refused.value.problems) == 2, refused.value.problems
+    # Refused here, before any call: a misspelt field, bad JSON, a missing FMU.
+    with pytest.raises(cosimo.InvalidScenario, match="stop_tme|stopTme"):
+        client.submit({**json.loads(CAR.read_text()), "stop_tme": 3})
+    (tmp_path / "syntax.json").write_text('{"name": "x",\n "units": [}')
+    with pytest.raises(cosimo.InvalidScenario, match="line 2 column"):
+        client.submit(tmp_path / "syntax.json")
+    with pytest.raises(cosimo.InvalidScenario, match=r"units\[0\]\.fmu\.path"):
+        client.submit({"name": "x", "stop_time": 1, "units": [{"name": "m", "fmu": {
+            "path": "missing.fmu"}}], "algorithm": {"step_size": 0.1}})
+
+
+def test_jobs_and_workers_are_listed(client: cosimo.Client, service: Service) -> None:
+    job = client.submit(CAR)
+    job.wait(timeout=120)
+    listed = client.jobs()
+    assert listed[0].job_id == job.id and listed[0].name == "car"
+    assert {j.job_id for j in listed} >= {job.id}
+    workers = client.workers()
+    assert len(workers) == 2 and all(w.host and w.pid > 0 and w.slots == 1 for w in workers)
+    done = cli("workers", "--orchestrator", service.address)
+    assert all(w.worker_id in done.stdout for w in workers)
+
+
+def test_unreachable_orchestrator_is_unavailable() -> None:
+    with cosimo.Client("127.0.0.1:1", timeout=5) as c:
+        with pytest.raises(cosimo.Unavailable, match="cannot reach the orchestrator at"):
+            c.jobs()
+
+
+def test_training_job_gives_the_weights_a_local_train_writes(client: cosimo.Client,
+                                                             tmp_path: Path) -> None:
+    hybrid = REPOSITORY / "examples" / "hybrid"
+    reference = cosimo.run(hybrid / "pendulum_reference.json")
+    reference.to_csv(tmp_path / "measured.csv")
+    job = client.train(hybrid / "pendulum_hybrid.json", tmp_path / "measured.csv", "pendulum",
+                       epochs=3)
+    status = job.wait(timeout=300)
+    assert status.training is not None and status.training.epoch == 3
+    trained = job.training_result()
+    assert trained.unit == "pendulum" and trained.epochs == 3
+    assert trained.final_loss < trained.first_loss
+    done = cli("train", str(hybrid / "pendulum_hybrid.json"), "--data",
+               str(tmp_path / "measured.csv"), "--unit", "pendulum", "--epochs", "3", "--out",
+               str(tmp_path / "local.json"), timeout=300)
+    assert done.returncode == 0, done.stderr
+    trained.save(tmp_path / "remote.json")
+    assert (tmp_path / "remote.json").read_bytes() == (tmp_path / "local.json").read_bytes()
+    assert set(trained.weights) >= {"bottom"}
+    assert not hasattr(client, "sweep")
+
+
+SSD = """<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription version="1.0" name="two-masses"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription"
+    xmlns:ssc="http://ssp-standard.org/SSP1/SystemStructureCommon">
+  <ssd:System name="root">
+    <ssd:Elements>
+      <ssd:Component name="a" source="resources/msd.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="x" kind="output"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="F" kind="input"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+      </ssd:Component>
+      <ssd:Component name="b" source="resources/msd.fmu">
+        <ssd:Connectors>
+          <ssd:Connector name="x" kind="output"><ssc:Real/></ssd:Connector>
+          <ssd:Connector name="F" kind="input"><ssc:Real/></ssd:Connector>
+        </ssd:Connectors>
+      </ssd:Component>
+    </ssd:Elements>
+    <ssd:Connections>
+      <ssd:Connection startElement="a" startConnector="x" endElement="b" endConnector="F"/>
+      <ssd:Connection startElement="b" startConnector="x" endElement="a" endConnector="F"/>
+    </ssd:Connections>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="2"/>
+</ssd:SystemStructureDescription>
+"""
+
+
+def test_ssp_is_submitted_through_cosimo_import(client: cosimo.Client, service: Service,
+                                                tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "two.ssp", "w") as ssp:
+        ssp.writestr("SystemStructure.ssd", SSD)
+        ssp.write(FMUS / "fmi2_msd.fmu", "resources/msd.fmu")
+    job = client.submit(tmp_path / "two.ssp", step_size=0.01)
+    job.wait(timeout=120)
+    results = job.results()
+    done = cli("run", str(tmp_path / "two.ssp"), "--step-size", "0.01", "--out",
+               str(tmp_path / "cli.csv"))
+    assert done.returncode == 0, done.stderr
+    assert results.csv() == (tmp_path / "cli.csv").read_text()
+    assert len(results) == 201 and "a.x" in results
