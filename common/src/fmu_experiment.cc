@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <pugixml.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/model_description.h"
 #include "cosimo/common/zip_archive.h"
 
 namespace cosimo {
@@ -50,13 +50,28 @@ absl::StatusOr<std::string> ReadModelDescription(const std::string& fmu_path,
   return text;
 }
 
-std::optional<double> Attribute(const pugi::xml_node& node, const char* name) {
-  const pugi::xml_attribute a = node.attribute(name);
-  if (!a) return std::nullopt;
-  char* end = nullptr;
-  const double value = std::strtod(a.value(), &end);
-  if (end == a.value() || !std::isfinite(value)) return std::nullopt;
-  return value;
+const char* CausalityName(fmi::FmiCausality c) {
+  switch (c) {
+    case fmi::FmiCausality::kParameter:
+      return "parameter";
+    case fmi::FmiCausality::kCalculatedParameter:
+      return "calculatedParameter";
+    case fmi::FmiCausality::kStructuralParameter:
+      return "structuralParameter";
+    case fmi::FmiCausality::kInput:
+      return "input";
+    case fmi::FmiCausality::kOutput:
+      return "output";
+    case fmi::FmiCausality::kLocal:
+      return "local";
+    case fmi::FmiCausality::kIndependent:
+      return "independent";
+  }
+  return "local";
+}
+
+std::optional<double> Positive(std::optional<double> v) {
+  return v && std::isfinite(*v) && *v > 0 ? v : std::nullopt;
 }
 
 }  // namespace
@@ -67,68 +82,43 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   FmuExperiment e;
   absl::StatusOr<std::string> xml = ReadModelDescription(fmu_path, name, &e.binaries);
   if (!xml.ok()) return xml.status();
-  pugi::xml_document doc;
-  if (const pugi::xml_parse_result r = doc.load_string(xml->c_str()); !r) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("FMU '", name, "': modelDescription.xml is not valid XML: ", r.description()));
+  // The worker's reader: what is refused here is what the worker would refuse, in its words.
+  absl::StatusOr<fmi::ModelDescription> md =
+      fmi::ParseModelDescriptionText(*xml, absl::StrCat("FMU '", name, "': modelDescription.xml"));
+  if (!md.ok()) return md.status();
+  e.model_name = md->model_name;
+  e.fmi_version = md->fmi_version;
+  if (md->co_simulation.offered) e.cs_identifier = md->co_simulation.model_identifier;
+  if (md->model_exchange.offered) e.me_identifier = md->model_exchange.model_identifier;
+  if (md->scheduled_execution.offered) e.se_identifier = md->scheduled_execution.model_identifier;
+  e.start_time = md->default_start_time.value_or(0.0);
+  if (!std::isfinite(e.start_time)) e.start_time = 0.0;
+  e.step_size = Positive(md->default_step_size);
+  e.tolerance = Positive(md->default_tolerance);
+  if (md->default_stop_time && std::isfinite(*md->default_stop_time) &&
+      *md->default_stop_time > e.start_time) {
+    e.stop_time = md->default_stop_time;
   }
-  const pugi::xml_node root = doc.child("fmiModelDescription");
-  if (!root) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("FMU '", name, "': modelDescription.xml has no fmiModelDescription"));
-  }
-  e.model_name = root.attribute("modelName").value();
-  e.fmi_version = root.attribute("fmiVersion").value();
-  e.cs_identifier = root.child("CoSimulation").attribute("modelIdentifier").value();
-  e.me_identifier = root.child("ModelExchange").attribute("modelIdentifier").value();
-  e.se_identifier = root.child("ScheduledExecution").attribute("modelIdentifier").value();
-  if (const pugi::xml_node d = root.child("DefaultExperiment")) {
-    e.start_time = Attribute(d, "startTime").value_or(0.0);
-    e.stop_time = Attribute(d, "stopTime");
-    e.step_size = Attribute(d, "stepSize");
-    e.tolerance = Attribute(d, "tolerance");
-    if (e.tolerance && !(*e.tolerance > 0)) e.tolerance.reset();
-    if (e.step_size && !(*e.step_size > 0)) e.step_size.reset();
-    if (e.stop_time && !(*e.stop_time > e.start_time)) e.stop_time.reset();
-  }
-  // FMI 2: ScalarVariable elements (the type a child element); FMI 3: one element per type
-  // (Float64, Int32, ...). `derivative` is FMI 2's 1-based index of the state among the
-  // variables (on the Real child) and FMI 3's value reference of the state.
-  const bool fmi2 = e.fmi_version.rfind("2", 0) == 0;
-  std::vector<pugi::xml_node> nodes;
-  std::map<long long, std::string> name_of_vr;  // FMI 3: the states `derivative` refers to
-  for (const pugi::xml_node v : root.child("ModelVariables").children()) {
-    if (v.type() != pugi::node_element || !v.attribute("name")) continue;
-    nodes.push_back(v);
-    if (!fmi2)
-      name_of_vr.emplace(v.attribute("valueReference").as_llong(-2), v.attribute("name").value());
-  }
-  for (const pugi::xml_node v : nodes) {
-    const std::string name = v.attribute("name").value();
-    const std::string causality =
-        v.attribute("causality") ? v.attribute("causality").value() : "local";
-    e.variables.emplace_back(name, causality);
-    if (causality == "output") e.outputs.push_back(name);
-    const std::string type = fmi2 ? v.first_child().name() : v.name();
-    if (type == "Clock" || v.child("Dimension")) e.unrecordable.push_back(name);
-    const std::string variability = v.attribute("variability").value();
-    const bool real = type == "Real" || type == "Float64" || type == "Float32";
-    if (real && causality == "local" && (variability.empty() || variability == "continuous")) {
-      e.continuous_locals.push_back(name);
+  for (const fmi::ScalarVariable& v : md->variables) {
+    e.variables.emplace_back(v.name, CausalityName(v.causality));
+    if (v.type == fmi::VarType::kClock || (v.is_array && v.first_element < 0)) {
+      e.unrecordable.push_back(v.name);
     }
-    const pugi::xml_attribute derivative =
-        fmi2 ? v.child("Real").attribute("derivative") : v.attribute("derivative");
-    if (!derivative) continue;
-    const long long ref = derivative.as_llong(-1);
-    std::string state;
-    if (fmi2 && ref >= 1 && ref <= static_cast<long long>(nodes.size())) {
-      state = nodes[static_cast<size_t>(ref - 1)].attribute("name").value();
-    } else if (auto it = name_of_vr.find(ref); !fmi2 && it != name_of_vr.end()) {
-      state = it->second;
+  }
+  for (int i : md->Scalars()) {
+    const fmi::ScalarVariable& v = md->variables[static_cast<size_t>(i)];
+    if (v.type == fmi::VarType::kClock) continue;
+    if (v.causality == fmi::FmiCausality::kOutput) e.outputs.push_back(v.name);
+    if ((v.type == fmi::VarType::kFloat64 || v.type == fmi::VarType::kFloat32) &&
+        v.causality == fmi::FmiCausality::kLocal &&
+        v.variability == fmi::Variability::kContinuous) {
+      e.continuous_locals.push_back(v.name);
     }
-    if (state.empty()) continue;
-    e.states.push_back(state);
-    e.derivatives.push_back(name);
+  }
+  for (const fmi::Unknown& d : md->derivatives) {
+    const fmi::ScalarVariable& derivative = md->variables[static_cast<size_t>(d.index)];
+    e.derivatives.push_back(derivative.name);
+    e.states.push_back(md->variables[static_cast<size_t>(derivative.derivative_of)].name);
   }
   return e;
 }

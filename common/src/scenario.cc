@@ -15,9 +15,14 @@
 #include "cosimo/common/algorithm_settings.h"
 #include "cosimo/common/json_check.h"
 #include "json_fields.h"
+#include "scenario_internal.h"
 
 namespace cosimo {
 namespace {
+
+using scenario_internal::CheckUnitRef;
+using scenario_internal::FindUnit;
+using scenario_internal::UnitNames;
 
 namespace fs = std::filesystem;
 
@@ -35,53 +40,6 @@ std::string Num(double v) {
   std::ostringstream o;
   o << v;
   return o.str();
-}
-
-std::string UnitNames(const v1::Scenario& scenario) {
-  std::vector<std::string> names;
-  for (const v1::Unit& u : scenario.units()) names.push_back(u.name());
-  return absl::StrJoin(names, ", ");
-}
-
-int FindUnit(const v1::Scenario& scenario, const std::string& name) {
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    if (scenario.units(i).name() == name) return i;
-  }
-  return -1;
-}
-
-int FindVariable(const std::vector<VariableInfo>& vars, const std::string& name) {
-  for (size_t i = 0; i < vars.size(); ++i) {
-    if (vars[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// Any variable of the unit (output, input or other), or null.
-const VariableInfo* FindRecordable(const UnitDescription& unit, const std::string& name) {
-  for (const std::vector<VariableInfo>* list : {&unit.outputs, &unit.inputs, &unit.others}) {
-    const int i = FindVariable(*list, name);
-    if (i >= 0) return &(*list)[static_cast<size_t>(i)];
-  }
-  return nullptr;
-}
-
-std::string VariableNames(const std::vector<VariableInfo>& vars) {
-  std::vector<std::string> names;
-  for (const VariableInfo& v : vars) names.push_back(v.name);
-  return names.empty() ? "none" : absl::StrJoin(names, ", ");
-}
-
-absl::Status CheckUnitRef(const v1::Scenario& scenario, std::string_view text,
-                          const std::string& field, VariableRef* ref) {
-  absl::StatusOr<VariableRef> parsed = ParseVariableRef(text, field);
-  if (!parsed.ok()) return parsed.status();
-  if (FindUnit(scenario, parsed->unit) < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": unknown unit '", parsed->unit,
-                                                   "' (units: ", UnitNames(scenario), ")"));
-  }
-  *ref = *std::move(parsed);
-  return absl::OkStatus();
 }
 
 absl::Status ValidateSolver(const v1::Solver& solver, const std::string& field) {
@@ -146,6 +104,35 @@ absl::Status ValidateHybrid(const v1::Unit& unit, const std::string& field) {
 }
 
 }  // namespace
+
+namespace scenario_internal {
+
+std::string UnitNames(const v1::Scenario& scenario) {
+  std::vector<std::string> names;
+  for (const v1::Unit& u : scenario.units()) names.push_back(u.name());
+  return absl::StrJoin(names, ", ");
+}
+
+int FindUnit(const v1::Scenario& scenario, const std::string& name) {
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    if (scenario.units(i).name() == name) return i;
+  }
+  return -1;
+}
+
+absl::Status CheckUnitRef(const v1::Scenario& scenario, std::string_view text,
+                          const std::string& field, VariableRef* ref) {
+  absl::StatusOr<VariableRef> parsed = ParseVariableRef(text, field);
+  if (!parsed.ok()) return parsed.status();
+  if (FindUnit(scenario, parsed->unit) < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": unknown unit '", parsed->unit,
+                                                   "' (units: ", UnitNames(scenario), ")"));
+  }
+  *ref = *std::move(parsed);
+  return absl::OkStatus();
+}
+
+}  // namespace scenario_internal
 
 std::vector<UnitArtifact> MutableUnitArtifacts(v1::Unit* unit) {
   std::vector<UnitArtifact> out;
@@ -345,168 +332,6 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
     }
   }
   return absl::OkStatus();
-}
-
-absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
-                                         const std::vector<UnitDescription>& units) {
-  if (static_cast<int>(units.size()) != scenario.units_size()) {
-    return absl::InternalError("ResolveCoupling: one description per unit is needed");
-  }
-  Coupling coupling;
-  coupling.inputs.resize(units.size());
-  for (size_t u = 0; u < units.size(); ++u) coupling.inputs[u].resize(units[u].inputs.size());
-  for (int i = 0; i < scenario.connections_size(); ++i) {
-    const v1::Connection& c = scenario.connections(i);
-    const std::string field = absl::StrCat("connections[", i, "]");
-    VariableRef from, to;
-    if (absl::Status s = CheckUnitRef(scenario, c.from(), field + ".from", &from); !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
-    const int fu = FindUnit(scenario, from.unit);
-    const int tu = FindUnit(scenario, to.unit);
-    // String variables are never inputs or outputs: say so when one is named.
-    auto unconnectable = [&](int unit, const VariableRef& ref, const char* side) {
-      const VariableInfo* info = FindRecordable(units[unit], ref.variable);
-      return info != nullptr && info->type == ValueType::kString
-                 ? absl::InvalidArgumentError(
-                       absl::StrCat(field, side, ": '", ref.ToString(),
-                                    "' is a String variable: it can be recorded but not connected"))
-                 : absl::OkStatus();
-    };
-    const int output = FindVariable(units[fu].outputs, from.variable);
-    if (output < 0) {
-      COSIMO_RETURN_IF_ERROR(unconnectable(fu, from, ".from"));
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".from: unit '", from.unit, "' has no output '", from.variable,
-                       "' (outputs: ", VariableNames(units[fu].outputs), ")"));
-    }
-    const int input = FindVariable(units[tu].inputs, to.variable);
-    if (input < 0) {
-      COSIMO_RETURN_IF_ERROR(unconnectable(tu, to, ".to"));
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".to: unit '", to.unit, "' has no input '", to.variable,
-                       "' (inputs: ", VariableNames(units[tu].inputs), ")"));
-    }
-    Coupling::Source& source = coupling.inputs[tu][input];
-    if (source.unit >= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".to: input '", to.ToString(), "' is connected twice"));
-    }
-    source = {fu, output};
-  }
-  return coupling;
-}
-
-std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit) {
-  std::vector<std::string> names;
-  const std::string prefix = scenario.units(unit).name() + ".";
-  for (const std::string& r : scenario.record()) {
-    if (r.rfind(prefix, 0) != 0) continue;
-    std::string variable = r.substr(prefix.size());
-    if (std::find(names.begin(), names.end(), variable) == names.end()) {
-      names.push_back(std::move(variable));
-    }
-  }
-  return names;
-}
-
-v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::string& job_id) {
-  v1::LoadUnit load;
-  load.set_job_id(job_id);
-  *load.mutable_unit() = scenario.units(unit);
-  *load.mutable_algorithm() = scenario.algorithm();
-  for (const std::string& name : RecordedNames(scenario, unit)) load.add_record(name);
-  load.set_start_time(scenario.start_time());
-  load.set_stop_time(scenario.stop_time());
-  // Used by HERMITE inputs (values and derivatives), and by adaptive step control's error
-  // estimate on the first step (the tangent at t0); nowhere else.
-  bool derivatives_used = scenario.algorithm().has_adaptive();
-  for (const v1::Connection& c : scenario.connections()) {
-    absl::StatusOr<VariableRef> from = ParseVariableRef(c.from(), "from");
-    absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");
-    if (!from.ok() || !to.ok() || from->unit != scenario.units(unit).name()) continue;
-    const int consumer = FindUnit(scenario, to->unit);
-    if (consumer >= 0 && EffectiveApproximation(scenario, consumer) == v1::HERMITE) {
-      derivatives_used = true;
-    }
-  }
-  load.set_skip_output_derivatives(!derivatives_used);
-  load.set_inputs_listed(true);
-  for (const v1::Connection& c : scenario.connections()) {
-    absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");
-    if (!to.ok() || to->unit != scenario.units(unit).name()) continue;
-    load.add_connected_inputs(to->variable);
-    if (!c.has_factor() && !c.has_offset()) continue;
-    v1::InputTransform* t = load.add_input_transforms();
-    t->set_input(to->variable);
-    t->set_factor(c.has_factor() ? c.factor() : 1.0);
-    t->set_offset(c.has_offset() ? c.offset() : 0.0);
-  }
-  return load;
-}
-
-absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
-                                         const std::vector<UnitDescription>& units) {
-  RecordPlan plan;
-  plan.columns.push_back({"time", -1, -1, -1, ValueType::kReal});
-  if (scenario.record().empty()) {
-    for (size_t u = 0; u < units.size(); ++u) {
-      int integers = 0;
-      for (size_t o = 0; o < units[u].outputs.size(); ++o) {
-        const ValueType type = units[u].outputs[o].type;
-        plan.columns.push_back(
-            {scenario.units(static_cast<int>(u)).name() + "." + units[u].outputs[o].name,
-             static_cast<int>(u), static_cast<int>(o), -1, type,
-             type == ValueType::kInteger ? integers++ : -1});
-      }
-    }
-    return plan;
-  }
-  for (int i = 0; i < scenario.record_size(); ++i) {
-    const std::string field = absl::StrCat("record[", i, "]");
-    VariableRef ref;
-    if (absl::Status s = CheckUnitRef(scenario, scenario.record(i), field, &ref); !s.ok()) {
-      return s;
-    }
-    const int u = FindUnit(scenario, ref.unit);
-    RecordColumn column{ref.ToString(), u, -1, -1, ValueType::kReal};
-    column.output = FindVariable(units[u].outputs, ref.variable);
-    const std::vector<VariableInfo>& outputs = units[u].outputs;
-    const auto is_integer = [](const VariableInfo& v) { return v.type == ValueType::kInteger; };
-    if (column.output >= 0) {
-      column.type = outputs[column.output].type;
-      if (column.type == ValueType::kInteger) {
-        column.integer = static_cast<int>(
-            std::count_if(outputs.begin(), outputs.begin() + column.output, is_integer));
-      }
-    } else {
-      const VariableInfo* info = FindRecordable(units[u], ref.variable);
-      if (info == nullptr) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(field, ": unit '", ref.unit, "' has no variable '", ref.variable,
-                         "' (outputs: ", VariableNames(units[u].outputs), ")"));
-      }
-      column.type = info->type;
-      // The position among the recorded names of the same kind (string or not).
-      const bool text = column.type == ValueType::kString;
-      column.recorded = 0;
-      int integers_before = 0;
-      for (const std::string& name : RecordedNames(scenario, u)) {
-        if (name == ref.variable) break;
-        const VariableInfo* other = FindRecordable(units[u], name);
-        if (other != nullptr && (other->type == ValueType::kString) == text) ++column.recorded;
-        if (other != nullptr && other->type == ValueType::kInteger) ++integers_before;
-      }
-      if (column.type == ValueType::kInteger) {
-        column.integer =
-            static_cast<int>(std::count_if(outputs.begin(), outputs.end(), is_integer)) +
-            integers_before;
-      }
-    }
-    plan.columns.push_back(std::move(column));
-  }
-  return plan;
 }
 
 v1::InputApproximation EffectiveApproximation(const v1::Scenario& scenario, int unit) {

@@ -45,13 +45,32 @@ struct Table {
   }
 };
 
+// The cells of one CSV line; a quoted cell (a name with a comma: "u.Y[1,2]") as its text.
+std::vector<std::string> SplitCsvLine(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      cells.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
 Table ReadCsv(const std::string& path) {
   Table t;
   std::istringstream in(ReadFile(path));
   std::string line;
   if (!std::getline(in, line)) return t;
-  std::stringstream header(line);
-  for (std::string cell; std::getline(header, cell, ',');) t.names.push_back(cell);
+  t.names = SplitCsvLine(line);
   while (std::getline(in, line)) {
     std::stringstream row(line);
     std::vector<double> values;
@@ -386,6 +405,139 @@ TEST(DefaultRun, AModelExchangeOnlyFmuGetsCvodeAndSaysSo) {
   ASSERT_EQ(r.code, 0) << r.log;
   EXPECT_THAT(r.log, HasSubstr("offers only Model Exchange: solver CVODE"));
   ExpectInBand(r.table, "msd.x", MsdX, "fmi2_msd_me");
+}
+
+// FMI 3 arrays (issue 29, 4). fmi3_arrays: Y[i,j] = A[i,j] (u[j] + t), v[j] = u[j] + t, with A
+// 2x3 (start 1 .. 6) and u of n = 3 values (a structural parameter; start 0.5 0.25 0.125).
+// FMI 3.0.1 section 2.4.7.6: an array's values in row-major order, element i,j named
+// "Y[i,j]" with 1-based indices; fmi3Get/SetFloat64 transfer all of an array's values for its
+// one value reference (section 2.2.6.2).
+constexpr double kArrayA[2][3] = {{1, 2, 3}, {4, 5, 6}};
+constexpr double kArrayU[3] = {0.5, 0.25, 0.125};
+
+std::string ArrayElement(const char* name, int i, int j) {
+  return std::string("u.") + name + "[" + std::to_string(i + 1) + "," + std::to_string(j + 1) + "]";
+}
+
+class ArraysConformance : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ArraysConformance, AWholeArrayRecordsOneColumnPerElementInRowMajorOrder) {
+  const bool me = GetParam();
+  const std::string dir = TempDir("conformance-arrays");
+  WriteFile(dir + "/s.json",
+            OneFmuScenario("fmi3_arrays", 1.0, 0.01, me ? kMe : "", {"Y", "v", "s", "n"}));
+  const RunResult r = CosimoRun(dir, "arrays", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  EXPECT_THAT(r.table.names, ::testing::ElementsAre("time", "u.Y[1,1]", "u.Y[1,2]", "u.Y[1,3]",
+                                                    "u.Y[2,1]", "u.Y[2,2]", "u.Y[2,3]", "u.v[1]",
+                                                    "u.v[2]", "u.v[3]", "u.s", "u.n"));
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      ExpectInBand(
+          r.table, ArrayElement("Y", i, j),
+          [=](double t) { return kArrayA[i][j] * (kArrayU[j] + t); }, me ? "ME" : "CS");
+    }
+  }
+  for (int j = 0; j < 3; ++j) {
+    ExpectInBand(
+        r.table, "u.v[" + std::to_string(j + 1) + "]", [=](double t) { return kArrayU[j] + t; },
+        me ? "ME" : "CS");
+  }
+  ExpectInBand(
+      r.table, "u.s", [](double t) { return 21.0 * t + 0.5 * 5 + 0.25 * 7 + 0.125 * 9; },
+      me ? "ME" : "CS");
+}
+
+// Array parameters from JSON lists, nested per dimension or flat (row-major), an array input
+// named in `parameters` held while unconnected, and one element set alone.
+TEST_P(ArraysConformance, ArrayParametersAndInputsAreSetFromLists) {
+  const bool me = GetParam();
+  const std::string dir = TempDir("conformance-arrays");
+  WriteFile(dir + "/s.json",
+            OneFmuScenario("fmi3_arrays", 1.0, 0.01, me ? kMe : "", {"Y"},
+                           R"({ "A": [[2, 0, 0], [0, 0, -1]], "u": [1, 2, 3], "u[2]": 5 })"));
+  const RunResult r = CosimoRun(dir, "lists", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  const double a[2][3] = {{2, 0, 0}, {0, 0, -1}};
+  // "u[2]": 5 is applied after "u" (parameters are applied in name order).
+  const double u[3] = {1, 5, 3};
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      ExpectInBand(
+          r.table, ArrayElement("Y", i, j), [=](double t) { return a[i][j] * (u[j] + t); },
+          me ? "ME" : "CS");
+    }
+  }
+  WriteFile(dir + "/flat.json", OneFmuScenario("fmi3_arrays", 1.0, 0.01, me ? kMe : "", {"Y"},
+                                               R"({ "A": [0, 0, 0, 0, 0, 7] })"));
+  const RunResult flat = CosimoRun(dir, "flat", {dir + "/flat.json"});
+  ASSERT_EQ(flat.code, 0) << flat.log;
+  ExpectInBand(
+      flat.table, "u.Y[2,3]", [](double t) { return 7.0 * (0.125 + t); }, "flat");
+  ExpectInBand(
+      flat.table, "u.Y[1,1]", [](double) { return 0.0; }, "flat");
+}
+
+INSTANTIATE_TEST_SUITE_P(Fmus, ArraysConformance, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "ME" : "CS"; });
+
+TEST(Arrays, AListOfTheWrongLengthIsRefusedNamingTheParameterAndTheShape) {
+  const std::string dir = TempDir("conformance-arrays");
+  WriteFile(dir + "/s.json",
+            OneFmuScenario("fmi3_arrays", 1.0, 0.1, "", {"Y"}, R"({ "A": [1, 2, 3] })"));
+  const RunResult r = CosimoRun(dir, "short", {dir + "/s.json"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.log, HasSubstr("parameter 'A': the list has 3 values"));
+  EXPECT_THAT(r.log, HasSubstr("(2x3) takes a list of 6 numbers in row-major order"));
+}
+
+// Two units: a's v feeds b's u as a whole (same shape: element by element), and one element of
+// a's Y feeds one element of c's u. Jacobi with zero-order hold: what a unit records at t_k+1
+// is the input it held over [t_k, t_k+1], its source's output at t_k.
+TEST(Arrays, ArraysOfTheSameShapeConnectElementByElement) {
+  const std::string dir = TempDir("conformance-arrays");
+  const std::string fmu = Fmu("fmi3_arrays");
+  WriteFile(dir + "/s.json", R"({ "name": "arrays", "stop_time": 1,
+    "units": [ { "name": "a", "fmu": { "path": ")" +
+                                 fmu + R"(" } },
+               { "name": "b", "fmu": { "path": ")" +
+                                 fmu + R"(" } },
+               { "name": "c", "fmu": { "path": ")" +
+                                 fmu + R"(" } } ],
+    "connections": [ { "from": "a.v", "to": "b.u" }, { "from": "a.Y[2,3]", "to": "c.u[1]" } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 },
+    "record": [ "a.v", "a.Y[2,3]", "b.u", "c.u" ] })");
+  const RunResult r = CosimoRun(dir, "connected", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  ASSERT_GE(r.table.rows.size(), 10u);
+  const Table& t = r.table;
+  for (size_t k = 1; k < t.rows.size(); ++k) {
+    for (int j = 1; j <= 3; ++j) {
+      const std::string e = "[" + std::to_string(j) + "]";
+      EXPECT_NEAR(t.rows[k][t.Column("b.u" + e)], t.rows[k - 1][t.Column("a.v" + e)], 1e-12)
+          << "row " << k << " element " << j;
+    }
+    EXPECT_NEAR(t.rows[k][t.Column("c.u[1]")], t.rows[k - 1][t.Column("a.Y[2,3]")], 1e-12);
+    // c's other elements are not connected: they keep their start values.
+    EXPECT_EQ(t.rows[k][t.Column("c.u[2]")], 0.25);
+    EXPECT_EQ(t.rows[k][t.Column("c.u[3]")], 0.125);
+  }
+}
+
+TEST(Arrays, ArraysOfDifferentShapesAreRefused) {
+  const std::string dir = TempDir("conformance-arrays");
+  const std::string fmu = Fmu("fmi3_arrays");
+  WriteFile(dir + "/s.json", R"({ "name": "arrays", "stop_time": 1,
+    "units": [ { "name": "a", "fmu": { "path": ")" +
+                                 fmu + R"(" } },
+               { "name": "b", "fmu": { "path": ")" +
+                                 fmu + R"(" } } ],
+    "connections": [ { "from": "a.Y", "to": "b.u" } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 } })");
+  const RunResult r = CosimoRun(dir, "shapes", {dir + "/s.json"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.log, HasSubstr("connections[0]: 'a.Y' (6 values, last 'Y[2,3]') and 'b.u' (3 "
+                               "values, last 'u[3]') are not of the same shape"));
 }
 
 // Built-in models (issue 29, 3 and 8): a parameter naming an input holds it while it is

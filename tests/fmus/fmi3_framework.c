@@ -192,22 +192,45 @@ FMI3_EXPORT fmi3Status fmi3Reset(fmi3Instance inst) {
   return fmi3OK;
 }
 
-/* Float64: reals and time. */
+/* Float64: reals, time and the model's arrays of reals (kArrays: every value of an array for
+ * its value reference, so n_values may exceed n). */
+static const ModelArray* FindArray(unsigned vr) {
+  int a;
+  for (a = 0; a < kNumArrays; ++a) {
+    if (kArrays[a].vr == vr) return &kArrays[a];
+  }
+  return NULL;
+}
+
 FMI3_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
                                       fmi3Float64 values[], size_t n_values) {
   Instance* c = (Instance*)inst;
-  size_t k;
-  if (!Allowed(c, ANY_LIVE, "fmi3GetFloat64") || n_values != n) return fmi3Error;
+  size_t k, at = 0;
+  if (!Allowed(c, ANY_LIVE, "fmi3GetFloat64")) return fmi3Error;
   ModelCalculate(&c->m);
   for (k = 0; k < n; ++k) {
-    if (vrs[k] == 999) {
-      values[k] = c->m.time;
+    const ModelArray* a = FindArray(vrs[k]);
+    const size_t count = a != NULL ? (size_t)a->size : 1u;
+    if (at + count > n_values) {
+      Log(c, fmi3Error, "logStatusError", "fmi3GetFloat64: nValues %zu is too small", n_values);
+      return fmi3Error;
+    }
+    if (a != NULL) {
+      memcpy(&values[at], &c->m.r[a->first], count * sizeof(double));
+    } else if (vrs[k] == 999) {
+      values[at] = c->m.time;
     } else if ((int)vrs[k] < kNumReals) {
-      values[k] = c->m.r[vrs[k]];
+      values[at] = c->m.r[vrs[k]];
     } else {
       Log(c, fmi3Error, "logStatusError", "fmi3GetFloat64: unknown value reference %u", vrs[k]);
       return fmi3Error;
     }
+    at += count;
+  }
+  if (at != n_values) {
+    Log(c, fmi3Error, "logStatusError", "fmi3GetFloat64: nValues %zu, the variables hold %zu",
+        n_values, at);
+    return fmi3Error;
   }
   return fmi3OK;
 }
@@ -215,15 +238,32 @@ FMI3_EXPORT fmi3Status fmi3GetFloat64(fmi3Instance inst, const fmi3ValueReferenc
 FMI3_EXPORT fmi3Status fmi3SetFloat64(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
                                       const fmi3Float64 values[], size_t n_values) {
   Instance* c = (Instance*)inst;
-  size_t k;
-  if (!Allowed(c, SETTABLE, "fmi3SetFloat64") || n_values != n) return fmi3Error;
+  size_t k, e, at = 0;
+  if (!Allowed(c, SETTABLE, "fmi3SetFloat64")) return fmi3Error;
   for (k = 0; k < n; ++k) {
-    if ((int)vrs[k] >= kNumReals) {
+    const ModelArray* a = FindArray(vrs[k]);
+    const size_t count = a != NULL ? (size_t)a->size : 1u;
+    const unsigned first = a != NULL ? (unsigned)a->first : vrs[k];
+    if (a == NULL && (int)vrs[k] >= kNumReals) {
       Log(c, fmi3Error, "logStatusError", "fmi3SetFloat64: unknown value reference %u", vrs[k]);
       return fmi3Error;
     }
-    if (!Accept(c, 'r', vrs[k], values[k], "fmi3SetFloat64")) return fmi3Error;
-    c->m.r[vrs[k]] = values[k];
+    if (at + count > n_values) {
+      Log(c, fmi3Error, "logStatusError", "fmi3SetFloat64: nValues %zu is too small", n_values);
+      return fmi3Error;
+    }
+    for (e = 0; e < count; ++e) {
+      if (!Accept(c, 'r', first + (unsigned)e, values[at + e], "fmi3SetFloat64")) {
+        return fmi3Error;
+      }
+      c->m.r[first + e] = values[at + e];
+    }
+    at += count;
+  }
+  if (at != n_values) {
+    Log(c, fmi3Error, "logStatusError", "fmi3SetFloat64: nValues %zu, the variables hold %zu",
+        n_values, at);
+    return fmi3Error;
   }
   return fmi3OK;
 }

@@ -41,6 +41,17 @@ typedef struct {
   char message[256]; /* set by a model function that fails */
 } ModelData;
 
+/* FMI 3 arrays of reals (optional: model_core.c has a weak default of none). The Float64 array
+ * at value reference `vr` holds r[first] .. r[first + size - 1] in row-major order; fmi3Get/
+ * SetFloat64 transfer all `size` values for it (FMI 3.0.1 section 2.2.6.2). */
+typedef struct {
+  unsigned vr;
+  int first;
+  int size;
+} ModelArray;
+extern const int kNumArrays;
+extern const ModelArray kArrays[];
+
 /* Provided by each model. */
 extern const char* const kModelName;
 extern const int kNumReals, kNumInts, kNumBools;

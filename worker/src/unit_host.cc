@@ -13,6 +13,7 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/scenario.h"
 #include "cosimo/worker/unit_factory.h"
 #include "worker/src/checkpoint/state_bytes.h"
 #include "worker/src/costarica/costarica.h"
@@ -312,15 +313,16 @@ class UnitHost::Impl {
     factor_ = Eigen::VectorXd::Ones(n);
     offset_ = Eigen::VectorXd::Zero(n);
     for (const v1::InputTransform& t : load.input_transforms()) {
-      Eigen::Index i = 0;
-      while (i < n && inputs[static_cast<size_t>(i)].name != t.input()) ++i;
-      if (i == n) {
+      const std::vector<int> named = VariablesNamed(inputs, t.input());  // an array: each element
+      if (named.empty()) {
         return absl::InvalidArgumentError(
             absl::StrCat("unit '", name_, "': a connection with a factor or offset feeds '",
                          t.input(), "', which is not an input of the unit"));
       }
-      factor_(i) = t.factor();
-      offset_(i) = t.offset();
+      for (int i : named) {
+        factor_(i) = t.factor();
+        offset_(i) = t.offset();
+      }
     }
     return absl::OkStatus();
   }
@@ -375,14 +377,13 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
     const std::vector<VariableInfo>& inputs = unit->description().inputs;
     std::vector<bool> connected(inputs.size(), false);
     for (const std::string& name : load.connected_inputs()) {
-      auto it = std::find_if(inputs.begin(), inputs.end(),
-                             [&](const VariableInfo& v) { return v.name == name; });
-      if (it == inputs.end()) {
+      const std::vector<int> named = VariablesNamed(inputs, name);  // an array: its elements
+      if (named.empty()) {
         return absl::InvalidArgumentError(absl::StrCat("unit '", load.unit().name(),
                                                        "': a connection feeds '", name,
                                                        "', which is not an input of the unit"));
       }
-      connected[static_cast<size_t>(it - inputs.begin())] = true;
+      for (int i : named) connected[static_cast<size_t>(i)] = true;
     }
     if (absl::Status s = unit->SetConnectedInputs(connected); !s.ok()) return s;
   }

@@ -129,6 +129,72 @@ TEST(FmiModelDescriptionTest, Errors) {
             std::string::npos);
 }
 
+// FMI 3 arrays (issue 29, 4; FMI 3.0.1 section 2.4.7.6): expanded into elements named
+// "Y[i,j]", 1-based, row-major, each with its own start value and its array's value reference;
+// a size from a <Dimension start> or from the structural parameter a <Dimension
+// valueReference> names.
+TEST(FmiModelDescriptionTest, Fmi3ArraysAreExpandedInRowMajorOrder) {
+  const ModelDescription md = Read("fmi3_arrays");
+  const int a = md.Find("A");
+  ASSERT_GE(a, 0);
+  const ScalarVariable& array = md.variables[static_cast<size_t>(a)];
+  EXPECT_TRUE(array.is_array);
+  EXPECT_EQ(array.dimensions, (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(array.size, 6u);
+  ASSERT_GE(array.first_element, 0);
+  std::vector<std::string> names, starts;
+  for (uint64_t e = 0; e < array.size; ++e) {
+    const ScalarVariable& element = md.variables[static_cast<size_t>(array.first_element) + e];
+    names.push_back(element.name);
+    starts.push_back(element.start.value_or("?"));
+    EXPECT_EQ(element.array_of, a);
+    EXPECT_EQ(element.element, e);
+    EXPECT_EQ(element.value_reference, 700u);
+    EXPECT_EQ(element.causality, FmiCausality::kParameter);
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"A[1,1]", "A[1,2]", "A[1,3]", "A[2,1]", "A[2,2]", "A[2,3]"}));
+  EXPECT_EQ(starts, (std::vector<std::string>{"1", "2", "3", "4", "5", "6"}));
+  // u's size is the start of the structural parameter n.
+  const ScalarVariable& u = md.variables[static_cast<size_t>(md.Find("u"))];
+  EXPECT_EQ(u.dimensions, (std::vector<uint64_t>{3}));
+  EXPECT_TRUE(md.SizesAnArray(md.Find("n")));
+  EXPECT_FALSE(md.SizesAnArray(md.Find("x")));
+  EXPECT_EQ(md.ArrayOf("u[2]"), md.Find("u"));
+  EXPECT_EQ(md.ArrayOf("x"), -1);
+  // Scalars(): declared order, each array's elements in its place.
+  std::vector<std::string> scalars;
+  for (int i : md.Scalars()) scalars.push_back(md.variables[static_cast<size_t>(i)].name);
+  EXPECT_EQ(scalars,
+            (std::vector<std::string>{"time",   "n",      "A[1,1]", "A[1,2]", "A[1,3]", "A[2,1]",
+                                      "A[2,2]", "A[2,3]", "u[1]",   "u[2]",   "u[3]",   "Y[1,1]",
+                                      "Y[1,2]", "Y[1,3]", "Y[2,1]", "Y[2,2]", "Y[2,3]", "x",
+                                      "der_x",  "s",      "v[1]",   "v[2]",   "v[3]"}));
+}
+
+TEST(FmiModelDescriptionTest, Fmi3ArraysThatCannotBeExpandedSayWhy) {
+  const std::string xml = R"(<fmiModelDescription fmiVersion="3.0" modelName="m"
+      instantiationToken="t"><CoSimulation modelIdentifier="m"/><ModelVariables>
+    <String name="s" valueReference="1" causality="output"><Dimension start="2"/></String>
+    <Float64 name="big" valueReference="2" causality="output">
+      <Dimension start="1000"/><Dimension start="1000"/></Float64>
+    <Float64 name="unsized" valueReference="3" causality="output">
+      <Dimension valueReference="99"/></Float64>
+    <Float64 name="y" valueReference="4" causality="output"><Dimension start="2"/></Float64>
+  </ModelVariables></fmiModelDescription>)";
+  auto md = ParseModelDescriptionText(xml, "a.xml");
+  ASSERT_TRUE(md.ok()) << md.status();
+  auto why = [&](const char* name) {
+    return md->variables[static_cast<size_t>(md->Find(name))].not_expanded;
+  };
+  EXPECT_EQ(why("s"), "String arrays are not supported");
+  EXPECT_NE(why("big").find("more than the 100000 elements"), std::string::npos) << why("big");
+  EXPECT_NE(why("unsized").find("neither a start nor the valueReference"), std::string::npos);
+  EXPECT_EQ(why("y"), "");
+  EXPECT_GE(md->Find("y[2]"), 0);
+  EXPECT_LT(md->Find("big[1,1]"), 0);
+}
+
 // A modelDescription.xml bigger than the limit is refused before it is read (a 2.5 GiB one cost
 // the worker 7.9 GB). The big file here is sparse: it takes no disk space.
 TEST(FmiModelDescriptionTest, OversizedFileIsRefusedUnread) {

@@ -1,7 +1,7 @@
 // Convergence orders of the fixed-step solvers, the exact solver against Eigen's matrix
-// exponential and the check values of docs/models.md, RK45 against its tolerance. Reference solutions are
-// analytic: x' = A x + B u(t) with polynomial u is solved by the exponential of an augmented
-// matrix that carries u as extra states (independent of the Van Loan code under test).
+// exponential and the check values of docs/models.md, RK45 against its tolerance. Reference
+// solutions are analytic: x' = A x + B u(t) with polynomial u is solved by the exponential of an
+// augmented matrix that carries u as extra states (independent of the Van Loan code under test).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -149,15 +149,19 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
       if (b.type == VarType::kFloat64) {
         s = SetBatch<fmi2Real>(
             b, "fmi2SetReal", [&](const fmi2Real* v) { return f_.SetReal(handle_, vr, n, v); },
-            values);
+            "fmi2GetReal", [&](fmi2Real* v) { return f_.GetReal(handle_, vr, n, v); }, values);
       } else if (b.type == VarType::kInt32) {
         s = SetBatch<fmi2Integer>(
             b, "fmi2SetInteger",
-            [&](const fmi2Integer* v) { return f_.SetInteger(handle_, vr, n, v); }, values);
+            [&](const fmi2Integer* v) { return f_.SetInteger(handle_, vr, n, v); },
+            "fmi2GetInteger", [&](fmi2Integer* v) { return f_.GetInteger(handle_, vr, n, v); },
+            values);
       } else {
         s = SetBatch<fmi2Boolean>(
             b, "fmi2SetBoolean",
-            [&](const fmi2Boolean* v) { return f_.SetBoolean(handle_, vr, n, v); }, values);
+            [&](const fmi2Boolean* v) { return f_.SetBoolean(handle_, vr, n, v); },
+            "fmi2GetBoolean", [&](fmi2Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); },
+            values);
       }
       if (!s.ok()) return s;
     }
@@ -227,8 +231,8 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
         f_.SetRealInputDerivatives(handle_, vrs.data(), vrs.size(), orders_.data(), values),
         "fmi2SetRealInputDerivatives");
   }
-  absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
-                                    double* values) override {
+  absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order, double* values,
+                                    size_t /*n_values: vrs.size(), FMI 2 has no arrays*/) override {
     orders_.assign(vrs.size(), order);
     BeginCall();
     return Check(
@@ -251,9 +255,11 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
     update->next_event_time = info.nextEventTime;
     return s;
   }
+  // FMI 2 has no arrays: n_seed and n_sensitivity are the numbers of knowns and unknowns.
   absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                      const std::vector<uint32_t>& knowns, const double* seed,
-                                     double* sensitivity) override {
+                                     size_t /*n_seed*/, double* sensitivity,
+                                     size_t /*n_sensitivity*/) override {
     BeginCall();
     return Check(f_.GetDirectionalDerivative(handle_, unknowns.data(), unknowns.size(),
                                              knowns.data(), knowns.size(), seed, sensitivity),

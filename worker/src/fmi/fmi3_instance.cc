@@ -126,13 +126,14 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
     for (const VariableGroup::Batch& b : group.batches()) {
       const fmi3ValueReference* vr = b.vrs.data();
       const size_t n = b.vrs.size();
+      const size_t nv = b.n_values;
       absl::Status s;
       switch (b.type) {
-#define COSIMO_GET_(Name, Type, Kind)                                                            \
-  case VarType::Kind:                                                                            \
-    s = GetBatch<Type>(                                                                          \
-        b, "fmi3Get" #Name, [&](Type* v) { return f_.Get##Name(handle_, vr, n, v, n); }, values, \
-        bits);                                                                                   \
+#define COSIMO_GET_(Name, Type, Kind)                                                             \
+  case VarType::Kind:                                                                             \
+    s = GetBatch<Type>(                                                                           \
+        b, "fmi3Get" #Name, [&](Type* v) { return f_.Get##Name(handle_, vr, n, v, nv); }, values, \
+        bits);                                                                                    \
     break;
         COSIMO_FMI3_TYPES_(COSIMO_GET_)
 #undef COSIMO_GET_
@@ -149,13 +150,14 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
     for (const VariableGroup::Batch& b : group.batches()) {
       const fmi3ValueReference* vr = b.vrs.data();
       const size_t n = b.vrs.size();
+      const size_t nv = b.n_values;
       absl::Status s;
       switch (b.type) {
-#define COSIMO_SET_(Name, Type, Kind)                                                          \
-  case VarType::Kind:                                                                          \
-    s = SetBatch<Type>(                                                                        \
-        b, "fmi3Set" #Name, [&](const Type* v) { return f_.Set##Name(handle_, vr, n, v, n); }, \
-        values);                                                                               \
+#define COSIMO_SET_(Name, Type, Kind)                                                           \
+  case VarType::Kind:                                                                           \
+    s = SetBatch<Type>(                                                                         \
+        b, "fmi3Set" #Name, [&](const Type* v) { return f_.Set##Name(handle_, vr, n, v, nv); }, \
+        "fmi3Get" #Name, [&](Type* v) { return f_.Get##Name(handle_, vr, n, v, nv); }, values); \
     break;
         COSIMO_FMI3_TYPES_(COSIMO_SET_)
 #undef COSIMO_SET_
@@ -236,13 +238,13 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
                                    const double* /*values*/) override {
     return absl::UnimplementedError("FMI 3 has no input derivatives");
   }
-  absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
-                                    double* values) override {
+  absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order, double* values,
+                                    size_t n_values) override {
     orders_.assign(vrs.size(), order);  // no allocation once sized
     BeginCall();
-    return Check(f_.GetOutputDerivatives(handle_, vrs.data(), vrs.size(), orders_.data(), values,
-                                         vrs.size()),
-                 "fmi3GetOutputDerivatives");
+    return Check(
+        f_.GetOutputDerivatives(handle_, vrs.data(), vrs.size(), orders_.data(), values, n_values),
+        "fmi3GetOutputDerivatives");
   }
 
   absl::Status EnterStepMode() override {
@@ -265,12 +267,13 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
   }
   absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                      const std::vector<uint32_t>& knowns, const double* seed,
-                                     double* sensitivity) override {
+                                     size_t n_seed, double* sensitivity,
+                                     size_t n_sensitivity) override {
     BeginCall();
-    return Check(f_.GetDirectionalDerivative(handle_, unknowns.data(), unknowns.size(),
-                                             knowns.data(), knowns.size(), seed, knowns.size(),
-                                             sensitivity, unknowns.size()),
-                 "fmi3GetDirectionalDerivative");
+    return Check(
+        f_.GetDirectionalDerivative(handle_, unknowns.data(), unknowns.size(), knowns.data(),
+                                    knowns.size(), seed, n_seed, sensitivity, n_sensitivity),
+        "fmi3GetDirectionalDerivative");
   }
 
  private:

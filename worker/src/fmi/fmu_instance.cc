@@ -22,31 +22,83 @@ const char* StatusName(FmiVersion version, int status) {
 }  // namespace
 
 VariableGroup::VariableGroup(const ModelDescription& md, const std::vector<int>& indices) {
-  std::map<VarType, size_t> batch_of_type;
   for (size_t position = 0; position < indices.size(); ++position) {
-    const ScalarVariable& v = md.variables[indices[position]];
-    auto [it, inserted] = batch_of_type.emplace(v.type, batches_.size());
-    if (inserted) batches_.push_back(Batch{v.type, {}, {}});
-    batches_[it->second].vrs.push_back(v.value_reference);
-    batches_[it->second].positions.push_back(static_cast<int>(position));
+    const ScalarVariable& v = md.variables[static_cast<size_t>(indices[position])];
+    const size_t count =
+        v.array_of >= 0 ? md.variables[static_cast<size_t>(v.array_of)].size : size_t{1};
+    Add(v.type, Entry{v.value_reference, count, v.array_of >= 0 ? v.element : 0,
+                      static_cast<int>(position)});
   }
   size_ = indices.size();
+  Finish();
+}
+
+void VariableGroup::Add(VarType type, const Entry& e) {
+  size_t b = 0;
+  while (b < batches_.size() && batches_[b].type != type) ++b;
+  if (b == batches_.size()) {
+    batches_.push_back(Batch{type, {}, 0, {}, {}, false});
+    entries_.emplace_back();
+  }
+  entries_[b].push_back(e);
+}
+
+void VariableGroup::Finish() {
+  for (size_t b = 0; b < batches_.size(); ++b) {
+    Batch& batch = batches_[b];
+    batch.vrs.clear();
+    batch.slots.clear();
+    batch.positions.clear();
+    batch.n_values = 0;
+    std::map<uint32_t, size_t> offset_of;  // value reference -> its first slot
+    std::map<uint32_t, std::vector<bool>> covered;
+    for (const Entry& e : entries_[b]) {
+      auto [it, inserted] = offset_of.emplace(e.vr, batch.n_values);
+      if (inserted) {
+        batch.vrs.push_back(e.vr);
+        batch.n_values += e.count;
+        covered[e.vr].assign(e.count, false);
+      }
+      batch.slots.push_back(it->second + e.element);
+      batch.positions.push_back(e.position);
+      covered[e.vr][e.element] = true;
+    }
+    batch.partial = false;
+    for (const auto& [vr, elements] : covered) {
+      for (bool c : elements) batch.partial = batch.partial || !c;
+    }
+  }
 }
 
 VariableGroup VariableGroup::Only(const std::vector<bool>& keep) const {
   VariableGroup only;
   only.size_ = size_;
-  for (const Batch& b : batches_) {
-    Batch kept{b.type, {}, {}};
-    for (size_t i = 0; i < b.vrs.size(); ++i) {
-      const auto position = static_cast<size_t>(b.positions[i]);
-      if (position >= keep.size() || !keep[position]) continue;
-      kept.vrs.push_back(b.vrs[i]);
-      kept.positions.push_back(b.positions[i]);
+  for (size_t b = 0; b < batches_.size(); ++b) {
+    for (const Entry& e : entries_[b]) {
+      const auto position = static_cast<size_t>(e.position);
+      if (position < keep.size() && keep[position]) only.Add(batches_[b].type, e);
     }
-    if (!kept.vrs.empty()) only.batches_.push_back(std::move(kept));
   }
+  only.Finish();
   return only;
+}
+
+ValueLayout LayoutOf(const ModelDescription& md, const std::vector<int>& indices) {
+  ValueLayout layout;
+  std::map<uint32_t, size_t> offset_of;
+  for (int index : indices) {
+    const ScalarVariable& v = md.variables[static_cast<size_t>(index)];
+    const size_t count =
+        v.array_of >= 0 ? md.variables[static_cast<size_t>(v.array_of)].size : size_t{1};
+    auto [it, inserted] = offset_of.emplace(v.value_reference, layout.n_values);
+    if (inserted) {
+      layout.vrs.push_back(v.value_reference);
+      layout.counts.push_back(count);
+      layout.n_values += count;
+    }
+    layout.slots.push_back(it->second + (v.array_of >= 0 ? v.element : 0));
+  }
+  return layout;
 }
 
 FmuInstance::FmuInstance(std::string unit_name, FmiVersion version)

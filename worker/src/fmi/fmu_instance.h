@@ -30,15 +30,24 @@
 namespace cosimo::worker::fmi {
 
 // Variables of one list (inputs, outputs, recorded...) grouped by type, one FMI call per type.
+// A variable is a scalar or one element of an FMI 3 array: the call names each value reference
+// once and transfers all of its values (an array's every element, FMI 3.0.1 section 2.2.6.2),
+// and each value taken goes to its position.
 class VariableGroup {
  public:
   struct Batch {
     VarType type;
-    std::vector<uint32_t> vrs;
-    std::vector<int> positions;  // where each value goes in the caller's array
+    std::vector<uint32_t> vrs;   // each value reference once, in order of first use
+    size_t n_values = 0;         // the values the call transfers (nValues)
+    std::vector<size_t> slots;   // for each value taken: its index among the n_values
+    std::vector<int> positions;  // and where it goes in the caller's array
+    // Some array is covered in part: a Set reads the array first so that the elements not in
+    // the group keep their values.
+    bool partial = false;
   };
   VariableGroup() = default;
-  // `indices` are positions in md.variables; all must be numeric or Boolean scalars.
+  // `indices` are positions in md.variables; all must be numeric or Boolean scalars or
+  // elements of expanded arrays.
   VariableGroup(const ModelDescription& md, const std::vector<int>& indices);
 
   size_t size() const { return size_; }
@@ -48,9 +57,28 @@ class VariableGroup {
   VariableGroup Only(const std::vector<bool>& keep) const;
 
  private:
+  struct Entry {
+    uint32_t vr;
+    size_t count;    // values of the variable (1, or the array's size)
+    size_t element;  // which of them
+    int position;
+  };
+  void Add(VarType type, const Entry& e);
+  void Finish();
   std::vector<Batch> batches_;
+  std::vector<std::vector<Entry>> entries_;  // per batch
   size_t size_ = 0;
 };
+
+// Value references, value counts and slots of a list of Float64 variables (scalars or array
+// elements), as fmi3GetDirectionalDerivative takes them: each value reference once.
+struct ValueLayout {
+  std::vector<uint32_t> vrs;
+  std::vector<size_t> counts;  // per value reference
+  size_t n_values = 0;
+  std::vector<size_t> slots;  // per variable of the list
+};
+ValueLayout LayoutOf(const ModelDescription& md, const std::vector<int>& indices);
 
 struct EventUpdate {
   bool discrete_states_need_update = false;
@@ -112,8 +140,9 @@ class FmuInstance {
   // FMI 2 only (canInterpolateInputs): d^order u / dt^order for Real inputs.
   virtual absl::Status SetInputDerivatives(const std::vector<uint32_t>& vrs, int order,
                                            const double* values) = 0;
+  // d^order y / dt^order of Float64 outputs: `n_values` values (an FMI 3 array's every element).
   virtual absl::Status GetOutputDerivatives(const std::vector<uint32_t>& vrs, int order,
-                                            double* values) = 0;
+                                            double* values, size_t n_values) = 0;
 
   // FMI 3 Co-Simulation with hasEventMode: the instance is created with eventModeUsed and
   // earlyReturnAllowed, is in Event Mode after ExitInitializationMode and after EnterEventMode,
@@ -141,9 +170,12 @@ class FmuInstance {
   // fmi3DeserializeFMUState), freed with FreeState.
   virtual absl::Status SerializeState(void* state, std::string* bytes) = 0;
   virtual absl::Status DeserializeState(const std::string& bytes, void** state) = 0;
+  // `seed` holds every value of the knowns (n_seed: more than knowns.size() when one is an FMI 3
+  // array), `sensitivity` every value of the unknowns (n_sensitivity).
   virtual absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                              const std::vector<uint32_t>& knowns,
-                                             const double* seed, double* sensitivity) = 0;
+                                             const double* seed, size_t n_seed, double* sensitivity,
+                                             size_t n_sensitivity) = 0;
 
   // Called by the logger callbacks.
   void Log(int status, const char* category, const char* message);
@@ -174,28 +206,34 @@ class FmuInstance {
   template <typename T, typename GetFn>
   absl::Status GetBatch(const VariableGroup::Batch& b, const char* function, GetFn get,
                         double* values, uint64_t* bits) {
-    T* buffer = Scratch<T>(b.vrs.size());
+    T* buffer = Scratch<T>(b.n_values);
     BeginCall();
     if (absl::Status s = Check(static_cast<int>(get(buffer)), function); !s.ok()) return s;
-    for (size_t i = 0; i < b.vrs.size(); ++i) {
-      values[b.positions[i]] = b.type == VarType::kBoolean ? (buffer[i] != T{} ? 1.0 : 0.0)
-                                                           : static_cast<double>(buffer[i]);
+    for (size_t i = 0; i < b.slots.size(); ++i) {
+      const T value = buffer[b.slots[i]];
+      values[b.positions[i]] =
+          b.type == VarType::kBoolean ? (value != T{} ? 1.0 : 0.0) : static_cast<double>(value);
     }
     if constexpr (sizeof(T) == 8 && std::is_integral_v<T>) {
-      for (size_t i = 0; i < b.vrs.size() && bits != nullptr; ++i)
-        bits[b.positions[i]] = static_cast<uint64_t>(buffer[i]);
+      for (size_t i = 0; i < b.slots.size() && bits != nullptr; ++i)
+        bits[b.positions[i]] = static_cast<uint64_t>(buffer[b.slots[i]]);
     }
     return absl::OkStatus();
   }
   // One fmiXSet<type> call for a batch: the values (Booleans: not 0) converted to T into a
-  // buffer, then `set(buffer)`.
-  template <typename T, typename SetFn>
+  // buffer, then `set(buffer)`. An array covered in part is read first with `get(buffer)`.
+  template <typename T, typename SetFn, typename GetFn>
   absl::Status SetBatch(const VariableGroup::Batch& b, const char* function, SetFn set,
-                        const double* values) {
-    T* buffer = Scratch<T>(b.vrs.size());
-    for (size_t i = 0; i < b.vrs.size(); ++i) {
+                        const char* get_function, GetFn get, const double* values) {
+    T* buffer = Scratch<T>(b.n_values);
+    if (b.partial) {
+      BeginCall();
+      if (absl::Status s = Check(static_cast<int>(get(buffer)), get_function); !s.ok()) return s;
+    }
+    for (size_t i = 0; i < b.slots.size(); ++i) {
       const double v = values[b.positions[i]];
-      buffer[i] = b.type == VarType::kBoolean ? static_cast<T>(v != 0.0) : static_cast<T>(v);
+      buffer[b.slots[i]] =
+          b.type == VarType::kBoolean ? static_cast<T>(v != 0.0) : static_cast<T>(v);
     }
     BeginCall();
     return Check(static_cast<int>(set(buffer)), function);

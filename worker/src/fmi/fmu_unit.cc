@@ -24,6 +24,12 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
     return annotate(
         absl::Status(md.status().code(), absl::StrCat(fmu_path, ": ", md.status().message())));
   }
+  if (!md->co_simulation.offered && !md->model_exchange.offered) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix, fmu_path,
+                     ": the FMU offers only Scheduled Execution, which Cosimo does not support "
+                     "(it runs Co-Simulation and Model Exchange FMUs)"));
+  }
   // Model Exchange when it is the only kind offered, or when both are and the unit names a
   // solver; Co-Simulation otherwise.
   const bool model_exchange =

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 
@@ -71,9 +72,11 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
     state_indices_.push_back(md_.variables[d.index].derivative_of);
     is_state[md_.variables[d.index].derivative_of] = true;
   }
-  for (int i = 0; i < static_cast<int>(md_.variables.size()); ++i) {
+  std::vector<int> real_outputs;  // the Float64 ones
+  // The scalars and the elements of FMI 3 arrays, in declaration order.
+  for (int i : md_.Scalars()) {
     const ScalarVariable& v = md_.variables[i];
-    if ((v.type == VarType::kString || v.type == VarType::kBinary) && !v.is_array &&
+    if ((v.type == VarType::kString || v.type == VarType::kBinary) &&
         v.causality != FmiCausality::kIndependent) {
       // Recordable (Binary as hexadecimal text), not connectable.
       VariableInfo info = Info(md_, i, false);
@@ -81,7 +84,7 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
       description_.others.push_back(std::move(info));
       continue;
     }
-    if (!IsNumeric(v.type) || v.is_array) continue;
+    if (!IsNumeric(v.type)) continue;
     if (v.causality == FmiCausality::kInput) {
       input_indices_.push_back(i);
       description_.inputs.push_back(Info(md_, i, false));
@@ -90,7 +93,7 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
           (v.type != VarType::kFloat64 && v.type != VarType::kFloat32);
     } else if (v.causality == FmiCausality::kOutput) {
       if (v.type == VarType::kFloat64) {
-        real_output_vrs_.push_back(v.value_reference);
+        real_outputs.push_back(i);
         real_output_positions_.push_back(static_cast<int>(output_indices_.size()));
       }
       output_indices_.push_back(i);
@@ -99,7 +102,9 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
       description_.others.push_back(Info(md_, i, is_state[i]));
     }
   }
-  output_derivative_values_.assign(real_output_vrs_.size(), 0.0);
+  // fmiXGetOutputDerivatives names an FMI 3 array once and returns its every element's.
+  real_output_layout_ = LayoutOf(md_, real_outputs);
+  output_derivative_values_.assign(real_output_layout_.n_values, 0.0);
   for (size_t o = 0; o < description_.outputs.size(); ++o) {
     if (description_.outputs[o].type == ValueType::kInteger)
       integer_outputs_.push_back(static_cast<int>(o));
@@ -118,7 +123,11 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
   Capabilities& caps = description_.capabilities;
   const KindInfo& k = kind();
   std::vector<bool> is_input(md_.variables.size(), false);
-  for (int i : input_indices_) is_input[i] = true;
+  for (int i : input_indices_) {
+    is_input[i] = true;
+    // <ModelStructure> names an FMI 3 array as a whole.
+    if (md_.variables[i].array_of >= 0) is_input[md_.variables[i].array_of] = true;
+  }
   for (const Unknown& out : md_.outputs) {
     if (!out.dependencies_given) {
       caps.output_reactive = caps.output_reactive || !input_indices_.empty();
@@ -159,7 +168,17 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
           absl::StrCat(Prefix(), "no variable '", name, "' in model '", md_.model_name, "'"));
     }
     const ScalarVariable& v = md_.variables[index];
-    if ((v.type == VarType::kString || v.type == VarType::kBinary) && !v.is_array) {
+    if (v.is_array) {  // its every element, in row-major order (one column each)
+      if (v.first_element < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Prefix(), "variable '", name,
+                         "' is an array that cannot be recorded: ", v.not_expanded));
+      }
+      for (uint64_t e = 0; e < v.size; ++e)
+        indices.push_back(v.first_element + static_cast<int>(e));
+      continue;
+    }
+    if (v.type == VarType::kString || v.type == VarType::kBinary) {
       const bool binary = v.type == VarType::kBinary;
       if (v.variability == Variability::kDiscrete || v.variability == Variability::kContinuous) {
         changing_string_vrs_.push_back(v.value_reference);
@@ -170,10 +189,10 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
       recorded_string_binary_.push_back(binary);
       continue;
     }
-    if (!IsNumeric(v.type) || v.is_array) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          Prefix(), "variable '", name, "' is a ", VarTypeName(v.type), v.is_array ? " array" : "",
-          ": only numeric, Boolean, String and Binary scalars can be recorded"));
+    if (!IsNumeric(v.type)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Prefix(), "variable '", name, "' is a ", VarTypeName(v.type),
+                       ": only numeric, Boolean, String and Binary values can be recorded"));
     }
     indices.push_back(index);
   }
@@ -188,7 +207,11 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
 }
 
 absl::Status FmuUnitBase::ApplyParameters() {
-  for (const auto& [name, value] : spec_.parameters()) {
+  // In name order (the message's map has none): an array before its elements ("u" before
+  // "u[2]"), so that an element given alone overrides the list.
+  const std::map<std::string, google::protobuf::Value> parameters(spec_.parameters().begin(),
+                                                                  spec_.parameters().end());
+  for (const auto& [name, value] : parameters) {
     const int index = md_.Find(name);
     const std::string where = absl::StrCat(Prefix(), "parameter '", name, "'");
     if (index < 0) {
@@ -207,8 +230,13 @@ absl::Status FmuUnitBase::ApplyParameters() {
                        ": the variable cannot be set before initialisation (it is "
                        "constant, calculated or has no start value)"));
     }
+    if (md_.SizesAnArray(index)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": it sizes an array, whose size Cosimo takes from its start value"));
+    }
     if (v.is_array) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": array variables are not supported"));
+      if (absl::Status s = ApplyArrayParameter(index, value, where); !s.ok()) return s;
+      continue;
     }
     if (v.type == VarType::kString) {
       if (value.kind_case() != google::protobuf::Value::kStringValue) {
@@ -239,6 +267,55 @@ absl::Status FmuUnitBase::ApplyParameters() {
     if (absl::Status s = instance_->Set(VariableGroup(md_, {index}), &number); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status FmuUnitBase::ApplyArrayParameter(int index, const google::protobuf::Value& value,
+                                              const std::string& where) {
+  const ScalarVariable& array = md_.variables[static_cast<size_t>(index)];
+  if (array.first_element < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the array cannot be set: ", array.not_expanded));
+  }
+  // FMI 3.0.1 section 2.4.7.6: an array's values in row-major order, as its start attribute
+  // lists them; the JSON may nest one list per dimension ([[1, 2, 3], [4, 5, 6]]) or be flat.
+  std::vector<double> numbers;
+  std::string why;
+  auto flatten = [&](const auto& self, const google::protobuf::Value& v) -> void {
+    if (v.kind_case() == google::protobuf::Value::kListValue) {
+      for (const google::protobuf::Value& item : v.list_value().values()) self(self, item);
+    } else if (v.kind_case() == google::protobuf::Value::kNumberValue) {
+      numbers.push_back(v.number_value());
+    } else if (v.kind_case() == google::protobuf::Value::kBoolValue) {
+      numbers.push_back(v.bool_value() ? 1.0 : 0.0);
+    } else if (why.empty()) {
+      why = "the list holds something that is not a number or Boolean";
+    }
+  };
+  if (value.kind_case() != google::protobuf::Value::kListValue) {
+    why = "a list is expected";
+  } else {
+    flatten(flatten, value);
+  }
+  if (why.empty() && numbers.size() != array.size) {
+    why = absl::StrCat("the list has ", numbers.size(), " values");
+  }
+  const bool integral = array.type != VarType::kFloat64 && array.type != VarType::kFloat32;
+  for (double x : numbers) {
+    if (why.empty() && integral && x != std::floor(x)) {
+      why = absl::StrCat(VarTypeName(array.type), " expects integers, got ", x);
+    }
+  }
+  if (!why.empty()) {
+    std::string shape;
+    for (uint64_t d : array.dimensions) absl::StrAppend(&shape, shape.empty() ? "" : "x", d);
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": ", why, ": the ", VarTypeName(array.type), " array '", array.name, "' (", shape,
+        ") takes a list of ", array.size, " numbers in row-major order (nested lists allowed)"));
+  }
+  std::vector<int> elements(array.size);
+  for (size_t e = 0; e < elements.size(); ++e)
+    elements[e] = array.first_element + static_cast<int>(e);
+  return instance_->Set(VariableGroup(md_, elements), numbers.data());
 }
 
 absl::Status FmuUnitBase::SetConnectedInputs(const std::vector<bool>& connected) {
@@ -303,13 +380,14 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
       derivatives->setZero(static_cast<Eigen::Index>(outputs_.size()));
       std::vector<double>& values = output_derivative_values_;  // sized at load
       if (!values.empty()) {
-        if (absl::Status s = instance_->GetOutputDerivatives(real_output_vrs_, 1, values.data());
+        if (absl::Status s = instance_->GetOutputDerivatives(real_output_layout_.vrs, 1,
+                                                             values.data(), values.size());
             !s.ok()) {
           return s;
         }
       }
-      for (size_t i = 0; i < values.size(); ++i)
-        (*derivatives)[real_output_positions_[i]] = values[i];
+      for (size_t i = 0; i < real_output_positions_.size(); ++i)
+        (*derivatives)[real_output_positions_[i]] = values[real_output_layout_.slots[i]];
     } else {
       derivatives->resize(0);
     }
@@ -404,41 +482,40 @@ absl::Status FmuUnitBase::ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot) 
 
 absl::Status FmuUnitBase::LinearizeDirectional(Linearization* lin) {
   // Unknowns: derivatives then outputs; knowns: states then inputs (Float64 only; the rows and
-  // columns of other types stay zero).
+  // columns of other types stay zero). Elements of FMI 3 arrays: the array's value reference
+  // once, its every value seeded or read (FMI 3.0.1 section 3.2.2.7).
   const int n = static_cast<int>(state_indices_.size());
   const int m = static_cast<int>(input_indices_.size());
   const int p = static_cast<int>(output_indices_.size());
-  std::vector<uint32_t> unknowns, knowns;
-  std::vector<int> unknown_rows, known_cols;
-  for (int i = 0; i < n; ++i) {
-    unknowns.push_back(md_.variables[derivative_indices_[i]].value_reference);
-    unknown_rows.push_back(i);
-  }
+  std::vector<int> unknown_vars = derivative_indices_, unknown_rows, known_cols;
+  for (int i = 0; i < n; ++i) unknown_rows.push_back(i);
   for (int i = 0; i < p; ++i) {
     if (md_.variables[output_indices_[i]].type != VarType::kFloat64) continue;
-    unknowns.push_back(md_.variables[output_indices_[i]].value_reference);
+    unknown_vars.push_back(output_indices_[i]);
     unknown_rows.push_back(n + i);
   }
-  for (int j = 0; j < n; ++j) {
-    knowns.push_back(md_.variables[state_indices_[j]].value_reference);
-    known_cols.push_back(j);
-  }
+  std::vector<int> known_vars = state_indices_;
+  for (int j = 0; j < n; ++j) known_cols.push_back(j);
   for (int j = 0; j < m; ++j) {
     if (md_.variables[input_indices_[j]].type != VarType::kFloat64) continue;
-    knowns.push_back(md_.variables[input_indices_[j]].value_reference);
+    known_vars.push_back(input_indices_[j]);
     known_cols.push_back(n + j);
   }
+  const ValueLayout unknowns = LayoutOf(md_, unknown_vars);
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n + p, n + m);
-  std::vector<double> sensitivity(unknowns.size());
-  for (size_t k = 0; k < knowns.size() && !unknowns.empty(); ++k) {
-    const std::vector<uint32_t> known = {knowns[k]};
-    const double seed = 1.0;
+  std::vector<double> sensitivity(unknowns.n_values);
+  for (size_t k = 0; k < known_vars.size() && !unknown_vars.empty(); ++k) {
+    const ValueLayout known = LayoutOf(md_, {known_vars[k]});
+    std::vector<double> seed(known.n_values, 0.0);
+    seed[known.slots[0]] = 1.0;
     if (absl::Status s =
-            instance_->DirectionalDerivative(unknowns, known, &seed, sensitivity.data());
+            instance_->DirectionalDerivative(unknowns.vrs, known.vrs, seed.data(), seed.size(),
+                                             sensitivity.data(), sensitivity.size());
         !s.ok()) {
       return s;
     }
-    for (size_t r = 0; r < unknowns.size(); ++r) J(unknown_rows[r], known_cols[k]) = sensitivity[r];
+    for (size_t r = 0; r < unknown_vars.size(); ++r)
+      J(unknown_rows[r], known_cols[k]) = sensitivity[unknowns.slots[r]];
   }
   lin->A = J.topLeftCorner(n, n);
   lin->B = J.topRightCorner(n, m);

@@ -40,6 +40,9 @@ class FmuUnitBase : public Unit {
   // Sets the scenario's parameters and start values (call between Instantiate and
   // EnterInitializationMode). Errors name the parameter.
   absl::Status ApplyParameters();
+  // An FMI 3 array parameter from a JSON list (flat or nested, row-major).
+  absl::Status ApplyArrayParameter(int index, const google::protobuf::Value& value,
+                                   const std::string& where);
   // Sets the connected inputs from a vector in description().inputs order (every input's
   // value given; the unconnected ones are not used).
   absl::Status SetInputs(const Eigen::VectorXd& u);
@@ -90,13 +93,13 @@ class FmuUnitBase : public Unit {
   // inputs_: the connected inputs (all_inputs_ less the unconnected ones), positions those of
   // description().inputs.
   VariableGroup all_inputs_, inputs_, outputs_, states_, derivatives_, recorded_;
-  std::vector<bool> connected_;                // per input
-  Eigen::VectorXd start_inputs_;               // per input: its start value (0 when it has none)
-  std::vector<uint32_t> recorded_string_vrs_;  // recorded String and Binary variables, in order
-  std::vector<bool> recorded_string_binary_;   // which of them are Binary
-  std::vector<uint32_t> real_output_vrs_;      // Float64 outputs, for output derivatives
-  std::vector<int> real_output_positions_;
-  std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per Real output
+  std::vector<bool> connected_;                   // per input
+  Eigen::VectorXd start_inputs_;                  // per input: its start value (0 when it has none)
+  std::vector<uint32_t> recorded_string_vrs_;     // recorded String and Binary variables, in order
+  std::vector<bool> recorded_string_binary_;      // which of them are Binary
+  ValueLayout real_output_layout_;                // Float64 outputs, for output derivatives
+  std::vector<int> real_output_positions_;        // and their positions among the outputs
+  std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per value
   bool output_derivatives_needed_ = true;
 
  private:

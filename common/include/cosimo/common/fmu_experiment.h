@@ -1,7 +1,8 @@
 // What an FMU's modelDescription.xml says about running it (FMI 2.0 and 3.0): its interfaces,
 // DefaultExperiment, variables with their causality, and the platforms it has binaries for. Read
-// straight from the archive (libzip, pugixml), without loading the FMU: for the client's single
-// FMU runs and SSP import, and for the scenario checks of the client and the orchestrator.
+// straight from the archive (libzip) by the worker's reader (cosimo/common/model_description.h),
+// without loading the FMU: for the client's single FMU runs and SSP import, and for the scenario
+// checks of the client and the orchestrator.
 //
 // Thread safety: none needed (a function).
 #pragma once
@@ -18,23 +19,26 @@ namespace cosimo {
 
 struct FmuExperiment {
   std::string model_name;
-  double start_time = 0.0;           // DefaultExperiment startTime, else 0
-  std::optional<double> stop_time;   // DefaultExperiment stopTime
-  std::optional<double> step_size;   // DefaultExperiment stepSize
-  std::vector<std::string> outputs;  // variables with causality "output", in their order
-  std::string fmi_version;           // "2.0", "3.0"
-  std::string cs_identifier;         // CoSimulation modelIdentifier; empty: no such interface
-  std::string me_identifier;         // ModelExchange modelIdentifier; empty: no such interface
-  std::string se_identifier;         // FMI 3 ScheduledExecution modelIdentifier; empty: none
-  std::optional<double> tolerance;   // DefaultExperiment tolerance
-  // Variables that cannot be recorded as one column: FMI 3 Clock variables and arrays
-  // (<Dimension>), by name. (Binary ones are recorded as hexadecimal text.)
+  double start_time = 0.0;          // DefaultExperiment startTime, else 0
+  std::optional<double> stop_time;  // DefaultExperiment stopTime
+  std::optional<double> step_size;  // DefaultExperiment stepSize
+  // Variables with causality "output", in their order (arrays as their elements, "y[1,2]").
+  std::vector<std::string> outputs;
+  std::string fmi_version;          // "2.0", "3.0"
+  std::string cs_identifier;        // CoSimulation modelIdentifier; empty: no such interface
+  std::string me_identifier;        // ModelExchange modelIdentifier; empty: no such interface
+  std::string se_identifier;        // FMI 3 ScheduledExecution modelIdentifier; empty: none
+  std::optional<double> tolerance;  // DefaultExperiment tolerance
+  // Variables that cannot be recorded: FMI 3 Clock variables and the arrays too big to expand
+  // (cosimo/common/model_description.h), by name. (Binary ones are recorded as hexadecimal
+  // text, arrays one column per element.)
   std::vector<std::string> unrecordable;
   // The continuous states and their derivatives (the variables with a `derivative` attribute),
   // in the order of the model description; and the continuous locals.
   std::vector<std::string> states, derivatives, continuous_locals;
-  // Every variable: name and causality as written ("input", "output", "parameter", "local",
-  // "calculatedParameter", "independent"; FMI 2's default "local").
+  // Every variable: name and causality ("input", "output", "parameter", "local",
+  // "calculatedParameter", "structuralParameter", "independent"; FMI 2's default "local"), the
+  // arrays and then their elements.
   std::vector<std::pair<std::string, std::string>> variables;
   std::vector<std::string> binaries;  // archive entries under binaries/
 };

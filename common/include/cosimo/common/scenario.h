@@ -73,6 +73,11 @@ struct Coupling {
 [[nodiscard]] absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
                                                        const std::vector<UnitDescription>& units);
 
+// The variables of `vars` a scenario name stands for: the one so named, else the elements of
+// the FMI 3 array so named ("y" for "y[1,1]", "y[1,2]", ... in the description's order,
+// row-major); empty when none.
+std::vector<int> VariablesNamed(const std::vector<VariableInfo>& vars, const std::string& name);
+
 // Every variable of unit `unit` named in scenario.record, in record order without repeats: what
 // LoadUnit.record carries, so the unit reports their values with every step.
 std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit);

@@ -1,4 +1,4 @@
-#include "worker/src/fmi/model_description.h"
+#include "cosimo/common/model_description.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,9 +10,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace cosimo::worker::fmi {
+namespace cosimo::fmi {
 namespace {
 
 struct TypeName {
@@ -130,6 +131,134 @@ void ReadKind(const pugi::xml_node& node, FmiVersion version, KindInfo* kind) {
            : node.attribute("needsCompletedIntegratorStep").as_bool(false);
 }
 
+// An FMI 3 <Dimension>: a fixed size, or the structural parameter that holds it.
+struct RawDimension {
+  int64_t start = -1;
+  int64_t value_reference = -1;
+};
+
+// The array's dimensions; "" or why they are not known. `sizing` gets the structural
+// parameters that give sizes.
+std::string ResolveDimensions(const std::vector<RawDimension>& raw,
+                              const std::unordered_map<int64_t, int>& by_vr,
+                              const ModelDescription& md, std::vector<uint64_t>* dims,
+                              std::vector<int>* sizing) {
+  for (const RawDimension& d : raw) {
+    if (d.start >= 0) {
+      dims->push_back(static_cast<uint64_t>(d.start));
+      continue;
+    }
+    auto it = by_vr.find(d.value_reference);
+    if (d.value_reference < 0 || it == by_vr.end()) {
+      return "a <Dimension> has neither a start nor the valueReference of a variable";
+    }
+    const ScalarVariable& size = md.variables[it->second];
+    uint64_t n = 0;
+    if (!size.start || !absl::SimpleAtoi(*size.start, &n)) {
+      return absl::StrCat("its size '", size.name, "' has no integer start value");
+    }
+    dims->push_back(n);
+    sizing->push_back(it->second);
+  }
+  return "";
+}
+
+// "y[2,3]" for the element at `position` (row-major) of an array `name` of `dims`.
+std::string ElementName(const std::string& name, const std::vector<uint64_t>& dims,
+                        uint64_t position) {
+  std::vector<uint64_t> index(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = position % dims[d] + 1;
+    position /= dims[d];
+  }
+  return absl::StrCat(name, "[", absl::StrJoin(index, ","), "]");
+}
+
+// The element variables of the array at `a` (FMI 3.0.1 section 2.4.7.6: "name[i,j]", 1-based,
+// row-major), appended to md->variables; "" or why the array is not expanded.
+std::string ExpandArray(int a, const std::vector<RawDimension>& raw,
+                        const std::unordered_map<int64_t, int>& by_vr, uint64_t budget,
+                        ModelDescription* md, std::map<std::string, int>* by_name,
+                        std::vector<int>* sizing) {
+  std::vector<uint64_t> dims;
+  if (std::string why = ResolveDimensions(raw, by_vr, *md, &dims, sizing); !why.empty()) {
+    return why;
+  }
+  uint64_t size = 1;
+  for (uint64_t d : dims)
+    size = d != 0 && size > kMaxArrayElements / d ? kMaxArrayElements + 1 : size * d;
+  ScalarVariable& array = md->variables[static_cast<size_t>(a)];
+  array.dimensions = dims;
+  array.size = size;
+  if (!IsNumeric(array.type)) {
+    return absl::StrCat(VarTypeName(array.type), " arrays are not supported");
+  }
+  if (size > budget) {
+    return absl::StrCat("it has more than the ", kMaxArrayElements,
+                        " elements Cosimo expands (per FMU)");
+  }
+  for (uint64_t e = 0; e < size; ++e) {
+    if (by_name->count(ElementName(array.name, dims, e)) != 0) {
+      return absl::StrCat("the element name '", ElementName(array.name, dims, e),
+                          "' is also a declared variable");
+    }
+  }
+  std::vector<std::string> starts;
+  if (array.start) starts = absl::StrSplit(*array.start, ' ', absl::SkipWhitespace());
+  array.first_element = static_cast<int>(md->variables.size());
+  const ScalarVariable base = [&] {
+    ScalarVariable b = array;
+    b.start.reset();
+    b.dimensions.clear();
+    return b;
+  }();
+  for (uint64_t e = 0; e < size; ++e) {
+    ScalarVariable element = base;
+    element.name = ElementName(base.name, dims, e);
+    element.is_array = false;
+    element.size = 1;
+    element.first_element = -1;
+    element.array_of = a;
+    element.element = e;
+    element.derivative_of = -1;  // ExpandArrayDerivatives
+    if (starts.size() == size) element.start = starts[e];
+    if (starts.size() == 1) element.start = starts[0];
+    (*by_name)[element.name] = static_cast<int>(md->variables.size());
+    md->variables.push_back(std::move(element));
+  }
+  return "";
+}
+
+// A derivative array of a state array (FMI 3.0.1 section 2.4.8.4: an array state is a vector of
+// states): one Unknown per element, each element the derivative of the state's element.
+absl::Status ExpandArrayDerivatives(const std::string& source, ModelDescription* md) {
+  std::vector<Unknown> derivatives;
+  for (const Unknown& d : md->derivatives) {
+    const ScalarVariable& der = md->variables[static_cast<size_t>(d.index)];
+    if (!der.is_array) {
+      derivatives.push_back(d);
+      continue;
+    }
+    const ScalarVariable& state = md->variables[static_cast<size_t>(der.derivative_of)];
+    if (der.first_element < 0 || state.first_element < 0 || der.size != state.size) {
+      return Bad(source, absl::StrCat("the derivative array '", der.name, "' of '", state.name,
+                                      "' cannot be used element by element: ",
+                                      !der.not_expanded.empty()     ? der.not_expanded
+                                      : !state.not_expanded.empty() ? state.not_expanded
+                                                                    : "their sizes differ"));
+    }
+    for (uint64_t e = 0; e < der.size; ++e) {
+      Unknown element = d;
+      element.index = der.first_element + static_cast<int>(e);
+      md->variables[static_cast<size_t>(element.index)].derivative_of =
+          state.first_element + static_cast<int>(e);
+      derivatives.push_back(std::move(element));
+    }
+  }
+  md->derivatives = std::move(derivatives);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const char* VarTypeName(VarType type) {
@@ -142,6 +271,32 @@ const char* VarTypeName(VarType type) {
 int ModelDescription::Find(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? -1 : it->second;
+}
+
+std::vector<int> ModelDescription::Scalars() const {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(variables.size()); ++i) {
+    const ScalarVariable& v = variables[static_cast<size_t>(i)];
+    if (v.array_of >= 0) break;  // the elements come after every declared variable
+    if (!v.is_array) {
+      out.push_back(i);
+    } else if (v.first_element >= 0) {
+      for (uint64_t e = 0; e < v.size; ++e) out.push_back(v.first_element + static_cast<int>(e));
+    }
+  }
+  return out;
+}
+
+int ModelDescription::ArrayOf(const std::string& name) const {
+  const size_t bracket = name.rfind('[');
+  if (bracket == std::string::npos || name.back() != ']') return -1;
+  const int index = Find(name.substr(0, bracket));
+  return index >= 0 && variables[static_cast<size_t>(index)].is_array ? index : -1;
+}
+
+bool ModelDescription::SizesAnArray(int index) const {
+  return std::find(sizing_parameters_.begin(), sizing_parameters_.end(), index) !=
+         sizing_parameters_.end();
 }
 
 absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xml,
@@ -171,21 +326,24 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
   md.number_of_event_indicators = root.attribute("numberOfEventIndicators").as_int(0);
   ReadKind(root.child("CoSimulation"), md.version, &md.co_simulation);
   ReadKind(root.child("ModelExchange"), md.version, &md.model_exchange);
-  if (!md.co_simulation.offered && !md.model_exchange.offered) {
+  if (!fmi2) ReadKind(root.child("ScheduledExecution"), md.version, &md.scheduled_execution);
+  if (!md.co_simulation.offered && !md.model_exchange.offered && !md.scheduled_execution.offered) {
     return Bad(source, "neither <CoSimulation> nor <ModelExchange> is offered");
   }
-  for (const KindInfo* kind : {&md.co_simulation, &md.model_exchange}) {
+  for (const KindInfo* kind : {&md.co_simulation, &md.model_exchange, &md.scheduled_execution}) {
     if (kind->offered && kind->model_identifier.empty()) {
       return Bad(source, "a modelIdentifier is missing");
     }
     // It names the binary binaries/<platform>/<modelIdentifier>.so: a plain file name, never a
     // path that leads out of the FMU's folder.
     if (kind->offered && !IsPlainFileName(kind->model_identifier)) {
-      return Bad(source,
-                 absl::StrCat("<", kind == &md.co_simulation ? "CoSimulation" : "ModelExchange",
-                              "> modelIdentifier '", kind->model_identifier,
-                              "' is not a plain file name (letters, digits, '_', '-', "
-                              "'.', not starting with '.')"));
+      return Bad(source, absl::StrCat("<",
+                                      kind == &md.co_simulation    ? "CoSimulation"
+                                      : kind == &md.model_exchange ? "ModelExchange"
+                                                                   : "ScheduledExecution",
+                                      "> modelIdentifier '", kind->model_identifier,
+                                      "' is not a plain file name (letters, digits, '_', '-', "
+                                      "'.', not starting with '.')"));
     }
   }
   if (const pugi::xml_node de = root.child("DefaultExperiment")) {
@@ -197,6 +355,7 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
 
   // Variables.
   std::vector<int64_t> raw_derivative;  // per variable: FMI 2 index (1-based) / FMI 3 vr, or -1
+  std::vector<std::vector<RawDimension>> raw_dimensions;  // per variable (FMI 3 arrays)
   const pugi::xml_node vars = root.child("ModelVariables");
   auto add_variable = [&](const pugi::xml_node& node, const pugi::xml_node& type_node,
                           VarType type) -> absl::Status {
@@ -227,7 +386,14 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
     auto initial = ParseInitial(node.attribute("initial").as_string(), v);
     if (!initial.ok()) return Bad(source, where + ": " + std::string(initial.status().message()));
     v.initial = *initial;
-    v.is_array = static_cast<bool>(type_node.child("Dimension"));
+    std::vector<RawDimension> dims;
+    for (const pugi::xml_node d : type_node.children("Dimension")) {
+      dims.push_back(
+          {d.attribute("start") ? d.attribute("start").as_llong(-1) : -1,
+           d.attribute("valueReference") ? d.attribute("valueReference").as_llong(-1) : -1});
+    }
+    v.is_array = !dims.empty();
+    raw_dimensions.push_back(std::move(dims));
     raw_derivative.push_back(type_node.attribute("derivative").as_llong(-1));
     md.by_name_[v.name] = static_cast<int>(md.variables.size());
     md.variables.push_back(std::move(v));
@@ -294,6 +460,14 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
     md.variables[i].derivative_of = *state;
   }
 
+  uint64_t budget = kMaxArrayElements;
+  for (size_t i = 0; i < raw_dimensions.size() && !fmi2; ++i) {
+    if (raw_dimensions[i].empty()) continue;
+    md.variables[i].not_expanded = ExpandArray(static_cast<int>(i), raw_dimensions[i], by_vr,
+                                               budget, &md, &md.by_name_, &md.sizing_parameters_);
+    if (md.variables[i].not_expanded.empty()) budget -= md.variables[i].size;
+  }
+
   // Model structure.
   const pugi::xml_node structure = root.child("ModelStructure");
   auto read_unknown = [&](const pugi::xml_node& node, const char* what,
@@ -345,6 +519,9 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
     }
     md.number_of_event_indicators = indicators;
   }
+  if (!fmi2) {
+    if (absl::Status s = ExpandArrayDerivatives(source, &md); !s.ok()) return s;
+  }
   for (const Unknown& d : md.derivatives) {
     if (md.variables[d.index].derivative_of < 0) {
       return Bad(source, "derivative '" + md.variables[d.index].name +
@@ -371,4 +548,4 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionFile(const std::string& pa
   return ParseModelDescriptionText(text, path);
 }
 
-}  // namespace cosimo::worker::fmi
+}  // namespace cosimo::fmi

@@ -1,0 +1,161 @@
+// What an FMU's modelDescription.xml says, for FMI 2.0 and FMI 3.0, in one version-neutral form:
+// the one reader of it, for the worker that loads the FMU and for the checks made before (the
+// client's and the orchestrator's submit checks, `cosimo run MODEL.fmu`, SSP import).
+//
+// FMI 3 arrays (a variable with <Dimension> children) are kept as declared and also expanded into
+// one element variable per value, named "<name>[i,j,...]" with 1-based indices in row-major
+// order (FMI 3.0.1 section 2.4.7.6, structured naming), appended after the declared variables.
+// An element shares its array's value reference and knows its position among the array's values
+// (fmi3Get/Set<type> transfer all of them for that value reference, section 2.2.6.2).
+//
+// Indices (`Unknown::index`, `dependencies`, `ScalarVariable::derivative_of`) are 0-based
+// positions in `variables`, whatever the version wrote (FMI 2 writes 1-based indices, FMI 3
+// writes value references). FMI 2 value references are unique only per type, so a variable is
+// identified by (type, value reference) and looked up by name. Values, no thread safety needed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cosimo::fmi {
+
+enum class FmiVersion { kFmi2, kFmi3 };
+
+// The C type through which a variable is read and written. FMI 2 Enumeration is kInt32, FMI 3
+// Enumeration is kInt64.
+enum class VarType {
+  kFloat64,
+  kFloat32,
+  kInt8,
+  kUInt8,
+  kInt16,
+  kUInt16,
+  kInt32,
+  kUInt32,
+  kInt64,
+  kUInt64,
+  kBoolean,
+  kString,
+  kBinary,
+  kClock,
+};
+const char* VarTypeName(VarType type);
+inline bool IsNumeric(VarType t) {
+  return t != VarType::kString && t != VarType::kBinary && t != VarType::kClock;
+}
+
+enum class FmiCausality {
+  kParameter,
+  kCalculatedParameter,
+  kStructuralParameter,
+  kInput,
+  kOutput,
+  kLocal,
+  kIndependent,
+};
+enum class Variability { kConstant, kFixed, kTunable, kDiscrete, kContinuous };
+enum class Initial { kNone, kExact, kApprox, kCalculated };
+
+// A declared variable (a scalar or an FMI 3 array), or one element of an array.
+struct ScalarVariable {
+  std::string name;
+  std::string description;
+  std::string unit;
+  VarType type = VarType::kFloat64;
+  uint32_t value_reference = 0;
+  FmiCausality causality = FmiCausality::kLocal;
+  Variability variability = Variability::kContinuous;
+  Initial initial = Initial::kNone;
+  std::optional<std::string> start;  // as written
+  int derivative_of = -1;            // index of the state this is the derivative of
+  // FMI 3 arrays. The array itself: is_array, its dimensions (from <Dimension start> or the
+  // start value of the structural parameter <Dimension valueReference> names), `size` values,
+  // and its elements at [first_element, first_element + size) in `variables` (-1: not expanded,
+  // `not_expanded` says why). An element: array_of (the array's index) and its position among
+  // the array's values; its start is its own value of the array's start list (one value given
+  // is every element's).
+  bool is_array = false;
+  std::vector<uint64_t> dimensions;
+  uint64_t size = 1;
+  int first_element = -1;
+  std::string not_expanded;
+  int array_of = -1;
+  uint64_t element = 0;
+};
+
+// Capabilities of one interface kind (<CoSimulation> or <ModelExchange>).
+struct KindInfo {
+  bool offered = false;
+  std::string model_identifier;
+  bool can_get_and_set_fmu_state = false;
+  // canSerializeFMUstate (FMI 3: canSerializeFMUState): checkpoints (issue 18).
+  bool can_serialize_fmu_state = false;
+  bool provides_directional_derivative = false;
+  bool can_be_instantiated_only_once_per_process = false;
+  // Co-Simulation.
+  bool can_handle_variable_communication_step_size = false;
+  bool can_interpolate_inputs = false;  // FMI 2 only
+  int max_output_derivative_order = 0;
+  bool has_event_mode = false;  // FMI 3 only
+  // Model Exchange.
+  bool needs_completed_integrator_step = true;
+};
+
+struct Unknown {
+  int index = -1;
+  bool dependencies_given = false;  // absent: depends on every known
+  std::vector<int> dependencies;
+};
+
+struct ModelDescription {
+  FmiVersion version = FmiVersion::kFmi2;
+  std::string fmi_version;  // as written, e.g. "2.0"
+  std::string model_name;
+  std::string guid;  // FMI 2 guid or FMI 3 instantiationToken
+  KindInfo co_simulation;
+  KindInfo model_exchange;
+  KindInfo scheduled_execution;  // FMI 3: read, not supported
+  std::vector<ScalarVariable> variables;
+  std::vector<Unknown> outputs;
+  std::vector<Unknown> derivatives;  // order of the continuous state vector
+  std::vector<Unknown> initial_unknowns;
+  int number_of_event_indicators = 0;
+  std::optional<double> default_start_time, default_stop_time, default_tolerance, default_step_size;
+
+  // Index in `variables`, or -1.
+  int Find(const std::string& name) const;
+  // Every variable that holds one value, in declaration order: the scalars, and each expanded
+  // array's elements where the array is declared (arrays not expanded are left out).
+  std::vector<int> Scalars() const;
+  // The array an element name's base names ("y" for "y[2,1]"), or -1.
+  int ArrayOf(const std::string& name) const;
+  // Whether the structural parameter at `index` sizes an array (a <Dimension valueReference>).
+  bool SizesAnArray(int index) const;
+
+ private:
+  friend absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string&,
+                                                                    const std::string&);
+  std::map<std::string, int> by_name_;
+  std::vector<int> sizing_parameters_;
+};
+
+// The most elements Cosimo expands per array (and per FMU): a bigger array is kept unexpanded,
+// cannot be recorded, connected or set, and says so.
+constexpr uint64_t kMaxArrayElements = 100000;
+
+// Parses the XML text; `source` names the file in errors.
+[[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xml,
+                                                                         const std::string& source);
+// The largest modelDescription.xml read (its parsed form takes a few times its size in memory: a
+// 2.5 GiB one cost the worker 7.9 GB).
+constexpr uint64_t kMaxModelDescriptionBytes = uint64_t{256} << 20;
+// Reads and parses the file; one bigger than `max_bytes` is refused before it is read.
+[[nodiscard]] absl::StatusOr<ModelDescription> ParseModelDescriptionFile(
+    const std::string& path, uint64_t max_bytes = kMaxModelDescriptionBytes);
+
+}  // namespace cosimo::fmi
