@@ -1,11 +1,17 @@
 #include "cosimo/common/csv.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace cosimo {
 namespace {
@@ -104,10 +110,27 @@ absl::Status WriteCsvFile(const std::string& path, const ResultTable& table) {
 namespace cosimo {
 namespace {
 
-// Splits RFC 4180 text into rows of cells; `visit(line, cells)` is called for each row with the
-// line number it starts on. A trailing line break does not make an empty row.
-template <typename Visit>
-absl::Status ForEachRow(std::string_view text, Visit&& visit) {
+bool ParseNumber(const std::string& text, double& value) {
+  if (text.empty()) {
+    value = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (*first == '+') ++first;
+  const std::from_chars_result r = std::from_chars(first, last, value);
+  if (r.ec == std::errc::result_out_of_range && r.ptr == last) {
+    // libstdc++ reports a subnormal (5e-324, which the writer writes) as out of range: strtod
+    // gives it. An overflow (1e999) stays refused.
+    value = std::strtod(std::string(first, last).c_str(), nullptr);
+    return std::isfinite(value);
+  }
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+}  // namespace
+
+absl::Status ForEachCsvRecord(std::string_view text, CsvVisitor visit) {
   std::vector<std::string> cells;
   std::string cell;
   size_t line = 1;
@@ -117,7 +140,10 @@ absl::Status ForEachRow(std::string_view text, Visit&& visit) {
   while (i < text.size()) {
     row_open = true;
     const char c = text[i];
-    if (c == '"' && cell.empty()) {
+    // A quote opens a quoted cell at its start, or after spaces only (which are dropped: `a,
+    // "b,c"` is the cells a and b,c).
+    if (c == '"' && cell.find_first_not_of(" \t") == std::string::npos) {
+      cell.clear();
       const size_t quote_line = line;
       ++i;
       while (true) {
@@ -166,27 +192,13 @@ absl::Status ForEachRow(std::string_view text, Visit&& visit) {
   return absl::OkStatus();
 }
 
-bool ParseNumber(const std::string& text, double& value) {
-  if (text.empty()) {
-    value = std::numeric_limits<double>::quiet_NaN();
-    return true;
-  }
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (*first == '+') ++first;
-  const std::from_chars_result r = std::from_chars(first, last, value);
-  return r.ec == std::errc() && r.ptr == last;
-}
-
-}  // namespace
-
 absl::StatusOr<ResultTable> ReadCsv(std::string_view text) {
   ResultTable table;
   std::vector<bool> numeric;
   std::vector<bool> boolean;
   size_t rows = 0;
   // First pass: the header, the cell counts and each column's type.
-  absl::Status status = ForEachRow(text, [&](size_t line, std::vector<std::string>& cells) {
+  absl::Status status = ForEachCsvRecord(text, [&](size_t line, std::vector<std::string>& cells) {
     if (table.columns.empty()) {
       for (size_t c = 0; c < cells.size(); ++c) {
         if (std::find(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(c), cells[c]) !=
@@ -225,7 +237,7 @@ absl::StatusOr<ResultTable> ReadCsv(std::string_view text) {
   table.values.reserve(rows * width);
   table.strings.reserve(rows * table.string_columns());
   bool header = true;
-  status = ForEachRow(text, [&](size_t, std::vector<std::string>& cells) {
+  status = ForEachCsvRecord(text, [&](size_t, std::vector<std::string>& cells) {
     if (header) {
       header = false;
       return absl::OkStatus();
@@ -261,6 +273,89 @@ absl::StatusOr<ResultTable> ReadCsvFile(const std::string& path) {
     return absl::Status(table.status().code(), path + ": " + std::string(table.status().message()));
   }
   return table;
+}
+
+namespace {
+
+std::string_view TrimCell(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  // A quoted cell after spaces keeps its quotes in RFC 4180: take them off here.
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+    text = text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<NumericCsv> ParseNumericCsv(std::string_view text, const std::string& where) {
+  NumericCsv csv;
+  std::vector<std::vector<double>> rows;
+  auto at = [&](size_t line) { return absl::StrCat(where, " line ", line); };
+  absl::Status status = ForEachCsvRecord(text, [&](size_t line, std::vector<std::string>& cells) {
+    for (std::string& cell : cells) cell = std::string(TrimCell(cell));
+    if ((cells.size() == 1 && cells[0].empty()) ||
+        (!cells.empty() && !cells[0].empty() && cells[0][0] == '#')) {
+      return absl::OkStatus();  // a blank line or a comment
+    }
+    if (csv.header.empty()) {
+      if (cells.size() < 2) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            at(line), ": the header needs a time column and at least one output column"));
+      }
+      for (size_t j = 0; j < cells.size(); ++j) {
+        if (cells[j].empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(at(line), ": column ", j + 1, " has no name"));
+        }
+        if (std::find(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(j), cells[j]) !=
+            cells.begin() + static_cast<std::ptrdiff_t>(j)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, ": column name '", cells[j], "' appears twice"));
+        }
+      }
+      csv.header = std::move(cells);
+      return absl::OkStatus();
+    }
+    if (cells.size() != csv.header.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at(line), ": ", cells.size(), " fields, the header has ", csv.header.size()));
+    }
+    std::vector<double> row(cells.size());
+    for (size_t j = 0; j < cells.size(); ++j) {
+      if (cells[j].empty() || !ParseNumber(cells[j], row[j]) || !std::isfinite(row[j])) {
+        return absl::InvalidArgumentError(absl::StrCat(at(line), " column ", j + 1, " ('",
+                                                       csv.header[j], "'): '", cells[j],
+                                                       "' is not a finite number"));
+      }
+    }
+    if (!csv.times.empty() && row[0] < csv.times.back()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at(line), ": time ", cells[0], " is before the previous row's"));
+    }
+    csv.times.push_back(row[0]);
+    rows.push_back(std::move(row));
+    return absl::OkStatus();
+  });
+  if (!status.ok() && !absl::StartsWith(status.message(), where)) {  // the reader's own error
+    return absl::InvalidArgumentError(absl::StrCat(where, " ", status.message()));
+  }
+  if (!status.ok()) return status;
+  if (csv.header.empty()) return absl::InvalidArgumentError(where + ": no header");
+  if (rows.empty()) return absl::InvalidArgumentError(where + ": no data rows");
+  csv.values.resize(static_cast<Eigen::Index>(rows.size()),
+                    static_cast<Eigen::Index>(csv.header.size()) - 1);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = 1; j < csv.header.size(); ++j) {
+      csv.values(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j) - 1) = rows[i][j];
+    }
+  }
+  return csv;
 }
 
 }  // namespace cosimo

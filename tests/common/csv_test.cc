@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include "cosimo/common/digest.h"
@@ -171,6 +172,47 @@ TEST(CsvReadTest, ErrorsNameTheLine) {
 }
 
 // The shortest form that reads back: decimal literals come out as written, not at 17 digits.
+// The numeric reader (tables, training data, the scenario checks) shares ReadCsv's RFC 4180
+// records: a quoted column name may hold a comma, comments and blank lines are skipped, cells
+// are trimmed.
+TEST(NumericCsvTest, QuotedNamesCommentsAndSpaces) {
+  absl::StatusOr<NumericCsv> csv =
+      ParseNumericCsv("# measured\n\ntime, \"a,b\" ,c\r\n0, 1, 2\n# mid\n0.5,3 ,4\n", "t.csv");
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_EQ(csv->header, (std::vector<std::string>{"time", "a,b", "c"}));
+  EXPECT_EQ(csv->times, (std::vector<double>{0.0, 0.5}));
+  ASSERT_EQ(csv->values.rows(), 2);
+  EXPECT_EQ(csv->values(1, 0), 3.0);
+  EXPECT_EQ(csv->values(1, 1), 4.0);
+  // A subnormal, as the results CSV writes one, reads back (a results file is a table too).
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  csv = ParseNumericCsv("time,x\n0," + FormatDouble(tiny) + "\n", "t.csv");
+  ASSERT_TRUE(csv.ok()) << csv.status();
+  EXPECT_EQ(csv->values(0, 0), tiny);
+  absl::StatusOr<ResultTable> table = ReadCsv("time,x\n0," + FormatDouble(tiny) + "\n");
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(table->type(1), ValueType::kReal);
+  EXPECT_EQ(table->values[1], tiny);
+}
+
+TEST(NumericCsvTest, ErrorsNameTheLineTheColumnAndTheText) {
+  auto error = [](const char* text) {
+    absl::StatusOr<NumericCsv> csv = ParseNumericCsv(text, "t.csv");
+    return csv.ok() ? std::string("ok") : std::string(csv.status().message());
+  };
+  EXPECT_EQ(error("time,x\n0,1\n1,nan\n"),
+            "t.csv line 3 column 2 ('x'): 'nan' is not a finite number");
+  EXPECT_EQ(error("time,x\n0,1e999\n"),
+            "t.csv line 2 column 2 ('x'): '1e999' is not a finite number");
+  EXPECT_EQ(error("time,x\n1,1\n0,1\n"), "t.csv line 3: time 0 is before the previous row's");
+  EXPECT_EQ(error("time,x\n0,1,2\n"), "t.csv line 2: 3 fields, the header has 2");
+  EXPECT_EQ(error("time,x,x\n0,1,2\n"), "t.csv: column name 'x' appears twice");
+  EXPECT_EQ(error("time,x\n"), "t.csv: no data rows");
+  EXPECT_EQ(error("time\n0\n"),
+            "t.csv line 1: the header needs a time column and at least one output column");
+  EXPECT_EQ(error("time,\"x\n0,1\n"), "t.csv line 1: a quoted cell is not closed");
+}
+
 TEST(CsvTest, FormattedValuesAreTheShortestThatReadBack) {
   EXPECT_EQ(FormatDouble(0.1), "0.1");
   EXPECT_EQ(FormatDouble(2.5), "2.5");

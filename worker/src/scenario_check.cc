@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/csv.h"
 #include "cosimo/common/fmu_experiment.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/unit_api.h"
@@ -103,32 +105,26 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
   return v;
 }
 
+// The table's columns, read by the reader the table unit uses (its data checked too).
 std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string& file,
                                         const std::string& field,
                                         std::vector<std::string>* problems) {
-  std::ifstream in(file);
-  std::string header;
-  if (!in || !std::getline(in, header)) {
-    const bool by_path = !unit.table().path().empty();
-    problems->push_back(absl::StrCat(field, by_path ? ".table.path" : ".table.digest",
-                                     ": cannot read '",
-                                     by_path ? unit.table().path() : unit.table().digest(), "'"));
+  const bool by_path = !unit.table().path().empty();
+  const std::string source = absl::StrCat(field, by_path ? ".table.path" : ".table.digest");
+  const std::string& named = by_path ? unit.table().path() : unit.table().digest();
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in) {
+    problems->push_back(absl::StrCat(source, ": cannot read '", named, "'"));
     return std::nullopt;
   }
-  if (!header.empty() && header.back() == '\r') header.pop_back();
-  Variables v;
-  size_t start = 0;
-  for (int column = 0;; ++column) {
-    const size_t comma = header.find(',', start);
-    std::string name =
-        header.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
-      name = name.substr(1, name.size() - 2);
-    }
-    if (column > 0) v[name] = "output";
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+  absl::StatusOr<NumericCsv> csv = ParseNumericCsv(text, absl::StrCat(source, " '", named, "'"));
+  if (!csv.ok()) {
+    problems->push_back(std::string(csv.status().message()));
+    return std::nullopt;
   }
+  Variables v;
+  for (size_t c = 1; c < csv->header.size(); ++c) v[csv->header[c]] = "output";
   return v;
 }
 

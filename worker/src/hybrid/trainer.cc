@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 #include "worker/src/hybrid/hybrid_unit.h"
-#include "worker/src/models/numeric_csv.h"
 #include "worker/src/solvers/solver.h"
 
 namespace cosimo::worker {

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "cosimo/common/csv.h"
 #include "cosimo/common/status.h"
 #include "worker/src/checkpoint/state_bytes.h"
 #include "worker/src/models/builtin_models.h"
 #include "worker/src/models/model_parameters.h"
-#include "worker/src/models/numeric_csv.h"
 
 namespace cosimo::worker {
 namespace {

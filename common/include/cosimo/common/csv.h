@@ -6,6 +6,7 @@
 // RFC 4180 CSV with a header row): what `cosimo plot` and training data use.
 #pragma once
 
+#include <Eigen/Core>
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cosimo/common/unit_api.h"
@@ -45,12 +47,33 @@ std::string FormatInteger(uint64_t bits, double value);
 void WriteCsv(std::ostream& out, const ResultTable& table);
 [[nodiscard]] absl::Status WriteCsvFile(const std::string& path, const ResultTable& table);
 
+// The one RFC 4180 reader under ReadCsv and ParseNumericCsv: splits `text` into records of
+// cells and calls `visit(line, cells)` for each with the line it starts on (a quoted cell may
+// hold commas, doubled quotes and line breaks). A trailing line break makes no empty record;
+// an error from `visit` stops it and is returned; an unclosed quote is an error naming its line.
+using CsvVisitor = absl::FunctionRef<absl::Status(size_t line, std::vector<std::string>& cells)>;
+[[nodiscard]] absl::Status ForEachCsvRecord(std::string_view text, CsvVisitor visit);
+
 // Reads a CSV with a header row. A column whose every cell is a number (or "nan", "inf", an empty
 // cell: NaN) is kReal, one whose every cell is "true" / "false" is kBoolean, any other kString.
 // Errors name the line and the column: a row with the wrong number of cells, an unterminated
 // quote, a header that repeats a column.
 [[nodiscard]] absl::StatusOr<ResultTable> ReadCsv(std::string_view text);
 [[nodiscard]] absl::StatusOr<ResultTable> ReadCsvFile(const std::string& path);
+
+// A numeric CSV: a header naming the columns, the first column time (non-decreasing), every
+// cell a finite number; blank lines and lines starting with '#' are skipped, cells are trimmed
+// of spaces and may be quoted (ForEachCsvRecord). The table source unit replays one, `cosimo
+// train` reads measured data from one, and the scenario checks read a table unit's columns
+// from one before the job runs.
+struct NumericCsv {
+  std::vector<std::string> header;  // every column, time first
+  std::vector<double> times;        // the first column
+  Eigen::MatrixXd values;           // rows x (columns - 1): the other columns
+};
+// Errors start with `where` and name the line, the column (number and name) and the text.
+[[nodiscard]] absl::StatusOr<NumericCsv> ParseNumericCsv(std::string_view text,
+                                                         const std::string& where);
 
 // Formats one double in the shortest form that reads back to the same value (std::to_chars;
 // "inf", "-inf", "nan" for those). The second form writes into `buffer` and returns the length.
