@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "worker/src/fmi/fmu_me_model.h"
 #include "worker/src/fmi/fmu_unit_base.h"
 #include "worker/src/fmi/fmu_units.h"
 #include "worker/src/models/model.h"
@@ -30,109 +31,6 @@ namespace cosimo::worker::fmi {
 namespace {
 
 constexpr int kMaxEventsPerStep = 100000;
-
-// u(s + d) as a polynomial in s, from u(s) (Taylor shift of the coefficients).
-InputPolynomials Shift(const InputPolynomials& p, double d) {
-  InputPolynomials q;
-  q.coefficients = p.coefficients;
-  const int n = p.order();
-  for (int k = 0; k < n; ++k) {
-    for (Eigen::Index i = 0; i < p.coefficients.rows(); ++i) {
-      double sum = 0.0, binomial = 1.0, power = 1.0;  // C(j, k) d^(j-k) for j = k, k+1, ...
-      for (int j = k; j < n; ++j) {
-        sum += binomial * power * p.coefficients(i, j);
-        binomial = binomial * (j + 1) / (j + 1 - k);
-        power *= d;
-      }
-      q.coefficients(i, k) = sum;
-    }
-  }
-  return q;
-}
-
-bool Crossed(const std::vector<double>& a, const std::vector<double>& b) {
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if ((a[i] > 0.0 && b[i] <= 0.0) || (a[i] < 0.0 && b[i] >= 0.0)) return true;
-  }
-  return false;
-}
-
-// The FMU seen as x' = F(x, u, t), y = G(x, u, t) by the solvers. FMI errors inside the
-// const methods are kept (first one wins) and make the results NaN, so the solver stops; the
-// unit reads them with TakeError().
-class MeModel : public Model {
- public:
-  MeModel(FmuInstance* instance, const VariableGroup* inputs, const VariableGroup* outputs,
-          const UnitDescription& description, bool feedthrough)
-      : instance_(instance),
-        inputs_group_(inputs),
-        outputs_group_(outputs),
-        inputs_(description.inputs),
-        outputs_(description.outputs),
-        feedthrough_(feedthrough) {
-    for (const VariableInfo& v : description.others) {
-      if (v.causality == Causality::kState) states_.push_back(v);
-    }
-  }
-  void set_states(std::vector<VariableInfo> states) { states_ = std::move(states); }
-
-  const std::vector<VariableInfo>& inputs() const override { return inputs_; }
-  const std::vector<VariableInfo>& outputs() const override { return outputs_; }
-  const std::vector<VariableInfo>& states() const override { return states_; }
-  Eigen::VectorXd InitialState() const override { return x0_; }
-  void set_initial_state(const Eigen::VectorXd& x0) { x0_ = x0; }
-  bool direct_feedthrough() const override { return feedthrough_; }
-
-  void Derivatives(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
-                   Eigen::Ref<Eigen::VectorXd> dxdt) const override {
-    if (!error_.ok() || !Keep(SetPoint(t, x, u)) ||
-        !Keep(instance_->GetDerivatives(dxdt.data(), static_cast<size_t>(dxdt.size())))) {
-      dxdt.setConstant(std::numeric_limits<double>::quiet_NaN());
-    }
-  }
-  void Outputs(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
-               Eigen::Ref<Eigen::VectorXd> y) const override {
-    if (y.size() == 0) return;
-    if (!error_.ok() || !Keep(SetPoint(t, x, u)) ||
-        !Keep(instance_->Get(*outputs_group_, y.data()))) {
-      y.setConstant(std::numeric_limits<double>::quiet_NaN());
-    }
-  }
-
-  // Sets time, continuous states and inputs of the FMU.
-  absl::Status SetPoint(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u) const {
-    instance_->set_time(t);
-    if (absl::Status s = instance_->SetTime(t); !s.ok()) return s;
-    if (x.size() > 0) {
-      if (absl::Status s = instance_->SetContinuousStates(x.data(), static_cast<size_t>(x.size()));
-          !s.ok()) {
-        return s;
-      }
-    }
-    if (inputs_group_->size() == 0) return absl::OkStatus();
-    return instance_->Set(*inputs_group_, u.data());
-  }
-
-  absl::Status TakeError() {
-    absl::Status s = error_;
-    error_ = absl::OkStatus();
-    return s;
-  }
-
- private:
-  bool Keep(const absl::Status& s) const {
-    if (!s.ok() && error_.ok()) error_ = s;
-    return s.ok();
-  }
-
-  FmuInstance* instance_;
-  const VariableGroup* inputs_group_;
-  const VariableGroup* outputs_group_;
-  std::vector<VariableInfo> inputs_, outputs_, states_;
-  Eigen::VectorXd x0_;
-  bool feedthrough_;
-  mutable absl::Status error_;
-};
 
 // Names the writer of a serialised snapshot; a new layout gets a new tag.
 constexpr char kMeTag[] = "cosimo.FmuModelExchange.1";
