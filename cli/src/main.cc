@@ -43,13 +43,13 @@
 #include "cosimo/worker/scenario_check.h"
 #include "progress.h"
 #include "train.h"
+#include "verbs.h"
 
-namespace {
-
-using cosimo::client::Client;
-using cosimo::client::JobResults;
+namespace cosimo::cli {
 
 std::atomic<bool> g_interrupted{false};
+
+namespace {
 
 // What Ctrl-C or SIGTERM does (README: exit 130 at once), as main goes on: `run` cancels its
 // job and stops its workers (a second signal exits at once); a watched job is left running and
@@ -89,65 +89,14 @@ void HandleInterrupts(sigset_t signals) {
   _exit(130);
 }
 
+}  // namespace
+
 void SetWatchedJob(const std::string& job) {
   std::lock_guard<std::mutex> lock(g_interrupt.mutex);
   g_interrupt.watched_job = job;
 }
 
-int Fail(const absl::Status& status, int code = 1) {
-  std::cerr << "cosimo: " << status.message() << "\n";
-  return code;
-}
-
-int ExitCodeFor(const absl::Status& status) {
-  if (g_interrupted) return 130;
-  if (status.code() == absl::StatusCode::kInvalidArgument) return 2;
-  return 1;
-}
-
-// The CSV to `out` ("-": standard output) and the metadata to `metadata` (default: beside a CSV
-// file, none beside standard output); says where on stderr.
-absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata) {
-  if (metadata.empty() && out != "-") metadata = out + ".meta.json";
-  if (absl::Status s = cosimo::client::WriteResultFiles(results, out, metadata); !s.ok()) return s;
-  std::cerr << "results written to " << (out == "-" ? "standard output" : out) << " ("
-            << results.rows() << " rows, " << results.columns.size() << " columns"
-            << (metadata.empty() ? "" : "; metadata in " + metadata) << ")\n";
-  return absl::OkStatus();
-}
-
-// Watches until the job ends with a progress display; 0 only if it succeeded.
-int WatchToEnd(Client& client, const std::string& job) {
-  SetWatchedJob(job);
-  cosimo::client::ProgressPrinter printer;
-  absl::StatusOr<cosimo::v1::JobStatus> status =
-      client.Watch(job, [&](const cosimo::v1::JobStatus& s) { printer.Update(s); });
-  printer.Finish();
-  if (!status.ok()) return Fail(status.status());
-  return status->state() == cosimo::v1::SUCCEEDED ? 0 : 1;
-}
-
-// A training job's weights file to `out` (empty: "<unit>.weights.json"; "-": standard output).
-int WriteWeights(Client& client, const std::string& job, std::string out) {
-  absl::StatusOr<cosimo::v1::TrainingResult> result = client.TrainingResult(job);
-  if (!result.ok()) return Fail(result.status());
-  if (out.empty()) out = result->unit() + ".weights.json";
-  if (out == "-") {
-    std::cout << result->weights_json() << std::flush;
-  } else {
-    std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    file << result->weights_json();
-    file.close();
-    if (!file) return Fail(absl::PermissionDeniedError("cannot write '" + out + "'"));
-  }
-  std::fprintf(stderr,
-               "trained unit '%s': loss %.6e -> %.6e in %d epochs, %.1f s on worker %s (%s); "
-               "weights written to %s\n",
-               result->unit().c_str(), result->first_loss(), result->final_loss(), result->epochs(),
-               result->seconds(), result->worker().c_str(), result->host().c_str(),
-               out == "-" ? "standard output" : out.c_str());
-  return 0;
-}
+namespace {
 
 bool IsFmu(const std::string& path) {
   return std::filesystem::path(path).extension().string() == ".fmu";
@@ -159,9 +108,9 @@ bool IsSsp(const std::string& path) {
 }
 
 // An .ssp or .ssd as a scenario (cosimo/client/ssp_import.h); notices go to stderr.
-absl::StatusOr<cosimo::v1::Scenario> ImportSystem(const std::string& path,
-                                                  const cosimo::client::SspImportOptions& options) {
-  absl::StatusOr<cosimo::client::SspImport> imported = cosimo::client::ImportSsp(path, options);
+absl::StatusOr<v1::Scenario> ImportSystem(const std::string& path,
+                                          const client::SspImportOptions& options) {
+  absl::StatusOr<client::SspImport> imported = client::ImportSsp(path, options);
   if (!imported.ok()) return imported.status();
   for (const std::string& notice : imported->notices) std::cerr << "cosimo: " << notice << "\n";
   return imported->scenario;
@@ -169,35 +118,33 @@ absl::StatusOr<cosimo::v1::Scenario> ImportSystem(const std::string& path,
 
 // The scenario `run` and `submit` are given: a JSON file (stop time and step from the FMUs'
 // DefaultExperiment when it leaves them out), an FMU on its own, or an SSP (ImportSystem).
-absl::StatusOr<cosimo::v1::Scenario> LoadScenario(const std::string& path,
-                                                  const cosimo::client::SspImportOptions& options) {
+absl::StatusOr<v1::Scenario> LoadScenario(const std::string& path,
+                                          const client::SspImportOptions& options) {
   if (IsSsp(path)) return ImportSystem(path, options);
   if (IsFmu(path)) {
-    cosimo::client::SingleFmuOptions fmu;
+    client::SingleFmuOptions fmu;
     fmu.stop_time = options.stop_time;
     fmu.step_size = options.step_size;
-    absl::StatusOr<cosimo::client::SingleFmuScenario> single =
-        cosimo::client::ScenarioForFmu(path, fmu);
+    absl::StatusOr<client::SingleFmuScenario> single = client::ScenarioForFmu(path, fmu);
     if (!single.ok()) return single.status();
     for (const std::string& notice : single->notices) std::cerr << "cosimo: " << notice << "\n";
     return single->scenario;
   }
-  absl::StatusOr<cosimo::v1::Scenario> scenario = cosimo::LoadScenarioFile(path);
+  absl::StatusOr<v1::Scenario> scenario = cosimo::LoadScenarioFile(path);
   if (!scenario.ok()) return scenario;
-  absl::StatusOr<std::vector<std::string>> notices =
-      cosimo::client::ApplyDefaultExperiments(&*scenario);
+  absl::StatusOr<std::vector<std::string>> notices = client::ApplyDefaultExperiments(&*scenario);
   if (!notices.ok()) return notices.status();
   for (const std::string& notice : *notices) std::cerr << "cosimo: " << notice << "\n";
   return scenario;
 }
 
 // Writes `scenario` as JSON to `out`, its FMU paths relative to the file's folder.
-absl::Status WriteScenario(cosimo::v1::Scenario scenario, const std::string& out) {
+absl::Status WriteScenario(v1::Scenario scenario, const std::string& out) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::absolute(out).parent_path();
   std::error_code ec;
   fs::create_directories(dir, ec);
-  for (cosimo::v1::Unit& unit : *scenario.mutable_units()) {
+  for (v1::Unit& unit : *scenario.mutable_units()) {
     if (!unit.has_fmu()) continue;
     unit.mutable_fmu()->set_path(
         fs::path(unit.fmu().path()).lexically_relative(dir).generic_string());
@@ -208,158 +155,193 @@ absl::Status WriteScenario(cosimo::v1::Scenario scenario, const std::string& out
   return absl::OkStatus();
 }
 
-std::string FormatTime(int64_t unix_ms) {
-  const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S", &tm);
-  return buffer;
+void AddSspOptions(CLI::App& cmd, Options& o) {
+  cmd.add_option("--step-size,--step", o.ssp.step_size,
+                 "SSP or FMU input: the communication step (default: DefaultExperiment's "
+                 "stepSize, else a thousandth of the run)");
+  cmd.add_option("--stop-time", o.ssp.stop_time,
+                 "SSP or FMU input: override DefaultExperiment's stopTime");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  cosimo::SetUpProcess();
-  CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
-  app.require_subcommand(1);
-  // Options a verb does not know fall through to the app (--log-level after the verb); set
-  // before the verbs are added, which copy it.
-  app.fallthrough();
-  std::string orchestrator = cosimo::client::DefaultOrchestrator();
-  std::string scenario_path, job_id, out = "results.csv";
-  bool wait = false;
-
-  CLI::App* run = app.add_subcommand(
-      "run",
-      "run a scenario here: an embedded orchestrator and worker processes (one per unit, at most "
-      "one per core: then several units each)");
-  run->add_option("scenario", scenario_path,
-                  "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) to run on its own")
-      ->required();
-  std::string metadata_out;
-  run->add_option("--out", out, "results CSV, - for standard output (metadata beside a file)")
-      ->capture_default_str();
-  run->add_option("--metadata", metadata_out,
-                  "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
-  int run_workers = 0;
-  run->add_option("--workers", run_workers,
-                  "at most this many worker processes, each hosting several units when the "
-                  "scenario has more (default: this machine's cores)")
-      ->check(CLI::Range(1, 4096));
-
-  cosimo::ClientSecurity security = cosimo::ClientSecurityFromEnvironment();
-  cosimo::client::SspImportOptions ssp;
-  CLI::App* import = app.add_subcommand(
-      "import", "turn an SSP system (.ssp or .ssd) into a scenario JSON, its FMUs beside it");
-  import->add_option("system", scenario_path, "the .ssp archive or .ssd file")->required();
-  std::string import_out = "scenario.json";
-  import->add_option("--out", import_out, "scenario JSON to write (FMUs go to <name>_resources/)")
-      ->capture_default_str();
-  auto add_ssp_options = [&](CLI::App* cmd) {
-    cmd->add_option("--step-size,--step", ssp.step_size,
-                    "SSP or FMU input: the communication step (default: DefaultExperiment's "
-                    "stepSize, else a thousandth of the run)");
-    cmd->add_option("--stop-time", ssp.stop_time,
-                    "SSP or FMU input: override DefaultExperiment's stopTime");
-  };
-  add_ssp_options(run);
-  add_ssp_options(import);
-  auto add_orchestrator = [&](CLI::App* cmd, const std::string& help =
-                                                 "orchestrator HOST:PORT (default: "
-                                                 "$COSIMO_ORCHESTRATOR, else localhost:7700)") {
-    cmd->add_option("--orchestrator", orchestrator, help);
-    cmd->add_option("--tls-ca", security.tls_ca_file,
-                    "dial TLS, trusting the PEM certificates in this file (default: "
-                    "$COSIMO_TLS_CA)");
-    cmd->add_option("--token-file", security.token_file,
-                    "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
-  };
-  CLI::App* submit = app.add_subcommand("submit", "submit a scenario; prints the job id");
-  submit
-      ->add_option("scenario", scenario_path,
-                   "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) on its own")
-      ->required();
-  submit->add_flag("--wait", wait, "follow the job until it ends; exit 0 only if it succeeded");
-  add_orchestrator(submit);
-  add_ssp_options(submit);
-  CLI::App* watch = app.add_subcommand("watch", "follow a job until it ends");
-  watch->add_option("job", job_id, "job id")->required();
-  add_orchestrator(watch);
-  CLI::App* results = app.add_subcommand("results", "write a succeeded job's results as CSV");
-  results->add_option("job", job_id, "job id")->required();
-  results->add_option("--out", out, "results CSV, - for standard output (metadata beside a file)")
-      ->capture_default_str();
-  results->add_option("--metadata", metadata_out,
-                      "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
-  add_orchestrator(results);
-  CLI::App* status = app.add_subcommand("status", "print one job's status, once");
-  status->add_option("job", job_id, "job id")->required();
-  add_orchestrator(status);
-  CLI::App* cancel = app.add_subcommand("cancel", "cancel a queued or running job");
-  cancel->add_option("job", job_id, "job id")->required();
-  add_orchestrator(cancel);
-  CLI::App* list = app.add_subcommand("list", "list the orchestrator's jobs");
-  add_orchestrator(list);
-  CLI::App* remove = app.add_subcommand("delete", "forget a finished job and its results");
-  remove->add_option("job", job_id, "job id")->required();
-  add_orchestrator(remove);
-  CLI::App* plot = app.add_subcommand("plot", "draw a results CSV as time plots (SVG or PNG)");
-  std::string plot_csv, plot_out = "plot.svg";
-  cosimo::PlotOptions plot_options;
-  plot->add_option("results", plot_csv, "results CSV (from run or results)")->required();
-  plot->add_option("--out", plot_out, "plot file: .svg or .png")->capture_default_str();
-  plot->add_option("--vars", plot_options.variables, "columns to plot (default: all)")
-      ->delimiter(',');
-  plot->add_flag("--one-panel", plot_options.one_panel,
-                 "all variables in one panel (default: one panel per unit)");
-  plot->add_option("--title", plot_options.title, "title (default: the CSV's file name)");
-  plot->add_option("--width", plot_options.width, "width in pixels")->capture_default_str();
-  CLI::App* workers =
-      app.add_subcommand("workers", "list the workers attached to the orchestrator");
-  add_orchestrator(workers);
-  cosimo::client::TrainCommand train_command;
-  CLI::App* train = app.add_subcommand(
-      "train", "fit a hybrid unit's networks to measured data, here; writes the weights file");
-  train->add_option("scenario", train_command.scenario_path, "scenario JSON file")->required();
-  train
-      ->add_option("--data", train_command.data_path,
-                   "measured CSV: time, then <unit>.<variable> columns (a results CSV)")
-      ->required();
-  train->add_option("--unit", train_command.unit, "the hybrid unit to train")->required();
-  train->add_option("--epochs", train_command.epochs, "Adam steps, one simulation each")
-      ->capture_default_str();
-  train->add_option("--learning-rate", train_command.learning_rate, "Adam's step size")
-      ->capture_default_str();
-  train->add_option("--out", train_command.out,
-                    "weights file to write (default: <unit>.weights.json)");
-  add_orchestrator(train,
-                   "submit the training as a job to this orchestrator HOST:PORT and print its "
-                   "id (default: train here, in this process)");
-  train->add_flag("--wait", wait,
-                  "with --orchestrator: follow the job and write the weights file once it ends");
-  cosimo::LogOptions log{.level = "warn"};
-  // Before or after the verb (app.fallthrough() above).
-  cosimo::AddLogOptions(app, log);
-  // An unknown verb is named (CLI11 would only say that a subcommand is required).
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string verbs;
-    bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || sub->get_name() == argv[1];
-      verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      std::cerr << "cosimo: unknown command '" << argv[1] << "' (commands: " << verbs
-                << "; see --help)\n";
-      return 2;
-    }
+// run and submit: the scenario loaded and checked, every problem in one round (structure,
+// units, parameters, variables). An SSP is imported into a folder removed when `temp` goes.
+struct TempFolder {
+  std::string path;
+  ~TempFolder() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove_all(path, ignored);
   }
-  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
-  // Log lines go to stderr: stdout carries results (--out -) and job ids.
-  if (absl::Status s = cosimo::SetUpLogging("cosimo", log); !s.ok()) return Fail(s, 2);
+};
+absl::StatusOr<v1::Scenario> CheckedScenario(Options& o, TempFolder& temp) {
+  if (IsSsp(o.scenario_path)) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "cosimo-ssp-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError("cannot create a folder for the SSP's FMUs");
+    }
+    temp.path = pattern;
+    o.ssp.resources_dir = pattern;
+    std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+    g_interrupt.temp_dir = pattern;
+  }
+  absl::StatusOr<v1::Scenario> scenario = LoadScenario(o.scenario_path, o.ssp);
+  if (!scenario.ok()) return scenario.status();
+  if (absl::Status s = cosimo::worker::CheckScenario(*scenario); !s.ok()) return s;
+  return scenario;
+}
 
-  // Ctrl-C / TERM: handled on a thread (sigwait) that asks the run to cancel.
+void DefineRun(CLI::App& cmd, Options& o) {
+  cmd.add_option("scenario", o.scenario_path,
+                 "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) to run on its own")
+      ->required();
+  AddResultsOut(cmd, o);
+  cmd.add_option("--workers", o.run_workers,
+                 "at most this many worker processes, each hosting several units when the "
+                 "scenario has more (default: this machine's cores)")
+      ->check(CLI::Range(1, 4096));
+  AddSspOptions(cmd, o);
+}
+
+int Run(Options& o) {
+  TempFolder temp;
+  absl::StatusOr<v1::Scenario> scenario = CheckedScenario(o, temp);
+  if (!scenario.ok()) return Fail(scenario.status(), 2);
+  client::ProgressPrinter printer;
+  client::EmbeddedOptions options;
+  options.on_update = [&](const v1::JobStatus& s) { printer.Update(s); };
+  options.cancel = &g_interrupted;
+  options.worker_log_format = o.log.format;
+  options.max_workers = o.run_workers;
+  absl::StatusOr<JobResults> results = client::RunEmbedded(*scenario, options);
+  printer.Finish();
+  if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
+  if (absl::Status s = WriteResults(*results, o.out, o.metadata_out); !s.ok()) return Fail(s);
+  return 0;
+}
+
+void DefineImport(CLI::App& cmd, Options& o) {
+  cmd.add_option("system", o.scenario_path, "the .ssp archive or .ssd file")->required();
+  cmd.add_option("--out", o.import_out, "scenario JSON to write (FMUs go to <name>_resources/)")
+      ->capture_default_str();
+  AddSspOptions(cmd, o);
+}
+
+int Import(Options& o) {
+  const std::filesystem::path out_path(o.import_out);
+  o.ssp.resources_dir =
+      (out_path.parent_path() / (out_path.stem().string() + "_resources")).string();
+  absl::StatusOr<v1::Scenario> scenario = ImportSystem(o.scenario_path, o.ssp);
+  if (!scenario.ok()) return Fail(scenario.status(), 2);
+  if (absl::Status s = WriteScenario(*scenario, o.import_out); !s.ok()) return Fail(s);
+  std::cerr << "scenario written to " << o.import_out << " (" << scenario->units_size()
+            << " units, " << scenario->connections_size() << " connections)\n";
+  return 0;
+}
+
+void DefineSubmit(CLI::App& cmd, Options& o) {
+  cmd.add_option("scenario", o.scenario_path,
+                 "scenario JSON file, an SSP (.ssp, .ssd), or one FMU (.fmu) on its own")
+      ->required();
+  cmd.add_flag("--wait", o.wait, "follow the job until it ends; exit 0 only if it succeeded");
+  AddOrchestrator(cmd, o);
+  AddSspOptions(cmd, o);
+}
+
+int Submit(Options& o) {
+  TempFolder temp;
+  absl::StatusOr<v1::Scenario> scenario = CheckedScenario(o, temp);
+  if (!scenario.ok()) return Fail(scenario.status(), 2);
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<std::string> job = client.Submit(*scenario);
+    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
+    std::cout << *job << std::endl;
+    return o.wait ? WatchToEnd(client, *job) : 0;
+  });
+}
+
+void DefinePlot(CLI::App& cmd, Options& o) {
+  cmd.add_option("results", o.plot_csv, "results CSV (from run or results)")->required();
+  cmd.add_option("--out", o.plot_out, "plot file: .svg or .png")->capture_default_str();
+  cmd.add_option("--vars", o.plot_options.variables, "columns to plot (default: all)")
+      ->delimiter(',');
+  cmd.add_flag("--one-panel", o.plot_options.one_panel,
+               "all variables in one panel (default: one panel per unit)");
+  cmd.add_option("--title", o.plot_options.title, "title (default: the CSV's file name)");
+  cmd.add_option("--width", o.plot_options.width, "width in pixels")->capture_default_str();
+}
+
+int Plot(Options& o) {
+  if (absl::Status s = client::WritePlotFile(o.plot_csv, o.plot_out, o.plot_options); !s.ok()) {
+    return Fail(s, s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
+  }
+  std::cerr << "plot written to " << o.plot_out << "\n";
+  return 0;
+}
+
+void DefineTrain(CLI::App& cmd, Options& o) {
+  client::TrainCommand& t = o.train;
+  cmd.add_option("scenario", t.scenario_path, "scenario JSON file")->required();
+  cmd.add_option("--data", t.data_path,
+                 "measured CSV: time, then <unit>.<variable> columns (a results CSV)")
+      ->required();
+  cmd.add_option("--unit", t.unit, "the hybrid unit to train")->required();
+  cmd.add_option("--epochs", t.epochs, "Adam steps, one simulation each")->capture_default_str();
+  cmd.add_option("--learning-rate", t.learning_rate, "Adam's step size")->capture_default_str();
+  cmd.add_option("--out", t.out, "weights file to write (default: <unit>.weights.json)");
+  AddOrchestrator(cmd, o,
+                  "submit the training as a job to this orchestrator HOST:PORT and print its "
+                  "id (default: train here, in this process)");
+  cmd.add_flag("--wait", o.wait,
+               "with --orchestrator: follow the job and write the weights file once it ends");
+}
+
+// Here (cosimo/client/train.h) without --orchestrator, else as a job of the service.
+int Train(Options& o) {
+  if (o.verb->get_option("--orchestrator")->count() == 0) {
+    if (o.wait) return Fail(absl::InvalidArgumentError("train: --wait needs --orchestrator"), 2);
+    o.train.cancel = &g_interrupted;
+    return client::RunTrain(o.train);
+  }
+  absl::StatusOr<v1::Scenario> scenario = cosimo::LoadScenarioFile(o.train.scenario_path);
+  if (!scenario.ok()) return Fail(scenario.status(), 2);
+  if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
+  return WithClient(o, [&](Client& client) {
+    v1::TrainingRequest request;
+    request.set_unit(o.train.unit);
+    request.set_epochs(o.train.epochs);
+    request.set_learning_rate(o.train.learning_rate);
+    absl::StatusOr<std::string> job = client.SubmitTraining(*scenario, request, o.train.data_path);
+    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
+    std::cout << *job << std::endl;
+    if (!o.wait) return 0;
+    if (const int code = WatchToEnd(client, *job); code != 0) return code;
+    return WriteWeights(client, *job, o.train.out);
+  });
+}
+
+constexpr Verb kVerbs[] = {
+    {"run",
+     "run a scenario here: an embedded orchestrator and worker processes (one per unit, at most "
+     "one per core: then several units each)",
+     DefineRun, Run},
+    {"import", "turn an SSP system (.ssp or .ssd) into a scenario JSON, its FMUs beside it",
+     DefineImport, Import},
+    {"submit", "submit a scenario; prints the job id", DefineSubmit, Submit},
+    {"watch", "follow a job until it ends", AddJob, Watch},
+    {"results", "write a succeeded job's results as CSV", DefineResults, Results},
+    {"status", "print one job's status, once", AddJob, Status},
+    {"cancel", "cancel a queued or running job", AddJob, Cancel},
+    {"list", "list the orchestrator's jobs",
+     [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, List},
+    {"delete", "forget a finished job and its results", AddJob, Delete},
+    {"plot", "draw a results CSV as time plots (SVG or PNG)", DefinePlot, Plot},
+    {"workers", "list the workers attached to the orchestrator",
+     [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, Workers},
+    {"train", "fit a hybrid unit's networks to measured data, here; writes the weights file",
+     DefineTrain, Train},
+};
+
+// Ctrl-C / TERM: handled on a thread (sigwait) that asks a run to cancel.
+void StartInterruptHandler(bool cancel_run) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -367,181 +349,51 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   {
     std::lock_guard<std::mutex> lock(g_interrupt.mutex);
-    g_interrupt.cancel_run = run->parsed();
+    g_interrupt.cancel_run = cancel_run;
   }
   std::thread(HandleInterrupts, signals).detach();
+}
 
-  if (plot->parsed()) {
-    if (absl::Status s = cosimo::client::WritePlotFile(plot_csv, plot_out, plot_options); !s.ok()) {
-      return Fail(s, s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
-    }
-    std::cerr << "plot written to " << plot_out << "\n";
-    return 0;
+}  // namespace
+
+int Main(int argc, char** argv) {
+  cosimo::SetUpProcess();
+  CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
+  app.require_subcommand(1);
+  // Options a verb does not know fall through to the app (--log-level after the verb); set
+  // before the verbs are added, which copy it.
+  app.fallthrough();
+  Options o;
+  std::vector<std::pair<CLI::App*, const Verb*>> verbs;
+  for (const Verb& verb : kVerbs) {
+    CLI::App* cmd = app.add_subcommand(verb.name, verb.help);
+    verb.define(*cmd, o);
+    verbs.emplace_back(cmd, &verb);
   }
-  if (train->parsed() && train->get_option("--orchestrator")->count() == 0) {
-    if (wait) return Fail(absl::InvalidArgumentError("train: --wait needs --orchestrator"), 2);
-    train_command.cancel = &g_interrupted;
-    return cosimo::client::RunTrain(train_command);
+  // Before or after the verb (app.fallthrough() above).
+  cosimo::AddLogOptions(app, o.log);
+  // An unknown verb is named (CLI11 would only say that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(std::begin(kVerbs), std::end(kVerbs),
+                   [&](const Verb& v) { return std::string(v.name) == argv[1]; })) {
+    std::string names;
+    for (const Verb& v : kVerbs) names += (names.empty() ? "" : ", ") + std::string(v.name);
+    std::cerr << "cosimo: unknown command '" << argv[1] << "' (commands: " << names
+              << "; see --help)\n";
+    return 2;
   }
-  if (import->parsed()) {
-    const std::filesystem::path out_path(import_out);
-    ssp.resources_dir =
-        (out_path.parent_path() / (out_path.stem().string() + "_resources")).string();
-    absl::StatusOr<cosimo::v1::Scenario> scenario = ImportSystem(scenario_path, ssp);
-    if (!scenario.ok()) return Fail(scenario.status(), 2);
-    if (absl::Status s = WriteScenario(*scenario, import_out); !s.ok()) return Fail(s);
-    std::cerr << "scenario written to " << import_out << " (" << scenario->units_size()
-              << " units, " << scenario->connections_size() << " connections)\n";
-    return 0;
-  }
-  // An SSP given to run or submit is imported into a folder that lives as long as this process.
-  std::string temp_resources;
-  struct RemoveOnExit {
-    std::string* dir;
-    ~RemoveOnExit() {
-      std::error_code ignored;
-      if (!dir->empty()) std::filesystem::remove_all(*dir, ignored);
-    }
-  } remove_on_exit{&temp_resources};
-  if ((run->parsed() || submit->parsed()) && IsSsp(scenario_path)) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cosimo-ssp-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return Fail(absl::InternalError("cannot create a folder for the SSP's FMUs"));
-    }
-    temp_resources = pattern;
-    ssp.resources_dir = pattern;
-    std::lock_guard<std::mutex> lock(g_interrupt.mutex);
-    g_interrupt.temp_dir = pattern;
-  }
-  if (run->parsed() || submit->parsed()) {
-    absl::StatusOr<cosimo::v1::Scenario> scenario = LoadScenario(scenario_path, ssp);
-    if (!scenario.ok()) return Fail(scenario.status(), 2);
-    // Every problem of the scenario in one round: structure, units, parameters, variables.
-    if (absl::Status s = cosimo::worker::CheckScenario(*scenario); !s.ok()) return Fail(s, 2);
-    if (run->parsed()) {
-      cosimo::client::ProgressPrinter printer;
-      cosimo::client::EmbeddedOptions options;
-      options.on_update = [&](const cosimo::v1::JobStatus& s) { printer.Update(s); };
-      options.cancel = &g_interrupted;
-      options.worker_log_format = log.format;
-      options.max_workers = run_workers;
-      absl::StatusOr<JobResults> results = cosimo::client::RunEmbedded(*scenario, options);
-      printer.Finish();
-      if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
-      if (absl::Status s = WriteResults(*results, out, metadata_out); !s.ok()) return Fail(s);
-      return 0;
-    }
-    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-        cosimo::MakeChannelCredentials(security);
-    if (!credentials.ok()) return Fail(credentials.status(), 2);
-    Client client(orchestrator, std::chrono::seconds(30), *credentials);
-    absl::StatusOr<std::string> job = client.Submit(*scenario);
-    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
-    std::cout << *job << std::endl;
-    return wait ? WatchToEnd(client, *job) : 0;
-  }
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      cosimo::MakeChannelCredentials(security);
-  if (!credentials.ok()) return Fail(credentials.status(), 2);
-  Client client(orchestrator, std::chrono::seconds(30), *credentials);
-  if (train->parsed()) {
-    absl::StatusOr<cosimo::v1::Scenario> scenario =
-        cosimo::LoadScenarioFile(train_command.scenario_path);
-    if (!scenario.ok()) return Fail(scenario.status(), 2);
-    if (absl::Status s = cosimo::ValidateScenario(*scenario); !s.ok()) return Fail(s, 2);
-    cosimo::v1::TrainingRequest request;
-    request.set_unit(train_command.unit);
-    request.set_epochs(train_command.epochs);
-    request.set_learning_rate(train_command.learning_rate);
-    absl::StatusOr<std::string> job =
-        client.SubmitTraining(*scenario, request, train_command.data_path);
-    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
-    std::cout << *job << std::endl;
-    if (!wait) return 0;
-    if (const int code = WatchToEnd(client, *job); code != 0) return code;
-    return WriteWeights(client, *job, train_command.out);
-  }
-  if (watch->parsed()) return WatchToEnd(client, job_id);
-  if (results->parsed()) {
-    // A training job's result is its weights file (docs/hybrid.md), not a CSV.
-    absl::StatusOr<cosimo::v1::JobStatus> status = client.Get(job_id);
-    if (!status.ok()) return Fail(status.status());
-    if (status->has_training()) {
-      return WriteWeights(client, job_id, results->get_option("--out")->count() > 0 ? out : "");
-    }
-    absl::StatusOr<JobResults> r = client.Results(job_id);
-    if (!r.ok()) return Fail(r.status());
-    if (absl::Status s = WriteResults(*r, out, metadata_out); !s.ok()) return Fail(s);
-    return 0;
-  }
-  if (status->parsed()) {
-    absl::StatusOr<cosimo::v1::JobStatus> s = client.Get(job_id);
-    if (!s.ok()) return Fail(s.status());
-    const cosimo::v1::JobStatus& j = *s;
-    std::printf("job:       %s\nname:      %s\nowner:     %s\nstate:     %s\n", j.job_id().c_str(),
-                j.name().c_str(), j.owner().empty() ? "-" : j.owner().c_str(),
-                cosimo::v1::JobState_Name(j.state()).c_str());
-    std::printf("time:      %.6g of [%.6g, %.6g] s\nsteps:     %llu accepted, %llu rejected\n",
-                j.time(), j.start_time(), j.stop_time(),
-                static_cast<unsigned long long>(j.steps_accepted()),
-                static_cast<unsigned long long>(j.steps_rejected()));
-    std::printf("submitted: %s\nended:     %s\n", FormatTime(j.submitted_unix_ms()).c_str(),
-                j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()).c_str() : "-");
-    if (!j.message().empty()) std::printf("message:   %s\n", j.message().c_str());
-    return 0;
-  }
-  if (cancel->parsed()) {
-    absl::StatusOr<cosimo::v1::JobStatus> s = client.Cancel(job_id);
-    if (!s.ok()) return Fail(s.status());
-    std::cout << s->job_id() << " " << cosimo::v1::JobState_Name(s->state()) << "\n";
-    return 0;
-  }
-  if (remove->parsed()) {
-    if (absl::Status s = client.Delete(job_id); !s.ok()) return Fail(s);
-    std::cout << job_id << " deleted\n";
-    return 0;
-  }
-  if (workers->parsed()) {
-    absl::StatusOr<std::vector<cosimo::v1::WorkerStatus>> pool = client.Workers();
-    if (!pool.ok()) return Fail(pool.status());
-    std::printf("%-8s %-24s %-8s %-10s %-7s %-16s %s\n", "WORKER", "HOST", "PID", "STATE", "SLOTS",
-                "JOB", "LABELS");
-    for (const cosimo::v1::WorkerStatus& w : *pool) {
-      std::string labels;
-      for (const std::string& label : w.labels()) labels += (labels.empty() ? "" : ",") + label;
-      // Slots the running job uses of the worker's (cosimo-worker --slots; 0 means 1, as a
-      // worker from before slots reports).
-      const std::string slots =
-          std::to_string(w.slots_busy()) + "/" + std::to_string(std::max(w.slots(), 1));
-      std::printf("%-8s %-24s %-8d %-10s %-7s %-16s %s\n", w.worker_id().c_str(), w.host().c_str(),
-                  w.pid(), w.busy() ? "busy" : "idle", slots.c_str(),
-                  w.job_id().empty() ? "-" : w.job_id().c_str(),
-                  labels.empty() ? "-" : labels.c_str());
-    }
-    std::cerr << pool->size() << " worker" << (pool->size() == 1 ? "" : "s") << "\n";
-    return 0;
-  }
-  if (list->parsed()) {
-    absl::StatusOr<std::vector<cosimo::v1::JobStatus>> jobs = client.List();
-    if (!jobs.ok()) return Fail(jobs.status());
-    std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", "JOB", "STATE", "NAME", "OWNER",
-                "SUBMITTED", "ENDED", "TIME/STOP", "MESSAGE");
-    for (const cosimo::v1::JobStatus& j : *jobs) {
-      char progress[40];
-      if (j.has_training()) {
-        std::snprintf(progress, sizeof(progress), "epoch %d/%d", j.training().epoch(),
-                      j.training().request().epochs());
-      } else {
-        std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
-      }
-      const std::string ended = j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()) : "-";
-      std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", j.job_id().c_str(),
-                  cosimo::v1::JobState_Name(j.state()).c_str(), j.name().c_str(),
-                  j.owner().empty() ? "-" : j.owner().c_str(),
-                  FormatTime(j.submitted_unix_ms()).c_str(), ended.c_str(), progress,
-                  j.message().c_str());
-    }
-    return 0;
+  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
+  // Log lines go to stderr: stdout carries results (--out -) and job ids.
+  if (absl::Status s = cosimo::SetUpLogging("cosimo", o.log); !s.ok()) return Fail(s, 2);
+  for (const auto& [cmd, verb] : verbs) {
+    if (!cmd->parsed()) continue;
+    o.verb = cmd;
+    StartInterruptHandler(verb->run == Run);
+    return verb->run(o);
   }
   return 2;
 }
+
+}  // namespace cosimo::cli
+
+int main(int argc, char** argv) { return cosimo::cli::Main(argc, argv); }

@@ -1,0 +1,208 @@
+// The verbs of `cosimo` that look after jobs on the service: watch, results, status, cancel,
+// delete, list, workers (cli/src/verbs.h).
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "cosimo/client/results_file.h"
+#include "progress.h"
+#include "verbs.h"
+
+namespace cosimo::cli {
+namespace {
+
+std::string FormatTime(int64_t unix_ms) {
+  const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+int Fail(const absl::Status& status, int code) {
+  std::cerr << "cosimo: " << status.message() << "\n";
+  return code;
+}
+
+int ExitCodeFor(const absl::Status& status) {
+  if (g_interrupted) return 130;
+  if (status.code() == absl::StatusCode::kInvalidArgument) return 2;
+  return 1;
+}
+
+void AddOrchestrator(CLI::App& cmd, Options& o, const std::string& help) {
+  cmd.add_option("--orchestrator", o.orchestrator, help);
+  cmd.add_option("--tls-ca", o.security.tls_ca_file,
+                 "dial TLS, trusting the PEM certificates in this file (default: "
+                 "$COSIMO_TLS_CA)");
+  cmd.add_option("--token-file", o.security.token_file,
+                 "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
+}
+
+void AddJob(CLI::App& cmd, Options& o) {
+  cmd.add_option("job", o.job_id, "job id")->required();
+  AddOrchestrator(cmd, o);
+}
+
+void AddResultsOut(CLI::App& cmd, Options& o) {
+  cmd.add_option("--out", o.out, "results CSV, - for standard output (metadata beside a file)")
+      ->capture_default_str();
+  cmd.add_option("--metadata", o.metadata_out,
+                 "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
+}
+
+absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata) {
+  if (metadata.empty() && out != "-") metadata = out + ".meta.json";
+  if (absl::Status s = client::WriteResultFiles(results, out, metadata); !s.ok()) return s;
+  std::cerr << "results written to " << (out == "-" ? "standard output" : out) << " ("
+            << results.rows() << " rows, " << results.columns.size() << " columns"
+            << (metadata.empty() ? "" : "; metadata in " + metadata) << ")\n";
+  return absl::OkStatus();
+}
+
+int WatchToEnd(Client& client, const std::string& job) {
+  SetWatchedJob(job);
+  client::ProgressPrinter printer;
+  absl::StatusOr<v1::JobStatus> status =
+      client.Watch(job, [&](const v1::JobStatus& s) { printer.Update(s); });
+  printer.Finish();
+  if (!status.ok()) return Fail(status.status());
+  return status->state() == v1::SUCCEEDED ? 0 : 1;
+}
+
+int WriteWeights(Client& client, const std::string& job, std::string out) {
+  absl::StatusOr<v1::TrainingResult> result = client.TrainingResult(job);
+  if (!result.ok()) return Fail(result.status());
+  if (out.empty()) out = result->unit() + ".weights.json";
+  if (out == "-") {
+    std::cout << result->weights_json() << std::flush;
+  } else {
+    std::ofstream file(out, std::ios::binary | std::ios::trunc);
+    file << result->weights_json();
+    file.close();
+    if (!file) return Fail(absl::PermissionDeniedError("cannot write '" + out + "'"));
+  }
+  std::fprintf(stderr,
+               "trained unit '%s': loss %.6e -> %.6e in %d epochs, %.1f s on worker %s (%s); "
+               "weights written to %s\n",
+               result->unit().c_str(), result->first_loss(), result->final_loss(), result->epochs(),
+               result->seconds(), result->worker().c_str(), result->host().c_str(),
+               out == "-" ? "standard output" : out.c_str());
+  return 0;
+}
+
+int Watch(Options& o) {
+  return WithClient(o, [&](Client& client) { return WatchToEnd(client, o.job_id); });
+}
+
+void DefineResults(CLI::App& cmd, Options& o) {
+  cmd.add_option("job", o.job_id, "job id")->required();
+  AddResultsOut(cmd, o);
+  AddOrchestrator(cmd, o);
+}
+
+int Results(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    // A training job's result is its weights file (docs/hybrid.md), not a CSV.
+    absl::StatusOr<v1::JobStatus> status = client.Get(o.job_id);
+    if (!status.ok()) return Fail(status.status());
+    if (status->has_training()) {
+      return WriteWeights(client, o.job_id, o.verb->get_option("--out")->count() > 0 ? o.out : "");
+    }
+    absl::StatusOr<JobResults> r = client.Results(o.job_id);
+    if (!r.ok()) return Fail(r.status());
+    if (absl::Status s = WriteResults(*r, o.out, o.metadata_out); !s.ok()) return Fail(s);
+    return 0;
+  });
+}
+
+int Status(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<v1::JobStatus> s = client.Get(o.job_id);
+    if (!s.ok()) return Fail(s.status());
+    const v1::JobStatus& j = *s;
+    std::printf("job:       %s\nname:      %s\nowner:     %s\nstate:     %s\n", j.job_id().c_str(),
+                j.name().c_str(), j.owner().empty() ? "-" : j.owner().c_str(),
+                v1::JobState_Name(j.state()).c_str());
+    std::printf("time:      %.6g of [%.6g, %.6g] s\nsteps:     %llu accepted, %llu rejected\n",
+                j.time(), j.start_time(), j.stop_time(),
+                static_cast<unsigned long long>(j.steps_accepted()),
+                static_cast<unsigned long long>(j.steps_rejected()));
+    std::printf("submitted: %s\nended:     %s\n", FormatTime(j.submitted_unix_ms()).c_str(),
+                j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()).c_str() : "-");
+    if (!j.message().empty()) std::printf("message:   %s\n", j.message().c_str());
+    return 0;
+  });
+}
+
+int Cancel(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<v1::JobStatus> s = client.Cancel(o.job_id);
+    if (!s.ok()) return Fail(s.status());
+    std::cout << s->job_id() << " " << v1::JobState_Name(s->state()) << "\n";
+    return 0;
+  });
+}
+
+int Delete(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    if (absl::Status s = client.Delete(o.job_id); !s.ok()) return Fail(s);
+    std::cout << o.job_id << " deleted\n";
+    return 0;
+  });
+}
+
+int List(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
+    if (!jobs.ok()) return Fail(jobs.status());
+    std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", "JOB", "STATE", "NAME", "OWNER",
+                "SUBMITTED", "ENDED", "TIME/STOP", "MESSAGE");
+    for (const v1::JobStatus& j : *jobs) {
+      char progress[40];
+      if (j.has_training()) {
+        std::snprintf(progress, sizeof(progress), "epoch %d/%d", j.training().epoch(),
+                      j.training().request().epochs());
+      } else {
+        std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
+      }
+      const std::string ended = j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()) : "-";
+      std::printf("%-16s %-10s %-20s %-12s %-19s %-19s %12s  %s\n", j.job_id().c_str(),
+                  v1::JobState_Name(j.state()).c_str(), j.name().c_str(),
+                  j.owner().empty() ? "-" : j.owner().c_str(),
+                  FormatTime(j.submitted_unix_ms()).c_str(), ended.c_str(), progress,
+                  j.message().c_str());
+    }
+    return 0;
+  });
+}
+
+int Workers(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<std::vector<v1::WorkerStatus>> pool = client.Workers();
+    if (!pool.ok()) return Fail(pool.status());
+    std::printf("%-8s %-24s %-8s %-10s %-7s %-16s %s\n", "WORKER", "HOST", "PID", "STATE", "SLOTS",
+                "JOB", "LABELS");
+    for (const v1::WorkerStatus& w : *pool) {
+      std::string labels;
+      for (const std::string& label : w.labels()) labels += (labels.empty() ? "" : ",") + label;
+      // Slots the running job uses of the worker's (cosimo-worker --slots; 0 means 1, as a
+      // worker from before slots reports).
+      const std::string slots =
+          std::to_string(w.slots_busy()) + "/" + std::to_string(std::max(w.slots(), 1));
+      std::printf("%-8s %-24s %-8d %-10s %-7s %-16s %s\n", w.worker_id().c_str(), w.host().c_str(),
+                  w.pid(), w.busy() ? "busy" : "idle", slots.c_str(),
+                  w.job_id().empty() ? "-" : w.job_id().c_str(),
+                  labels.empty() ? "-" : labels.c_str());
+    }
+    std::cerr << pool->size() << " worker" << (pool->size() == 1 ? "" : "s") << "\n";
+    return 0;
+  });
+}
+
+}  // namespace cosimo::cli

@@ -1,0 +1,94 @@
+// The verbs of the `cosimo` command line (cli/src/main.cc holds the table of them and the
+// verbs that run or submit scenarios; job_verbs.cc those that look after jobs on the service):
+// what they share. Private to the program.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <string>
+
+#include "absl/status/status.h"
+#include "cosimo/client/client.h"
+#include "cosimo/client/ssp_import.h"
+#include "cosimo/common/logging.h"
+#include "cosimo/common/plot.h"
+#include "cosimo/common/security.h"
+#include "train.h"
+
+namespace cosimo::cli {
+
+using client::Client;
+using client::JobResults;
+
+// Set by the interrupt handler (Ctrl-C, SIGTERM).
+extern std::atomic<bool> g_interrupted;
+// The job being watched: an interrupt says how to follow or cancel it.
+void SetWatchedJob(const std::string& job);
+
+// Everything the verbs' options fill in; each verb reads what it defined.
+struct Options {
+  std::string orchestrator = client::DefaultOrchestrator();
+  ClientSecurity security = ClientSecurityFromEnvironment();
+  std::string scenario_path, job_id, out = "results.csv", metadata_out;
+  bool wait = false;
+  int run_workers = 0;
+  client::SspImportOptions ssp;
+  std::string import_out = "scenario.json";
+  std::string plot_csv, plot_out = "plot.svg";
+  PlotOptions plot_options;
+  client::TrainCommand train;
+  LogOptions log{.level = "warn"};
+  CLI::App* verb = nullptr;  // the verb given, for its options' counts
+};
+
+// A verb of the command line: its options, then what it does (the exit code).
+struct Verb {
+  const char* name;
+  const char* help;
+  void (*define)(CLI::App& cmd, Options& o);
+  int (*run)(Options& o);
+};
+
+// Prints "cosimo: <message>" and returns `code`.
+int Fail(const absl::Status& status, int code = 1);
+// 130 when interrupted, 2 for bad input (kInvalidArgument), else 1.
+int ExitCodeFor(const absl::Status& status);
+
+// Options shared by the verbs.
+void AddOrchestrator(CLI::App& cmd, Options& o,
+                     const std::string& help =
+                         "orchestrator HOST:PORT (default: "
+                         "$COSIMO_ORCHESTRATOR, else localhost:7700)");
+void AddJob(CLI::App& cmd, Options& o);  // a job id and the orchestrator
+void AddResultsOut(CLI::App& cmd, Options& o);
+
+// Runs `verb` with a client of the orchestrator the options name (exit 2 when the TLS options
+// are wrong).
+template <typename F>
+int WithClient(Options& o, F verb) {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      MakeChannelCredentials(o.security);
+  if (!credentials.ok()) return Fail(credentials.status(), 2);
+  Client client(o.orchestrator, std::chrono::seconds(30), *credentials);
+  return verb(client);
+}
+
+// The CSV to `out` ("-": standard output) and the metadata to `metadata` (default: beside a CSV
+// file, none beside standard output); says where on stderr.
+absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata);
+// Watches until the job ends with a progress display; 0 only if it succeeded.
+int WatchToEnd(Client& client, const std::string& job);
+// A training job's weights file to `out` (empty: "<unit>.weights.json"; "-": standard output).
+int WriteWeights(Client& client, const std::string& job, std::string out);
+
+// The verbs that look after jobs (job_verbs.cc).
+int Watch(Options& o);
+void DefineResults(CLI::App& cmd, Options& o);
+int Results(Options& o);
+int Status(Options& o);
+int Cancel(Options& o);
+int Delete(Options& o);
+int List(Options& o);
+int Workers(Options& o);
+
+}  // namespace cosimo::cli
