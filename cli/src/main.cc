@@ -33,13 +33,13 @@
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/client/plot_file.h"
 #include "cosimo/client/results_file.h"
-#include "cosimo/client/ssp_import.h"
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/security.h"
 #include "cosimo/common/status.h"
+#include "cosimo/ssp/ssp_import.h"
 #include "cosimo/worker/scenario_check.h"
 #include "progress.h"
 #include "train.h"
@@ -109,8 +109,8 @@ bool IsSsp(const std::string& path) {
 
 // An .ssp or .ssd as a scenario (cosimo/client/ssp_import.h); notices go to stderr.
 absl::StatusOr<v1::Scenario> ImportSystem(const std::string& path,
-                                          const client::SspImportOptions& options) {
-  absl::StatusOr<client::SspImport> imported = client::ImportSsp(path, options);
+                                          const ssp::SspImportOptions& options) {
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(path, options);
   if (!imported.ok()) return imported.status();
   for (const std::string& notice : imported->notices) std::cerr << "cosimo: " << notice << "\n";
   return imported->scenario;
@@ -119,7 +119,7 @@ absl::StatusOr<v1::Scenario> ImportSystem(const std::string& path,
 // The scenario `run` and `submit` are given: a JSON file (stop time and step from the FMUs'
 // DefaultExperiment when it leaves them out), an FMU on its own, or an SSP (ImportSystem).
 absl::StatusOr<v1::Scenario> LoadScenario(const std::string& path,
-                                          const client::SspImportOptions& options) {
+                                          const ssp::SspImportOptions& options) {
   if (IsSsp(path)) return ImportSystem(path, options);
   if (IsFmu(path)) {
     client::SingleFmuOptions fmu;

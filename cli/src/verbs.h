@@ -9,10 +9,10 @@
 
 #include "absl/status/status.h"
 #include "cosimo/client/client.h"
-#include "cosimo/client/ssp_import.h"
 #include "cosimo/common/logging.h"
 #include "cosimo/common/plot.h"
 #include "cosimo/common/security.h"
+#include "cosimo/ssp/ssp_import.h"
 #include "train.h"
 
 namespace cosimo::cli {
@@ -32,7 +32,7 @@ struct Options {
   std::string scenario_path, job_id, out = "results.csv", metadata_out;
   bool wait = false;
   int run_workers = 0;
-  client::SspImportOptions ssp;
+  ssp::SspImportOptions ssp;
   std::string import_out = "scenario.json";
   std::string plot_csv, plot_out = "plot.svg";
   PlotOptions plot_options;

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "cosimo/client/ssp_import.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/ssp/ssp_import.h"
 
 namespace fs = std::filesystem;
 
@@ -23,9 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  cosimo::client::SspImportOptions options;
+  cosimo::ssp::SspImportOptions options;
   options.resources_dir = (dir / "resources").string();
-  absl::StatusOr<cosimo::client::SspImport> imported = cosimo::client::ImportSsp(path, options);
+  absl::StatusOr<cosimo::ssp::SspImport> imported = cosimo::ssp::ImportSsp(path, options);
   if (imported.ok()) (void)cosimo::ValidateScenario(imported->scenario);
   return 0;
 }

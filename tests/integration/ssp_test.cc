@@ -1,7 +1,7 @@
-// SSP import (cosimo/client/ssp_import.h): an .ssp archive (made with `zip`) of two test FMUs
+// SSP import (cosimo/ssp/ssp_import.h): an .ssp archive (made with `zip`) of two test FMUs
 // with inline, file and system parameter bindings, the errors for what is not supported, and
 // `cosimo import` / `cosimo run SYSTEM.ssp` against the same system written as a scenario.
-#include "cosimo/client/ssp_import.h"
+#include "cosimo/ssp/ssp_import.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -136,9 +136,9 @@ class SspTest : public ::testing::Test {
 };
 
 TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
-  client::SspImportOptions options;
+  ssp::SspImportOptions options;
   options.resources_dir = dir_ + "/out";
-  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Pack(Ssd()), options);
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(Ssd()), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   const v1::Scenario& s = imported->scenario;
   EXPECT_EQ(s.name(), "two-masses");
@@ -172,7 +172,7 @@ TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
 
   // The same system as a lone .ssd: the FMUs stay where they are.
   options.step_size = 0.01;
-  imported = client::ImportSsp(Loose(Ssd()), options);
+  imported = ssp::ImportSsp(Loose(Ssd()), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->scenario.units(1).fmu().path(), dir_ + "/system/resources/other/msd 2.fmu");
   EXPECT_EQ(imported->scenario.algorithm().step_size(), 0.01);
@@ -183,7 +183,7 @@ TEST_F(SspTest, ImportsComponentsConnectionsParametersAndTimes) {
   const std::string component = R"(<ssd:Component name="msd2")";
   me.replace(me.find(component), component.size(),
              R"(<ssd:Component name="msd2" implementation="ModelExchange")");
-  imported = client::ImportSsp(Loose(me), options);
+  imported = ssp::ImportSsp(Loose(me), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->scenario.units(1).solver().method(), v1::Solver::CVODE);
   EXPECT_FALSE(imported->scenario.units(0).has_solver());
@@ -233,10 +233,10 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
       {"<ssd:SystemStructureDescription>\n  <ssd:System>\n</ssd:SystemStructureDescription>",
        "line 3: not well-formed XML"},
   };
-  client::SspImportOptions options;
+  ssp::SspImportOptions options;
   options.resources_dir = dir_ + "/out";
   for (const Case& c : cases) {
-    absl::StatusOr<client::SspImport> imported = client::ImportSsp(Loose(c.ssd), options);
+    absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Loose(c.ssd), options);
     ASSERT_FALSE(imported.ok()) << c.expected;
     EXPECT_THAT(std::string(imported.status().message()), HasSubstr(c.expected));
     EXPECT_THAT(std::string(imported.status().message()), HasSubstr("two.ssd"));
@@ -245,7 +245,7 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
   std::string enumeration = Ssd();
   const std::string label = R"(<ssv:String value="left"/>)";
   enumeration.replace(enumeration.find(label), label.size(), R"(<ssv:Enumeration value="L"/>)");
-  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Loose(enumeration), options);
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Loose(enumeration), options);
   ASSERT_FALSE(imported.ok());
   EXPECT_THAT(
       std::string(imported.status().message()),
@@ -256,7 +256,7 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
                          R"(
       <ssd:Connection startElement="msd2" startConnector="x" endElement="ghost" endConnector="u"/>)");
   many.replace(many.find(label), label.size(), R"(<ssv:Enumeration value="L"/>)");
-  imported = client::ImportSsp(Loose(many), options);
+  imported = ssp::ImportSsp(Loose(many), options);
   ASSERT_FALSE(imported.ok());
   const std::string message(imported.status().message());
   EXPECT_THAT(message, HasSubstr("3 problems:"));
@@ -266,7 +266,7 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
   // An archive without its SystemStructure.ssd.
   const std::string ssp = Pack(Ssd());
   std::system(("cd " + dir_ + " && zip -q -d " + ssp + " SystemStructure.ssd").c_str());
-  imported = client::ImportSsp(ssp, options);
+  imported = ssp::ImportSsp(ssp, options);
   ASSERT_FALSE(imported.ok());
   EXPECT_THAT(std::string(imported.status().message()), HasSubstr("no SystemStructure.ssd"));
 }
@@ -434,10 +434,10 @@ constexpr const char* kMsd2Ssm = R"(<?xml version="1.0" encoding="UTF-8"?>
 
 TEST_F(SspTest, FlattensNestedSystemsFollowsSystemConnectorsAndMapsParameters) {
   WriteFile(dir_ + "/system/resources/msd2.ssm", kMsd2Ssm);
-  client::SspImportOptions options;
+  ssp::SspImportOptions options;
   options.resources_dir = dir_ + "/out";
   const std::string master = R"(<oms:FixedStepMaster description="oms-ma" stepSize="0.01"/>)";
-  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Pack(NestedSsd(master)), options);
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(NestedSsd(master)), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   const v1::Scenario& s = imported->scenario;
   ASSERT_EQ(s.units_size(), 2);
@@ -467,7 +467,7 @@ TEST_F(SspTest, FlattensNestedSystemsFollowsSystemConnectorsAndMapsParameters) {
   std::string oms = NestedSsd(master);
   const size_t osp = oms.find("<ssd:Annotations>", oms.find("<ssd:DefaultExperiment"));
   oms.erase(osp, oms.find("</ssd:DefaultExperiment>") - osp);
-  imported = client::ImportSsp(Loose(oms), options);
+  imported = ssp::ImportSsp(Loose(oms), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->scenario.algorithm().step_size(), 0.01);
 
@@ -614,11 +614,10 @@ constexpr const char* kSubSsm = R"(<?xml version="1.0" encoding="UTF-8"?>
 TEST_F(SspTest, SystemParameterConnectorsFeedTheComponentsTheyAreConnectedTo) {
   WriteFile(dir_ + "/system/resources/sub.ssv", kSubSsv);
   WriteFile(dir_ + "/system/resources/sub.ssm", kSubSsm);
-  client::SspImportOptions options;
+  ssp::SspImportOptions options;
   options.resources_dir = dir_ + "/out";
   options.stop_time = 1.0;
-  absl::StatusOr<client::SspImport> imported =
-      client::ImportSsp(Pack(SystemParameterSsd()), options);
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(SystemParameterSsd()), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   const v1::Scenario& s = imported->scenario;
   ASSERT_EQ(s.units_size(), 2);
@@ -664,7 +663,7 @@ TEST_F(SspTest, SystemParameterConnectorsFeedTheComponentsTheyAreConnectedTo) {
 // 5.2.1). One connector feeding two is legal however the connections are written ("the terms
 // start and end ... do not denote directionality of the data flow", section 5.3.2).
 TEST_F(SspTest, TwoConnectionsIntoOneConnectorAreRefusedOneFeedingTwoIsNot) {
-  client::SspImportOptions options;
+  ssp::SspImportOptions options;
   options.resources_dir = dir_ + "/out";
   const std::string output = R"(
     <ssd:Connectors>
@@ -676,7 +675,7 @@ TEST_F(SspTest, TwoConnectionsIntoOneConnectorAreRefusedOneFeedingTwoIsNot) {
       <ssd:Connection startElement="msd2" startConnector="x" endConnector="position"/>)");
   const std::string system = R"(<ssd:System name="root">)";
   ssd.insert(ssd.find(system) + system.size(), output);
-  absl::StatusOr<client::SspImport> imported = client::ImportSsp(Loose(ssd), options);
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Loose(ssd), options);
   ASSERT_FALSE(imported.ok());
   const std::string message(imported.status().message());
   EXPECT_THAT(message, HasSubstr("connection msd2.x -> (system).position: '(system).position' is "
@@ -694,7 +693,7 @@ TEST_F(SspTest, TwoConnectionsIntoOneConnectorAreRefusedOneFeedingTwoIsNot) {
       R"(<ssv:Parameter name="msd2.cf"><ssv:Real value="0.25"/></ssv:Parameter>)";
   ssd.insert(ssd.find(cf) + cf.size(),
              R"(<ssv:Parameter name="p"><ssv:Real value="2"/></ssv:Parameter>)");
-  imported = client::ImportSsp(Loose(ssd), options);
+  imported = ssp::ImportSsp(Loose(ssd), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_EQ(imported->scenario.units(0).parameters().at("c").number_value(), 2.0);
   EXPECT_EQ(imported->scenario.units(1).parameters().at("c").number_value(), 2.0);

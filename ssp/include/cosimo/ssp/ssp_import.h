@@ -1,6 +1,8 @@
 // Import of a System Structure and Parameterization (SSP 1.0) system into a Cosimo scenario: the
-// ecosystem's standard system description (DESIGN section 6). An `.ssp` is a zip archive with a
-// `SystemStructure.ssd` and the FMUs and parameter files it names (under `resources/`); an
+// ecosystem's standard system description (docs/scenario.md, SSP systems). The cosimo_ssp
+// library (ssp/): the client's `cosimo import`, `run` and `submit` use it. An `.ssp` is a zip
+// archive with a `SystemStructure.ssd` and the FMUs and parameter files it names (under
+// `resources/`); an
 // `.ssd` may also be given alone, its sources then relative to its folder.
 //
 // What is imported: every FMU component of the system and of the systems nested in it (flattened:
@@ -32,7 +34,7 @@
 #include "absl/status/statusor.h"
 #include "cosimo/v1/scenario.pb.h"
 
-namespace cosimo::client {
+namespace cosimo::ssp {
 
 struct SspImportOptions {
   // Where the archive's FMUs are extracted (created if needed); unused for an .ssd.
@@ -49,4 +51,4 @@ struct SspImport {
 [[nodiscard]] absl::StatusOr<SspImport> ImportSsp(const std::string& path,
                                                   const SspImportOptions& options);
 
-}  // namespace cosimo::client
+}  // namespace cosimo::ssp

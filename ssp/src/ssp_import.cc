@@ -1,4 +1,4 @@
-#include "cosimo/client/ssp_import.h"
+#include "cosimo/ssp/ssp_import.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,137 +12,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cosimo/client/fmu_scenario.h"
-#include "ssp_files.h"
+#include "cosimo/common/fmu_experiment.h"
+#include "ssp/src/ssp_files.h"
+#include "ssp/src/ssp_values.h"
 
-namespace cosimo::client {
+namespace cosimo::ssp {
 namespace {
-
-using ssp::Annotation;
-using ssp::Child;
-using ssp::Children;
-using ssp::Find;
-using ssp::LocalName;
-using ssp::NumberAttribute;
-using ssp::ParseXml;
-using ssp::SourcePath;
-using ssp::SspSource;
-using ssp::XmlFile;
-
-// A scenario unit name ([A-Za-z_][A-Za-z0-9_]*) for an SSP element name.
-std::string UnitName(const std::string& element) {
-  std::string name;
-  for (char c : element) {
-    name += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') ? c : '_';
-  }
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) != 0) name = "_" + name;
-  return name;
-}
-
-// The value of one ssv:Parameter (its one typed child).
-absl::StatusOr<google::protobuf::Value> ParameterValue(const XmlFile& file,
-                                                       const pugi::xml_node& parameter) {
-  google::protobuf::Value value;
-  for (pugi::xml_node typed : parameter.children()) {
-    if (typed.type() != pugi::node_element) continue;
-    const std::string kind = LocalName(typed);
-    const pugi::xml_attribute v = typed.attribute("value");
-    // SSP 1.0 types, and SSP 2.0's Float64/Int32/UInt8 and the like.
-    const bool numeric = kind == "Real" || kind == "Integer" || kind.rfind("Float", 0) == 0 ||
-                         kind.rfind("Int", 0) == 0 || kind.rfind("UInt", 0) == 0;
-    if (numeric) {
-      if (!v) break;
-      char* end = nullptr;
-      const double number = std::strtod(v.value(), &end);
-      if (end == v.value() || *end != '\0') {
-        return absl::InvalidArgumentError(absl::StrCat(file.Where(typed), ": parameter '",
-                                                       parameter.attribute("name").value(), "': '",
-                                                       v.value(), "' is not a number"));
-      }
-      value.set_number_value(number);
-      return value;
-    }
-    if (kind == "Boolean") {
-      if (!v) break;
-      const std::string b = v.value();
-      if (b != "true" && b != "false" && b != "1" && b != "0") {
-        return absl::InvalidArgumentError(absl::StrCat(file.Where(typed), ": parameter '",
-                                                       parameter.attribute("name").value(), "': '",
-                                                       b, "' is not a Boolean"));
-      }
-      value.set_bool_value(b == "true" || b == "1");
-      return value;
-    }
-    if (kind == "String") {
-      if (!v) break;
-      value.set_string_value(v.value());
-      return value;
-    }
-    return absl::UnimplementedError(
-        absl::StrCat(file.Where(typed), ": parameter '", parameter.attribute("name").value(),
-                     "': ", kind, " values are not supported (Real, Integer, Boolean, String)"));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(file.Where(parameter), ": parameter '",
-                                                 parameter.attribute("name").value(),
-                                                 "' has no Real, Integer, Boolean or String "
-                                                 "value"));
-}
-
-// A connection's value transformation: end = factor * start + offset.
-struct Transform {
-  double factor = 1.0;
-  double offset = 0.0;
-};
-
-// An ssc:LinearTransformation's factor (default 1) and offset (default 0); an attribute that is
-// not a finite number is an error naming it.
-absl::StatusOr<Transform> ReadTransform(const XmlFile& file, const pugi::xml_node& node) {
-  Transform t;
-  for (auto [name, value] : {std::pair<const char*, double*>{"factor", &t.factor},
-                             std::pair<const char*, double*>{"offset", &t.offset}}) {
-    if (!node.attribute(name)) continue;
-    std::optional<double> v = NumberAttribute(node, name);
-    if (!v) {
-      return absl::InvalidArgumentError(absl::StrCat(file.Where(node), ": ", node.name(), " ", name,
-                                                     "=\"", node.attribute(name).value(),
-                                                     "\" is not a finite number"));
-    }
-    *value = *v;
-  }
-  return t;
-}
-
-// Collects what cannot be imported, so that all of it is reported at once.
-class Problems {
- public:
-  void Unsupported(std::string text) {
-    unsupported_ = true;
-    list_.push_back(std::move(text));
-  }
-  void Invalid(std::string text) { list_.push_back(std::move(text)); }
-  // Adds a failed status's message (kUnimplemented counts as unsupported).
-  void Add(const absl::Status& status) {
-    if (status.code() == absl::StatusCode::kUnimplemented) {
-      Unsupported(std::string(status.message()));
-    } else {
-      Invalid(std::string(status.message()));
-    }
-  }
-  bool empty() const { return list_.empty(); }
-  absl::Status ToStatus() const {
-    if (list_.size() == 1) {
-      return unsupported_ ? absl::UnimplementedError(list_[0])
-                          : absl::InvalidArgumentError(list_[0]);
-    }
-    std::string text = absl::StrCat(list_.size(), " problems:");
-    for (const std::string& p : list_) absl::StrAppend(&text, "\n  ", p);
-    return unsupported_ ? absl::UnimplementedError(text) : absl::InvalidArgumentError(text);
-  }
-
- private:
-  std::vector<std::string> list_;
-  bool unsupported_ = false;
-};
 
 class Importer {
  public:
@@ -356,54 +231,6 @@ class Importer {
     std::string where;  // "file line N: connection a.x -> b.u"
   };
 
-  // A parameter mapping (ssm:ParameterMapping, inline or from a file): parameter name in the
-  // source -> the element's variable, with an optional linear transformation of the value.
-  struct MappingEntry {
-    std::string target;
-    Transform transform;
-  };
-  using Mapping = std::map<std::string, MappingEntry>;
-
-  absl::StatusOr<Mapping> ReadMapping(const XmlFile& file, const pugi::xml_node& node) {
-    Mapping mapping;
-    XmlFile ssm;
-    const XmlFile* from = &file;
-    pugi::xml_node root = Child(node, "ParameterMapping");
-    const std::string source = node.attribute("source").value();
-    if (!source.empty()) {
-      ssm.name = source;
-      absl::StatusOr<std::string> text = SourcePath(source);
-      if (text.ok()) text = source_.Read(*text);
-      if (!text.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(file.Where(node),
-                                                       ": parameter mapping source '", source,
-                                                       "': ", text.status().message()));
-      }
-      ssm.text = *std::move(text);
-      if (absl::Status s = ParseXml(&ssm); !s.ok()) return s;
-      root = ssm.doc.document_element();
-      from = &ssm;
-    }
-    for (pugi::xml_node entry : Children(root, "MappingEntry")) {
-      MappingEntry& e = mapping[entry.attribute("source").value()];
-      e.target = entry.attribute("target").value();
-      for (pugi::xml_node t : entry.children()) {
-        if (t.type() != pugi::node_element) continue;
-        const std::string kind = LocalName(t);
-        if (kind == "LinearTransformation") {
-          absl::StatusOr<Transform> transform = ReadTransform(*from, t);
-          if (!transform.ok()) return transform.status();
-          e.transform = *transform;
-        } else if (kind != "Annotations") {
-          return absl::UnimplementedError(
-              absl::StrCat(from->Where(t), ": parameter mapping '", e.target, "': ", t.name(),
-                           " is not supported (ssc:LinearTransformation is)"));
-        }
-      }
-    }
-    return mapping;
-  }
-
   // The ssd:ParameterBindings of `owner`; `unit` null for a system (at `path`), whose parameter
   // names are "<component>.<variable>" relative to it.
   void Bindings(const XmlFile& file, const pugi::xml_node& owner, v1::Unit* unit,
@@ -411,7 +238,7 @@ class Importer {
     for (pugi::xml_node binding : Children(Child(owner, "ParameterBindings"), "ParameterBinding")) {
       Mapping mapping;
       if (pugi::xml_node m = Child(binding, "ParameterMapping")) {
-        absl::StatusOr<Mapping> read = ReadMapping(file, m);
+        absl::StatusOr<Mapping> read = ReadMapping(source_, file, m);
         if (!read.ok()) {
           problems_.Add(read.status());
           continue;
@@ -741,4 +568,4 @@ absl::StatusOr<SspImport> ImportSsp(const std::string& path, const SspImportOpti
   return out;
 }
 
-}  // namespace cosimo::client
+}  // namespace cosimo::ssp

@@ -22,7 +22,7 @@
 #include "cosimo/common/archive_names.h"
 #include "cosimo/common/zip_archive.h"
 
-namespace cosimo::client::ssp {
+namespace cosimo::ssp {
 namespace fs = std::filesystem;
 
 // The files of an SSP: entries of its archive, or files beside an .ssd.
@@ -167,4 +167,4 @@ pugi::xml_node Find(const pugi::xml_node& node, const char* local);
 // The ssd:Annotation of `owner` (in its ssd:Annotations) with the given type.
 pugi::xml_node Annotation(const pugi::xml_node& owner, const std::string& type);
 
-}  // namespace cosimo::client::ssp
+}  // namespace cosimo::ssp

@@ -1,11 +1,11 @@
-#include "ssp_files.h"
+#include "ssp/src/ssp_files.h"
 
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
-namespace cosimo::client::ssp {
+namespace cosimo::ssp {
 
 absl::StatusOr<std::string> SourcePath(const std::string& uri) {
   const size_t colon = uri.find(':');
@@ -84,4 +84,4 @@ pugi::xml_node Annotation(const pugi::xml_node& owner, const std::string& type) 
   return {};
 }
 
-}  // namespace cosimo::client::ssp
+}  // namespace cosimo::ssp
