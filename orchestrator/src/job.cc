@@ -20,10 +20,15 @@ std::vector<std::string> ArtifactsOf(const v1::JobStatus& status, const v1::Scen
 
 }  // namespace
 
+JobKind KindOf(const v1::JobStatus& status) {
+  return status.has_training() ? JobKind::kTraining : JobKind::kSimulation;
+}
+
 std::vector<std::string> WorkerLabelsOf(const v1::JobStatus& status, const v1::Scenario& scenario) {
   std::vector<std::string> labels;
+  const bool training = KindOf(status) == JobKind::kTraining;
   for (const v1::Unit& unit : scenario.units()) {
-    if (!status.has_training() || unit.name() == status.training().request().unit()) {
+    if (!training || unit.name() == status.training().request().unit()) {
       labels.push_back(unit.worker_label());
     }
   }
@@ -34,7 +39,7 @@ Job::Job(v1::JobStatus first, const v1::Scenario& scenario)
     : id(first.job_id()),
       owner(first.owner()),
       submitted_unix_ms(first.submitted_unix_ms()),
-      training(first.has_training()),
+      kind(KindOf(first)),
       labels(WorkerLabelsOf(first, scenario)),
       artifacts(ArtifactsOf(first, scenario)),
       status(std::move(first)) {}

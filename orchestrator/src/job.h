@@ -23,8 +23,17 @@
 
 namespace cosimo::orchestrator {
 
-// The worker label of each unit the job runs on a worker: every unit of a simulation, the
-// trained unit of a training job (`status.training()` set).
+// The kinds of job, each run by a JobRunner of its own (job_runner.h). A new kind (a parameter
+// sweep) adds its value here, what marks it in KindOf, its workers in WorkerLabelsOf and its
+// runner in JobManager::RunnerFor.
+enum class JobKind {
+  kSimulation,
+  kTraining,  // JobStatus.training set: trains one hybrid unit on one worker
+};
+JobKind KindOf(const v1::JobStatus& status);
+
+// The worker label of each unit the job runs on a worker, one worker slot each: every unit of a
+// simulation, the trained unit of a training job.
 std::vector<std::string> WorkerLabelsOf(const v1::JobStatus& status, const v1::Scenario& scenario);
 
 class Job {
@@ -37,7 +46,7 @@ class Job {
   const std::string id;
   const std::string owner;  // the submitting client's name ("" without tokens)
   const int64_t submitted_unix_ms;
-  const bool training;                       // a training job (else a simulation)
+  const JobKind kind;
   const std::vector<std::string> labels;     // WorkerLabelsOf: one worker slot each
   const std::vector<std::string> artifacts;  // digests of the units' files (and training data)
   // Set by a cancel, a failed write of the status or a shutdown; a running job stops.

@@ -313,7 +313,12 @@ std::unique_ptr<JobRunner> JobManager::RunnerFor(const Job& job) {
   env.resume = [this](const std::shared_ptr<Job>& resumed, const std::string& message) {
     return Resume(resumed, message);
   };
-  if (job.training) return std::make_unique<TrainingRunner>(std::move(env));
+  switch (job.kind) {
+    case JobKind::kTraining:
+      return std::make_unique<TrainingRunner>(std::move(env));
+    case JobKind::kSimulation:
+      break;
+  }
   return std::make_unique<SimulationRunner>(std::move(env));
 }
 
@@ -495,7 +500,7 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
     std::shared_ptr<Job> job = Find(job_id);
     if (!job) return UnknownJob(job_id);
     const v1::JobStatus status = job->Status();
-    if (job->training) {
+    if (job->kind == JobKind::kTraining) {
       return absl::FailedPreconditionError(
           "job " + job_id +
           " is a training job: its result is a weights file, not a results table "
@@ -516,7 +521,7 @@ absl::StatusOr<v1::TrainingResult> JobManager::TrainingResult(const std::string&
     std::shared_ptr<Job> job = Find(job_id);
     if (!job) return UnknownJob(job_id);
     const v1::JobStatus status = job->Status();
-    if (!job->training) {
+    if (job->kind != JobKind::kTraining) {
       return absl::FailedPreconditionError("job " + job_id +
                                            " is not a training job: its results are a table "
                                            "(GetResults)");

@@ -139,7 +139,7 @@ class JobManager {
   void JoinFinishedThreads() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The job's thread: ends a job canceled before it got here, else hands it to its runner.
   void RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
-  // The runner of the job's kind.
+  // The runner of the job's kind (a new kind's runner is added here).
   std::unique_ptr<JobRunner> RunnerFor(const Job& job);
   // RunnerEnv::resume: queues a running job that lost a worker again, first in line.
   std::string Resume(const std::shared_ptr<Job>& job, const std::string& message)
