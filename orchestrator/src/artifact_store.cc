@@ -96,7 +96,7 @@ absl::Status ArtifactStore::Remove(const std::string& digest) {
 
 bool ArtifactStore::Touch(const std::string& digest) {
   if (!IsValidDigest(digest)) return false;
-  std::lock_guard<std::mutex> lock(use_mutex_);
+  absl::MutexLock lock(&use_mutex_);
   const std::string path = PathOf(digest);
   std::error_code ec;
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
@@ -123,7 +123,7 @@ std::vector<std::string> ArtifactStore::Prune(const std::set<std::string>& keep,
     } else {
       continue;
     }
-    std::lock_guard<std::mutex> lock(use_mutex_);  // not touched between the check and removal
+    absl::MutexLock lock(&use_mutex_);  // not touched between the check and removal
     std::error_code entry_ec;
     const bool regular = fs::is_regular_file(entry.path(), entry_ec);
     const fs::file_time_type used = fs::last_write_time(entry.path(), entry_ec);

@@ -6,12 +6,12 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 
 namespace cosimo::orchestrator {
 
@@ -41,7 +41,8 @@ class ArtifactStore {
 
  private:
   std::string dir_;
-  std::mutex use_mutex_;  // Touch against Prune's check-and-remove of one file
+  // Touch against Prune's check-and-remove of one file (it guards files, not members).
+  absl::Mutex use_mutex_;
 };
 
 }  // namespace cosimo::orchestrator

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/time/time.h"
+
 namespace cosimo::orchestrator {
 
 namespace {
@@ -26,7 +28,7 @@ HealthServiceImpl::Response::ServingStatus HealthServiceImpl::StatusOf(
 
 grpc::Status HealthServiceImpl::Check(grpc::ServerContext*, const Request* request,
                                       Response* response) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::ReaderMutexLock lock(&mutex_);
   const Response::ServingStatus status = StatusOf(request->service());
   if (status == Response::SERVICE_UNKNOWN) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND,
@@ -40,31 +42,36 @@ grpc::Status HealthServiceImpl::Watch(grpc::ServerContext* context, const Reques
                                       grpc::ServerWriter<Response>* writer) {
   Response response;
   bool sent = false;
-  std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    const Response::ServingStatus status = StatusOf(request->service());
-    if (!sent || response.status() != status) {
-      sent = true;
-      response.set_status(status);
-      lock.unlock();
-      if (!writer->Write(response)) return grpc::Status::OK;
-      lock.lock();
-      continue;  // the status may have changed while the message went out
+    Response::ServingStatus status;
+    bool waited = false;
+    {
+      absl::MutexLock lock(&mutex_);
+      status = StatusOf(request->service());
+      if (sent && response.status() == status) {
+        if (shut_down_) return grpc::Status::OK;  // NOT_SERVING was the last message
+        cv_.WaitWithTimeout(&mutex_, absl::FromChrono(kWatchPoll));
+        waited = true;
+      }
     }
-    if (shut_down_) return grpc::Status::OK;  // NOT_SERVING was the last message
-    cv_.wait_for(lock, kWatchPoll, [&] { return shut_down_; });
-    if (context->IsCancelled()) {
-      return grpc::Status(grpc::StatusCode::CANCELLED, "health watch canceled by the client");
+    if (waited) {
+      if (context->IsCancelled()) {
+        return grpc::Status(grpc::StatusCode::CANCELLED, "health watch canceled by the client");
+      }
+      continue;  // the status may have changed meanwhile
     }
+    sent = true;
+    response.set_status(status);
+    if (!writer->Write(response)) return grpc::Status::OK;
   }
 }
 
 void HealthServiceImpl::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     shut_down_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 }  // namespace cosimo::orchestrator

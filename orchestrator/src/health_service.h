@@ -9,11 +9,11 @@
 // Thread safe.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace cosimo::orchestrator {
@@ -36,12 +36,13 @@ class HealthServiceImpl final : public grpc::health::v1::Health::Service {
   void Shutdown();
 
  private:
-  Response::ServingStatus StatusOf(const std::string& service) const;  // mutex_ held
+  Response::ServingStatus StatusOf(const std::string& service) const
+      ABSL_SHARED_LOCKS_REQUIRED(mutex_);
 
   const std::vector<std::string> services_;
-  mutable std::mutex mutex_;
-  std::condition_variable cv_;
-  bool shut_down_ = false;
+  mutable absl::Mutex mutex_;
+  absl::CondVar cv_;
+  bool shut_down_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace cosimo::orchestrator

@@ -1,14 +1,17 @@
-// Jobs: submission, queueing until enough idle workers match, running each job on its own
-// thread (load units on workers, RunMaster, store results), cancellation, watching, listing,
-// and durable records in the JobStore. A job that fails says why; other jobs go on.
+// Jobs: submission, the queue until enough idle workers match (Scheduler, scheduler.h), running
+// each job on its own thread by the runner of its kind (JobRunner, job_runner.h: simulation or
+// training), cancellation, watching, listing, deletion and retention (the Housekeeper calls
+// ExpireJobs and PruneArtifacts), and durable records in the JobStore. A job that fails says
+// why; other jobs go on.
 //
 // Every change of a job's status is written to the store; a write that fails is logged and fails
 // the job (a running job is stopped), so that what a client sees is never lost at a restart
-// without the job saying so.
+// without the job saying so (JobRecorder, job_recorder.h).
 //
 // Thread safety: every public method may be called from any thread (gRPC handlers). The locks
 // are absl::Mutex with Clang's thread-safety annotations (checked by tests/thread_safety_check.py,
-// docs/architecture.md#threads).
+// docs/architecture.md#threads): the artifact lock, then the manager's (the registry of jobs and
+// the queue), then a job's own (its state, job.h).
 #pragma once
 
 #include <atomic>
@@ -28,13 +31,18 @@
 #include "orchestrator/src/artifact_store.h"
 #include "orchestrator/src/caller.h"
 #include "orchestrator/src/clock.h"
+#include "orchestrator/src/job.h"
+#include "orchestrator/src/job_admission.h"
+#include "orchestrator/src/job_recorder.h"
+#include "orchestrator/src/job_runner.h"
 #include "orchestrator/src/job_store.h"
 #include "orchestrator/src/metrics.h"
+#include "orchestrator/src/running_units.h"
+#include "orchestrator/src/scheduler.h"
+#include "orchestrator/src/worker_lease.h"
 #include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
-
-class JobObserver;
 
 class JobManager {
  public:
@@ -120,63 +128,52 @@ class JobManager {
   void Shutdown();
 
  private:
-  struct Job;
-  // What the manager keeps of a job's scenario: labels and artifact digests (of a training job:
-  // the trained unit's label, and its data too). job->status is set.
-  static void Summarize(const v1::Scenario& scenario, Job* job);
+  // Counts a submit of `owner` against the client's queue limit until it is queued (submitting_);
+  // ResourceExhausted at the limit.
+  [[nodiscard]] absl::Status ReserveQueueSlot(const std::string& owner) ABSL_LOCKS_EXCLUDED(mutex_);
   void Schedule() ABSL_LOCKS_EXCLUDED(mutex_);
   // With an unschedulable timeout: schedules every second until shutdown, so that the timeout is
   // noticed without a change of the pool.
   void Tick() ABSL_LOCKS_EXCLUDED(mutex_);
-  void RunJob(const std::shared_ptr<Job>& job,
-              std::vector<std::shared_ptr<WorkerConnection>> workers) ABSL_LOCKS_EXCLUDED(mutex_);
-  void RunTraining(const std::shared_ptr<Job>& job, WorkerConnection& worker,
-                   const v1::Scenario& scenario) ABSL_LOCKS_EXCLUDED(mutex_);
-  // A job that did not succeed: CANCELED when a client canceled it, FAILED otherwise (also when
-  // the orchestrator's shutdown stopped it), its message followed by `reached` (how far it got)
-  // unless the message names a time already.
-  void FinishUnsuccessful(const std::shared_ptr<Job>& job, const absl::Status& status,
-                          std::string message, const std::string& reached)
+  // Joins the job threads that are done.
+  void JoinFinishedThreads() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The job's thread: ends a job canceled before it got here, else hands it to its runner.
+  void RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
+  // The runner of the job's kind (a new kind's runner is added here).
+  std::unique_ptr<JobRunner> RunnerFor(const Job& job);
+  // RunnerEnv::resume: queues a running job that lost a worker again, first in line.
+  std::string Resume(const std::shared_ptr<Job>& job, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mutex_);
-  void Finish(const std::shared_ptr<Job>& job, v1::JobState state, const std::string& message)
-      ABSL_LOCKS_EXCLUDED(mutex_);
-  // Once the job has ended: its checkpoint removed from the store (a failure is logged).
-  void DropCheckpoint(const Job& job);
-  // After a run that lost a worker and ended with `error`: queues the job to resume from its
-  // latest checkpoint and returns "", or says why it cannot.
-  std::string ResumeAfterLoss(const std::shared_ptr<Job>& job, const JobObserver& observer,
-                              const std::string& error) ABSL_LOCKS_EXCLUDED(mutex_);
-  // Writes the job's status to the store. A failed write is logged and fails the job: a job
-  // that has ended ends failed with the store's error in its message; any other is canceled,
-  // and ends failed with it (Finish). False if the write failed.
-  bool Record(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void Touch(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);  // bump version, notify watchers
-  // After a running job's progress changed: its wall time, a store write at most once a second
-  // (`stored_at`: the last one; a failed write cancels the job), and Touch.
-  void Progressed(Job& job, std::chrono::steady_clock::time_point* stored_at)
+  // Queues a job read back from the store (Recover), or fails it: a running one without a
+  // checkpoint. Counts it in `requeued` or `failed`.
+  void Recovered(const std::shared_ptr<Job>& job, int* requeued, int* failed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool ShuttingDown() const ABSL_LOCKS_EXCLUDED(mutex_);
   std::shared_ptr<Job> Find(const std::string& job_id) const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
   // The artifact digests that the units of the jobs in jobs_ name.
   std::set<std::string> NamedArtifacts() const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
+  // After a job's deletion: removes those of `digests` that no job names any more.
+  void RemoveUnnamedArtifacts(const std::string& job_id, const std::vector<std::string>& digests)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(artifact_use_, mutex_);
 
   WorkerPool* const pool_;
   JobStore* const store_;
   ArtifactStore* const artifacts_;
   Clock* const clock_;
+  JobRecorder recorder_;
+  PoolWorkerSource worker_source_;
+  RunningUnitsMap running_units_;
 
   // Held shared by a submit from its artifact checks until its job is in jobs_, and exclusively
   // while artifacts are removed (Delete, PruneArtifacts).
   absl::Mutex artifact_use_ ABSL_ACQUIRED_BEFORE(mutex_);
-  // Guards the jobs' statuses and versions too (JobManager::Job).
+  // Guards the registry of jobs and the queue; each job's state has its own lock (Job::mutex),
+  // taken after this one.
   mutable absl::Mutex mutex_;
-  absl::CondVar changed_;  // a job's version moved on, or shutdown
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mutex_);
-  std::vector<std::shared_ptr<Job>> queue_ ABSL_GUARDED_BY(mutex_);  // FIFO of queued jobs
-  // Per owner, the submits between their limit check and their job in queue_ (Submit).
+  Scheduler scheduler_ ABSL_GUARDED_BY(mutex_);  // the queue
+  // Per owner, the submits between their limit check and their job in the queue (Submit).
   std::map<std::string, int> submitting_ ABSL_GUARDED_BY(mutex_);
-  // worker id -> unit names, ","-joined
-  std::map<std::string, std::string> running_units_ ABSL_GUARDED_BY(mutex_);
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;
   // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
   struct JobThread {
@@ -184,12 +181,12 @@ class JobManager {
     std::thread thread;
   };
   std::vector<JobThread> threads_ ABSL_GUARDED_BY(mutex_);
-  const std::chrono::seconds unschedulable_timeout_;
   const std::chrono::milliseconds command_timeout_;
   std::chrono::seconds checkpoint_interval_{60};
   int max_resumptions_ = 3;
   Metrics* const metrics_;
   const JobLimits limits_;
+  const bool ticks_;  // an unschedulable timeout is set: Tick runs
   absl::CondVar ticker_cv_;
   std::thread ticker_;
 };

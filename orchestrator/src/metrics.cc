@@ -11,7 +11,7 @@ Histogram::Histogram(std::vector<double> upper_bounds) {
 
 void Histogram::Observe(double value) {
   // The first bucket whose upper bound is >= value (Prometheus' buckets are "less or equal").
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   const auto it = std::lower_bound(counts_.upper_bounds.begin(), counts_.upper_bounds.end(), value);
   ++counts_.counts[static_cast<size_t>(it - counts_.upper_bounds.begin())];
   counts_.sum += value;
@@ -19,7 +19,7 @@ void Histogram::Observe(double value) {
 }
 
 Histogram::Counts Histogram::Read() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return counts_;
 }
 
@@ -33,7 +33,7 @@ Metrics::Metrics() : step_seconds_(DurationBuckets()) {}
 void Metrics::OnAcceptedStep(const std::string& job_id, uint64_t steps_accepted,
                              uint64_t steps_rejected, uint64_t iterations, double wall_seconds) {
   step_seconds_.Observe(wall_seconds);
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   JobCounters& c = jobs_[job_id];
   c.steps_accepted = steps_accepted;
   c.steps_rejected = steps_rejected;
@@ -41,7 +41,7 @@ void Metrics::OnAcceptedStep(const std::string& job_id, uint64_t steps_accepted,
 }
 
 std::shared_ptr<Histogram> Metrics::WorkerRoundTrip(const std::string& worker_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::shared_ptr<Histogram>& h = workers_[worker_id];
   if (!h) h = std::make_shared<Histogram>(DurationBuckets());
   return h;
@@ -51,7 +51,7 @@ Metrics::Snapshot Metrics::Read(const std::set<std::string>& jobs,
                                 const std::set<std::string>& workers) {
   Snapshot snapshot;
   snapshot.step_seconds = step_seconds_.Read();
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::erase_if(jobs_, [&](const auto& entry) { return !jobs.contains(entry.first); });
   std::erase_if(workers_, [&](const auto& entry) { return !workers.contains(entry.first); });
   snapshot.jobs = jobs_;

@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace cosimo::orchestrator {
 
@@ -35,8 +37,8 @@ class Histogram {
   Counts Read() const;
 
  private:
-  mutable std::mutex mutex_;
-  Counts counts_;
+  mutable absl::Mutex mutex_;
+  Counts counts_ ABSL_GUARDED_BY(mutex_);
 };
 
 // Buckets for durations from 100 µs to 10 s (a macro step, a command's round trip).
@@ -70,10 +72,10 @@ class Metrics {
   Snapshot Read(const std::set<std::string>& jobs, const std::set<std::string>& workers);
 
  private:
-  std::mutex mutex_;
-  std::map<std::string, JobCounters> jobs_;
-  Histogram step_seconds_;
-  std::map<std::string, std::shared_ptr<Histogram>> workers_;
+  absl::Mutex mutex_;
+  std::map<std::string, JobCounters> jobs_ ABSL_GUARDED_BY(mutex_);
+  Histogram step_seconds_;  // thread safe by itself
+  std::map<std::string, std::shared_ptr<Histogram>> workers_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace cosimo::orchestrator

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <filesystem>
-#include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/common/security.h"
 #include "orchestrator/src/health_service.h"
+#include "orchestrator/src/housekeeper.h"
 #include "orchestrator/src/http/http_server.h"
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/reflection_guard.h"
@@ -52,10 +53,9 @@ class OrchestratorServer::Impl {
   std::unique_ptr<grpc::Server> server;
   std::unique_ptr<http::HttpServer> http;  // with options.http_listen
   int port = 0;
-  std::mutex mutex;
-  bool shut_down = false;  // guarded by mutex
-  std::condition_variable shut_down_cv;
-  std::thread housekeeper;  // job and artifact retention, while either is set
+  absl::Mutex mutex;
+  bool shut_down ABSL_GUARDED_BY(mutex) = false;
+  std::unique_ptr<Housekeeper> housekeeper;  // job and artifact retention
 
   // A start that failed after the temporary folder was made (a bad TLS key pair, a port in use)
   // leaves nothing behind either.
@@ -65,27 +65,6 @@ class OrchestratorServer::Impl {
     std::error_code ignored;
     fs::remove_all(temp_dir, ignored);
     temp_dir.clear();
-  }
-
-  // Expires old jobs and prunes the artifact store now, then every quarter of the shorter
-  // retention period (between a second and an hour) until shutdown.
-  void Housekeeping() {
-    std::chrono::seconds shortest = std::chrono::hours(1) * 4;
-    for (std::chrono::seconds r : {options.job_retention, options.artifact_retention}) {
-      if (r.count() > 0) shortest = std::min(shortest, r);
-    }
-    const std::chrono::seconds period = std::clamp<std::chrono::seconds>(
-        shortest / 4, std::chrono::seconds(1), std::chrono::hours(1));
-    std::unique_lock<std::mutex> lock(mutex);
-    while (!shut_down) {
-      lock.unlock();
-      if (options.job_retention.count() > 0) (void)jobs->ExpireJobs(options.job_retention);
-      if (options.artifact_retention.count() > 0) {
-        (void)jobs->PruneArtifacts(options.artifact_retention);
-      }
-      lock.lock();
-      shut_down_cv.wait_for(lock, period, [this] { return shut_down; });
-    }
   }
 };
 
@@ -254,9 +233,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
                                        : "' (address in use or invalid)"));
   }
   impl->worker_service->Start();
-  if (options.artifact_retention.count() > 0 || options.job_retention.count() > 0) {
-    impl->housekeeper = std::thread([raw = impl.get()] { raw->Housekeeping(); });
-  }
+  impl->housekeeper = std::make_unique<Housekeeper>(
+      impl->jobs.get(), RetentionOptions{options.job_retention, options.artifact_retention});
+  impl->housekeeper->Start();
   spdlog::info("orchestrator listening on port {} ({}{}{}; data: {})", impl->port,
                tls ? "TLS" : "plain gRPC",
                !options.tokens_file.empty()  ? ", clients' tokens required"
@@ -292,12 +271,11 @@ absl::StatusOr<size_t> OrchestratorServer::ReloadTokens() {
 
 void OrchestratorServer::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
+    absl::MutexLock lock(&impl_->mutex);
     if (impl_->shut_down) return;
     impl_->shut_down = true;
   }
-  impl_->shut_down_cv.notify_all();
-  if (impl_->housekeeper.joinable()) impl_->housekeeper.join();
+  impl_->housekeeper->Stop();
   if (impl_->http) impl_->http->Stop();
   impl_->health_service->Shutdown();
   impl_->jobs->Shutdown();

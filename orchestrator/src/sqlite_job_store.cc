@@ -74,6 +74,7 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
   effective.chunk_bytes = std::min(
       effective.chunk_bytes, static_cast<size_t>(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)) / 2);
   std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(db, effective));
+  absl::MutexLock lock(&store->mutex_);  // no other thread has it yet: for the analysis
   const char* schema =
       "PRAGMA journal_mode=WAL;"
       "PRAGMA synchronous=NORMAL;"
@@ -165,7 +166,7 @@ absl::Status SqliteJobStore::Exec(const std::string& sql) {
 }
 
 absl::Status SqliteJobStore::Put(const v1::JobStatus& status, const v1::Scenario& scenario) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_,
                          "INSERT OR REPLACE INTO jobs (id, submitted_ms, status, scenario, owner) "
@@ -191,7 +192,7 @@ absl::Status SqliteJobStore::Put(const v1::JobStatus& status, const v1::Scenario
 }
 
 absl::Status SqliteJobStore::UpdateStatus(const v1::JobStatus& status) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_, "UPDATE jobs SET status = ? WHERE id = ?", -1, &s.stmt, nullptr) !=
       SQLITE_OK) {
@@ -209,8 +210,9 @@ absl::Status SqliteJobStore::UpdateStatus(const v1::JobStatus& status) {
 }
 
 absl::Status SqliteJobStore::Delete(const std::string& job_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return TransactionLocked("the deletion of " + job_id, [&]() -> absl::Status {
+    mutex_.AssertHeld();  // TransactionLocked runs the body with it
     for (const char* sql :
          {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
           "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
@@ -222,9 +224,11 @@ absl::Status SqliteJobStore::Delete(const std::string& job_id) {
 }
 
 absl::Status SqliteJobStore::PutResults(const std::string& job_id, const StoredResults& results) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return TransactionLocked("results of " + job_id,
-                           [&] { return PutResultsLocked(job_id, results); });
+  absl::MutexLock lock(&mutex_);
+  return TransactionLocked("results of " + job_id, [&] {
+    mutex_.AssertHeld();  // TransactionLocked runs the body with it
+    return PutResultsLocked(job_id, results);
+  });
 }
 
 absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
@@ -280,7 +284,7 @@ absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
 }
 
 absl::StatusOr<std::vector<StoredJob>> SqliteJobStore::LoadAll() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_, "SELECT status, scenario, owner FROM jobs ORDER BY submitted_ms, id",
                          -1, &s.stmt, nullptr) != SQLITE_OK) {
@@ -314,7 +318,7 @@ absl::Status SqliteJobStore::PutMessage(const char* table, const char* column,
                                         const std::string& job_id,
                                         const google::protobuf::MessageLite& message,
                                         const std::string& what) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return PutMessageLocked(table, column, job_id, message, what);
 }
 
@@ -338,7 +342,7 @@ absl::Status SqliteJobStore::LoadMessage(const char* table, const char* column,
                                          const std::string& job_id, const std::string& what,
                                          const std::string& missing,
                                          google::protobuf::MessageLite* message) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return LoadMessageLocked(table, column, job_id, what, missing, message);
 }
 
@@ -374,7 +378,7 @@ absl::StatusOr<v1::TrainingResult> SqliteJobStore::LoadTrainingResult(const std:
 }
 
 absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   Statement s;
   if (sqlite3_prepare_v2(db_,
                          "SELECT columns, values_blob, metadata, strings FROM results WHERE id = ?",
@@ -439,8 +443,9 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
   state.clear_rows_from();
   state.clear_strings_from();
 
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return TransactionLocked("the checkpoint of " + job_id, [&]() -> absl::Status {
+    mutex_.AssertHeld();  // TransactionLocked runs the body with it
     if (checkpoint.rows_from() == 0 && checkpoint.strings_from() == 0) {
       COSIMO_RETURN_IF_ERROR(RunForJobLocked("DELETE FROM checkpoint_rows WHERE id = ?", job_id,
                                              "remove the checkpoint rows of " + job_id));
@@ -496,7 +501,7 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
 
 absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::string& job_id) {
   // The state and its rows under one lock, so that no checkpoint stored meanwhile mixes in.
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   v1::JobCheckpoint checkpoint;
   COSIMO_RETURN_IF_ERROR(LoadMessageLocked("checkpoints", "checkpoint", job_id, "the checkpoint",
                                            "job " + job_id + " has no checkpoint", &checkpoint));
@@ -533,7 +538,7 @@ absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::stri
 }
 
 absl::Status SqliteJobStore::DeleteCheckpoint(const std::string& job_id) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   for (const char* sql :
        {"DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?"}) {
     COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete the checkpoint of " + job_id));

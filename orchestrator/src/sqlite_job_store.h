@@ -9,12 +9,13 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "google/protobuf/message_lite.h"
 #include "orchestrator/src/job_store.h"
 
@@ -63,15 +64,18 @@ class SqliteJobStore final : public JobStore {
 
  private:
   SqliteJobStore(sqlite3* db, const JobStoreOptions& options) : db_(db), options_(options) {}
-  [[nodiscard]] absl::Status Exec(const std::string& sql);
+  [[nodiscard]] absl::Status Exec(const std::string& sql) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Adds `column` ("name TYPE") to `table` unless the table has it (a store of an older version).
-  [[nodiscard]] absl::Status AddColumnIfMissing(const std::string& table,
-                                                const std::string& column);
-  [[nodiscard]] absl::Status Error(const std::string& what) const;
+  [[nodiscard]] absl::Status AddColumnIfMissing(const std::string& table, const std::string& column)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  [[nodiscard]] absl::Status Error(const std::string& what) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] absl::Status BindBlob(sqlite3_stmt* stmt, int index, const std::string& bytes,
-                                      const std::string& what) const;
+                                      const std::string& what) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
-                                              const StoredResults& results);
+                                              const StoredResults& results)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // One serialized message per job in `column` of `table` (keyed by id): stored in a table of
   // its own, replacing the job's earlier one (PutMessage); read back, also the scenario column
   // of jobs (LoadMessage; NotFound with `missing` when there is none). `what` names it in
@@ -88,22 +92,26 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::Status PutMessageLocked(const char* table, const char* column,
                                               const std::string& job_id,
                                               const google::protobuf::MessageLite& message,
-                                              const std::string& what);
+                                              const std::string& what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] absl::Status LoadMessageLocked(const char* table, const char* column,
                                                const std::string& job_id, const std::string& what,
                                                const std::string& missing,
-                                               google::protobuf::MessageLite* message);
+                                               google::protobuf::MessageLite* message)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // With mutex_ held: `body` in a transaction, committed when it succeeds ("commit " + `what`
   // when that fails), else rolled back.
   [[nodiscard]] absl::Status TransactionLocked(const std::string& what,
-                                               absl::FunctionRef<absl::Status()> body);
+                                               absl::FunctionRef<absl::Status()> body)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // With mutex_ held: runs `sql`, whose one parameter is the job's id, to its end; `what` names
   // it in the error.
   [[nodiscard]] absl::Status RunForJobLocked(const char* sql, const std::string& job_id,
-                                             const std::string& what);
+                                             const std::string& what)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  std::mutex mutex_;
-  sqlite3* db_;
+  mutable absl::Mutex mutex_;
+  sqlite3* const db_ ABSL_GUARDED_BY(mutex_);
   const JobStoreOptions options_;
 };
 

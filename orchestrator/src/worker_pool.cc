@@ -414,7 +414,7 @@ std::optional<std::vector<std::shared_ptr<WorkerConnection>>> WorkerPool::TryAcq
     int best_free = 0;
     bool best_used = false;
     for (const auto& w : workers_) {
-      if (w->busy || w->lost() || !Matches(*w, labels[i])) continue;
+      if (Busy(*w) || w->lost() || !Matches(*w, labels[i])) continue;
       const int already = taken(w.get());
       const int free = w->slots() - already;
       if (free <= 0) continue;
@@ -433,11 +433,7 @@ std::optional<std::vector<std::shared_ptr<WorkerConnection>>> WorkerPool::TryAcq
       used.emplace_back(best->get(), 1);
     }
   }
-  for (const auto& [worker, count] : used) {
-    worker->busy = true;
-    worker->slots_busy = count;
-    worker->job_id = job_id;
-  }
+  for (const auto& [worker, count] : used) assigned_[worker] = {count, job_id};
   return chosen;
 }
 
@@ -445,10 +441,7 @@ void WorkerPool::Release(const std::vector<std::shared_ptr<WorkerConnection>>& w
   {
     absl::MutexLock lock(&mutex_);
     for (const auto& w : workers) {
-      if (!w->busy) continue;  // a repeated entry, already freed
-      w->busy = false;
-      w->slots_busy = 0;
-      w->job_id.clear();
+      if (assigned_.erase(w.get()) == 0) continue;  // a repeated entry, already freed
       w->Released();  // an idle worker's heartbeats and end of stream are read at once
     }
   }
@@ -469,7 +462,7 @@ int WorkerPool::Count(const std::vector<std::string>& labels, bool idle_only) co
   int count = 0;
   for (const std::string& label : labels) {
     for (const auto& w : workers_) {
-      if ((idle_only && w->busy) || w->lost() || !Matches(*w, label)) continue;
+      if ((idle_only && Busy(*w)) || w->lost() || !Matches(*w, label)) continue;
       auto it = std::find_if(used.begin(), used.end(),
                              [&](const auto& entry) { return entry.first == w.get(); });
       if (it == used.end()) it = used.insert(used.end(), {w.get(), 0});
@@ -485,9 +478,13 @@ int WorkerPool::Count(const std::vector<std::string>& labels, bool idle_only) co
 std::vector<WorkerInfo> WorkerPool::List() const {
   absl::MutexLock lock(&mutex_);
   std::vector<WorkerInfo> out;
-  for (const auto& w : workers_)
-    out.push_back({w->id(), w->host(), w->labels(), w->busy, w->job_id, w->pid(), w->slots(),
-                   w->slots_busy, w->messages_written(), w->last_seen()});
+  for (const auto& w : workers_) {
+    const auto assigned = assigned_.find(w.get());
+    const bool busy = assigned != assigned_.end();
+    out.push_back({w->id(), w->host(), w->labels(), busy, busy ? assigned->second.job_id : "",
+                   w->pid(), w->slots(), busy ? assigned->second.slots_busy : 0,
+                   w->messages_written(), w->last_seen()});
+  }
   return out;
 }
 

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -126,11 +127,6 @@ class WorkerConnection {
 
   // Messages written to the worker by jobs so far (a batch counts once; tests and benchmarks).
   uint64_t messages_written() const { return messages_written_.load(std::memory_order_relaxed); }
-
-  // Pool bookkeeping, guarded by the pool's mutex (which an annotation here cannot name).
-  bool busy = false;
-  int slots_busy = 0;  // slots the job uses
-  std::string job_id;
 
  private:
   enum class Op { kAccept, kRead, kWrite, kFinish };
@@ -269,6 +265,9 @@ class WorkerPool {
   void NotifyChange() ABSL_LOCKS_EXCLUDED(mutex_);
   int Count(const std::vector<std::string>& labels, bool idle_only) const
       ABSL_LOCKS_EXCLUDED(mutex_);
+  bool Busy(const WorkerConnection& worker) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return assigned_.contains(&worker);
+  }
 
   const std::chrono::milliseconds heartbeat_timeout_;
   Clock* const clock_;
@@ -277,6 +276,13 @@ class WorkerPool {
   std::vector<std::weak_ptr<WorkerConnection>> awaiting_hello_ ABSL_GUARDED_BY(mutex_);
   std::atomic<uint64_t> next_id_{1};
   const std::string id_suffix_;
+  // The busy workers: what TryAcquire gave a job, until Release (also for a worker that
+  // detached meanwhile: the job still holds it).
+  struct Assignment {
+    int slots_busy = 0;  // slots the job uses
+    std::string job_id;
+  };
+  std::map<const WorkerConnection*, Assignment> assigned_ ABSL_GUARDED_BY(mutex_);
   std::function<void()> on_change_ ABSL_GUARDED_BY(mutex_);
   absl::CondVar watchdog_cv_;
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;

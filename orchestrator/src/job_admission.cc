@@ -1,0 +1,80 @@
+#include "orchestrator/src/job_admission.h"
+
+#include "cosimo/common/digest.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/worker/scenario_check.h"
+#include "orchestrator/src/training_job.h"
+
+namespace cosimo::orchestrator {
+
+// The limits of JobLimits a scenario is over (the per-client count is checked as it queues, the
+// recorded rows as it runs: a scenario may run until it is canceled).
+absl::Status CheckLimits(const v1::Scenario& scenario, const JobLimits& limits) {
+  const size_t bytes = scenario.ByteSizeLong();
+  if (bytes > limits.max_scenario_bytes) {
+    return absl::ResourceExhaustedError(
+        "the scenario is " + std::to_string(bytes) +
+        " bytes (serialized), more than this orchestrator accepts: " +
+        std::to_string(limits.max_scenario_bytes / 1024) +
+        " KiB (cosimo-orchestrator --max-scenario-kb raises it)");
+  }
+  if (scenario.units_size() > limits.max_units) {
+    return absl::ResourceExhaustedError(
+        "the scenario has " + std::to_string(scenario.units_size()) +
+        " units, more than this orchestrator runs in one job: " + std::to_string(limits.max_units) +
+        " (cosimo-orchestrator --max-units-per-job raises it)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSubmission(const v1::Scenario& scenario, const v1::TrainingRequest* training,
+                             ArtifactStore* artifacts) {
+  // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
+  // command line checks them before it submits, for every client; the platforms of the binaries
+  // are the workers' to judge.
+  worker::ScenarioCheckOptions check;
+  check.file = [artifacts](const std::string&, const std::string& digest) {
+    return digest.empty() || !IsValidDigest(digest) ? std::string() : artifacts->PathOf(digest);
+  };
+  check.binary_for_this_platform = false;
+  // A structural problem comes with the units' problems, in one round.
+  if (absl::Status s = ValidateScenario(scenario); !s.ok()) {
+    return worker::WithUnitProblems(s, scenario, check);
+  }
+  if (training != nullptr) {
+    if (absl::StatusOr<int> unit = TrainedUnit(scenario, *training); !unit.ok()) {
+      return unit.status();
+    }
+  }
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    const v1::Unit& unit = scenario.units(i);
+    for (const UnitArtifactRef& artifact : UnitArtifacts(unit)) {
+      const std::string& digest = artifact.digest;
+      const std::string field = "units[" + std::to_string(i) + "]." + artifact.field + ".digest";
+      if (digest.empty()) {
+        return absl::InvalidArgumentError(
+            field + " is missing for unit '" + unit.name() +
+            "': upload the file first (the cosimo client does this on submit)");
+      }
+      if (!artifacts->Touch(digest)) {  // a use: the retention period starts again
+        return absl::FailedPreconditionError(field + ": artifact " + digest + " of unit '" +
+                                             unit.name() +
+                                             "' was never uploaded to this orchestrator");
+      }
+    }
+  }
+  if (absl::Status s = worker::CheckUnitsAndVariables(scenario, check); !s.ok()) return s;
+  if (training == nullptr) return absl::OkStatus();
+  const std::string& digest = training->data_digest();
+  if (digest.empty()) {
+    return absl::InvalidArgumentError(
+        "training.data_digest is missing: upload the data first (the cosimo client does this)");
+  }
+  if (!IsValidDigest(digest) || !artifacts->Touch(digest)) {
+    return absl::FailedPreconditionError("training.data_digest: the data " + digest +
+                                         " was never uploaded to this orchestrator");
+  }
+  return CheckTrainingRequest(scenario, *training, artifacts->PathOf(digest));
+}
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,25 @@
+// What a submitted job must pass before it is queued: the limits of JobLimits a scenario alone
+// can be over (its size, its units; a client's queued jobs are counted as it queues, the recorded
+// rows as it runs), and the scenario itself: its structure, its units against the built-in
+// catalogue and the stored FMUs' model descriptions, every artifact it names stored (each check
+// a use, which starts the artifact's retention period again), and a training request's data.
+// Errors name the scenario field at fault, or the limit and the flag that raises it. Stateless.
+#pragma once
+
+#include "absl/status/status.h"
+#include "cosimo/orchestrator/server.h"
+#include "cosimo/v1/job_service.pb.h"
+#include "orchestrator/src/artifact_store.h"
+
+namespace cosimo::orchestrator {
+
+// ResourceExhausted naming the limit and its flag.
+[[nodiscard]] absl::Status CheckLimits(const v1::Scenario& scenario, const JobLimits& limits);
+
+// `training` may be null (a simulation). The caller keeps artifacts from being removed until the
+// job is recorded (the job manager's artifact lock, held shared).
+[[nodiscard]] absl::Status CheckSubmission(const v1::Scenario& scenario,
+                                           const v1::TrainingRequest* training,
+                                           ArtifactStore* artifacts);
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,54 @@
+// JobRunner: runs one kind of job, from its scenario (read back from the store) on the workers
+// the scheduler gave it, to its end. One runner per kind, one file each: SimulationRunner
+// (simulation_runner.h: load the units, RunMaster, store the results, resume after a lost
+// worker) and TrainingRunner (training_runner.h: one Train command to one worker); a new kind
+// (a parameter sweep) is a third beside them, chosen by JobManager::RunnerFor.
+//
+// A runner owns the job's WorkerLease for the run: the workers go back to the pool exactly once,
+// when the runner releases them or at the latest when Run returns, on every path. It ends the
+// job through the JobRecorder (Finish), unless it queued the job again (RunnerEnv::resume).
+//
+// Call order: Run once, on the job's own thread. Thread safety: a runner is used by that thread
+// only; what it shares (the job's state, the recorder, the running units) locks itself.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cosimo/orchestrator/server.h"
+#include "cosimo/v1/scenario.pb.h"
+#include "orchestrator/src/job.h"
+#include "orchestrator/src/job_recorder.h"
+#include "orchestrator/src/metrics.h"
+#include "orchestrator/src/running_units.h"
+#include "orchestrator/src/worker_lease.h"
+
+namespace cosimo::orchestrator {
+
+// What the runners share with the job manager. Nothing owned.
+struct RunnerEnv {
+  JobRecorder* recorder = nullptr;  // the job's status, the store and the clock
+  Metrics* metrics = nullptr;       // may be null: no per-step metrics
+  RunningUnitsMap* running_units = nullptr;
+  // How long a job waits for a unit's reply to one command (0: no limit).
+  std::chrono::milliseconds command_timeout{0};
+  JobLimits limits;
+  // Wall time between checkpoints besides algorithm.checkpoint_every (0: only by steps).
+  std::chrono::seconds checkpoint_interval{60};
+  int max_resumptions = 3;  // resumptions after a lost worker before the job fails (0: none)
+  // Queues the job again, first in line, to resume from its checkpoint, its message `message`;
+  // returns "" once it is queued, else why it is not (the orchestrator shuts down).
+  std::function<std::string(const std::shared_ptr<Job>&, const std::string& message)> resume;
+};
+
+class JobRunner {
+ public:
+  virtual ~JobRunner() = default;
+  // Runs `job` (RUNNING, its workers in `lease`) to its end or to its requeueing.
+  virtual void Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,
+                   WorkerLease lease) = 0;
+};
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,43 @@
+// SimulationRunner: a simulation job (JobRunner). Loads every unit on its worker at once,
+// resolves and runs the master (RunMaster) from the start or from the job's checkpoint when it
+// resumes, publishes its progress into the job's status, then lets the workers go and stores
+// the results with their metadata (results_metadata.h). A run that lost a worker is queued again
+// to resume from its latest checkpoint (RunnerEnv::resume) while the job may still resume;
+// otherwise the job ends saying why and how far it got.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "orchestrator/src/job_observer.h"
+#include "orchestrator/src/job_runner.h"
+
+namespace cosimo::orchestrator {
+
+class SimulationRunner final : public JobRunner {
+ public:
+  explicit SimulationRunner(RunnerEnv env) : env_(std::move(env)) {}
+
+  void Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,
+           WorkerLease lease) override;
+
+ private:
+  // The checkpoint to resume from when the job resumes (read back from the store), nullopt when
+  // it starts afresh.
+  absl::StatusOr<std::optional<v1::JobCheckpoint>> CheckpointToResume(const Job& job);
+  // After a run that failed with `error`: the job queued to resume, or ended.
+  void EndFailedRun(const std::shared_ptr<Job>& job, const absl::Status& error,
+                    const JobObserver& observer, bool lost_worker);
+  // After a run that lost a worker and ended with `error`: queues the job to resume from its
+  // latest checkpoint and returns "", or says why it cannot.
+  std::string ResumeAfterLoss(const std::shared_ptr<Job>& job, const JobObserver& observer,
+                              const std::string& error);
+  // Stores a succeeded run's results and ends the job.
+  void StoreResults(Job& job, const v1::Scenario& scenario, MasterResult result,
+                    std::vector<v1::RecordedVariable> variables);
+
+  const RunnerEnv env_;
+};
+
+}  // namespace cosimo::orchestrator
