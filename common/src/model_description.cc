@@ -299,83 +299,139 @@ bool ModelDescription::SizesAnArray(int index) const {
          sizing_parameters_.end();
 }
 
-absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xml,
-                                                           const std::string& source) {
-  pugi::xml_document doc;
-  const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
-  if (!parsed) {
-    return Bad(source,
-               absl::StrCat("XML error at offset ", parsed.offset, ": ", parsed.description()));
-  }
-  const pugi::xml_node root = doc.child("fmiModelDescription");
-  if (!root) return Bad(source, "no <fmiModelDescription> element");
+// The reader of one modelDescription.xml, a step per part of it (ParseModelDescriptionText).
+class ModelDescriptionParser {
+ public:
+  explicit ModelDescriptionParser(const std::string& source) : source_(source) {}
 
-  ModelDescription md;
-  md.fmi_version = root.attribute("fmiVersion").as_string();
-  if (md.fmi_version.rfind("2.", 0) == 0) {
-    md.version = FmiVersion::kFmi2;
-    md.guid = root.attribute("guid").as_string();
-  } else if (md.fmi_version.rfind("3.", 0) == 0) {
-    md.version = FmiVersion::kFmi3;
-    md.guid = root.attribute("instantiationToken").as_string();
-  } else {
-    return Bad(source, "fmiVersion '" + md.fmi_version + "' is not supported (2.x or 3.x)");
-  }
-  const bool fmi2 = md.version == FmiVersion::kFmi2;
-  md.model_name = root.attribute("modelName").as_string();
-  md.number_of_event_indicators = root.attribute("numberOfEventIndicators").as_int(0);
-  ReadKind(root.child("CoSimulation"), md.version, &md.co_simulation);
-  ReadKind(root.child("ModelExchange"), md.version, &md.model_exchange);
-  if (!fmi2) ReadKind(root.child("ScheduledExecution"), md.version, &md.scheduled_execution);
-  if (!md.co_simulation.offered && !md.model_exchange.offered && !md.scheduled_execution.offered) {
-    return Bad(source, "neither <CoSimulation> nor <ModelExchange> is offered");
-  }
-  for (const KindInfo* kind : {&md.co_simulation, &md.model_exchange, &md.scheduled_execution}) {
-    if (kind->offered && kind->model_identifier.empty()) {
-      return Bad(source, "a modelIdentifier is missing");
+  absl::StatusOr<ModelDescription> Parse(const std::string& xml) {
+    pugi::xml_document doc;
+    const pugi::xml_parse_result parsed = doc.load_buffer(xml.data(), xml.size());
+    if (!parsed) {
+      return Bad(source_,
+                 absl::StrCat("XML error at offset ", parsed.offset, ": ", parsed.description()));
     }
-    // It names the binary binaries/<platform>/<modelIdentifier>.so: a plain file name, never a
-    // path that leads out of the FMU's folder.
-    if (kind->offered && !IsPlainFileName(kind->model_identifier)) {
-      return Bad(source, absl::StrCat("<",
-                                      kind == &md.co_simulation    ? "CoSimulation"
-                                      : kind == &md.model_exchange ? "ModelExchange"
-                                                                   : "ScheduledExecution",
-                                      "> modelIdentifier '", kind->model_identifier,
-                                      "' is not a plain file name (letters, digits, '_', '-', "
-                                      "'.', not starting with '.')"));
+    const pugi::xml_node root = doc.child("fmiModelDescription");
+    if (!root) return Bad(source_, "no <fmiModelDescription> element");
+    if (absl::Status s = Header(root); !s.ok()) return s;
+    if (absl::Status s = Kinds(root); !s.ok()) return s;
+    if (absl::Status s = Variables(root.child("ModelVariables")); !s.ok()) return s;
+    if (absl::Status s = IndexByValueReference(); !s.ok()) return s;
+    if (absl::Status s = Derivatives(); !s.ok()) return s;
+    Arrays();
+    if (absl::Status s = Structure(root.child("ModelStructure")); !s.ok()) return s;
+    if (!fmi2_) {
+      if (absl::Status s = ExpandArrayDerivatives(source_, &md_); !s.ok()) return s;
     }
-  }
-  if (const pugi::xml_node de = root.child("DefaultExperiment")) {
-    if (auto a = de.attribute("startTime")) md.default_start_time = a.as_double();
-    if (auto a = de.attribute("stopTime")) md.default_stop_time = a.as_double();
-    if (auto a = de.attribute("tolerance")) md.default_tolerance = a.as_double();
-    if (auto a = de.attribute("stepSize")) md.default_step_size = a.as_double();
+    for (const Unknown& d : md_.derivatives) {
+      if (md_.variables[d.index].derivative_of < 0) {
+        return Bad(source_, "derivative '" + md_.variables[d.index].name +
+                                "' does not name its state (attribute derivative)");
+      }
+    }
+    return std::move(md_);
   }
 
-  // Variables.
-  std::vector<int64_t> raw_derivative;  // per variable: FMI 2 index (1-based) / FMI 3 vr, or -1
-  std::vector<std::vector<RawDimension>> raw_dimensions;  // per variable (FMI 3 arrays)
-  const pugi::xml_node vars = root.child("ModelVariables");
-  auto add_variable = [&](const pugi::xml_node& node, const pugi::xml_node& type_node,
-                          VarType type) -> absl::Status {
+ private:
+  // Version, identity, DefaultExperiment.
+  absl::Status Header(const pugi::xml_node& root) {
+    md_.fmi_version = root.attribute("fmiVersion").as_string();
+    if (md_.fmi_version.rfind("2.", 0) == 0) {
+      md_.version = FmiVersion::kFmi2;
+      md_.guid = root.attribute("guid").as_string();
+    } else if (md_.fmi_version.rfind("3.", 0) == 0) {
+      md_.version = FmiVersion::kFmi3;
+      md_.guid = root.attribute("instantiationToken").as_string();
+    } else {
+      return Bad(source_, "fmiVersion '" + md_.fmi_version + "' is not supported (2.x or 3.x)");
+    }
+    fmi2_ = md_.version == FmiVersion::kFmi2;
+    md_.model_name = root.attribute("modelName").as_string();
+    md_.number_of_event_indicators = root.attribute("numberOfEventIndicators").as_int(0);
+    if (const pugi::xml_node de = root.child("DefaultExperiment")) {
+      if (auto a = de.attribute("startTime")) md_.default_start_time = a.as_double();
+      if (auto a = de.attribute("stopTime")) md_.default_stop_time = a.as_double();
+      if (auto a = de.attribute("tolerance")) md_.default_tolerance = a.as_double();
+      if (auto a = de.attribute("stepSize")) md_.default_step_size = a.as_double();
+    }
+    return absl::OkStatus();
+  }
+
+  // <CoSimulation>, <ModelExchange>, (FMI 3) <ScheduledExecution> and their identifiers.
+  absl::Status Kinds(const pugi::xml_node& root) {
+    ReadKind(root.child("CoSimulation"), md_.version, &md_.co_simulation);
+    ReadKind(root.child("ModelExchange"), md_.version, &md_.model_exchange);
+    if (!fmi2_) ReadKind(root.child("ScheduledExecution"), md_.version, &md_.scheduled_execution);
+    if (!md_.co_simulation.offered && !md_.model_exchange.offered &&
+        !md_.scheduled_execution.offered) {
+      return Bad(source_, "neither <CoSimulation> nor <ModelExchange> is offered");
+    }
+    for (const KindInfo* kind :
+         {&md_.co_simulation, &md_.model_exchange, &md_.scheduled_execution}) {
+      if (kind->offered && kind->model_identifier.empty()) {
+        return Bad(source_, "a modelIdentifier is missing");
+      }
+      // It names the binary binaries/<platform>/<modelIdentifier>.so: a plain file name, never
+      // a path that leads out of the FMU's folder.
+      if (kind->offered && !IsPlainFileName(kind->model_identifier)) {
+        return Bad(source_, absl::StrCat("<",
+                                         kind == &md_.co_simulation    ? "CoSimulation"
+                                         : kind == &md_.model_exchange ? "ModelExchange"
+                                                                       : "ScheduledExecution",
+                                         "> modelIdentifier '", kind->model_identifier,
+                                         "' is not a plain file name (letters, digits, '_', '-', "
+                                         "'.', not starting with '.')"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // <ModelVariables>: FMI 2 ScalarVariable elements with a type child, FMI 3 one element per
+  // type.
+  absl::Status Variables(const pugi::xml_node& vars) {
+    if (fmi2_) {
+      for (const pugi::xml_node sv : vars.children("ScalarVariable")) {
+        const TypeName* t = std::find_if(std::begin(kFmi2Types), std::end(kFmi2Types),
+                                         [&](const TypeName& t) { return sv.child(t.name); });
+        if (t == std::end(kFmi2Types)) {
+          return Bad(source_, absl::StrCat("variable '", sv.attribute("name").as_string(),
+                                           "' has no type element"));
+        }
+        if (absl::Status s = AddVariable(sv, sv.child(t->name), t->type); !s.ok()) return s;
+      }
+      return absl::OkStatus();
+    }
+    for (const pugi::xml_node node : vars.children()) {
+      const TypeName* t =
+          std::find_if(std::begin(kFmi3Types), std::end(kFmi3Types),
+                       [&](const TypeName& t) { return std::string(node.name()) == t.name; });
+      if (t == std::end(kFmi3Types)) {
+        return Bad(source_, absl::StrCat("unknown variable element <", node.name(), ">"));
+      }
+      if (absl::Status s = AddVariable(node, node, t->type); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddVariable(const pugi::xml_node& node, const pugi::xml_node& type_node,
+                           VarType type) {
     ScalarVariable v;
     v.name = node.attribute("name").as_string();
     const std::string where = absl::StrCat("variable '", v.name, "'");
-    if (v.name.empty()) return Bad(source, "a variable has no name");
-    if (md.by_name_.count(v.name) != 0) return Bad(source, where + " is declared twice");
-    if (!node.attribute("valueReference")) return Bad(source, where + " has no valueReference");
+    if (v.name.empty()) return Bad(source_, "a variable has no name");
+    if (md_.by_name_.count(v.name) != 0) return Bad(source_, where + " is declared twice");
+    if (!node.attribute("valueReference")) return Bad(source_, where + " has no valueReference");
     v.value_reference = static_cast<uint32_t>(node.attribute("valueReference").as_ullong());
     v.description = node.attribute("description").as_string();
     v.type = type;
     v.unit = type_node.attribute("unit").as_string();
     auto causality = ParseCausality(node.attribute("causality").as_string());
     if (!causality.ok())
-      return Bad(source, where + ": " + std::string(causality.status().message()));
+      return Bad(source_, where + ": " + std::string(causality.status().message()));
     v.causality = *causality;
     auto variability = ParseVariability(node.attribute("variability").as_string(), type);
     if (!variability.ok()) {
-      return Bad(source, where + ": " + std::string(variability.status().message()));
+      return Bad(source_, where + ": " + std::string(variability.status().message()));
     }
     v.variability = *variability;
     if (const auto start = type_node.attribute("start")) {
@@ -384,7 +440,7 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
       v.start = start_node.attribute("value").as_string();
     }
     auto initial = ParseInitial(node.attribute("initial").as_string(), v);
-    if (!initial.ok()) return Bad(source, where + ": " + std::string(initial.status().message()));
+    if (!initial.ok()) return Bad(source_, where + ": " + std::string(initial.status().message()));
     v.initial = *initial;
     std::vector<RawDimension> dims;
     for (const pugi::xml_node d : type_node.children("Dimension")) {
@@ -393,142 +449,129 @@ absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xm
            d.attribute("valueReference") ? d.attribute("valueReference").as_llong(-1) : -1});
     }
     v.is_array = !dims.empty();
-    raw_dimensions.push_back(std::move(dims));
-    raw_derivative.push_back(type_node.attribute("derivative").as_llong(-1));
-    md.by_name_[v.name] = static_cast<int>(md.variables.size());
-    md.variables.push_back(std::move(v));
+    raw_dimensions_.push_back(std::move(dims));
+    raw_derivative_.push_back(type_node.attribute("derivative").as_llong(-1));
+    md_.by_name_[v.name] = static_cast<int>(md_.variables.size());
+    md_.variables.push_back(std::move(v));
     return absl::OkStatus();
-  };
-  if (fmi2) {
-    for (const pugi::xml_node sv : vars.children("ScalarVariable")) {
-      bool found = false;
-      for (const auto& t : kFmi2Types) {
-        if (const pugi::xml_node type_node = sv.child(t.name)) {
-          if (absl::Status s = add_variable(sv, type_node, t.type); !s.ok()) return s;
-          found = true;
-          break;
-        }
-      }
-      if (!found) {
-        return Bad(source, absl::StrCat("variable '", sv.attribute("name").as_string(),
-                                        "' has no type element"));
-      }
-    }
-  } else {
-    for (const pugi::xml_node node : vars.children()) {
-      bool found = false;
-      for (const auto& t : kFmi3Types) {
-        if (std::string(node.name()) == t.name) {
-          if (absl::Status s = add_variable(node, node, t.type); !s.ok()) return s;
-          found = true;
-          break;
-        }
-      }
-      if (!found) {
-        return Bad(source, absl::StrCat("unknown variable element <", node.name(), ">"));
-      }
-    }
   }
 
   // FMI 3 refers to variables by value reference (unique in FMI 3), FMI 2 by 1-based index.
-  std::unordered_map<int64_t, int> by_vr;
-  if (!fmi2) {
-    for (size_t i = 0; i < md.variables.size(); ++i) {
-      if (!by_vr.emplace(md.variables[i].value_reference, static_cast<int>(i)).second) {
-        return Bad(source, absl::StrCat("value reference ", md.variables[i].value_reference,
-                                        " is used twice"));
+  absl::Status IndexByValueReference() {
+    if (fmi2_) return absl::OkStatus();
+    for (size_t i = 0; i < md_.variables.size(); ++i) {
+      if (!by_vr_.emplace(md_.variables[i].value_reference, static_cast<int>(i)).second) {
+        return Bad(source_, absl::StrCat("value reference ", md_.variables[i].value_reference,
+                                         " is used twice"));
       }
     }
+    return absl::OkStatus();
   }
-  auto resolve = [&](int64_t ref, const std::string& what) -> absl::StatusOr<int> {
-    if (fmi2) {
-      if (ref < 1 || ref > static_cast<int64_t>(md.variables.size())) {
-        return Bad(source, absl::StrCat(what, ": index ", ref, " is out of range"));
+
+  absl::StatusOr<int> Resolve(int64_t ref, const std::string& what) const {
+    if (fmi2_) {
+      if (ref < 1 || ref > static_cast<int64_t>(md_.variables.size())) {
+        return Bad(source_, absl::StrCat(what, ": index ", ref, " is out of range"));
       }
       return static_cast<int>(ref - 1);
     }
-    auto it = by_vr.find(ref);
-    if (it == by_vr.end()) {
-      return Bad(source, absl::StrCat(what, ": no variable has value reference ", ref));
+    auto it = by_vr_.find(ref);
+    if (it == by_vr_.end()) {
+      return Bad(source_, absl::StrCat(what, ": no variable has value reference ", ref));
     }
     return it->second;
-  };
-  for (size_t i = 0; i < md.variables.size(); ++i) {
-    if (raw_derivative[i] < 0) continue;
-    auto state = resolve(raw_derivative[i], "derivative of '" + md.variables[i].name + "'");
-    if (!state.ok()) return state.status();
-    md.variables[i].derivative_of = *state;
   }
 
-  uint64_t budget = kMaxArrayElements;
-  for (size_t i = 0; i < raw_dimensions.size() && !fmi2; ++i) {
-    if (raw_dimensions[i].empty()) continue;
-    md.variables[i].not_expanded = ExpandArray(static_cast<int>(i), raw_dimensions[i], by_vr,
-                                               budget, &md, &md.by_name_, &md.sizing_parameters_);
-    if (md.variables[i].not_expanded.empty()) budget -= md.variables[i].size;
+  // Each `derivative` attribute to the index of its state.
+  absl::Status Derivatives() {
+    for (size_t i = 0; i < md_.variables.size(); ++i) {
+      if (raw_derivative_[i] < 0) continue;
+      auto state = Resolve(raw_derivative_[i], "derivative of '" + md_.variables[i].name + "'");
+      if (!state.ok()) return state.status();
+      md_.variables[i].derivative_of = *state;
+    }
+    return absl::OkStatus();
   }
 
-  // Model structure.
-  const pugi::xml_node structure = root.child("ModelStructure");
-  auto read_unknown = [&](const pugi::xml_node& node, const char* what,
-                          std::vector<Unknown>* out) -> absl::Status {
-    const char* ref_attribute = fmi2 ? "index" : "valueReference";
-    auto index = resolve(node.attribute(ref_attribute).as_llong(-1), what);
+  // FMI 3 arrays expanded into their elements, within kMaxArrayElements per FMU.
+  void Arrays() {
+    uint64_t budget = kMaxArrayElements;
+    for (size_t i = 0; i < raw_dimensions_.size() && !fmi2_; ++i) {
+      if (raw_dimensions_[i].empty()) continue;
+      md_.variables[i].not_expanded =
+          ExpandArray(static_cast<int>(i), raw_dimensions_[i], by_vr_, budget, &md_, &md_.by_name_,
+                      &md_.sizing_parameters_);
+      if (md_.variables[i].not_expanded.empty()) budget -= md_.variables[i].size;
+    }
+  }
+
+  // <ModelStructure>: outputs, derivatives, initial unknowns and their dependencies.
+  absl::Status Structure(const pugi::xml_node& structure) {
+    if (fmi2_) {
+      const std::pair<const char*, std::vector<Unknown>*> lists[] = {
+          {"Outputs", &md_.outputs},
+          {"Derivatives", &md_.derivatives},
+          {"InitialUnknowns", &md_.initial_unknowns}};
+      for (const auto& [name, list] : lists) {
+        for (const pugi::xml_node u : structure.child(name).children("Unknown")) {
+          if (absl::Status s = ReadUnknown(u, name, list); !s.ok()) return s;
+        }
+      }
+      return absl::OkStatus();
+    }
+    int indicators = 0;
+    for (const pugi::xml_node node : structure.children()) {
+      const std::string name = node.name();
+      absl::Status s;
+      if (name == "Output") {
+        s = ReadUnknown(node, "Output", &md_.outputs);
+      } else if (name == "ContinuousStateDerivative") {
+        s = ReadUnknown(node, "ContinuousStateDerivative", &md_.derivatives);
+      } else if (name == "InitialUnknown") {
+        s = ReadUnknown(node, "InitialUnknown", &md_.initial_unknowns);
+      } else if (name == "EventIndicator") {
+        ++indicators;
+      }
+      if (!s.ok()) return s;
+    }
+    md_.number_of_event_indicators = indicators;
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadUnknown(const pugi::xml_node& node, const char* what,
+                           std::vector<Unknown>* out) {
+    const char* ref_attribute = fmi2_ ? "index" : "valueReference";
+    auto index = Resolve(node.attribute(ref_attribute).as_llong(-1), what);
     if (!index.ok()) return index.status();
     Unknown unknown;
     unknown.index = *index;
     if (const auto deps = node.attribute("dependencies")) {
       unknown.dependencies_given = true;
       auto list = ParseList(deps.as_string());
-      if (!list.ok())
-        return Bad(source, std::string(what) + ": " + std::string(list.status().message()));
+      if (!list.ok()) {
+        return Bad(source_, std::string(what) + ": " + std::string(list.status().message()));
+      }
       for (int64_t ref : *list) {
-        auto dep = resolve(ref, what);
+        auto dep = Resolve(ref, what);
         if (!dep.ok()) return dep.status();
         unknown.dependencies.push_back(*dep);
       }
     }
     out->push_back(std::move(unknown));
     return absl::OkStatus();
-  };
-  if (fmi2) {
-    const std::pair<const char*, std::vector<Unknown>*> lists[] = {
-        {"Outputs", &md.outputs},
-        {"Derivatives", &md.derivatives},
-        {"InitialUnknowns", &md.initial_unknowns}};
-    for (const auto& [name, list] : lists) {
-      for (const pugi::xml_node u : structure.child(name).children("Unknown")) {
-        if (absl::Status s = read_unknown(u, name, list); !s.ok()) return s;
-      }
-    }
-  } else {
-    int indicators = 0;
-    for (const pugi::xml_node node : structure.children()) {
-      const std::string name = node.name();
-      absl::Status s;
-      if (name == "Output") {
-        s = read_unknown(node, "Output", &md.outputs);
-      } else if (name == "ContinuousStateDerivative") {
-        s = read_unknown(node, "ContinuousStateDerivative", &md.derivatives);
-      } else if (name == "InitialUnknown") {
-        s = read_unknown(node, "InitialUnknown", &md.initial_unknowns);
-      } else if (name == "EventIndicator") {
-        ++indicators;
-      }
-      if (!s.ok()) return s;
-    }
-    md.number_of_event_indicators = indicators;
   }
-  if (!fmi2) {
-    if (absl::Status s = ExpandArrayDerivatives(source, &md); !s.ok()) return s;
-  }
-  for (const Unknown& d : md.derivatives) {
-    if (md.variables[d.index].derivative_of < 0) {
-      return Bad(source, "derivative '" + md.variables[d.index].name +
-                             "' does not name its state (attribute derivative)");
-    }
-  }
-  return md;
+
+  const std::string& source_;
+  ModelDescription md_;
+  bool fmi2_ = true;
+  std::vector<int64_t> raw_derivative_;  // per variable: FMI 2 index (1-based) / FMI 3 vr, or -1
+  std::vector<std::vector<RawDimension>> raw_dimensions_;  // per variable (FMI 3 arrays)
+  std::unordered_map<int64_t, int> by_vr_;                 // FMI 3
+};
+
+absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string& xml,
+                                                           const std::string& source) {
+  return ModelDescriptionParser(source).Parse(xml);
 }
 
 absl::StatusOr<ModelDescription> ParseModelDescriptionFile(const std::string& path,

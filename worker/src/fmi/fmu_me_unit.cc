@@ -421,6 +421,44 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     return absl::OkStatus();
   }
 
+  // The state event in the chunk [t, *t_b] whose indicators crossed: bisection, re-integrating
+  // from the chunk's start (x_a, z_a, the solver's history) to within the event tolerance. On
+  // return *t_b is the bracket's end after the crossing, x_ the state there and *z_b its
+  // indicators (or `status` says why the solver stopped).
+  absl::Status LocateStateEvent(const InputPolynomials& poly, const InputPolynomials& shifted,
+                                double t0, double t, const Eigen::VectorXd& x_a,
+                                const std::vector<double>& z_a,
+                                const std::shared_ptr<const void>& history, double* t_b,
+                                std::vector<double>* z_b, StepStatus* status,
+                                std::string* message) {
+    Eigen::VectorXd u(u_.size());
+    std::vector<double> z_m;
+    double lo = t, hi = *t_b;
+    Eigen::VectorXd x_hi = x_, x_m;
+    const double tolerance = std::max(1e-12, 1e-10 * std::max(1.0, std::abs(*t_b)));
+    while (hi - lo > tolerance) {
+      const double t_m = 0.5 * (lo + hi);
+      solver_->RestoreHistory(history);
+      x_m = x_a;
+      if (absl::Status s = Integrate(shifted, t, t_m - t, &x_m, status, message); !s.ok()) {
+        return s;
+      }
+      if (*status != StepStatus::kOk) return absl::OkStatus();
+      poly.Value(t_m - t0, u);
+      if (absl::Status s = Indicators(t_m, x_m, u, &z_m); !s.ok()) return s;
+      if (Crossed(z_a, z_m)) {
+        hi = t_m;
+        x_hi = x_m;
+        *z_b = z_m;
+      } else {
+        lo = t_m;
+      }
+    }
+    *t_b = hi;
+    x_ = x_hi;
+    return absl::OkStatus();
+  }
+
   // Integrates from t0 to t_end with event handling; on return time_ is t_end unless the FMU
   // ended (or the solver refused: then `status` says why).
   absl::Status Advance(const InputPolynomials& poly, double t0, double t_end, StepStatus* status,
@@ -428,7 +466,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     const double eps = 1e-12 * std::max(1.0, std::abs(t_end));
     const double chunk = chunk_ > 0.0 ? chunk_ : t_end - t0;
     Eigen::VectorXd u(u_.size());
-    std::vector<double> z_b, z_m;
+    std::vector<double> z_b;
     double t = t0;
     int events = 0;
     while (t < t_end - eps && !ended_) {
@@ -451,32 +489,15 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
         poly.Value(t_b - t0, u);
         if (absl::Status s = Indicators(t_b, x_, u, &z_b); !s.ok()) return s;
         if (Crossed(z_a, z_b)) {
-          // Bisection on [lo, hi], re-integrating from the start of the chunk.
-          double lo = t, hi = t_b;
-          Eigen::VectorXd x_hi = x_, x_m;
-          const double tolerance = std::max(1e-12, 1e-10 * std::max(1.0, std::abs(t_b)));
-          while (hi - lo > tolerance) {
-            const double t_m = 0.5 * (lo + hi);
-            solver_->RestoreHistory(history);
-            x_m = x_a;
-            if (absl::Status s = Integrate(shifted, t, t_m - t, &x_m, status, message); !s.ok()) {
-              return s;
-            }
-            if (*status != StepStatus::kOk) return absl::OkStatus();
-            poly.Value(t_m - t0, u);
-            if (absl::Status s = Indicators(t_m, x_m, u, &z_m); !s.ok()) return s;
-            if (Crossed(z_a, z_m)) {
-              hi = t_m;
-              x_hi = x_m;
-              z_b = z_m;
-            } else {
-              lo = t_m;
-            }
+          const double chunk_end = t_b;
+          if (absl::Status s = LocateStateEvent(poly, shifted, t0, t, x_a, z_a, history, &t_b, &z_b,
+                                                status, message);
+              !s.ok()) {
+            return s;
           }
+          if (*status != StepStatus::kOk) return absl::OkStatus();
           state_event = true;
-          time_event = time_event && hi >= t_b - eps;
-          t_b = hi;
-          x_ = x_hi;
+          time_event = time_event && t_b >= chunk_end - eps;
         }
       }
       t = t_b;

@@ -66,6 +66,13 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
       md_(std::move(md)),
       instance_(std::move(instance)),
       model_exchange_(model_exchange) {
+  ClassifyVariables();
+  SetCapabilities();
+}
+
+// Inputs, outputs, states and the others, from the scalars and the elements of FMI 3 arrays in
+// declaration order; the value groups read and written through them.
+void FmuUnitBase::ClassifyVariables() {
   std::vector<bool> is_state(md_.variables.size(), false);
   for (const Unknown& d : md_.derivatives) {
     derivative_indices_.push_back(d.index);
@@ -73,7 +80,6 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
     is_state[md_.variables[d.index].derivative_of] = true;
   }
   std::vector<int> real_outputs;  // the Float64 ones
-  // The scalars and the elements of FMI 3 arrays, in declaration order.
   for (int i : md_.Scalars()) {
     const ScalarVariable& v = md_.variables[i];
     if ((v.type == VarType::kString || v.type == VarType::kBinary) &&
@@ -119,7 +125,9 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, ModelDescription md,
   outputs_ = VariableGroup(md_, output_indices_);
   states_ = VariableGroup(md_, state_indices_);
   derivatives_ = VariableGroup(md_, derivative_indices_);
+}
 
+void FmuUnitBase::SetCapabilities() {
   Capabilities& caps = description_.capabilities;
   const KindInfo& k = kind();
   std::vector<bool> is_input(md_.variables.size(), false);

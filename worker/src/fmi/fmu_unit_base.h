@@ -103,6 +103,9 @@ class FmuUnitBase : public Unit {
   bool output_derivatives_needed_ = true;
 
  private:
+  // The constructor's two parts.
+  void ClassifyVariables();
+  void SetCapabilities();
   absl::Status ReadRecordedStrings(std::vector<std::string>* values);
   // fmiXGetString for the String ones, fmi3GetBinary (as hex) for those `binary` marks.
   absl::Status ReadTexts(const std::vector<uint32_t>& vrs, const std::vector<bool>& binary,

@@ -25,6 +25,7 @@
 namespace cosimo::fmi {
 
 enum class FmiVersion { kFmi2, kFmi3 };
+class ModelDescriptionParser;  // model_description.cc
 
 // The C type through which a variable is read and written. FMI 2 Enumeration is kInt32, FMI 3
 // Enumeration is kInt64.
@@ -138,8 +139,7 @@ struct ModelDescription {
   bool SizesAnArray(int index) const;
 
  private:
-  friend absl::StatusOr<ModelDescription> ParseModelDescriptionText(const std::string&,
-                                                                    const std::string&);
+  friend class ModelDescriptionParser;
   std::map<std::string, int> by_name_;
   std::vector<int> sizing_parameters_;
 };
