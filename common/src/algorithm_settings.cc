@@ -46,6 +46,52 @@ absl::Status CheckStepCount(double start, double stop, double h, const char* fie
   return absl::OkStatus();
 }
 
+// algorithm.adaptive: the step bounds and the error tolerance, with their defaults.
+absl::Status ResolveAdaptive(const v1::Adaptive& ad, AlgorithmSettings* s) {
+  const std::string default_min = Num(kDefaultMinStepFraction * s->step_size);
+  if (absl::Status st =
+          CheckOptional(ad.min_step(), "algorithm.adaptive.min_step",
+                        absl::StrCat("> 0, or 0 for the default ", Num(kDefaultMinStepFraction),
+                                     " x step_size = ", default_min, " s"));
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = CheckOptional(ad.max_step(), "algorithm.adaptive.max_step",
+                                      "> 0, or 0 for the default stop_time - start_time");
+      !st.ok()) {
+    return st;
+  }
+  if (absl::Status st =
+          CheckOptional(ad.tolerance(), "algorithm.adaptive.tolerance",
+                        absl::StrCat("> 0, or 0 for the default (", Num(kDefaultErrorTolerance),
+                                     " for non-iterative kinds, none for iterative ones)"));
+      !st.ok()) {
+    return st;
+  }
+  s->min_step = ad.min_step() > 0.0 ? ad.min_step() : kDefaultMinStepFraction * s->step_size;
+  // The default is the whole run, or H if that is longer (the first step lands on stop_time).
+  s->max_step =
+      ad.max_step() > 0.0 ? ad.max_step() : std::max(s->stop_time - s->start_time, s->step_size);
+  if (s->min_step > s->max_step) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm.adaptive.max_step (", Num(s->max_step),
+                     ") must be >= algorithm.adaptive.min_step (", Num(s->min_step), ")"));
+  }
+  if (s->step_size < s->min_step || s->step_size > s->max_step) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "algorithm.step_size (", Num(s->step_size), ") must lie within [adaptive.min_step, ",
+        "adaptive.max_step] = [", Num(s->min_step), ", ", Num(s->max_step), "]"));
+  }
+  if (absl::Status st =
+          CheckStepCount(s->start_time, s->stop_time, s->min_step, "algorithm.adaptive.min_step");
+      !st.ok()) {
+    return st;
+  }
+  s->error_tolerance =
+      ad.tolerance() > 0.0 ? ad.tolerance() : (s->iterative ? 0.0 : kDefaultErrorTolerance);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario) {
@@ -121,48 +167,7 @@ absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario)
 
   s.adaptive = a.has_adaptive();
   if (!s.adaptive) return s;
-  const v1::Adaptive& ad = a.adaptive();
-  const std::string default_min = Num(kDefaultMinStepFraction * s.step_size);
-  if (absl::Status st =
-          CheckOptional(ad.min_step(), "algorithm.adaptive.min_step",
-                        absl::StrCat("> 0, or 0 for the default ", Num(kDefaultMinStepFraction),
-                                     " x step_size = ", default_min, " s"));
-      !st.ok()) {
-    return st;
-  }
-  if (absl::Status st = CheckOptional(ad.max_step(), "algorithm.adaptive.max_step",
-                                      "> 0, or 0 for the default stop_time - start_time");
-      !st.ok()) {
-    return st;
-  }
-  if (absl::Status st =
-          CheckOptional(ad.tolerance(), "algorithm.adaptive.tolerance",
-                        absl::StrCat("> 0, or 0 for the default (", Num(kDefaultErrorTolerance),
-                                     " for non-iterative kinds, none for iterative ones)"));
-      !st.ok()) {
-    return st;
-  }
-  s.min_step = ad.min_step() > 0.0 ? ad.min_step() : kDefaultMinStepFraction * s.step_size;
-  // The default is the whole run, or H if that is longer (the first step lands on stop_time).
-  s.max_step =
-      ad.max_step() > 0.0 ? ad.max_step() : std::max(s.stop_time - s.start_time, s.step_size);
-  if (s.min_step > s.max_step) {
-    return absl::InvalidArgumentError(absl::StrCat("algorithm.adaptive.max_step (", Num(s.max_step),
-                                                   ") must be >= algorithm.adaptive.min_step (",
-                                                   Num(s.min_step), ")"));
-  }
-  if (s.step_size < s.min_step || s.step_size > s.max_step) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "algorithm.step_size (", Num(s.step_size), ") must lie within [adaptive.min_step, ",
-        "adaptive.max_step] = [", Num(s.min_step), ", ", Num(s.max_step), "]"));
-  }
-  if (absl::Status st =
-          CheckStepCount(s.start_time, s.stop_time, s.min_step, "algorithm.adaptive.min_step");
-      !st.ok()) {
-    return st;
-  }
-  s.error_tolerance =
-      ad.tolerance() > 0.0 ? ad.tolerance() : (s.iterative ? 0.0 : kDefaultErrorTolerance);
+  if (absl::Status st = ResolveAdaptive(a.adaptive(), &s); !st.ok()) return st;
   return s;
 }
 
