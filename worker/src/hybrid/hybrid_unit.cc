@@ -20,6 +20,27 @@ namespace {
 // The seed of the bottom network: another stream than the top's.
 constexpr uint64_t kBottomSeedOffset = 0x5851F42D4C957F2Dull;
 
+// The networks' weights from hybrid.weights, when it names a file.
+absl::Status LoadWeights(const v1::HybridModel& hybrid, const std::string& prefix, DenseNet* top,
+                         DenseNet* bottom) {
+  if (!hybrid.has_weights()) return absl::OkStatus();
+  {
+    const std::string& path = hybrid.weights().path();
+    if (path.empty()) {
+      return absl::InvalidArgumentError(prefix + "hybrid.weights.path is empty (not fetched)");
+    }
+    absl::StatusOr<v1::HybridWeights> weights = ReadWeightsFile(path);
+    if (!weights.ok()) return Annotate(weights.status(), prefix + "hybrid.weights");
+    if (absl::Status s = top->FromProto(weights->top(), "top"); !s.ok()) {
+      return Annotate(s, prefix + "hybrid.weights");
+    }
+    if (absl::Status s = bottom->FromProto(weights->bottom(), "bottom"); !s.ok()) {
+      return Annotate(s, prefix + "hybrid.weights");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HybridUnit>> HybridUnit::Create(const v1::Unit& spec) {
@@ -49,39 +70,7 @@ absl::StatusOr<std::unique_ptr<HybridUnit>> HybridUnit::Create(const v1::Unit& s
       return true;
     };
   } else if (hybrid.has_fmu()) {
-    if (hybrid.fmu().path().empty()) {
-      return absl::InvalidArgumentError(prefix + "hybrid.fmu.path is empty (not fetched)");
-    }
-    *inner_spec.mutable_fmu() = hybrid.fmu();
-    *inner_spec.mutable_solver() = spec.solver();  // a solver: loaded as Model Exchange
-    COSIMO_ASSIGN_OR_RETURN(unit->inner_, CreateFmuUnit(inner_spec, hybrid.fmu().path()));
-    unit->equations_ = dynamic_cast<fmi::ModelExchangeEquations*>(unit->inner_.get());
-    if (unit->equations_ == nullptr) {
-      return absl::InvalidArgumentError(prefix + "hybrid.fmu must offer Model Exchange");
-    }
-    if (unit->equations_->has_events()) {
-      return absl::InvalidArgumentError(
-          prefix +
-          "hybrid.fmu has event indicators (state events); a hybrid unit wraps the "
-          "continuous equations of a Model Exchange FMU");
-    }
-    inner = &unit->equations_->equations();
-    fmi::ModelExchangeEquations* equations = unit->equations_;
-    std::shared_ptr<absl::Status> error = unit->jacobian_error_;
-    jacobians = [equations, error](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
-                                   Eigen::MatrixXd* A, Eigen::MatrixXd* B, Eigen::MatrixXd* C,
-                                   Eigen::MatrixXd* D) {
-      Linearization lin;
-      if (absl::Status s = equations->JacobiansAt(t, x, u, &lin); !s.ok()) {
-        if (error->ok()) *error = s;
-        return false;
-      }
-      *A = std::move(lin.A);
-      *B = std::move(lin.B);
-      *C = std::move(lin.C);
-      *D = std::move(lin.D);
-      return true;
-    };
+    if (absl::Status s = unit->WrapFmu(spec, &inner_spec, &inner, &jacobians); !s.ok()) return s;
   } else {
     return absl::InvalidArgumentError(prefix + "hybrid needs the model it wraps (builtin or fmu)");
   }
@@ -92,20 +81,7 @@ absl::StatusOr<std::unique_ptr<HybridUnit>> HybridUnit::Create(const v1::Unit& s
   }
   DenseNet top(n, hybrid.top(), hybrid.seed());
   DenseNet bottom(n, hybrid.bottom(), hybrid.seed() + kBottomSeedOffset);
-  if (hybrid.has_weights()) {
-    const std::string& path = hybrid.weights().path();
-    if (path.empty()) {
-      return absl::InvalidArgumentError(prefix + "hybrid.weights.path is empty (not fetched)");
-    }
-    absl::StatusOr<v1::HybridWeights> weights = ReadWeightsFile(path);
-    if (!weights.ok()) return Annotate(weights.status(), prefix + "hybrid.weights");
-    if (absl::Status s = top.FromProto(weights->top(), "top"); !s.ok()) {
-      return Annotate(s, prefix + "hybrid.weights");
-    }
-    if (absl::Status s = bottom.FromProto(weights->bottom(), "bottom"); !s.ok()) {
-      return Annotate(s, prefix + "hybrid.weights");
-    }
-  }
+  if (absl::Status s = LoadWeights(hybrid, prefix, &top, &bottom); !s.ok()) return s;
   auto model = std::make_unique<HybridModel>(inner, std::move(owned), std::move(top),
                                              std::move(bottom), std::move(jacobians));
   unit->model_ = model.get();
@@ -114,6 +90,49 @@ absl::StatusOr<std::unique_ptr<HybridUnit>> HybridUnit::Create(const v1::Unit& s
                           CreateSolver(spec.solver(), *model, spec.name()));
   unit->unit_ = std::make_unique<ModelUnit>(spec.name(), std::move(model), std::move(solver));
   return unit;
+}
+
+// The wrapped Model Exchange FMU: the unit behind (inner_), its equations and their
+// Jacobians (directional derivatives or finite differences of the FMU).
+absl::Status HybridUnit::WrapFmu(const v1::Unit& spec, v1::Unit* inner_spec, const Model** inner,
+                                 HybridModel::InnerJacobians* jacobians) {
+  const std::string prefix = "unit '" + spec.name() + "': ";
+  const v1::HybridModel& hybrid = spec.hybrid();
+
+  if (hybrid.fmu().path().empty()) {
+    return absl::InvalidArgumentError(prefix + "hybrid.fmu.path is empty (not fetched)");
+  }
+  *inner_spec->mutable_fmu() = hybrid.fmu();
+  *inner_spec->mutable_solver() = spec.solver();  // a solver: loaded as Model Exchange
+  COSIMO_ASSIGN_OR_RETURN(inner_, CreateFmuUnit(*inner_spec, hybrid.fmu().path()));
+  equations_ = dynamic_cast<fmi::ModelExchangeEquations*>(inner_.get());
+  if (equations_ == nullptr) {
+    return absl::InvalidArgumentError(prefix + "hybrid.fmu must offer Model Exchange");
+  }
+  if (equations_->has_events()) {
+    return absl::InvalidArgumentError(
+        prefix +
+        "hybrid.fmu has event indicators (state events); a hybrid unit wraps the "
+        "continuous equations of a Model Exchange FMU");
+  }
+  *inner = &equations_->equations();
+  fmi::ModelExchangeEquations* equations = equations_;
+  std::shared_ptr<absl::Status> error = jacobian_error_;
+  *jacobians = [equations, error](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                                  Eigen::MatrixXd* A, Eigen::MatrixXd* B, Eigen::MatrixXd* C,
+                                  Eigen::MatrixXd* D) {
+    Linearization lin;
+    if (absl::Status s = equations->JacobiansAt(t, x, u, &lin); !s.ok()) {
+      if (error->ok()) *error = s;
+      return false;
+    }
+    *A = std::move(lin.A);
+    *B = std::move(lin.B);
+    *C = std::move(lin.C);
+    *D = std::move(lin.D);
+    return true;
+  };
+  return absl::OkStatus();
 }
 
 HybridUnit::~HybridUnit() {

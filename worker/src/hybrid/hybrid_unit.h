@@ -58,6 +58,8 @@ class HybridUnit final : public Unit {
 
  private:
   HybridUnit() = default;
+  absl::Status WrapFmu(const v1::Unit& spec, v1::Unit* inner_spec, const Model** inner,
+                       HybridModel::InnerJacobians* jacobians);
 
   std::string name_;
   std::unique_ptr<Unit> inner_;  // the FMU unit; null for built-in models

@@ -79,7 +79,6 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(const v1::Scenario& sce
                                       "' (units: " + names + ")");
   }
   const v1::Unit& spec = scenario.units(index);
-  const std::string prefix = "unit '" + unit + "': ";
   if (!spec.has_hybrid()) {
     return absl::InvalidArgumentError(
         absl::StrCat("units[", index, "]: unit '", unit,
@@ -96,9 +95,23 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(const v1::Scenario& sce
     return s;
   }
   trainer->model_ = &trainer->unit_->model();
-  const HybridModel& model = *trainer->model_;
+  if (absl::Status s = trainer->ReadData(scenario, index, data_text, data_source); !s.ok()) {
+    return s;
+  }
+  COSIMO_ASSIGN_OR_RETURN(trainer->solver_, CreateSolver(spec.solver(), *trainer->model_, unit));
+  trainer->sensitivity_model_ = std::make_unique<SensitivityModel>(trainer->model_);
+  COSIMO_ASSIGN_OR_RETURN(trainer->sensitivity_solver_,
+                          CreateSolver(spec.solver(), *trainer->sensitivity_model_, unit));
+  return trainer;
+}
 
-  // The data.
+// The measured data: the compared columns (the unit's recorded outputs and states, else its
+// outputs the data has) and the inputs, at the rows within the scenario's time span.
+absl::Status Trainer::ReadData(const v1::Scenario& scenario, int index,
+                               const std::string& data_text, const std::string& data_source) {
+  const std::string& unit = name_;
+  const std::string prefix = "unit '" + unit + "': ";
+  const HybridModel& model = *model_;
   COSIMO_ASSIGN_OR_RETURN(NumericCsv csv, ParseNumericCsv(data_text, data_source));
   auto column_of = [&](const std::string& name) {
     for (size_t j = 1; j < csv.header.size(); ++j) {
@@ -145,8 +158,8 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(const v1::Scenario& sce
                                         "' (recorded variable of unit '" + unit +
                                         "'; columns: " + columns + ")");
     }
-    trainer->compared_names_.push_back(unit + "." + name);
-    trainer->compared_index_.push_back(found);
+    compared_names_.push_back(unit + "." + name);
+    compared_index_.push_back(found);
     data_columns.push_back(column);
   }
   std::vector<int> input_columns;
@@ -166,25 +179,21 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(const v1::Scenario& sce
   }
   const Eigen::Index q = static_cast<Eigen::Index>(data_columns.size());
   const Eigen::Index m = static_cast<Eigen::Index>(input_columns.size());
-  trainer->measured_.resize(static_cast<Eigen::Index>(rows.size()), q);
-  trainer->inputs_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), m);
+  measured_.resize(static_cast<Eigen::Index>(rows.size()), q);
+  inputs_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(rows.size()), m);
   for (size_t k = 0; k < rows.size(); ++k) {
     const Eigen::Index r = rows[k], row = static_cast<Eigen::Index>(k);
-    trainer->times_.push_back(csv.times[static_cast<size_t>(r)]);
+    times_.push_back(csv.times[static_cast<size_t>(r)]);
     for (Eigen::Index j = 0; j < q; ++j) {
-      trainer->measured_(row, j) = csv.values(r, data_columns[static_cast<size_t>(j)]);
+      measured_(row, j) = csv.values(r, data_columns[static_cast<size_t>(j)]);
     }
     for (Eigen::Index j = 0; j < m; ++j) {
       const int c = input_columns[static_cast<size_t>(j)];
-      if (c >= 0) trainer->inputs_(row, j) = csv.values(r, c);
+      if (c >= 0) inputs_(row, j) = csv.values(r, c);
     }
   }
 
-  COSIMO_ASSIGN_OR_RETURN(trainer->solver_, CreateSolver(spec.solver(), model, unit));
-  trainer->sensitivity_model_ = std::make_unique<SensitivityModel>(trainer->model_);
-  COSIMO_ASSIGN_OR_RETURN(trainer->sensitivity_solver_,
-                          CreateSolver(spec.solver(), *trainer->sensitivity_model_, unit));
-  return trainer;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<double> Trainer::Loss(Eigen::VectorXd* gradient) { return Run(gradient, nullptr); }

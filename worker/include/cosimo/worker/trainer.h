@@ -79,6 +79,9 @@ class Trainer {
  private:
   class SensitivityModel;
   Trainer() = default;
+  // Reads the measured data of unit `index` of `scenario` (Create).
+  absl::Status ReadData(const v1::Scenario& scenario, int index, const std::string& data_text,
+                        const std::string& data_source);
   // Runs the simulation; with `gradient`, the sensitivities too. Fills `trajectory` when not null.
   absl::StatusOr<double> Run(Eigen::VectorXd* gradient, Eigen::MatrixXd* trajectory);
 
