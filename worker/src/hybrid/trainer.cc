@@ -165,6 +165,15 @@ absl::Status Trainer::ReadData(const v1::Scenario& scenario, int index,
   std::vector<int> input_columns;
   for (const VariableInfo& v : model.inputs())
     input_columns.push_back(column_of(unit + "." + v.name));
+  return TakeSamples(scenario, csv, data_source, data_columns, input_columns);
+}
+
+// The data's rows within the scenario's time span: the measured values of the compared
+// columns and the inputs (0 where the data has no column for one).
+absl::Status Trainer::TakeSamples(const v1::Scenario& scenario, const NumericCsv& csv,
+                                  const std::string& data_source,
+                                  const std::vector<int>& data_columns,
+                                  const std::vector<int>& input_columns) {
   std::vector<Eigen::Index> rows;
   for (size_t r = 0; r < csv.times.size(); ++r) {
     const double t = csv.times[r];

@@ -22,6 +22,10 @@
 #include "absl/status/statusor.h"
 #include "cosimo/v1/scenario.pb.h"
 
+namespace cosimo {
+struct NumericCsv;  // cosimo/common/csv.h
+}  // namespace cosimo
+
 namespace cosimo::worker {
 
 class HybridModel;  // worker/src/hybrid/hybrid_model.h
@@ -82,6 +86,9 @@ class Trainer {
   // Reads the measured data of unit `index` of `scenario` (Create).
   absl::Status ReadData(const v1::Scenario& scenario, int index, const std::string& data_text,
                         const std::string& data_source);
+  absl::Status TakeSamples(const v1::Scenario& scenario, const NumericCsv& csv,
+                           const std::string& data_source, const std::vector<int>& data_columns,
+                           const std::vector<int>& input_columns);
   // Runs the simulation; with `gradient`, the sensitivities too. Fills `trajectory` when not null.
   absl::StatusOr<double> Run(Eigen::VectorXd* gradient, Eigen::MatrixXd* trajectory);
 
