@@ -83,28 +83,18 @@ int RemoveAbandonedUnpacks(const std::string& root, std::chrono::seconds min_age
   return removed;
 }
 
-absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_path,
-                                                       const UnpackLimits& limits) {
-  const std::string where = absl::StrCat("FMU archive '", fmu_path, "'");
-  int error_code = 0;
-  ZipArchive archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
-  if (archive == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": cannot open as a zip archive: ", ZipErrorText(error_code)));
-  }
-  const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
-  if (count < 0 || static_cast<uint64_t>(count) > limits.max_entries) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": ", count, " entries (limit ", limits.max_entries, ")"));
-  }
+namespace {
 
-  // Check every entry before writing anything.
+// Every entry's name (inside the folder), kind (files and folders only) and declared size,
+// before anything is written.
+absl::Status CheckEntries(zip_t* archive, zip_int64_t count, const std::string& where,
+                          const UnpackLimits& limits) {
   uint64_t declared_total = 0;
   for (zip_int64_t i = 0; i < count; ++i) {
     zip_stat_t stat;
-    if (zip_stat_index(archive.get(), i, 0, &stat) != 0 || (stat.valid & ZIP_STAT_NAME) == 0) {
+    if (zip_stat_index(archive, i, 0, &stat) != 0 || (stat.valid & ZIP_STAT_NAME) == 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": cannot read entry ", i, ": ", zip_strerror(archive.get())));
+          absl::StrCat(where, ": cannot read entry ", i, ": ", zip_strerror(archive)));
     }
     const std::string name = stat.name;
     if (!IsSafeEntryName(name)) {
@@ -113,7 +103,7 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
     }
     zip_uint8_t opsys = 0;
     zip_uint32_t attributes = 0;
-    if (zip_file_get_external_attributes(archive.get(), i, 0, &opsys, &attributes) == 0 &&
+    if (zip_file_get_external_attributes(archive, i, 0, &opsys, &attributes) == 0 &&
         opsys == ZIP_OPSYS_UNIX) {
       const mode_t mode = static_cast<mode_t>(attributes >> 16);
       const mode_t type = mode & S_IFMT;
@@ -130,18 +120,16 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
     }
   }
 
-  // Once per process: what workers that died (a crashing FMU) left behind.
-  static std::once_flag cleaned;
-  std::call_once(cleaned, [] { (void)RemoveAbandonedUnpacks(TempRoot()); });
-  auto dir_or = MakeTempDir();
-  if (!dir_or.ok()) return dir_or.status();
-  auto unpacked = std::make_unique<UnpackedFmu>(dir_or->first, dir_or->second);
-  const std::filesystem::path root(unpacked->dir());
+  return absl::OkStatus();
+}
 
+// The entries under `root`, counting the bytes actually inflated against the limit.
+absl::Status WriteEntries(zip_t* archive, zip_int64_t count, const std::string& where,
+                          const UnpackLimits& limits, const std::filesystem::path& root) {
   uint64_t written_total = 0;
   std::vector<char> buffer(1 << 16);
   for (zip_int64_t i = 0; i < count; ++i) {
-    const std::string name = zip_get_name(archive.get(), i, 0);
+    const std::string name = zip_get_name(archive, i, 0);
     const std::filesystem::path target = root / name;
     std::error_code ec;
     if (name.back() == '/') {
@@ -157,10 +145,10 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
       return absl::InternalError(
           absl::StrCat(where, ": cannot create the folder of '", name, "': ", ec.message()));
     }
-    ZipEntry file(zip_fopen_index(archive.get(), i, 0));
+    ZipEntry file(zip_fopen_index(archive, i, 0));
     if (file == nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": cannot read entry '", name, "': ", zip_strerror(archive.get())));
+          absl::StrCat(where, ": cannot read entry '", name, "': ", zip_strerror(archive)));
     }
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
     if (!out) {
@@ -184,6 +172,38 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
       return absl::InternalError(absl::StrCat(where, ": cannot write '", target.string(), "'"));
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_path,
+                                                       const UnpackLimits& limits) {
+  const std::string where = absl::StrCat("FMU archive '", fmu_path, "'");
+  int error_code = 0;
+  ZipArchive archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
+  if (archive == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cannot open as a zip archive: ", ZipErrorText(error_code)));
+  }
+  const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+  if (count < 0 || static_cast<uint64_t>(count) > limits.max_entries) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", count, " entries (limit ", limits.max_entries, ")"));
+  }
+
+  // Check every entry before writing anything.
+  if (absl::Status s = CheckEntries(archive.get(), count, where, limits); !s.ok()) return s;
+
+  // Once per process: what workers that died (a crashing FMU) left behind.
+  static std::once_flag cleaned;
+  std::call_once(cleaned, [] { (void)RemoveAbandonedUnpacks(TempRoot()); });
+  auto dir_or = MakeTempDir();
+  if (!dir_or.ok()) return dir_or.status();
+  auto unpacked = std::make_unique<UnpackedFmu>(dir_or->first, dir_or->second);
+  const std::filesystem::path root(unpacked->dir());
+
+  if (absl::Status s = WriteEntries(archive.get(), count, where, limits, root); !s.ok()) return s;
   return unpacked;
 }
 
