@@ -31,6 +31,65 @@ std::vector<VariableInfo> Indexed(const std::string& prefix, Eigen::Index count,
 
 std::string Count(size_t n) { return std::to_string(n) + (n == 1 ? " value" : " values"); }
 
+// The numbers of inputs (m) and outputs (q) that B (n x m) and C (q x n) give, checked against
+// those given (-1: not given); without C the outputs are the states.
+absl::Status SizesFromBAndC(ModelParameters& p, Eigen::Index n, const std::vector<double>& b,
+                            const std::vector<double>& c, Eigen::Index* m, Eigen::Index* q) {
+  if (n == 0) return absl::OkStatus();
+  {  // from B, then from C
+    if (!b.empty()) {
+      if (b.size() % n != 0) {
+        return p.Error("parameter 'B' has " + Count(b.size()) + "; with " + std::to_string(n) +
+                       " states (A is " + std::to_string(n) + "x" + std::to_string(n) +
+                       ") it needs n x inputs = a multiple of " + std::to_string(n));
+      }
+      const Eigen::Index from_b = static_cast<Eigen::Index>(b.size()) / n;
+      if (*m >= 0 && *m != from_b) {
+        return p.Error("parameter 'B' gives " + std::to_string(from_b) +
+                       " inputs but num_inputs is " + std::to_string(*m));
+      }
+      *m = from_b;
+    }
+    if (!c.empty()) {
+      if (c.size() % n != 0) {
+        return p.Error("parameter 'C' has " + Count(c.size()) + "; with " + std::to_string(n) +
+                       " states it needs outputs x n = a multiple of " + std::to_string(n));
+      }
+      const Eigen::Index from_c = static_cast<Eigen::Index>(c.size()) / n;
+      if (*q >= 0 && *q != from_c) {
+        return p.Error("parameter 'C' gives " + std::to_string(from_c) +
+                       " outputs but num_outputs is " + std::to_string(*q));
+      }
+      *q = from_c;
+    } else if (*q < 0) {
+      *q = n;  // y = x
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What D (q x m) can still tell of m and q.
+absl::Status SizesFromD(ModelParameters& p, const std::vector<double>& d, Eigen::Index* m,
+                        Eigen::Index* q) {
+  if (d.empty()) return absl::OkStatus();
+  Eigen::Index& inputs = *m;
+  Eigen::Index& outputs = *q;
+  const auto nd = static_cast<Eigen::Index>(d.size());
+  if (inputs < 0 && outputs > 0 && nd % outputs == 0) inputs = nd / outputs;
+  if (outputs < 0 && inputs > 0 && nd % inputs == 0) outputs = nd / inputs;
+  if (inputs < 0 && outputs < 0 && nd == 1) inputs = outputs = 1;
+  if (inputs < 0 || outputs < 0) {
+    return p.Error("parameter 'D' has " + Count(d.size()) +
+                   " but the numbers of inputs and outputs are not known; give num_inputs");
+  }
+  if (nd != inputs * outputs) {
+    return p.Error("parameter 'D' has " + Count(d.size()) + "; with " + std::to_string(outputs) +
+                   " outputs and " + std::to_string(inputs) + " inputs it needs " +
+                   std::to_string(outputs * inputs) + " (outputs x inputs, row-major)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 ModelResult MakeLinearStateSpace(ModelParameters& p) {
@@ -54,51 +113,8 @@ ModelResult MakeLinearStateSpace(ModelParameters& p) {
   Eigen::Index m = -1, q = -1;
   if (outputs_given >= 0) q = static_cast<Eigen::Index>(outputs_given);
   if (inputs_given >= 0) m = static_cast<Eigen::Index>(inputs_given);
-  if (n > 0) {
-    if (!b.empty()) {
-      if (b.size() % n != 0) {
-        return p.Error("parameter 'B' has " + Count(b.size()) + "; with " + std::to_string(n) +
-                       " states (A is " + std::to_string(n) + "x" + std::to_string(n) +
-                       ") it needs n x inputs = a multiple of " + std::to_string(n));
-      }
-      const Eigen::Index from_b = static_cast<Eigen::Index>(b.size()) / n;
-      if (m >= 0 && m != from_b) {
-        return p.Error("parameter 'B' gives " + std::to_string(from_b) +
-                       " inputs but num_inputs is " + std::to_string(m));
-      }
-      m = from_b;
-    }
-    if (!c.empty()) {
-      if (c.size() % n != 0) {
-        return p.Error("parameter 'C' has " + Count(c.size()) + "; with " + std::to_string(n) +
-                       " states it needs outputs x n = a multiple of " + std::to_string(n));
-      }
-      const Eigen::Index from_c = static_cast<Eigen::Index>(c.size()) / n;
-      if (q >= 0 && q != from_c) {
-        return p.Error("parameter 'C' gives " + std::to_string(from_c) +
-                       " outputs but num_outputs is " + std::to_string(q));
-      }
-      q = from_c;
-    } else if (q < 0) {
-      q = n;  // y = x
-    }
-  }
-  // What D can still tell.
-  if (!d.empty()) {
-    const auto nd = static_cast<Eigen::Index>(d.size());
-    if (m < 0 && q > 0 && nd % q == 0) m = nd / q;
-    if (q < 0 && m > 0 && nd % m == 0) q = nd / m;
-    if (m < 0 && q < 0 && nd == 1) m = q = 1;
-    if (m < 0 || q < 0) {
-      return p.Error("parameter 'D' has " + Count(d.size()) +
-                     " but the numbers of inputs and outputs are not known; give num_inputs");
-    }
-    if (nd != m * q) {
-      return p.Error("parameter 'D' has " + Count(d.size()) + "; with " + std::to_string(q) +
-                     " outputs and " + std::to_string(m) + " inputs it needs " +
-                     std::to_string(q * m) + " (outputs x inputs, row-major)");
-    }
-  }
+  if (absl::Status s = SizesFromBAndC(p, n, b, c, &m, &q); !s.ok()) return s;
+  if (absl::Status s = SizesFromD(p, d, &m, &q); !s.ok()) return s;
   if (m < 0) m = 0;
   if (q < 0) q = 0;
   if (n == 0 && (!b.empty() || !c.empty())) {
