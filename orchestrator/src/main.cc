@@ -23,20 +23,37 @@
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
 
-int main(int argc, char** argv) {
-  cosimo::SetUpProcess();
-  CLI::App app{"cosimo-orchestrator: the Cosimo co-simulation server"};
-  cosimo::orchestrator::ServerOptions options;
+namespace {
+
+// The options given in other units than ServerOptions keeps, and the port files.
+struct RawOptions {
+  int heartbeat_timeout_ms = 0;
+  int heartbeat_interval_ms = 0;
+  double retention_hours = 0;
+  double job_retention_days = 0;
+  int unschedulable_timeout_s = 0;
+  int checkpoint_interval_s = 0;
+  double command_timeout_s = 0;
+  uint64_t max_upload_mb = 0;
+  uint64_t max_message_mb = 0;
+  uint64_t max_scenario_kb = 0;
+  std::string http_port_file;
+  std::string port_file;
+};
+
+// Listening, workers' heartbeats, TLS and tokens (the defaults are ServerOptions').
+void AddServiceOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options,
+                       RawOptions& raw) {
   app.add_option("--listen", options.listen, "address to listen on, HOST:PORT")
       ->capture_default_str();
   app.add_option("--data-dir", options.data_dir,
                  "folder for the job store and artifacts (default: in memory)");
-  int heartbeat_timeout_ms = static_cast<int>(options.heartbeat_timeout.count());
-  int heartbeat_interval_ms = static_cast<int>(options.heartbeat_interval.count());
-  app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
+  raw.heartbeat_timeout_ms = static_cast<int>(options.heartbeat_timeout.count());
+  raw.heartbeat_interval_ms = static_cast<int>(options.heartbeat_interval.count());
+  app.add_option("--heartbeat-timeout-ms", raw.heartbeat_timeout_ms,
                  "silence after which a worker is declared lost, ms")
       ->capture_default_str();
-  app.add_option("--heartbeat-interval-ms", heartbeat_interval_ms,
+  app.add_option("--heartbeat-interval-ms", raw.heartbeat_interval_ms,
                  "heartbeat period asked of workers, ms")
       ->capture_default_str();
   app.add_option("--tls-cert", options.tls_cert_file,
@@ -57,26 +74,30 @@ int main(int argc, char** argv) {
   app.add_option("--worker-token-file", options.worker_token_file,
                  "require this other token from workers (and refuse the clients' tokens on their "
                  "streams); needs --token-file or --tokens-file");
-  double retention_hours = static_cast<double>(options.artifact_retention.count()) / 3600.0;
-  app.add_option("--artifact-retention-hours", retention_hours,
+}
+
+// Retention, timeouts, limits, the HTTP port and the port files.
+void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options, RawOptions& raw) {
+  raw.retention_hours = static_cast<double>(options.artifact_retention.count()) / 3600.0;
+  app.add_option("--artifact-retention-hours", raw.retention_hours,
                  "remove artifacts that no job names and nobody used for this long, and "
                  "abandoned uploads (0: keep them forever)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 24.0 * 365 * 100));
-  double job_retention_days = static_cast<double>(options.job_retention.count()) / 86400.0;
-  app.add_option("--job-retention-days", job_retention_days,
+  raw.job_retention_days = static_cast<double>(options.job_retention.count()) / 86400.0;
+  app.add_option("--job-retention-days", raw.job_retention_days,
                  "delete finished jobs and their results this long after they ended (0: keep "
                  "them until a client deletes them)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 365.0 * 100));
-  int unschedulable_timeout_s = static_cast<int>(options.unschedulable_timeout.count());
-  app.add_option("--unschedulable-timeout-s", unschedulable_timeout_s,
+  raw.unschedulable_timeout_s = static_cast<int>(options.unschedulable_timeout.count());
+  app.add_option("--unschedulable-timeout-s", raw.unschedulable_timeout_s,
                  "fail a queued job that needs more workers than are attached (busy or idle, "
                  "matching its labels) once that has lasted this long, s (0: it waits)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  int checkpoint_interval_s = static_cast<int>(options.checkpoint_interval.count());
-  app.add_option("--checkpoint-interval-s", checkpoint_interval_s,
+  raw.checkpoint_interval_s = static_cast<int>(options.checkpoint_interval.count());
+  app.add_option("--checkpoint-interval-s", raw.checkpoint_interval_s,
                  "checkpoint every running job this often, s, besides the scenario's "
                  "algorithm.checkpoint_every (0: only by steps); a job resumes from its last "
                  "checkpoint after losing a worker or the orchestrator")
@@ -87,25 +108,25 @@ int main(int argc, char** argv) {
                  "fails (0: a lost worker fails the job)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  double command_timeout_s = static_cast<double>(options.command_timeout.count());
-  app.add_option("--command-timeout-s", command_timeout_s,
+  raw.command_timeout_s = static_cast<double>(options.command_timeout.count());
+  app.add_option("--command-timeout-s", raw.command_timeout_s,
                  "fail a job whose unit does not answer one command (a step, a load) within this "
                  "long, s (0: no limit)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 365.0 * 86400));
-  uint64_t max_upload_mb = options.max_upload_bytes >> 20;
-  app.add_option("--max-upload-mb", max_upload_mb,
+  raw.max_upload_mb = options.max_upload_bytes >> 20;
+  app.add_option("--max-upload-mb", raw.max_upload_mb,
                  "refuse uploads of artifacts bigger than this, MiB")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
-  uint64_t max_message_mb = options.max_message_bytes >> 20;
-  app.add_option("--max-message-mb", max_message_mb,
+  raw.max_message_mb = options.max_message_bytes >> 20;
+  app.add_option("--max-message-mb", raw.max_message_mb,
                  "refuse gRPC messages bigger than this (a submitted scenario, a worker's reply), "
                  "MiB")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{2047}));
-  uint64_t max_scenario_kb = options.limits.max_scenario_bytes >> 10;
-  app.add_option("--max-scenario-kb", max_scenario_kb,
+  raw.max_scenario_kb = options.limits.max_scenario_bytes >> 10;
+  app.add_option("--max-scenario-kb", raw.max_scenario_kb,
                  "refuse scenarios bigger than this (serialized), KiB")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
@@ -126,34 +147,32 @@ int main(int argc, char** argv) {
   app.add_option("--http", options.http_listen,
                  "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
                  "the gRPC port; default: off)");
-  std::string http_port_file;
-  app.add_option("--http-port-file", http_port_file,
+  app.add_option("--http-port-file", raw.http_port_file,
                  "write the bound HTTP port to this file once listening (useful with port 0)");
-  std::string port_file;
-  app.add_option("--port-file", port_file,
+  app.add_option("--port-file", raw.port_file,
                  "write the bound port to this file once listening (useful with port 0)");
-  cosimo::LogOptions log;
-  cosimo::AddLogOptions(app, log);
-  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
-  options.max_upload_bytes = max_upload_mb << 20;
-  options.max_message_bytes = max_message_mb << 20;
-  options.limits.max_scenario_bytes = max_scenario_kb << 10;
-  options.heartbeat_timeout = std::chrono::milliseconds(heartbeat_timeout_ms);
-  options.heartbeat_interval = std::chrono::milliseconds(heartbeat_interval_ms);
-  options.unschedulable_timeout = std::chrono::seconds(unschedulable_timeout_s);
-  options.checkpoint_interval = std::chrono::seconds(checkpoint_interval_s);
+}
+
+// The options given in other units into ServerOptions.
+void ApplyOptions(const RawOptions& raw, cosimo::orchestrator::ServerOptions& options) {
+  options.max_upload_bytes = raw.max_upload_mb << 20;
+  options.max_message_bytes = raw.max_message_mb << 20;
+  options.limits.max_scenario_bytes = raw.max_scenario_kb << 10;
+  options.heartbeat_timeout = std::chrono::milliseconds(raw.heartbeat_timeout_ms);
+  options.heartbeat_interval = std::chrono::milliseconds(raw.heartbeat_interval_ms);
+  options.unschedulable_timeout = std::chrono::seconds(raw.unschedulable_timeout_s);
+  options.checkpoint_interval = std::chrono::seconds(raw.checkpoint_interval_s);
   // A period that is set stays at least a second (0 means "keep").
   auto period = [](double seconds) {
     return std::chrono::seconds(seconds > 0.0 ? std::max(1LL, std::llround(seconds)) : 0LL);
   };
-  options.artifact_retention = period(retention_hours * 3600.0);
-  options.job_retention = period(job_retention_days * 86400.0);
-  options.command_timeout = period(command_timeout_s);
-  if (absl::Status s = cosimo::SetUpLogging("cosimo-orchestrator", log); !s.ok()) {
-    std::cerr << s.message() << "\n";
-    return 2;
-  }
+  options.artifact_retention = period(raw.retention_hours * 3600.0);
+  options.job_retention = period(raw.job_retention_days * 86400.0);
+  options.command_timeout = period(raw.command_timeout_s);
+}
 
+// Serves until SIGINT or SIGTERM; SIGHUP re-reads the token files.
+int Serve(const cosimo::orchestrator::ServerOptions& options, const RawOptions& raw) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -166,11 +185,11 @@ int main(int argc, char** argv) {
     spdlog::error("{}", server.status().message());
     return 1;
   }
-  if (!port_file.empty()) {
-    std::ofstream(port_file) << (*server)->port() << "\n";
+  if (!raw.port_file.empty()) {
+    std::ofstream(raw.port_file) << (*server)->port() << "\n";
   }
-  if (!http_port_file.empty()) {
-    std::ofstream(http_port_file) << (*server)->http_port() << "\n";
+  if (!raw.http_port_file.empty()) {
+    std::ofstream(raw.http_port_file) << (*server)->http_port() << "\n";
   }
   int signal = 0;
   // SIGHUP: the token files again (a client added or removed, a token rotated), no restart.
@@ -185,4 +204,24 @@ int main(int argc, char** argv) {
   spdlog::info("signal {}: shutting down", signal);
   (*server)->Shutdown();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cosimo::SetUpProcess();
+  CLI::App app{"cosimo-orchestrator: the Cosimo co-simulation server"};
+  cosimo::orchestrator::ServerOptions options;
+  RawOptions raw;
+  AddServiceOptions(app, options, raw);
+  AddLimitOptions(app, options, raw);
+  cosimo::LogOptions log;
+  cosimo::AddLogOptions(app, log);
+  if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
+  ApplyOptions(raw, options);
+  if (absl::Status s = cosimo::SetUpLogging("cosimo-orchestrator", log); !s.ok()) {
+    std::cerr << s.message() << "\n";
+    return 2;
+  }
+  return Serve(options, raw);
 }
