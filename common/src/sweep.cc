@@ -40,9 +40,10 @@ void CheckSpace(const pb::RepeatedField<double>& v, const std::string& field, bo
                        ")");
   } else if (!AllFinite(v)) {
     problems.push_back(field + ": a, b and n must be finite");
-  } else if (v[2] < 1.0 || v[2] != std::floor(v[2])) {
-    problems.push_back(field + ": n must be >= 1 and a whole number (not " + FormatDouble(v[2]) +
-                       ")");
+  } else if (v[2] < 1.0) {
+    problems.push_back(field + ": n must be >= 1 (not " + FormatDouble(v[2]) + ")");
+  } else if (v[2] != std::floor(v[2])) {
+    problems.push_back(field + ": n must be a whole number (not " + FormatDouble(v[2]) + ")");
   } else if (positive && (v[0] <= 0.0 || v[1] <= 0.0)) {
     problems.push_back(field + ": a and b must be > 0");
   }
