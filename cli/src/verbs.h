@@ -13,6 +13,7 @@
 #include "cosimo/common/plot.h"
 #include "cosimo/common/security.h"
 #include "cosimo/ssp/ssp_import.h"
+#include "sweep_verb.h"
 #include "train.h"
 
 namespace cosimo::cli {
@@ -37,6 +38,7 @@ struct Options {
   std::string plot_csv, plot_out = "plot.svg";
   PlotOptions plot_options;
   client::TrainCommand train;
+  SweepCommand sweep;
   LogOptions log{.level = "warn"};
   CLI::App* verb = nullptr;  // the verb given, for its options' counts
 };
@@ -90,5 +92,9 @@ int Cancel(Options& o);
 int Delete(Options& o);
 int List(Options& o);
 int Workers(Options& o);
+
+// The sweep run here (sweep_verb.cc).
+void DefineSweep(CLI::App& cmd, Options& o);
+int Sweep(Options& o);
 
 }  // namespace cosimo::cli

@@ -1,0 +1,200 @@
+// `cosimo sweep` (sweep_verb.h): the sweep read and checked before anything runs (exit 2 naming
+// the field), then its variants run here, each an embedded run (client::RunEmbedded: an
+// in-process orchestrator on a loopback port and worker processes), up to --parallel at once; a
+// variant that fails is a row of the table, not the end of the sweep.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cosimo/client/client.h"
+#include "cosimo/client/fmu_scenario.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/common/kpi.h"
+#include "cosimo/common/sweep.h"
+#include "cosimo/common/sweep_design.h"
+#include "cosimo/worker/scenario_check.h"
+#include "verbs.h"
+
+namespace cosimo::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// What became of one variant: its row of the table but for the parameters' values.
+struct Outcome {
+  std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (never started or stopped)
+  std::string message;
+  std::vector<double> kpis;
+  double wall_s = kNaN;
+};
+
+// The sweep read and checked, everything that can be before a variant runs.
+absl::StatusOr<LoadedSweep> CheckedSweep(const SweepCommand& c) {
+  absl::StatusOr<LoadedSweep> loaded = LoadSweepFile(c.sweep_path);
+  if (!loaded.ok()) return loaded.status();
+  auto named = [&](const absl::Status& s) {
+    return absl::Status(s.code(), c.sweep_path + ": " + std::string(s.message()));
+  };
+  if (absl::Status s = ValidateSweep(loaded->sweep); !s.ok()) return named(s);
+  if (const uint64_t n = VariantCount(loaded->sweep); n > c.max_variants) {
+    return named(absl::InvalidArgumentError(absl::StrCat(
+        loaded->sweep.design().kind() == v1::SweepDesign::GRID ? "parameters" : "design.samples",
+        ": ", n, " variants, more than --max-sweep-variants allows (", c.max_variants, ")")));
+  }
+  absl::StatusOr<std::vector<std::string>> notices = client::ApplyDefaultExperiments(&loaded->base);
+  if (!notices.ok()) return named(notices.status());
+  for (const std::string& notice : *notices) std::cerr << "cosimo: " << notice << "\n";
+  auto check = [](const v1::Scenario& s) { return worker::CheckScenario(s); };
+  if (absl::Status s = CheckSweepAgainstBase(loaded->sweep, loaded->base, check); !s.ok()) {
+    return named(absl::InvalidArgumentError(s.message()));
+  }
+  return loaded;
+}
+
+Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, size_t index,
+                   const SweepCommand& c, const client::EmbeddedOptions& options) {
+  Outcome out;
+  const auto start = std::chrono::steady_clock::now();
+  auto finish = [&](std::string status, std::string message) {
+    out.status = std::move(status);
+    out.message = std::move(message);
+    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  };
+  absl::StatusOr<v1::Scenario> scenario = VariantScenario(sweep.base, sweep.sweep, values);
+  if (!scenario.ok()) return finish("FAILED", std::string(scenario.status().message()));
+  if (absl::Status s = worker::CheckScenario(*scenario); !s.ok()) {
+    return finish("FAILED", std::string(s.message()));
+  }
+  absl::StatusOr<client::JobResults> results = client::RunEmbedded(*scenario, options);
+  if (!results.ok()) {
+    const bool canceled = results.status().code() == absl::StatusCode::kCancelled;
+    return finish(canceled ? "CANCELED" : "FAILED", std::string(results.status().message()));
+  }
+  if (!c.keep_results.empty()) {
+    const fs::path file = fs::path(c.keep_results) / ("variant-" + std::to_string(index) + ".csv");
+    if (absl::Status s = WriteCsvFile(file.string(), *results); !s.ok()) {
+      return finish("FAILED", std::string(s.message()));
+    }
+  }
+  for (const v1::Kpi& kpi : sweep.sweep.kpis()) {
+    absl::StatusOr<double> value = ComputeKpi(kpi, *results);
+    if (!value.ok()) {
+      out.kpis.clear();
+      return finish("FAILED", std::string(value.status().message()));
+    }
+    out.kpis.push_back(*value);
+  }
+  return finish("SUCCEEDED", "");
+}
+
+// The sweep table: index, parameters, KPIs, status, wall_time_s, message.
+ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<double>>& values,
+                       const std::vector<Outcome>& outcomes) {
+  ResultTable table;
+  table.columns.push_back("index");
+  for (const v1::SweepParameter& p : sweep.parameters()) table.columns.push_back(p.name());
+  for (const v1::Kpi& kpi : sweep.kpis()) table.columns.push_back(KpiName(kpi));
+  table.columns.insert(table.columns.end(), {"status", "wall_time_s", "message"});
+  table.types.assign(table.columns.size(), ValueType::kReal);
+  table.types[table.columns.size() - 3] = ValueType::kString;
+  table.types[table.columns.size() - 1] = ValueType::kString;
+  for (size_t k = 0; k < outcomes.size(); ++k) {
+    const Outcome& o = outcomes[k];
+    table.values.push_back(static_cast<double>(k));
+    table.values.insert(table.values.end(), values[k].begin(), values[k].end());
+    for (int i = 0; i < sweep.kpis_size(); ++i) {
+      table.values.push_back(static_cast<size_t>(i) < o.kpis.size() ? o.kpis[i] : kNaN);
+    }
+    table.values.insert(table.values.end(), {kNaN, o.wall_s, kNaN});
+    table.strings.insert(table.strings.end(), {o.status, o.message});
+  }
+  return table;
+}
+
+void ReportVariant(size_t k, size_t total, const Outcome& o, std::mutex& mutex) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::cerr << "variant " << k << " (" << total << " in all): " << o.status;
+  if (!std::isnan(o.wall_s)) std::fprintf(stderr, " in %.2f s", o.wall_s);
+  if (!o.message.empty()) std::cerr << ": " << o.message.substr(0, o.message.find('\n'));
+  std::cerr << std::endl;
+}
+
+}  // namespace
+
+void DefineSweep(CLI::App& cmd, Options& o) {
+  SweepCommand& c = o.sweep;
+  cmd.add_option("sweep", c.sweep_path, "sweep JSON file (docs/sweeps.md)")->required();
+  cmd.add_option("--out", c.out, "the sweep table, CSV (-: standard output)")
+      ->capture_default_str();
+  cmd.add_option("--keep-results", c.keep_results,
+                 "write each variant's results CSV (as cosimo run writes it) to DIR/variant-K.csv");
+  cmd.add_option("--max-sweep-variants", c.max_variants,
+                 "refuse a sweep of more variants than this")
+      ->capture_default_str();
+  cmd.add_option("--parallel", c.parallel,
+                 "variants run at once (default: this machine's cores); each has its share of "
+                 "the cores for its worker processes")
+      ->check(CLI::Range(1, 4096));
+  cmd.add_flag("--wait", c.wait, "wait for the sweep to end (a sweep run here always does)");
+  AddOrchestrator(cmd, o, "not yet: sweeps run here only (issue 32)");
+}
+
+int Sweep(Options& o) {
+  const SweepCommand& c = o.sweep;
+  if (o.verb->get_option("--orchestrator")->count() > 0) {
+    return Fail(absl::InvalidArgumentError(
+                    "sweep: --orchestrator is not supported yet; without it the sweep runs here"),
+                2);
+  }
+  absl::StatusOr<LoadedSweep> sweep = CheckedSweep(c);
+  if (!sweep.ok()) return Fail(sweep.status(), 2);
+  if (!c.keep_results.empty()) {
+    std::error_code ec;
+    fs::create_directories(c.keep_results, ec);
+    if (ec) return Fail(absl::PermissionDeniedError("cannot create '" + c.keep_results + "'"));
+  }
+  const std::vector<std::vector<double>> values = DesignValues(sweep->sweep);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int parallel =
+      std::min<int>(c.parallel > 0 ? c.parallel : cores, static_cast<int>(values.size()));
+  client::EmbeddedOptions options;
+  options.cancel = &g_interrupted;
+  options.worker_log_format = o.log.format;
+  options.max_workers = std::max(1, cores / std::max(parallel, 1));
+  std::vector<Outcome> outcomes(values.size());
+  std::atomic<size_t> next{0};
+  std::mutex report;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < parallel; ++t) {
+    threads.emplace_back([&] {
+      for (size_t k = next++; k < values.size() && !g_interrupted; k = next++) {
+        outcomes[k] = RunVariant(*sweep, values[k], k, c, options);
+        ReportVariant(k, values.size(), outcomes[k], report);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const ResultTable table = SweepTable(sweep->sweep, values, outcomes);
+  if (c.out == "-") {
+    WriteCsv(std::cout, table);
+  } else if (absl::Status s = WriteCsvFile(c.out, table); !s.ok()) {
+    return Fail(s);
+  }
+  const auto succeeded = std::count_if(outcomes.begin(), outcomes.end(),
+                                       [](const Outcome& x) { return x.status == "SUCCEEDED"; });
+  std::cerr << "sweep: " << values.size() << " variants, " << succeeded << " succeeded; table "
+            << (c.out == "-" ? "on standard output" : "written to " + c.out) << "\n";
+  return g_interrupted ? 130 : 0;
+}
+
+}  // namespace cosimo::cli

@@ -1,0 +1,35 @@
+// The figures of a sweep (cosimo.v1.Kpi, proto/cosimo/v1/sweep.proto): one number from one
+// recorded variable of a results table. The rules, over the rows t_0 .. t_N, y_0 .. y_N:
+//   FINAL y_N; MIN, MAX over the y_i; INTEGRAL by the trapezoid rule, sum of
+//   (y_i + y_i+1) / 2 (t_i+1 - t_i); MEAN = INTEGRAL / (t_N - t_0); RMS = sqrt(trapezoid
+//   integral of y^2 / (t_N - t_0)) (MEAN and RMS are y_0 and |y_0| when t_N = t_0);
+//   FIRST_CROSSING: the first time y reaches the level, t_0 if y_0 equals it, else linearly
+//   interpolated between the first two rows y_i, y_i+1 that straddle it (one on each side, or
+//   y_i+1 on it); NaN if it never does.
+// A NaN among the values makes every KPI but FINAL, FIRST_CROSSING (before it) NaN.
+// Stateless, thread safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/v1/sweep.pb.h"
+
+namespace cosimo {
+
+// The KPI of the series (times, values), equal lengths >= 1 and times non-decreasing (the
+// caller's promise); `level` for FIRST_CROSSING.
+double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
+                   const std::vector<double>& values, double level);
+
+// The KPI of the column kpi.variable() of `table` (its first column is time). Errors: no such
+// column, a column of strings, an empty table.
+[[nodiscard]] absl::StatusOr<double> ComputeKpi(const v1::Kpi& kpi, const ResultTable& table);
+
+// The KPI's column name in a sweep table: kpi.name(), else "<kind>(<variable>)" in lower case
+// ("final(vehicle.v)"), with "@<level>" for FIRST_CROSSING ("first_crossing(vehicle.v@30)").
+std::string KpiName(const v1::Kpi& kpi);
+
+}  // namespace cosimo

@@ -1,0 +1,104 @@
+#include "cosimo/common/kpi.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace cosimo {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Trapezoid rule over the rows, of f(y).
+template <typename F>
+double Trapezoid(const std::vector<double>& t, const std::vector<double>& y, F f) {
+  double sum = 0.0;
+  for (size_t i = 0; i + 1 < t.size(); ++i)
+    sum += 0.5 * (f(y[i]) + f(y[i + 1])) * (t[i + 1] - t[i]);
+  return sum;
+}
+
+double FirstCrossing(const std::vector<double>& t, const std::vector<double>& y, double level) {
+  if (y[0] == level) return t[0];
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    const double a = y[i] - level;
+    const double b = y[i + 1] - level;
+    if (b == 0.0) return t[i + 1];
+    if ((a < 0.0 && b > 0.0) || (a > 0.0 && b < 0.0)) {
+      return t[i] + (t[i + 1] - t[i]) * (a / (a - b));
+    }
+  }
+  return kNaN;
+}
+
+}  // namespace
+
+double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
+                   const std::vector<double>& values, double level) {
+  if (values.empty() || times.size() != values.size()) return kNaN;
+  const bool any_nan =
+      std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); });
+  const double span = times.back() - times.front();
+  switch (kind) {
+    case v1::Kpi::FINAL:
+      return values.back();
+    case v1::Kpi::FIRST_CROSSING:
+      return FirstCrossing(times, values, level);
+    default:
+      break;
+  }
+  if (any_nan) return kNaN;
+  switch (kind) {
+    case v1::Kpi::MIN:
+      return *std::min_element(values.begin(), values.end());
+    case v1::Kpi::MAX:
+      return *std::max_element(values.begin(), values.end());
+    case v1::Kpi::INTEGRAL:
+      return Trapezoid(times, values, [](double v) { return v; });
+    case v1::Kpi::MEAN:
+      if (span <= 0.0) return values.front();
+      return Trapezoid(times, values, [](double v) { return v; }) / span;
+    case v1::Kpi::RMS:
+      if (span <= 0.0) return std::fabs(values.front());
+      return std::sqrt(Trapezoid(times, values, [](double v) { return v * v; }) / span);
+    default:
+      return kNaN;
+  }
+}
+
+absl::StatusOr<double> ComputeKpi(const v1::Kpi& kpi, const ResultTable& table) {
+  const auto it = std::find(table.columns.begin(), table.columns.end(), kpi.variable());
+  if (it == table.columns.end() || it == table.columns.begin()) {
+    return absl::NotFoundError(
+        absl::StrCat("KPI ", KpiName(kpi), ": the results have no column '", kpi.variable(), "'"));
+  }
+  const size_t column = static_cast<size_t>(it - table.columns.begin());
+  if (table.type(column) == ValueType::kString) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("KPI ", KpiName(kpi), ": '", kpi.variable(), "' holds strings"));
+  }
+  const size_t rows = table.rows();
+  if (rows == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("KPI ", KpiName(kpi), ": no results rows"));
+  }
+  const size_t width = table.columns.size();
+  std::vector<double> times(rows), values(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    times[r] = table.values[r * width];
+    values[r] = table.values[r * width + column];
+  }
+  return KpiOfSeries(kpi.kind(), times, values, kpi.level());
+}
+
+std::string KpiName(const v1::Kpi& kpi) {
+  if (!kpi.name().empty()) return kpi.name();
+  std::string name =
+      absl::StrCat(absl::AsciiStrToLower(v1::Kpi::Kind_Name(kpi.kind())), "(", kpi.variable());
+  if (kpi.kind() == v1::Kpi::FIRST_CROSSING) absl::StrAppend(&name, "@", FormatDouble(kpi.level()));
+  return name + ")";
+}
+
+}  // namespace cosimo

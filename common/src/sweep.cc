@@ -1,0 +1,210 @@
+#include "cosimo/common/sweep.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/common/json_check.h"
+#include "cosimo/common/kpi.h"
+#include "cosimo/common/scenario.h"
+#include "json_fields.h"
+
+namespace cosimo {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = google::protobuf;
+
+using Problems = std::vector<std::string>;
+
+bool AllFinite(const pb::RepeatedField<double>& values) {
+  for (double v : values) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
+// linspace / logspace: [a, b, n].
+void CheckSpace(const pb::RepeatedField<double>& v, const std::string& field, bool positive,
+                Problems& problems) {
+  if (v.size() != 3) {
+    problems.push_back(field + ": give [a, b, n] (3 numbers, not " + std::to_string(v.size()) +
+                       ")");
+  } else if (!AllFinite(v)) {
+    problems.push_back(field + ": a, b and n must be finite");
+  } else if (v[2] < 1.0) {
+    problems.push_back(field + ": n must be >= 1 (not " + FormatDouble(v[2]) + ")");
+  } else if (v[2] != std::floor(v[2])) {
+    problems.push_back(field + ": n must be a whole number (not " + FormatDouble(v[2]) + ")");
+  } else if (positive && (v[0] <= 0.0 || v[1] <= 0.0)) {
+    problems.push_back(field + ": a and b must be > 0");
+  }
+}
+
+// uniform, normal, log_uniform: [p, q].
+void CheckPair(const pb::RepeatedField<double>& v, const std::string& field, Problems& problems) {
+  const bool normal = field.ends_with(".normal");
+  const bool log = field.ends_with(".log_uniform");
+  if (v.size() != 2) {
+    problems.push_back(field +
+                       (normal ? ": give [mean, standard deviation]" : ": give [low, high]") +
+                       " (2 numbers, not " + std::to_string(v.size()) + ")");
+  } else if (!AllFinite(v)) {
+    problems.push_back(field + ": the numbers must be finite");
+  } else if (normal && v[1] < 0.0) {
+    problems.push_back(field + ": the standard deviation must be >= 0");
+  } else if (!normal && v[0] > v[1]) {
+    problems.push_back(field + ": low must be <= high");
+  } else if (log && v[0] <= 0.0) {
+    problems.push_back(field + ": low must be > 0");
+  }
+}
+
+void CheckParameter(const v1::SweepParameter& p, const std::string& field,
+                    v1::SweepDesign::Kind kind, Problems& problems) {
+  if (p.name().empty()) problems.push_back(field + ".name: missing");
+  const std::vector<std::pair<const char*, int>> sources = {
+      {"values", p.values_size()},     {"linspace", p.linspace_size()},
+      {"logspace", p.logspace_size()}, {"uniform", p.uniform_size()},
+      {"normal", p.normal_size()},     {"log_uniform", p.log_uniform_size()}};
+  std::vector<std::string> given;
+  for (const auto& [name, size] : sources) {
+    if (size > 0) given.push_back(name);
+  }
+  const bool grid = kind == v1::SweepDesign::GRID;
+  const std::string allowed = grid                              ? "values, linspace or logspace"
+                              : kind == v1::SweepDesign::RANDOM ? "uniform, normal or log_uniform"
+                                                                : "uniform or log_uniform";
+  if (given.size() != 1) {
+    problems.push_back(absl::StrCat(
+        field, ": give exactly one of ", allowed, " (", v1::SweepDesign::Kind_Name(kind),
+        " design; given: ", given.empty() ? "none" : absl::StrJoin(given, ", "), ")"));
+    return;
+  }
+  const std::string source = field + "." + given[0];
+  if (allowed.find(given[0]) == std::string::npos || (!grid && given[0] == "values")) {
+    problems.push_back(absl::StrCat(source, ": not for a ", v1::SweepDesign::Kind_Name(kind),
+                                    " design (give ", allowed, ")"));
+  } else if (given[0] == "values" && !AllFinite(p.values())) {
+    problems.push_back(source + ": every value must be finite");
+  } else if (given[0] == "linspace" || given[0] == "logspace") {
+    CheckSpace(given[0] == "linspace" ? p.linspace() : p.logspace(), source, given[0] == "logspace",
+               problems);
+  } else if (!grid) {
+    CheckPair(given[0] == "uniform"  ? p.uniform()
+              : given[0] == "normal" ? p.normal()
+                                     : p.log_uniform(),
+              source, problems);
+  }
+}
+
+void CheckKpis(const v1::Sweep& sweep, Problems& problems) {
+  std::set<std::string> names;
+  for (int i = 0; i < sweep.kpis_size(); ++i) {
+    const v1::Kpi& kpi = sweep.kpis(i);
+    const std::string field = absl::StrCat("kpis[", i, "]");
+    if (absl::StatusOr<VariableRef> ref = ParseVariableRef(kpi.variable(), field + ".variable");
+        !ref.ok()) {
+      problems.push_back(std::string(ref.status().message()));
+    }
+    if (kpi.kind() == v1::Kpi::FIRST_CROSSING && !std::isfinite(kpi.level())) {
+      problems.push_back(field + ".level: must be finite");
+    }
+    if (!names.insert(KpiName(kpi)).second) {
+      problems.push_back(field + ": a second KPI named '" + KpiName(kpi) + "' (give it a name)");
+    }
+  }
+}
+
+absl::Status ProblemsStatus(const Problems& problems) {
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
+  return absl::InvalidArgumentError(
+      absl::StrCat(problems.size(), " problems:\n  ", absl::StrJoin(problems, "\n  ")));
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Sweep> ParseSweepJson(std::string_view json) {
+  if (absl::Status s = CheckJson(json, "sweep"); !s.ok()) return s;
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end());
+    if (Problems errors = JsonFieldErrors(parsed, *v1::Sweep::descriptor()); !errors.empty()) {
+      return ProblemsStatus(errors);
+    }
+  } catch (const nlohmann::json::exception& e) {  // CheckJson let nothing through that throws
+    return absl::InvalidArgumentError(std::string("sweep is not valid JSON: ") + e.what());
+  }
+  v1::Sweep sweep;
+  pb::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status =
+      pb::util::JsonStringToMessage(pb::StringPiece(json.data(), json.size()), &sweep, options);
+  if (!status.ok()) return absl::InvalidArgumentError("sweep: " + std::string(status.message()));
+  return sweep;
+}
+
+absl::StatusOr<LoadedSweep> LoadSweepFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError("cannot read sweep file '" + path + "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  absl::StatusOr<v1::Sweep> sweep = ParseSweepJson(buffer.str());
+  if (!sweep.ok()) {
+    return absl::Status(sweep.status().code(), path + ": " + std::string(sweep.status().message()));
+  }
+  LoadedSweep loaded{*std::move(sweep), {}};
+  const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+  if (loaded.sweep.has_scenario()) {
+    loaded.base = loaded.sweep.scenario();
+    for (v1::Unit& unit : *loaded.base.mutable_units()) {
+      for (const UnitArtifact& a : MutableUnitArtifacts(&unit)) {
+        if (!a.path->empty() && fs::path(*a.path).is_relative()) {
+          *a.path = (dir / *a.path).lexically_normal().string();
+        }
+      }
+    }
+  } else if (!loaded.sweep.scenario_file().empty()) {
+    const fs::path file = (dir / loaded.sweep.scenario_file()).lexically_normal();
+    absl::StatusOr<v1::Scenario> base = LoadScenarioFile(file.string());
+    if (!base.ok()) {
+      return absl::Status(base.status().code(),
+                          path + ": scenario_file: " + std::string(base.status().message()));
+    }
+    loaded.base = *std::move(base);
+  }
+  return loaded;
+}
+
+absl::Status ValidateSweep(const v1::Sweep& sweep) {
+  Problems problems;
+  if (!sweep.has_scenario() && sweep.scenario_file().empty()) {
+    problems.push_back("scenario_file: missing (or give the base scenario inline as scenario)");
+  }
+  const v1::SweepDesign& design = sweep.design();
+  if (design.kind() != v1::SweepDesign::GRID && design.samples() == 0) {
+    problems.push_back("design.samples: must be >= 1 for a " +
+                       v1::SweepDesign::Kind_Name(design.kind()) + " design");
+  }
+  if (sweep.parameters_size() == 0) problems.push_back("parameters: at least one is needed");
+  std::set<std::string> names;
+  for (int i = 0; i < sweep.parameters_size(); ++i) {
+    const std::string field = absl::StrCat("parameters[", i, "]");
+    CheckParameter(sweep.parameters(i), field, design.kind(), problems);
+    if (!sweep.parameters(i).name().empty() && !names.insert(sweep.parameters(i).name()).second) {
+      problems.push_back(field + ".name: '" + sweep.parameters(i).name() + "' is swept twice");
+    }
+  }
+  CheckKpis(sweep, problems);
+  return ProblemsStatus(problems);
+}
+
+}  // namespace cosimo

@@ -1,0 +1,91 @@
+// `cosimo sweep` here (docs/sweeps.md): over a small grid of the car example, variant K's
+// results are byte for byte those of `cosimo run` of the base scenario with K's values, and a
+// variant the model refuses is a FAILED row while the others succeed; bad sweeps exit 2 before
+// anything runs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cosimo/common/csv.h"
+#include "tests/integration/process.h"
+
+namespace cosimo::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string CarJson() { return std::string(COSIMO_SOURCE_DIR) + "/examples/car.json"; }
+
+TEST(SweepCommandTest, VariantsAreTheRunsOfTheirScenariosAndAFailedOneIsARow) {
+  const std::string dir = TempDir("cosimo-sweep");
+  // m = -5 is refused by car_vehicle (m > 0): variants 2 and 3 fail.
+  WriteFile(dir + "/sweep.json", R"({"scenario_file": ")" + CarJson() + R"(",
+    "parameters": [ {"name": "vehicle.m", "values": [1200, -5]},
+                    {"name": "controller.k", "linspace": [500, 1000, 2]} ],
+    "kpis": [ {"variable": "vehicle.v", "kind": "FINAL"} ]})");
+  Process sweep({BinDir() + "/cosimo", "sweep", dir + "/sweep.json", "--out", dir + "/table.csv",
+                 "--keep-results", dir + "/kept", "--parallel", "2"},
+                dir + "/sweep.log");
+  ASSERT_EQ(sweep.Wait(std::chrono::seconds(300)), 0) << sweep.log();
+  absl::StatusOr<ResultTable> table = ReadCsvFile(dir + "/table.csv");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->columns,
+            (std::vector<std::string>{"index", "vehicle.m", "controller.k", "final(vehicle.v)",
+                                      "status", "wall_time_s", "message"}));
+  ASSERT_EQ(table->rows(), 4u);
+  // The string columns: status and message, per row.
+  EXPECT_EQ(table->strings[0], "SUCCEEDED");
+  EXPECT_EQ(table->strings[2], "SUCCEEDED");
+  EXPECT_EQ(table->strings[4], "FAILED");
+  EXPECT_THAT(table->strings[5], HasSubstr("parameter 'm' must be > 0"));
+  EXPECT_EQ(table->strings[6], "FAILED");
+  const nlohmann::json base = nlohmann::json::parse(ReadFile(CarJson()));
+  for (int k = 0; k < 2; ++k) {
+    const size_t w = table->columns.size();
+    nlohmann::json scenario = base;
+    scenario["units"][1]["builtin"]["parameters"]["m"] = table->values[k * w + 1];
+    scenario["units"][0]["builtin"]["parameters"]["k"] = table->values[k * w + 2];
+    const std::string name = dir + "/variant" + std::to_string(k);
+    WriteFile(name + ".json", scenario.dump());
+    Process run({BinDir() + "/cosimo", "run", name + ".json", "--out", name + ".csv"},
+                name + ".log");
+    ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+    const std::string kept = ReadFile(dir + "/kept/variant-" + std::to_string(k) + ".csv");
+    EXPECT_FALSE(kept.empty());
+    EXPECT_EQ(kept, ReadFile(name + ".csv")) << "variant " << k;
+    absl::StatusOr<ResultTable> results = ReadCsvFile(name + ".csv");
+    ASSERT_TRUE(results.ok());
+    EXPECT_EQ(table->values[k * w + 3], results->values[results->values.size() - 2]);  // final v
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/kept/variant-2.csv"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SweepCommandTest, BadSweepsExitTwoBeforeAnythingRuns) {
+  const std::string dir = TempDir("cosimo-sweep-bad");
+  const std::string head = R"({"scenario_file": ")" + CarJson() + R"(", "parameters": [)";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {head + R"({"name": "vehicle.mass", "values": [1, 2]}]})",
+       "parameters[0].name: 'vehicle.mass' with 1: "},
+      {head + R"({"name": "vehicle.m", "linspace": [1, 2, 0]}]})",
+       "parameters[0].linspace: n must be >= 1"},
+      {head + R"({"name": "vehicle.m", "values": [1]}], "kpis": [{"variable": "vehicle.x"}]})",
+       "kpis[0].variable: 'vehicle.x' is not recorded by the base scenario"},
+      {head + R"({"name": "vehicle.m", "linspace": [1, 2, 1000]},
+                 {"name": "controller.k", "linspace": [1, 2, 1000]}]})",
+       "parameters: 1000000 variants, more than --max-sweep-variants allows (100000)"}};
+  for (const auto& [json, message] : cases) {
+    WriteFile(dir + "/sweep.json", json);
+    Process sweep({BinDir() + "/cosimo", "sweep", dir + "/sweep.json", "--out", dir + "/t.csv"},
+                  dir + "/sweep.log");
+    EXPECT_EQ(sweep.Wait(std::chrono::seconds(60)), 2) << sweep.log();
+    EXPECT_THAT(sweep.log(), HasSubstr(message));
+    EXPECT_FALSE(std::filesystem::exists(dir + "/t.csv"));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cosimo::testing
