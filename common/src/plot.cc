@@ -245,6 +245,43 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
   return ticks;
 }
 
+namespace {
+
+// A panel's edges on the canvas.
+struct PanelBox {
+  double top, bottom, right;
+};
+
+// A panel's grid, ticks and frame, its name above and its unit beside.
+void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Range& values, double y_scale,
+               const Range& time, double x_scale, const std::vector<double>& time_ticks,
+               const std::string& name, const std::string& unit) {
+  const double top = box.top, bottom = box.bottom, right = box.right;
+  const double time_step = time_ticks.size() > 1 ? time_ticks[1] - time_ticks[0] : 1;
+  const std::vector<double> value_ticks = NiceTicks(values.lo, values.hi, 5);
+  const double value_step = value_ticks.size() > 1 ? value_ticks[1] - value_ticks[0] : 1;
+  for (double v : value_ticks) {
+    const double y = bottom - (v - values.lo) * y_scale;
+    canvas.Line({{kLeft, y}, {right, y}}, "#e5e5e5", 1, "");
+    canvas.Text(kLeft - 6, y + 4, FormatTick(v, value_step), 11, TextAnchor::kEnd, false);
+  }
+  for (double t : time_ticks) {
+    const double x = kLeft + (t - time.lo) * x_scale;
+    canvas.Line({{x, top}, {x, bottom}}, "#e5e5e5", 1, "");
+    canvas.Text(x, bottom + 16, FormatTick(t, time_step), 11, TextAnchor::kMiddle, false);
+  }
+  canvas.Line({{kLeft, top}, {right, top}, {right, bottom}, {kLeft, bottom}, {kLeft, top}},
+              "#333333", 1, "");
+  if (!name.empty()) {
+    canvas.Text(kLeft, top - 8, name, 13, TextAnchor::kStart, false);
+  }
+  if (!unit.empty()) {
+    canvas.Text(16, (top + bottom) / 2, "[" + unit + "]", 12, TextAnchor::kMiddle, true);
+  }
+}
+
+}  // namespace
+
 absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, PlotCanvas& canvas) {
   if (table.columns.empty() || table.columns[0] != "time") {
     return absl::InvalidArgumentError("the results have no 'time' column first");
@@ -266,7 +303,6 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
   const double x_scale = plot_width / (time.hi - time.lo);
   const bool thin = table.rows() > 4 * static_cast<size_t>(plot_width);
   const std::vector<double> time_ticks = NiceTicks(time.lo, time.hi, 8);
-  const double time_step = time_ticks.size() > 1 ? time_ticks[1] - time_ticks[0] : 1;
 
   canvas.Begin(total_width, total_height);
   if (!options.title.empty()) {
@@ -287,27 +323,8 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
     values.Widen();
     const double y_scale = (bottom - top) / (values.hi - values.lo);
 
-    // Grid, ticks and frame.
-    const std::vector<double> value_ticks = NiceTicks(values.lo, values.hi, 5);
-    const double value_step = value_ticks.size() > 1 ? value_ticks[1] - value_ticks[0] : 1;
-    for (double v : value_ticks) {
-      const double y = bottom - (v - values.lo) * y_scale;
-      canvas.Line({{kLeft, y}, {right, y}}, "#e5e5e5", 1, "");
-      canvas.Text(kLeft - 6, y + 4, FormatTick(v, value_step), 11, TextAnchor::kEnd, false);
-    }
-    for (double t : time_ticks) {
-      const double x = kLeft + (t - time.lo) * x_scale;
-      canvas.Line({{x, top}, {x, bottom}}, "#e5e5e5", 1, "");
-      canvas.Text(x, bottom + 16, FormatTick(t, time_step), 11, TextAnchor::kMiddle, false);
-    }
-    canvas.Line({{kLeft, top}, {right, top}, {right, bottom}, {kLeft, bottom}, {kLeft, top}},
-                "#333333", 1, "");
-    if (!panel.name.empty()) {
-      canvas.Text(kLeft, top - 8, panel.name, 13, TextAnchor::kStart, false);
-    }
-    if (!unit.empty()) {
-      canvas.Text(16, (top + bottom) / 2, "[" + unit + "]", 12, TextAnchor::kMiddle, true);
-    }
+    DrawFrame(canvas, {top, bottom, right}, values, y_scale, time, x_scale, time_ticks, panel.name,
+              unit);
 
     // The series and their legend entries.
     double legend_y = top + 12;

@@ -238,6 +238,70 @@ absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text, std::string_
   return VariableRef{std::string(text.substr(0, dot)), std::string(text.substr(dot + 1))};
 }
 
+namespace {
+
+// The unit's model: one of builtin, fmu, table or hybrid, with what each requires.
+absl::Status ValidateModel(const v1::Unit& unit, const std::string& field) {
+  switch (unit.model_case()) {
+    case v1::Unit::kBuiltin:
+      if (unit.builtin().model().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".builtin.model is required (unit '", unit.name(), "')"));
+      }
+      break;
+    case v1::Unit::kFmu:
+      if (unit.fmu().path().empty() && unit.fmu().digest().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".fmu.path is required (unit '", unit.name(), "')"));
+      }
+      break;
+    case v1::Unit::kTable:
+      if (unit.table().path().empty() && unit.table().digest().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".table.path is required (unit '", unit.name(), "')"));
+      }
+      break;
+    case v1::Unit::kHybrid:
+      if (absl::Status s = ValidateHybrid(unit, field); !s.ok()) return s;
+      break;
+    case v1::Unit::MODEL_NOT_SET:
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, ": unit '", unit.name(), "' needs one of builtin, fmu, table or hybrid"));
+  }
+  return absl::OkStatus();
+}
+
+// Connections: both ends name a unit, finite factor and offset, no input fed twice.
+absl::Status ValidateConnections(const v1::Scenario& scenario) {
+  std::map<std::string, int> connected;  // input -> connection index
+  for (int i = 0; i < scenario.connections_size(); ++i) {
+    const v1::Connection& c = scenario.connections(i);
+    VariableRef from, to;
+    const std::string field = absl::StrCat("connections[", i, "]");
+    if (absl::Status s = CheckUnitRef(scenario, c.from(), field + ".from", &from); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
+    if (c.has_factor() && !std::isfinite(c.factor())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".factor must be a finite number, got ", c.factor()));
+    }
+    if (c.has_offset() && !std::isfinite(c.offset())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".offset must be a finite number, got ", c.offset()));
+    }
+    auto [it, inserted] = connected.emplace(to.ToString(), i);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".to: input '", to.ToString(),
+                                                     "' is already connected by connections[",
+                                                     it->second, "]"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateScenario(const v1::Scenario& scenario) {
   if (scenario.name().size() > kMaxNameBytes) {
     return absl::InvalidArgumentError(
@@ -266,32 +330,7 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".name: unit '", unit.name(), "' is defined twice"));
     }
-    switch (unit.model_case()) {
-      case v1::Unit::kBuiltin:
-        if (unit.builtin().model().empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(field, ".builtin.model is required (unit '", unit.name(), "')"));
-        }
-        break;
-      case v1::Unit::kFmu:
-        if (unit.fmu().path().empty() && unit.fmu().digest().empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(field, ".fmu.path is required (unit '", unit.name(), "')"));
-        }
-        break;
-      case v1::Unit::kTable:
-        if (unit.table().path().empty() && unit.table().digest().empty()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(field, ".table.path is required (unit '", unit.name(), "')"));
-        }
-        break;
-      case v1::Unit::kHybrid:
-        if (absl::Status s = ValidateHybrid(unit, field); !s.ok()) return s;
-        break;
-      case v1::Unit::MODEL_NOT_SET:
-        return absl::InvalidArgumentError(absl::StrCat(
-            field, ": unit '", unit.name(), "' needs one of builtin, fmu, table or hybrid"));
-    }
+    if (absl::Status s = ValidateModel(unit, field); !s.ok()) return s;
     if (absl::Status s = ValidateSolver(unit.solver(), field + ".solver"); !s.ok()) return s;
     if (unit.extrapolation_degree() < 0 || unit.extrapolation_degree() > kMaxExtrapolationDegree) {
       return absl::InvalidArgumentError(
@@ -299,30 +338,7 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
     }
   }
 
-  std::map<std::string, int> connected;  // input -> connection index
-  for (int i = 0; i < scenario.connections_size(); ++i) {
-    const v1::Connection& c = scenario.connections(i);
-    VariableRef from, to;
-    const std::string field = absl::StrCat("connections[", i, "]");
-    if (absl::Status s = CheckUnitRef(scenario, c.from(), field + ".from", &from); !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
-    if (c.has_factor() && !std::isfinite(c.factor())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".factor must be a finite number, got ", c.factor()));
-    }
-    if (c.has_offset() && !std::isfinite(c.offset())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".offset must be a finite number, got ", c.offset()));
-    }
-    auto [it, inserted] = connected.emplace(to.ToString(), i);
-    if (!inserted) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".to: input '", to.ToString(),
-                                                     "' is already connected by connections[",
-                                                     it->second, "]"));
-    }
-  }
+  if (absl::Status s = ValidateConnections(scenario); !s.ok()) return s;
   for (int i = 0; i < scenario.record_size(); ++i) {
     VariableRef ref;
     if (absl::Status s =
