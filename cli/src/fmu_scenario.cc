@@ -29,6 +29,50 @@ std::string Num(double v) {
   return buffer;
 }
 
+// What `cosimo run MODEL.fmu` records: every output (arrays as their elements); an FMU without
+// outputs its continuous states and their derivatives, else every continuous local.
+absl::Status RecordByDefault(const FmuExperiment& e, const std::string& unit,
+                             const std::string& fmu_path, SingleFmuScenario* out) {
+  const auto recordable = [&](const std::string& name) {
+    return std::find(e.unrecordable.begin(), e.unrecordable.end(), name) == e.unrecordable.end();
+  };
+  std::vector<std::string> left_out;
+  for (const std::string& output : e.outputs) {
+    if (recordable(output)) {
+      out->scenario.add_record(unit + "." + output);
+    } else {
+      left_out.push_back(output);
+    }
+  }
+  if (!left_out.empty()) {
+    out->notices.push_back(
+        absl::StrCat("outputs not recorded (Clock variables, or arrays that cannot be expanded): ",
+                     absl::StrJoin(left_out, ", ")));
+  }
+  if (out->scenario.record().empty()) {
+    // Many Modelica exports have no outputs: their continuous states and derivatives instead,
+    // else every continuous local.
+    std::vector<std::string> names = e.states;
+    names.insert(names.end(), e.derivatives.begin(), e.derivatives.end());
+    const char* what = "its continuous states and their derivatives";
+    if (names.empty()) {
+      names = e.continuous_locals;
+      what = "its continuous local variables";
+    }
+    for (const std::string& name : names) {
+      if (recordable(name)) out->scenario.add_record(unit + "." + name);
+    }
+    if (out->scenario.record().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("FMU '", fmu_path,
+                       "' has no output, continuous state or continuous local variable to record"));
+    }
+    out->notices.push_back(absl::StrCat("the FMU has no output to record: recording ", what, " (",
+                                        out->scenario.record_size(), " variables)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<SingleFmuScenario> ScenarioForFmu(const std::string& fmu_path,
@@ -83,42 +127,7 @@ absl::StatusOr<SingleFmuScenario> ScenarioForFmu(const std::string& fmu_path,
   v1::Algorithm* a = s.mutable_algorithm();
   a->set_kind(v1::Algorithm::JACOBI);
   a->set_step_size(step);
-  const auto recordable = [&](const std::string& name) {
-    return std::find(e->unrecordable.begin(), e->unrecordable.end(), name) == e->unrecordable.end();
-  };
-  std::vector<std::string> left_out;
-  for (const std::string& output : e->outputs) {
-    if (recordable(output)) {
-      s.add_record(unit + "." + output);
-    } else {
-      left_out.push_back(output);
-    }
-  }
-  if (!left_out.empty()) {
-    out.notices.push_back(absl::StrCat("outputs not recorded (Clock or array variables): ",
-                                       absl::StrJoin(left_out, ", ")));
-  }
-  if (s.record().empty()) {
-    // Many Modelica exports have no outputs: their continuous states and derivatives instead,
-    // else every continuous local.
-    std::vector<std::string> names = e->states;
-    names.insert(names.end(), e->derivatives.begin(), e->derivatives.end());
-    const char* what = "its continuous states and their derivatives";
-    if (names.empty()) {
-      names = e->continuous_locals;
-      what = "its continuous local variables";
-    }
-    for (const std::string& name : names) {
-      if (recordable(name)) s.add_record(unit + "." + name);
-    }
-    if (s.record().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("FMU '", fmu_path,
-                       "' has no output, continuous state or continuous local variable to record"));
-    }
-    out.notices.push_back(absl::StrCat("the FMU has no output to record: recording ", what, " (",
-                                       s.record_size(), " variables)"));
-  }
+  if (absl::Status st = RecordByDefault(*e, unit, fmu_path, &out); !st.ok()) return st;
   return out;
 }
 
