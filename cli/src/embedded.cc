@@ -139,6 +139,58 @@ std::vector<EmbeddedWorkers> EmbeddedWorkerPlan(const v1::Scenario& scenario, in
   return plan;
 }
 
+namespace {
+
+// Follow the job by polling, not with a WatchJob stream: a thread of this process blocked in
+// a gRPC call takes part in polling the whole process's sockets (gRPC 1.51's epoll1), the
+// workers' included, and would pick up their replies and hand them to the job thread, two
+// thread wakes per step (the embedded run took 125 us per step against 72-92 us for a
+// standalone orchestrator, docs/benchmarks.md). Between short GetJob calls no thread waits
+// in gRPC. Cancel on request; notice workers that die before attaching (`workers_failed` says
+// which, and the job is canceled).
+absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
+                                        const EmbeddedOptions& options, WorkerProcesses& workers,
+                                        std::string* workers_failed) {
+  absl::StatusOr<v1::JobStatus> final_status = absl::UnknownError("not watched");
+  bool cancel_sent = false;
+  bool cancel_asked = false;
+  std::chrono::steady_clock::time_point cancel_time;
+  // The job waits while its workers start: that is shown only if it lasts.
+  const auto submitted = std::chrono::steady_clock::now();
+  while (true) {
+    if (!cancel_asked && options.cancel != nullptr && options.cancel->load()) {
+      if (!cancel_sent) (void)client.Cancel(job);
+      cancel_sent = cancel_asked = true;
+      cancel_time = std::chrono::steady_clock::now();
+    }
+    // Asked to cancel: the job ends at its next communication point; a step that takes
+    // longer is not waited for (the workers are stopped below).
+    if (cancel_asked && std::chrono::steady_clock::now() - cancel_time > kCancelGrace) {
+      final_status = absl::CancelledError("job " + job + " canceled");
+      break;
+    }
+    final_status = client.Get(job);
+    if (!final_status.ok()) break;
+    const v1::JobState state = final_status->state();
+    const bool starting = state == v1::QUEUED &&
+                          std::chrono::steady_clock::now() - submitted < std::chrono::seconds(3);
+    if (options.on_update && !starting) options.on_update(*final_status);
+    if (IsFinished(state)) break;
+    if (state == v1::QUEUED && !cancel_sent) {
+      if (std::string exited = workers.Exited(); !exited.empty()) {
+        spdlog::error("{}", exited);
+        *workers_failed = exited;
+        (void)client.Cancel(job);
+        cancel_sent = true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return final_status;
+}
+
+}  // namespace
+
 absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
                                        const EmbeddedOptions& options) {
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
@@ -172,48 +224,9 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     Client client(address);
     absl::StatusOr<std::string> job = client.Submit(scenario);
     if (!job.ok()) return job.status();
-    // Follow the job by polling, not with a WatchJob stream: a thread of this process blocked in
-    // a gRPC call takes part in polling the whole process's sockets (gRPC 1.51's epoll1), the
-    // workers' included, and would pick up their replies and hand them to the job thread, two
-    // thread wakes per step (the embedded run took 125 us per step against 72-92 us for a
-    // standalone orchestrator, docs/benchmarks.md). Between short GetJob calls no thread waits
-    // in gRPC. Cancel on request; notice workers that die before attaching.
-    absl::StatusOr<v1::JobStatus> final_status = absl::UnknownError("not watched");
-    bool cancel_sent = false;
-    bool cancel_asked = false;
-    std::chrono::steady_clock::time_point cancel_time;
     std::string workers_failed;  // why the job was canceled for want of its workers
-    // The job waits while its workers start: that is shown only if it lasts.
-    const auto submitted = std::chrono::steady_clock::now();
-    while (true) {
-      if (!cancel_asked && options.cancel != nullptr && options.cancel->load()) {
-        if (!cancel_sent) (void)client.Cancel(*job);
-        cancel_sent = cancel_asked = true;
-        cancel_time = std::chrono::steady_clock::now();
-      }
-      // Asked to cancel: the job ends at its next communication point; a step that takes
-      // longer is not waited for (the workers are stopped below).
-      if (cancel_asked && std::chrono::steady_clock::now() - cancel_time > kCancelGrace) {
-        final_status = absl::CancelledError("job " + *job + " canceled");
-        break;
-      }
-      final_status = client.Get(*job);
-      if (!final_status.ok()) break;
-      const v1::JobState state = final_status->state();
-      const bool starting = state == v1::QUEUED &&
-                            std::chrono::steady_clock::now() - submitted < std::chrono::seconds(3);
-      if (options.on_update && !starting) options.on_update(*final_status);
-      if (IsFinished(state)) break;
-      if (state == v1::QUEUED && !cancel_sent) {
-        if (std::string exited = workers.Exited(); !exited.empty()) {
-          spdlog::error("{}", exited);
-          workers_failed = exited;
-          (void)client.Cancel(*job);
-          cancel_sent = true;
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    const absl::StatusOr<v1::JobStatus> final_status =
+        FollowJob(client, *job, options, workers, &workers_failed);
     if (!final_status.ok()) {
       results = final_status.status();
     } else if (final_status->state() == v1::SUCCEEDED) {
