@@ -1,5 +1,9 @@
 #include "orchestrator/src/remote_unit.h"
 
+#include <sched.h>
+
+#include <algorithm>
+
 #include <utility>
 
 #include "cosimo/common/unit_api_proto.h"
@@ -12,7 +16,30 @@ void WorkerBatch::Hold(RemoteUnit* unit) {
   held_.push_back(unit);
 }
 
+void SendOrder::Ready(Writer* writer) {
+  if (std::find(ready_.begin(), ready_.end(), writer) == ready_.end()) ready_.push_back(writer);
+}
+
+void SendOrder::WriteReady() {
+  if (ready_.empty()) return;
+  const int here = sched_getcpu();
+  for (Writer* w : ready_) {
+    if (w->cpu() == here) w->Write();
+  }
+  for (Writer* w : ready_) {
+    if (w->cpu() != here) w->Write();
+  }
+  ready_.clear();
+}
+
 void WorkerBatch::Flush() {
+  if (held_.empty() || ready_) return;
+  ready_ = true;
+  order_->Ready(this);
+}
+
+void WorkerBatch::Write() {
+  ready_ = false;
   if (held_.empty()) return;
   // One message in flight per worker and job: a reply not yet collected is collected first (the
   // master awaits every unit of a round before the next, so this is only a safeguard).
@@ -53,6 +80,7 @@ void WorkerBatch::Flush() {
 
 void WorkerBatch::Receive(RemoteUnit* unit, const WorkerConnection::WaitOptions& wait) {
   if (unit->held_) Flush();
+  order_->WriteReady();
   if (!unit->received_) Collect(wait);
 }
 
@@ -87,13 +115,16 @@ std::vector<std::unique_ptr<RemoteUnit>> RemoteUnit::StartLoads(
     const std::vector<v1::LoadUnit>& loads, const WorkerConnection::WaitOptions& wait) {
   std::vector<std::shared_ptr<WorkerBatch>> batches;
   std::vector<std::unique_ptr<RemoteUnit>> units;
+  auto order = std::make_shared<SendOrder>();
   const std::vector<int> slots = SlotsOf(workers);
   for (size_t i = 0; i < workers.size() && i < loads.size(); ++i) {
     std::shared_ptr<WorkerBatch> batch;
     for (const auto& b : batches) {
       if (&b->worker() == workers[i].get()) batch = b;
     }
-    if (!batch) batch = batches.emplace_back(std::make_shared<WorkerBatch>(workers[i], wait));
+    if (!batch) {
+      batch = batches.emplace_back(std::make_shared<WorkerBatch>(workers[i], wait, order));
+    }
     std::unique_ptr<RemoteUnit> unit(
         new RemoteUnit(batch, loads[i].unit().name(), static_cast<uint32_t>(slots[i])));
     unit->command_.set_slot(unit->slot_);
@@ -104,6 +135,7 @@ std::vector<std::unique_ptr<RemoteUnit>> RemoteUnit::StartLoads(
     units.push_back(std::move(unit));
   }
   for (const auto& batch : batches) batch->Flush();
+  order->WriteReady();
   return units;
 }
 
@@ -200,8 +232,6 @@ void RemoteUnit::Send(const UnitCommand& command) {
   }
   batch_->Hold(this);
 }
-
-int RemoteUnit::cpu() const { return batch_->worker().cpu(); }
 
 void RemoteUnit::Flush() { batch_->Flush(); }
 

@@ -5,8 +5,6 @@
 // trips belongs here. Job thread only.
 #pragma once
 
-#include <sched.h>
-
 #include <utility>
 #include <vector>
 
@@ -36,23 +34,14 @@ inline void SendCommand(UnitSlot& slot) {
 // flight; the first failed outcome is returned. A template, so that the callers' lambdas inline
 // into the round (this runs once per step and iteration; through absl::FunctionRef it cost about 50
 // instructions per unit and round more, fig4 in docs/benchmarks.md).
-//
-// The units whose worker last answered from the job thread's own CPU get their commands first.
-// A worker woken from the sender's CPU starts as soon as the job thread waits, while the others
-// start on their CPUs; woken the other way round, the two wake-ups serialise. On the 2-core VMs
-// of docs/benchmarks.md ("Placement") the 2-unit Jacobi step took about 72 us in the good order
-// and 130 us in the other, whichever worker shared the job thread's CPU.
+// The proxies decide when and in which order their messages go out (RemoteUnit's SendOrder
+// writes to the workers on the job thread's CPU first); the master knows nothing of CPUs.
 template <typename Prepare, typename Check>
 [[nodiscard]] absl::Status FanOut(std::vector<UnitSlot>& slots, Prepare&& prepare, Check&& check) {
-  // prepare() runs in scenario order (callers may count on it, e.g. RestoreUnits); only the
-  // sends follow the CPUs.
+  // prepare() runs in scenario order (callers may count on it, e.g. RestoreUnits).
   for (UnitSlot& s : slots) s.prepared = prepare(s);
-  const int here = sched_getcpu();
   for (UnitSlot& s : slots) {
-    if (s.prepared && s.proxy->cpu() == here) SendCommand(s);
-  }
-  for (UnitSlot& s : slots) {
-    if (s.prepared && !s.in_flight) SendCommand(s);
+    if (s.prepared) SendCommand(s);
   }
   // Units that share a worker had their commands held: one message per worker for the round.
   for (UnitSlot& s : slots) {

@@ -72,9 +72,6 @@ class UnitProxy {
   // send it with other units' commands in one message (RemoteUnits on one worker) until Flush or
   // its Await.
   virtual void Send(const UnitCommand& command) = 0;
-  // The CPU the unit last answered from, if it is known to run on this machine's CPUs (a worker
-  // says which CPU each reply left from); -1: unknown, or in this process.
-  virtual int cpu() const { return -1; }
   // Sends what Send held back. A fan-out calls it once every unit of its round got its command,
   // before awaiting any. Default: nothing is held.
   virtual void Flush() {}
