@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: install what building and running need (no test-only packages),
 # build only the three programs (cosimo, cosimo-orchestrator, cosimo-worker) in Release, and run
-# the car example with the embedded default (an in-process orchestrator and one cosimo-worker
+# the car example with the embedded default (a cosimo-orchestrator and one cosimo-worker
 # process per unit on loopback). deploy/test.sh later builds the rest in the same folder.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -9,15 +9,16 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cosimo/client/client.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
-#include "cosimo/orchestrator/server.h"
 
 namespace cosimo::client {
 namespace {
@@ -27,41 +28,35 @@ namespace fs = std::filesystem;
 // How long a canceled job may take to reach its end before its workers are stopped anyway.
 constexpr std::chrono::seconds kCancelGrace{2};
 
-std::string WorkerBinary(const EmbeddedOptions& options) {
-  if (!options.worker_binary.empty()) return options.worker_binary;
-  if (const char* env = std::getenv("COSIMO_WORKER_BINARY"); env && *env) return env;
+// A program beside this one (or where `given` or the environment variable `env` says).
+std::string ProgramBeside(const std::string& given, const char* env, const char* name) {
+  if (!given.empty()) return given;
+  if (const char* value = std::getenv(env); value && *value) return value;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return (self.parent_path() / "cosimo-worker").string();
+  return (self.parent_path() / name).string();
 }
 
-// The worker processes of one embedded run; stopped (TERM, then KILL) on destruction.
-class WorkerProcesses {
+// The child processes of one embedded run (the orchestrator, the workers); stopped (TERM, then
+// KILL) on destruction.
+class ChildProcesses {
  public:
-  ~WorkerProcesses() { StopAll(); }
+  ~ChildProcesses() { StopAll(); }
 
-  // `label`: the worker label of the units it hosts (empty: none), so pinned scenarios run
-  // unchanged on one machine; `slots`: how many units it hosts.
-  absl::Status Spawn(const std::string& binary, const std::string& address,
-                     const EmbeddedOptions& options, const std::string& label, int slots) {
+  // Starts `argv` in a process group of its own: Ctrl-C on the terminal reaches `cosimo run`
+  // only, which cancels the job and then stops its children (a worker stopped first would fail
+  // the job). The child dies with this process, whatever kills it.
+  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv) {
     // Built before the fork: the child only execs.
-    std::vector<std::string> argv = {
-        binary,        "--orchestrator",         address,        "--once",
-        "--log-level", options.worker_log_level, "--log-format", options.worker_log_format};
-    if (!label.empty()) argv.insert(argv.end(), {"--label", label});
-    if (slots > 1) argv.insert(argv.end(), {"--slots", std::to_string(slots)});
     std::vector<char*> args;
     for (std::string& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
     const pid_t parent = getpid();
     const pid_t pid = fork();
-    if (pid < 0) return absl::ResourceExhaustedError("fork failed: cannot start a worker");
+    if (pid < 0) return absl::ResourceExhaustedError("fork failed: cannot start " + argv[0]);
     if (pid == 0) {
-      // Die with the parent, whatever kills it.
       prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (getppid() != parent) _exit(1);
-      // A process group of its own: Ctrl-C on the terminal reaches `cosimo run` only, which
-      // cancels the job and then stops its workers (a worker stopped first would fail the job).
       setpgid(0, 0);
       sigset_t none;
       sigemptyset(&none);
@@ -70,19 +65,19 @@ class WorkerProcesses {
       _exit(127);
     }
     pids_.push_back(pid);
-    return absl::OkStatus();
+    return pid;
   }
 
-  // A child that already exited (e.g. exec failed): its pid and status.
-  std::string Exited() {
+  // A child that already exited (e.g. exec failed): what it was and how it ended.
+  std::string Exited(const char* what) {
     for (pid_t pid : pids_) {
       int status = 0;
       if (waitpid(pid, &status, WNOHANG) == pid) {
         reaped_.push_back(pid);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-          return "worker process " + std::to_string(pid) + " could not be started";
+          return absl::StrCat(what, " process ", pid, " could not be started");
         }
-        return "worker process " + std::to_string(pid) + " exited early";
+        return absl::StrCat(what, " process ", pid, " exited early");
       }
     }
     return "";
@@ -112,6 +107,69 @@ class WorkerProcesses {
  private:
   std::vector<pid_t> pids_;
   std::vector<pid_t> reaped_;
+};
+
+// The worker processes of one embedded run.
+class WorkerProcesses {
+ public:
+  // `label`: the worker label of the units it hosts (empty: none), so pinned scenarios run
+  // unchanged on one machine; `slots`: how many units it hosts.
+  absl::Status Spawn(const std::string& binary, const std::string& address,
+                     const EmbeddedOptions& options, const std::string& label, int slots) {
+    std::vector<std::string> argv = {
+        binary,        "--orchestrator",         address,        "--once",
+        "--log-level", options.worker_log_level, "--log-format", options.worker_log_format};
+    if (!label.empty()) argv.insert(argv.end(), {"--label", label});
+    if (slots > 1) argv.insert(argv.end(), {"--slots", std::to_string(slots)});
+    return children_.Spawn(std::move(argv)).status();
+  }
+  std::string Exited() { return children_.Exited("worker"); }
+  void StopAll() { children_.StopAll(); }
+
+ private:
+  ChildProcesses children_;
+};
+
+// The run's orchestrator: a cosimo-orchestrator process on loopback, on a port of its choosing
+// (written to a file in a folder of its own); stopped after the workers.
+class OrchestratorProcess {
+ public:
+  ~OrchestratorProcess() {
+    child_.StopAll();
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+
+  // Starts it and waits until it listens (at most 30 s); its address.
+  absl::StatusOr<std::string> Start(const std::string& binary, const EmbeddedOptions& options) {
+    std::string pattern = (fs::temp_directory_path() / "cosimo-run-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::InternalError("cannot create a folder for the orchestrator's port file");
+    }
+    dir_ = pattern;
+    const std::string port_file = dir_ + "/port";
+    absl::StatusOr<pid_t> pid = child_.Spawn(
+        {binary, "--listen", "127.0.0.1:0", "--port-file", port_file, "--heartbeat-interval-ms",
+         "500", "--heartbeat-timeout-ms", "10000", "--log-level", options.orchestrator_log_level,
+         "--log-format", options.worker_log_format});
+    if (!pid.ok()) return pid.status();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream in(port_file);
+      int port = 0;
+      if (in >> port && port > 0) return absl::StrCat("127.0.0.1:", port);
+      if (std::string exited = child_.Exited("orchestrator"); !exited.empty()) {
+        return absl::UnavailableError(exited + " (" + binary + ")");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return absl::DeadlineExceededError("the orchestrator (" + binary +
+                                       ") did not listen within 30 s");
+  }
+
+ private:
+  ChildProcesses child_;
+  std::string dir_;
 };
 
 }  // namespace
@@ -194,19 +252,22 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
 absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
                                        const EmbeddedOptions& options) {
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
-  const std::string binary = WorkerBinary(options);
-  if (access(binary.c_str(), X_OK) != 0) {
-    return absl::NotFoundError("cannot find the worker program '" + binary +
-                               "' (set COSIMO_WORKER_BINARY)");
+  const std::string binary =
+      ProgramBeside(options.worker_binary, "COSIMO_WORKER_BINARY", "cosimo-worker");
+  const std::string orchestrator_binary = ProgramBeside(
+      options.orchestrator_binary, "COSIMO_ORCHESTRATOR_BINARY", "cosimo-orchestrator");
+  for (const auto& [program, variable] :
+       {std::pair{binary, "COSIMO_WORKER_BINARY"},
+        std::pair{orchestrator_binary, "COSIMO_ORCHESTRATOR_BINARY"}}) {
+    if (access(program.c_str(), X_OK) != 0) {
+      return absl::NotFoundError(
+          absl::StrCat("cannot find the program '", program, "' (set ", variable, ")"));
+    }
   }
-  orchestrator::ServerOptions server_options;
-  server_options.listen = "127.0.0.1:0";
-  server_options.heartbeat_interval = std::chrono::milliseconds(500);
-  server_options.heartbeat_timeout = std::chrono::milliseconds(10000);
-  absl::StatusOr<std::unique_ptr<orchestrator::OrchestratorServer>> server =
-      orchestrator::OrchestratorServer::Start(server_options);
-  if (!server.ok()) return server.status();
-  const std::string address = (*server)->local_address();
+  OrchestratorProcess server;
+  absl::StatusOr<std::string> started = server.Start(orchestrator_binary, options);
+  if (!started.ok()) return started.status();
+  const std::string address = *started;
 
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
   {
@@ -241,7 +302,6 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     }
     workers.StopAll();
   }
-  (*server)->Shutdown();
   return results;
 }
 

@@ -211,6 +211,7 @@ int Run(Options& o) {
   options.on_update = [&](const v1::JobStatus& s) { printer.Update(s); };
   options.cancel = &g_interrupted;
   options.worker_log_format = o.log.format;
+  options.orchestrator_log_level = o.log.level;
   options.max_workers = o.run_workers;
   absl::StatusOr<JobResults> results = client::RunEmbedded(*scenario, options);
   printer.Finish();
@@ -321,7 +322,7 @@ int Train(Options& o) {
 
 constexpr Verb kVerbs[] = {
     {"run",
-     "run a scenario here: an embedded orchestrator and worker processes (one per unit, at most "
+     "run a scenario here: an orchestrator and worker processes of its own (one per unit, at most "
      "one per core: then several units each)",
      DefineRun, Run},
     {"import", "turn an SSP system (.ssp or .ssd) into a scenario JSON, its FMUs beside it",

@@ -1,7 +1,7 @@
 // `cosimo sweep` (sweep_verb.h): the sweep read and checked before anything runs (exit 2 naming
-// the field), then its variants run here, each an embedded run (client::RunEmbedded: an
-// in-process orchestrator on a loopback port and worker processes), up to --parallel at once; a
-// variant that fails is a row of the table, not the end of the sweep.
+// the field), then its variants run here, each an embedded run (client::RunEmbedded: a
+// cosimo-orchestrator child process on a loopback port and worker processes), up to --parallel
+// at once; a variant that fails is a row of the table, not the end of the sweep.
 #include <algorithm>
 #include <atomic>
 #include <chrono>

@@ -143,15 +143,16 @@ TEST(InterruptTest, CtrlCStopsRunWith130AndStopsItsWorkers) {
   PtyProcess run(
       {BinDir() + "/cosimo", "run", EndlessCar(dir), "--out", dir + "/out.csv", "--workers", "2"});
   ASSERT_TRUE(run.WaitForOutput("steps/s", std::chrono::seconds(60))) << run.output();
+  // Its children: the run's orchestrator and the two workers.
   const std::vector<pid_t> workers = ChildrenOf(run.pid());
-  ASSERT_EQ(workers.size(), 2u);
+  ASSERT_EQ(workers.size(), 3u);
   const auto typed = std::chrono::steady_clock::now();
   run.CtrlC();
   EXPECT_EQ(run.Wait(std::chrono::seconds(20)), 130) << run.output();
   EXPECT_LT(std::chrono::steady_clock::now() - typed, std::chrono::seconds(6));
   EXPECT_THAT(run.output(), HasSubstr("canceling the job and stopping its workers"));
   EXPECT_THAT(run.output(), Not(HasSubstr("lost")));
-  for (pid_t worker : workers) EXPECT_FALSE(Alive(worker)) << "worker " << worker;
+  for (pid_t child : workers) EXPECT_FALSE(Alive(child)) << "child " << child;
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.csv"));
 }
 

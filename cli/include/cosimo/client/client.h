@@ -77,15 +77,19 @@ class Client {
   std::unique_ptr<v1::ArtifactService::Stub> artifacts_;
 };
 
-// `cosimo run`: an orchestrator in this process on loopback, one cosimo-worker child process per
-// unit, the job submitted through the same client path as production. Child processes are
-// stopped on every exit path (and die with this process, PR_SET_PDEATHSIG).
+// `cosimo run`: a cosimo-orchestrator child process on loopback, cosimo-worker child processes
+// for the units, the job submitted through the same client path as production. Child processes
+// are stopped on every exit path (and die with this process, PR_SET_PDEATHSIG). The client links
+// no orchestrator.
 struct EmbeddedOptions {
   std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
+  // Default: $COSIMO_ORCHESTRATOR_BINARY, else cosimo-orchestrator beside us.
+  std::string orchestrator_binary;
   // At most this many worker processes (0: this machine's cores), each hosting several units
   // (cosimo-worker --slots) when the scenario has more units than that (EmbeddedWorkerPlan).
   int max_workers = 0;
   std::string worker_log_level = "warn";
+  std::string orchestrator_log_level = "warn";          // `cosimo run --log-level`
   std::string worker_log_format = "text";               // text or json (cosimo/common/logging.h)
   std::function<void(const v1::JobStatus&)> on_update;  // progress, may be empty
   // Set to true (from another thread, e.g. on Ctrl-C) to cancel the job.
