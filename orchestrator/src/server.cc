@@ -144,16 +144,12 @@ OrchestratorServer::OrchestratorServer(std::unique_ptr<Impl> impl) : impl_(std::
 
 OrchestratorServer::~OrchestratorServer() { Shutdown(); }
 
-absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
-    const ServerOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(
-      options.tls_cert_file, options.tls_key_file, options.tls_client_ca_file);
-  if (!credentials.ok()) return credentials.status();
-  const bool tls = !options.tls_cert_file.empty();
-  if (absl::Status s = SetUpTokens(options, tls, &impl->tokens); !s.ok()) return s;
-  if (!options.tls_client_ca_file.empty()) impl->tokens.worker_auth.RequireClientCertificate();
+namespace {
+
+// The job store and the artifact store: in --data-dir, else the store in memory and the
+// artifacts in a temporary folder (removed at shutdown).
+absl::Status OpenStores(const ServerOptions& options, OrchestratorServer::Impl& server) {
+  OrchestratorServer::Impl* impl = &server;
   std::string db_path, artifact_dir;
   std::error_code ec;
   if (!options.data_dir.empty()) {
@@ -176,6 +172,50 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   if (!store.ok()) return store.status();
   impl->store = *std::move(store);
   impl->artifacts = std::make_unique<ArtifactStore>(artifact_dir);
+  return absl::OkStatus();
+}
+
+// The gRPC server with every service, on options.listen.
+absl::Status Listen(const ServerOptions& options,
+                    const std::shared_ptr<grpc::ServerCredentials>& credentials, bool tls,
+                    OrchestratorServer::Impl& server) {
+  OrchestratorServer::Impl* impl = &server;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, credentials, &impl->port);
+  builder.RegisterService(impl->job_service.get());
+  impl->worker_service->AddTo(&builder);
+  builder.RegisterService(impl->artifact_service.get());
+  builder.RegisterService(impl->health_service.get());
+  // Set deliberately (gRPC's default is 4 MiB): a message over it fails with gRPC's
+  // RESOURCE_EXHAUSTED, which the client completes with the flag's name
+  // (cosimo/common/rpc_status.h).
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  impl->server = builder.BuildAndStart();
+  if (!impl->server || impl->port == 0) {
+    return absl::UnavailableError("cannot listen on '" + options.listen +
+                                  (tls ? "' (address in use or invalid, or the --tls-cert and "
+                                         "--tls-key files are not a valid PEM pair)"
+                                       : "' (address in use or invalid)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
+    const ServerOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(
+      options.tls_cert_file, options.tls_key_file, options.tls_client_ca_file);
+  if (!credentials.ok()) return credentials.status();
+  const bool tls = !options.tls_cert_file.empty();
+  if (absl::Status s = SetUpTokens(options, tls, &impl->tokens); !s.ok()) return s;
+  if (!options.tls_client_ca_file.empty()) impl->tokens.worker_auth.RequireClientCertificate();
+  if (absl::Status s = OpenStores(options, *impl); !s.ok()) return s;
   impl->pool = std::make_unique<WorkerPool>(options.heartbeat_timeout);
   impl->jobs = std::make_unique<JobManager>(
       impl->pool.get(), impl->store.get(), impl->artifacts.get(), options.unschedulable_timeout,
@@ -212,26 +252,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   if (impl->tokens.auth.enabled()) {
     (*credentials)->SetAuthMetadataProcessor(std::make_shared<ReflectionGuard>(&impl->tokens.auth));
   }
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, *credentials, &impl->port);
-  builder.RegisterService(impl->job_service.get());
-  impl->worker_service->AddTo(&builder);
-  builder.RegisterService(impl->artifact_service.get());
-  builder.RegisterService(impl->health_service.get());
-  // Set deliberately (gRPC's default is 4 MiB): a message over it fails with gRPC's
-  // RESOURCE_EXHAUSTED, which the client completes with the flag's name
-  // (cosimo/common/rpc_status.h).
-  builder.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
-  impl->server = builder.BuildAndStart();
-  if (!impl->server || impl->port == 0) {
-    return absl::UnavailableError("cannot listen on '" + options.listen +
-                                  (tls ? "' (address in use or invalid, or the --tls-cert and "
-                                         "--tls-key files are not a valid PEM pair)"
-                                       : "' (address in use or invalid)"));
-  }
+  if (absl::Status s = Listen(options, *credentials, tls, *impl); !s.ok()) return s;
   impl->worker_service->Start();
   impl->housekeeper = std::make_unique<Housekeeper>(
       impl->jobs.get(), RetentionOptions{options.job_retention, options.artifact_retention});

@@ -224,36 +224,47 @@ void HttpServer::Stop() {
   thread_.join();
 }
 
+namespace {
+
+// A request carries the token (Authorization, the cookie, or ?token= once, which sets the
+// cookie and redirects), or is answered 401 here.
+httplib::Server::HandlerResponse Authorize(const HttpSources& sources, bool tls,
+                                           const httplib::Request& req, httplib::Response& res) {
+  if (!sources.auth->enabled()) return httplib::Server::HandlerResponse::Unhandled;
+  if (req.has_header("Authorization") &&
+      sources.auth->AcceptsAuthorization(req.get_header_value("Authorization"))) {
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  if (req.has_param("token") &&
+      sources.auth->AcceptsAuthorization("Bearer " + req.get_param_value("token"))) {
+    // The browser keeps it, so that the page's own requests carry it, and the address bar
+    // loses it.
+    res.set_header("Set-Cookie",
+                   std::string(kCookie) + "=" + CookieEncode(req.get_param_value("token")) +
+                       "; Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
+    res.set_redirect(req.path, 303);
+    return httplib::Server::HandlerResponse::Handled;
+  }
+  const std::string cookie = CookieValue(req.get_header_value("Cookie"), kCookie);
+  if (!cookie.empty() && sources.auth->AcceptsAuthorization("Bearer " + cookie)) {
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  res.status = 401;
+  res.set_header("WWW-Authenticate", "Bearer realm=\"cosimo\"");
+  res.set_content(
+      "this orchestrator requires a token: send \"Authorization: Bearer <token>\" (the "
+      "--token-file's), or open the page once with ?token=<token>\n",
+      "text/plain; charset=utf-8");
+  return httplib::Server::HandlerResponse::Handled;
+}
+
+}  // namespace
+
 void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
   httplib::Server& s = *server_;
   // Every request: the token first.
   s.set_pre_routing_handler([sources, tls](const httplib::Request& req, httplib::Response& res) {
-    if (!sources.auth->enabled()) return httplib::Server::HandlerResponse::Unhandled;
-    if (req.has_header("Authorization") &&
-        sources.auth->AcceptsAuthorization(req.get_header_value("Authorization"))) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    if (req.has_param("token") &&
-        sources.auth->AcceptsAuthorization("Bearer " + req.get_param_value("token"))) {
-      // The browser keeps it, so that the page's own requests carry it, and the address bar
-      // loses it.
-      res.set_header("Set-Cookie",
-                     std::string(kCookie) + "=" + CookieEncode(req.get_param_value("token")) +
-                         "; Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
-      res.set_redirect(req.path, 303);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    const std::string cookie = CookieValue(req.get_header_value("Cookie"), kCookie);
-    if (!cookie.empty() && sources.auth->AcceptsAuthorization("Bearer " + cookie)) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    res.status = 401;
-    res.set_header("WWW-Authenticate", "Bearer realm=\"cosimo\"");
-    res.set_content(
-        "this orchestrator requires a token: send \"Authorization: Bearer <token>\" (the "
-        "--token-file's), or open the page once with ?token=<token>\n",
-        "text/plain; charset=utf-8");
-    return httplib::Server::HandlerResponse::Handled;
+    return Authorize(sources, tls, req, res);
   });
 
   s.Get("/metrics", [sources](const httplib::Request&, httplib::Response& res) {
