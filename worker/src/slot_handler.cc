@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/common/unit_api_proto.h"
 
 namespace cosimo::worker {
@@ -42,7 +41,7 @@ class SlotHandler::Impl {
     slots = std::max(1, slots);
     for (int i = 0; i < slots; ++i) {
       handlers_.push_back(std::make_unique<CommandHandler>([this](const std::string& digest) {
-        std::lock_guard<std::mutex> lock(fetch_mutex_);
+        absl::MutexLock lock(&fetch_mutex_);
         return fetch_(digest);
       }));
     }
@@ -52,10 +51,10 @@ class SlotHandler::Impl {
 
   ~Impl() {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       stop_ = true;
     }
-    start_.notify_all();
+    start_.SignalAll();
     for (std::thread& t : helpers_) t.join();
   }
 
@@ -124,17 +123,17 @@ class SlotHandler::Impl {
       return;
     }
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       commands_ = &commands;
       replies_ = replies;
       next_.store(0);
       pending_ = count;
       ++generation_;
     }
-    start_.notify_all();
+    start_.SignalAll();
     RunTasks();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0 && active_ == 0; });
+    absl::MutexLock lock(&mutex_);
+    while (pending_ != 0 || active_ != 0) done_.Wait(&mutex_);
     commands_ = nullptr;
     replies_ = nullptr;
   }
@@ -148,46 +147,49 @@ class SlotHandler::Impl {
       handlers_[commands_->Get(i).slot()]->Handle(commands_->Get(i), replies_->Mutable(i));
       ++finished;
     }
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     pending_ -= finished;
-    if (pending_ == 0) done_.notify_all();
+    if (pending_ == 0) done_.SignalAll();
   }
 
   // A helper joins a batch only while it has tasks left (pending_ > 0), and counts itself
   // active meanwhile, so that the batch's state is not touched once RunAll returned.
   void Help() {
     uint64_t seen_generation = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
+    mutex_.Lock();
     while (true) {
-      start_.wait(lock, [&] { return stop_ || generation_ != seen_generation; });
-      if (stop_) return;
+      while (!stop_ && generation_ == seen_generation) start_.Wait(&mutex_);
+      if (stop_) break;
       seen_generation = generation_;
       if (pending_ == 0) continue;
       ++active_;
-      lock.unlock();
+      mutex_.Unlock();
       RunTasks();
-      lock.lock();
-      if (--active_ == 0) done_.notify_all();
+      mutex_.Lock();
+      if (--active_ == 0) done_.SignalAll();
     }
+    mutex_.Unlock();
   }
 
-  CommandHandler::ArtifactFetcher fetch_;
-  std::mutex fetch_mutex_;
+  CommandHandler::ArtifactFetcher fetch_ ABSL_GUARDED_BY(fetch_mutex_);
+  absl::Mutex fetch_mutex_;  // the slots' fetches one at a time
   std::vector<std::unique_ptr<CommandHandler>> handlers_;
   std::vector<int> runnable_;  // indices into the batch, one per slot
   std::vector<bool> seen_;
 
   std::vector<std::thread> helpers_;
-  std::mutex mutex_;
-  std::condition_variable start_;
-  std::condition_variable done_;
-  bool stop_ = false;
-  uint64_t generation_ = 0;
-  const Commands* commands_ = nullptr;  // the batch being run
+  absl::Mutex mutex_;
+  absl::CondVar start_;  // a new batch, or stop
+  absl::CondVar done_;   // the batch's tasks finished and no helper inside RunTasks
+  bool stop_ ABSL_GUARDED_BY(mutex_) = false;
+  uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
+  // The batch being run: set under mutex_ before the helpers are woken (which read them after
+  // they saw the new generation under it), cleared once no helper is inside RunTasks.
+  const Commands* commands_ = nullptr;
   Replies* replies_ = nullptr;
   std::atomic<int> next_{0};
-  int pending_ = 0;  // tasks of the batch not finished
-  int active_ = 0;   // helpers inside RunTasks
+  int pending_ ABSL_GUARDED_BY(mutex_) = 0;  // tasks of the batch not finished
+  int active_ ABSL_GUARDED_BY(mutex_) = 0;   // helpers inside RunTasks
 };
 
 SlotHandler::SlotHandler(int slots, int threads, CommandHandler::ArtifactFetcher fetch)

@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "cosimo/common/digest.h"
 #include "cosimo/common/rpc_status.h"
 #include "cosimo/common/scenario.h"
@@ -122,17 +123,17 @@ class WorkerClient::Session {
       : options_(options), channel_(std::move(channel)), stream_(stream) {}
 
   bool Write(const v1::WorkerMessage& message) {
-    std::lock_guard<std::mutex> lock(write_mutex_);
+    absl::MutexLock lock(&write_mutex_);
     return stream_->Write(message);
   }
 
   void StartHeartbeat(int interval_ms) {
     AbandonRequest() = false;
     heartbeat_ = std::thread([this, interval_ms] {
-      std::unique_lock<std::mutex> lock(heartbeat_mutex_);
+      absl::MutexLock lock(&heartbeat_mutex_);
       v1::WorkerMessage beat;
       while (!stop_heartbeat_) {
-        heartbeat_cv_.wait_for(lock, std::chrono::milliseconds(interval_ms));
+        heartbeat_cv_.WaitWithTimeout(&heartbeat_mutex_, absl::Milliseconds(interval_ms));
         if (stop_heartbeat_) break;
         beat.mutable_heartbeat()->set_unix_ms(
             std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -151,10 +152,10 @@ class WorkerClient::Session {
 
   void StopHeartbeat() {
     {
-      std::lock_guard<std::mutex> lock(heartbeat_mutex_);
+      absl::MutexLock lock(&heartbeat_mutex_);
       stop_heartbeat_ = true;
     }
-    heartbeat_cv_.notify_all();
+    heartbeat_cv_.SignalAll();
     if (heartbeat_.joinable()) heartbeat_.join();
   }
 
@@ -217,15 +218,15 @@ class WorkerClient::Session {
   const WorkerOptions& options_;
   std::shared_ptr<grpc::Channel> channel_;
   Stream* stream_;
-  std::mutex write_mutex_;
+  absl::Mutex write_mutex_;  // the stream's writes: replies and heartbeats
   SlotHandler handler_{options_.slots, options_.threads,
                        [this](const std::string& digest) { return Fetch(digest); }};
   v1::WorkerMessage reply_;  // reused per message (SlotHandler::Handle)
 
   std::thread heartbeat_;
-  std::mutex heartbeat_mutex_;
-  std::condition_variable heartbeat_cv_;
-  bool stop_heartbeat_ = false;
+  absl::Mutex heartbeat_mutex_;
+  absl::CondVar heartbeat_cv_;
+  bool stop_heartbeat_ ABSL_GUARDED_BY(heartbeat_mutex_) = false;
 };
 
 absl::Status CheckHealthFile(const std::string& health_file, std::chrono::seconds max_age) {
@@ -257,7 +258,7 @@ WorkerClient::~WorkerClient() = default;
 
 void WorkerClient::Shutdown() {
   shutdown_ = true;
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (active_context_ != nullptr) active_context_->TryCancel();
 }
 
@@ -314,7 +315,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   auto stub = v1::WorkerService::NewStub(channel);
   grpc::ClientContext context;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (shutdown_) return absl::OkStatus();
     active_context_ = &context;
   }
@@ -353,7 +354,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   stream->WritesDone();
   const grpc::Status finish = stream->Finish();
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     active_context_ = nullptr;
   }
   if (!result.ok()) return result;

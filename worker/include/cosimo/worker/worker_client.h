@@ -11,11 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/common/security.h"
 
 namespace cosimo::worker {
@@ -61,8 +61,8 @@ class WorkerClient {
   WorkerOptions options_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // made by Run
   std::atomic<bool> shutdown_{false};
-  std::mutex mutex_;
-  grpc::ClientContext* active_context_ = nullptr;  // guarded by mutex_
+  absl::Mutex mutex_;
+  grpc::ClientContext* active_context_ ABSL_GUARDED_BY(mutex_) = nullptr;
 };
 
 }  // namespace cosimo::worker
