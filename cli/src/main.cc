@@ -27,9 +27,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "cosimo/client/client.h"
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/client/plot_file.h"
@@ -56,10 +56,10 @@ namespace {
 // job and stops its workers (a second signal exits at once); a watched job is left running and
 // the message says how to follow or cancel it; anything else exits.
 struct InterruptState {
-  std::mutex mutex;
-  bool cancel_run = false;
-  std::string watched_job;
-  std::string temp_dir;  // removed before exiting
+  absl::Mutex mutex;
+  bool cancel_run ABSL_GUARDED_BY(mutex) = false;
+  std::string watched_job ABSL_GUARDED_BY(mutex);
+  std::string temp_dir ABSL_GUARDED_BY(mutex);  // removed before exiting
 };
 InterruptState g_interrupt;
 
@@ -67,22 +67,23 @@ void HandleInterrupts(sigset_t signals) {
   int signal = 0;
   sigwait(&signals, &signal);
   g_interrupted = true;
-  std::string temp_dir;
+  std::string temp_dir, job;
+  bool cancel_run = false;
   {
-    std::unique_lock<std::mutex> lock(g_interrupt.mutex);
+    absl::MutexLock lock(&g_interrupt.mutex);
     temp_dir = g_interrupt.temp_dir;
-    if (g_interrupt.cancel_run) {
-      std::cerr << "\ncosimo: interrupted: canceling the job and stopping its workers\n";
-      lock.unlock();
-      sigwait(&signals, &signal);
-    } else if (!g_interrupt.watched_job.empty()) {
-      const std::string& job = g_interrupt.watched_job;
-      std::cerr << "\ncosimo: interrupted; job " << job
-                << " is still running on the orchestrator (cosimo watch " << job
-                << " follows it again, cosimo cancel " << job << " stops it)\n";
-    } else {
-      std::cerr << "\ncosimo: interrupted\n";
-    }
+    job = g_interrupt.watched_job;
+    cancel_run = g_interrupt.cancel_run;
+  }
+  if (cancel_run) {
+    std::cerr << "\ncosimo: interrupted: canceling the job and stopping its workers\n";
+    sigwait(&signals, &signal);
+  } else if (!job.empty()) {
+    std::cerr << "\ncosimo: interrupted; job " << job
+              << " is still running on the orchestrator (cosimo watch " << job
+              << " follows it again, cosimo cancel " << job << " stops it)\n";
+  } else {
+    std::cerr << "\ncosimo: interrupted\n";
   }
   std::error_code ignored;
   if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ignored);
@@ -93,7 +94,7 @@ void HandleInterrupts(sigset_t signals) {
 }  // namespace
 
 void SetWatchedJob(const std::string& job) {
-  std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+  absl::MutexLock lock(&g_interrupt.mutex);
   g_interrupt.watched_job = job;
 }
 
@@ -181,7 +182,7 @@ absl::StatusOr<v1::Scenario> CheckedScenario(Options& o, TempFolder& temp) {
     }
     temp.path = pattern;
     o.ssp.resources_dir = pattern;
-    std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+    absl::MutexLock lock(&g_interrupt.mutex);
     g_interrupt.temp_dir = pattern;
   }
   absl::StatusOr<v1::Scenario> scenario = LoadScenario(o.scenario_path, o.ssp);
@@ -351,7 +352,7 @@ void StartInterruptHandler(bool cancel_run) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   {
-    std::lock_guard<std::mutex> lock(g_interrupt.mutex);
+    absl::MutexLock lock(&g_interrupt.mutex);
     g_interrupt.cancel_run = cancel_run;
   }
   std::thread(HandleInterrupts, signals).detach();
