@@ -35,27 +35,6 @@ int ExitCodeFor(const absl::Status& status) {
   return 1;
 }
 
-void AddOrchestrator(CLI::App& cmd, Options& o, const std::string& help) {
-  cmd.add_option("--orchestrator", o.orchestrator, help);
-  cmd.add_option("--tls-ca", o.security.tls_ca_file,
-                 "dial TLS, trusting the PEM certificates in this file (default: "
-                 "$COSIMO_TLS_CA)");
-  cmd.add_option("--token-file", o.security.token_file,
-                 "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
-}
-
-void AddJob(CLI::App& cmd, Options& o) {
-  cmd.add_option("job", o.job_id, "job id")->required();
-  AddOrchestrator(cmd, o);
-}
-
-void AddResultsOut(CLI::App& cmd, Options& o) {
-  cmd.add_option("--out", o.out, "results CSV, - for standard output (metadata beside a file)")
-      ->capture_default_str();
-  cmd.add_option("--metadata", o.metadata_out,
-                 "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
-}
-
 absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata) {
   if (metadata.empty() && out != "-") metadata = out + ".meta.json";
   if (absl::Status s = client::WriteResultFiles(results, out, metadata); !s.ok()) return s;
@@ -100,19 +79,13 @@ int Watch(Options& o) {
   return WithClient(o, [&](Client& client) { return WatchToEnd(client, o.job_id); });
 }
 
-void DefineResults(CLI::App& cmd, Options& o) {
-  cmd.add_option("job", o.job_id, "job id")->required();
-  AddResultsOut(cmd, o);
-  AddOrchestrator(cmd, o);
-}
-
 int Results(Options& o) {
   return WithClient(o, [&](Client& client) {
     // A training job's result is its weights file (docs/hybrid.md), not a CSV.
     absl::StatusOr<v1::JobStatus> status = client.Get(o.job_id);
     if (!status.ok()) return Fail(status.status());
     if (status->has_training()) {
-      return WriteWeights(client, o.job_id, o.verb->get_option("--out")->count() > 0 ? o.out : "");
+      return WriteWeights(client, o.job_id, o.out_given ? o.out : "");
     }
     absl::StatusOr<JobResults> r = client.Results(o.job_id);
     if (!r.ok()) return Fail(r.status());

@@ -299,7 +299,7 @@ void DefineTrain(CLI::App& cmd, Options& o) {
 
 // Here (cosimo/client/train.h) without --orchestrator, else as a job of the service.
 int Train(Options& o) {
-  if (o.verb->get_option("--orchestrator")->count() == 0) {
+  if (!o.orchestrator_given) {
     if (o.wait) return Fail(absl::InvalidArgumentError("train: --wait needs --orchestrator"), 2);
     o.train.cancel = &g_interrupted;
     return client::RunTrain(o.train);
@@ -360,6 +360,34 @@ void StartInterruptHandler(bool cancel_run) {
 
 }  // namespace
 
+// The options the verbs share (verbs.h).
+void AddOrchestrator(CLI::App& cmd, Options& o, const std::string& help) {
+  cmd.add_option("--orchestrator", o.orchestrator, help);
+  cmd.add_option("--tls-ca", o.security.tls_ca_file,
+                 "dial TLS, trusting the PEM certificates in this file (default: "
+                 "$COSIMO_TLS_CA)");
+  cmd.add_option("--token-file", o.security.token_file,
+                 "send the token in this file (default: $COSIMO_TOKEN_FILE; needs --tls-ca)");
+}
+
+void AddJob(CLI::App& cmd, Options& o) {
+  cmd.add_option("job", o.job_id, "job id")->required();
+  AddOrchestrator(cmd, o);
+}
+
+void AddResultsOut(CLI::App& cmd, Options& o) {
+  cmd.add_option("--out", o.out, "results CSV, - for standard output (metadata beside a file)")
+      ->capture_default_str();
+  cmd.add_option("--metadata", o.metadata_out,
+                 "metadata JSON (default: the CSV's name + .meta.json; none with --out -)");
+}
+
+void DefineResults(CLI::App& cmd, Options& o) {
+  cmd.add_option("job", o.job_id, "job id")->required();
+  AddResultsOut(cmd, o);
+  AddOrchestrator(cmd, o);
+}
+
 int Main(int argc, char** argv) {
   cosimo::SetUpProcess();
   CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
@@ -392,6 +420,12 @@ int Main(int argc, char** argv) {
   for (const auto& [cmd, verb] : verbs) {
     if (!cmd->parsed()) continue;
     o.verb = cmd;
+    auto given = [&](const char* name) {
+      const CLI::Option* option = cmd->get_option_no_throw(name);
+      return option != nullptr && option->count() > 0;
+    };
+    o.out_given = given("--out");
+    o.orchestrator_given = given("--orchestrator");
     StartInterruptHandler(verb->run == Run || verb->run == Sweep);
     return verb->run(o);
   }

@@ -2,6 +2,7 @@
 // the field), then its variants run here, each an embedded run (client::RunEmbedded: a
 // cosimo-orchestrator child process on a loopback port and worker processes), up to --parallel
 // at once; a variant that fails is a row of the table, not the end of the sweep.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -151,7 +152,7 @@ void DefineSweep(CLI::App& cmd, Options& o) {
 
 int Sweep(Options& o) {
   const SweepCommand& c = o.sweep;
-  if (o.verb->get_option("--orchestrator")->count() > 0) {
+  if (o.orchestrator_given) {
     return Fail(absl::InvalidArgumentError(
                     "sweep: --orchestrator is not supported yet; without it the sweep runs here"),
                 2);

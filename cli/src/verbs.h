@@ -3,7 +3,6 @@
 // what they share. Private to the program.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <atomic>
 #include <string>
 
@@ -15,6 +14,10 @@
 #include "cosimo/ssp/ssp_import.h"
 #include "sweep_verb.h"
 #include "train.h"
+
+namespace CLI {
+class App;  // CLI11: only the verbs' options functions (main.cc) include it
+}  // namespace CLI
 
 namespace cosimo::cli {
 
@@ -40,7 +43,9 @@ struct Options {
   client::TrainCommand train;
   SweepCommand sweep;
   LogOptions log{.level = "warn"};
-  CLI::App* verb = nullptr;  // the verb given, for its options' counts
+  CLI::App* verb = nullptr;         // the verb given, for its options' counts
+  bool out_given = false;           // --out was given
+  bool orchestrator_given = false;  // --orchestrator was given
 };
 
 // A verb of the command line: its options, then what it does (the exit code).
