@@ -140,6 +140,15 @@ absl::StatusOr<std::string> Client::SubmitTraining(v1::Scenario scenario,
   return SubmitRequest(request);
 }
 
+absl::StatusOr<std::string> Client::SubmitSweep(v1::Scenario base, v1::Sweep sweep) {
+  if (absl::Status s = UploadArtifacts(&base); !s.ok()) return s;
+  sweep.clear_base();
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = std::move(base);
+  *request.mutable_sweep() = std::move(sweep);
+  return SubmitRequest(request);
+}
+
 absl::StatusOr<v1::TrainingResult> Client::TrainingResult(const std::string& job_id) {
   grpc::ClientContext context;
   SetDeadline(&context);

@@ -168,6 +168,10 @@ int List(Options& o) {
       if (j.has_training()) {
         std::snprintf(progress, sizeof(progress), "epoch %d/%d", j.training().epoch(),
                       j.training().request().epochs());
+      } else if (j.has_sweep()) {
+        std::snprintf(progress, sizeof(progress), "%llu/%llu var",
+                      static_cast<unsigned long long>(j.sweep().variants_done()),
+                      static_cast<unsigned long long>(j.sweep().variants_total()));
       } else {
         std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
       }

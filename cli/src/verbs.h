@@ -93,8 +93,10 @@ int Delete(Options& o);
 int List(Options& o);
 int Workers(Options& o);
 
-// The sweep run here (sweep_verb.cc).
+// The sweep run here, or submitted with --orchestrator (sweep_verb.cc).
 void DefineSweep(CLI::App& cmd, Options& o);
 int Sweep(Options& o);
+// Whether the sweep verb runs the sweep here (no --orchestrator given).
+bool SweepRunsHere(const Options& o);
 
 }  // namespace cosimo::cli

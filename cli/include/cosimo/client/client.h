@@ -19,6 +19,7 @@
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
 #include "cosimo/v1/scenario.pb.h"
+#include "cosimo/v1/sweep.pb.h"
 
 namespace cosimo::client {
 
@@ -46,6 +47,9 @@ class Client {
   [[nodiscard]] absl::StatusOr<std::string> SubmitTraining(v1::Scenario scenario,
                                                            v1::TrainingRequest training,
                                                            const std::string& data_path);
+  // A sweep job (docs/sweeps.md): uploads the base scenario's artifacts and submits the sweep
+  // over it (the sweep's own base fields cleared). Returns the job id.
+  [[nodiscard]] absl::StatusOr<std::string> SubmitSweep(v1::Scenario base, v1::Sweep sweep);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
   // Streams the job's status to `on_update` until it ends; returns the final status.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Watch(
