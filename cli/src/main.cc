@@ -340,8 +340,7 @@ constexpr Verb kVerbs[] = {
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, Workers},
     {"train", "fit a hybrid unit's networks to measured data, here; writes the weights file",
      DefineTrain, Train},
-    {"sweep",
-     "run a parameter sweep here, or as a job with --orchestrator; one row per variant",
+    {"sweep", "run a parameter sweep here, or as a job with --orchestrator; one row per variant",
      DefineSweep, Sweep},
 };
 

@@ -106,10 +106,10 @@ bool Scheduler::KeepWaiting(Job& job) {
     job.unschedulable_since.reset();
   }
   if (job.resuming) {
-    message = (job.kind == JobKind::kSweep
-                   ? "resuming (its finished variants kept) once it has workers; "
-                   : "resuming from its checkpoint once it has workers; ") +
-              message;
+    message =
+        (job.kind == JobKind::kSweep ? "resuming (its finished variants kept) once it has workers; "
+                                     : "resuming from its checkpoint once it has workers; ") +
+        message;
   }
   if (job.status.message() != message) {
     job.status.set_workers_available(available);

@@ -16,6 +16,7 @@
 #include "cosimo/common/sweep_design.h"
 #include "cosimo/common/version.h"
 #include "orchestrator/src/sweep_variant.h"
+#include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -91,7 +92,8 @@ absl::Status SweepRun::Prepare() {
     const size_t columns = rows_.columns.size();
     if (std::vector<std::string>(checkpoint->columns().begin(), checkpoint->columns().end()) !=
             rows_.columns ||
-        checkpoint->strings_size() * columns != 2 * static_cast<size_t>(checkpoint->values_size())) {
+        checkpoint->strings_size() * columns !=
+            2 * static_cast<size_t>(checkpoint->values_size())) {
       return absl::DataLossError("the stored rows are not those of this sweep's table");
     }
     rows_.values.assign(checkpoint->values().begin(), checkpoint->values().end());
@@ -180,10 +182,11 @@ void SweepRun::StoreRows() {
   v1::JobCheckpoint rows;
   for (const std::string& c : rows_.columns) rows.add_columns(c);
   const size_t columns = rows_.columns.size();
-  rows.mutable_values()->Add(rows_.values.begin() + static_cast<std::ptrdiff_t>(stored_rows_ *
-                                                                               columns),
-                             rows_.values.end());
-  for (size_t i = stored_strings_; i < rows_.strings.size(); ++i) rows.add_strings(rows_.strings[i]);
+  rows.mutable_values()->Add(
+      rows_.values.begin() + static_cast<std::ptrdiff_t>(stored_rows_ * columns),
+      rows_.values.end());
+  for (size_t i = stored_strings_; i < rows_.strings.size(); ++i)
+    rows.add_strings(rows_.strings[i]);
   rows.set_rows_from(stored_rows_);
   rows.set_strings_from(stored_strings_);
   if (absl::Status s = env_.recorder->store()->PutCheckpoint(job_->id, rows); !s.ok()) {
@@ -214,7 +217,11 @@ void SweepRun::RunLanes(WorkerLease lease) {
   };
   start(std::move(lease));
   while (true) {
-    while (std::optional<WorkerLease> more = MoreWorkers()) start(*std::move(more));
+    while (std::optional<WorkerLease> more = MoreWorkers()) {
+      spdlog::info("job {}: one more variant at a time, on {}", job_->id,
+                   more->workers().front()->Describe());
+      start(*std::move(more));
+    }
     absl::MutexLock lock(&mutex_);
     if (lanes_ == 0) break;
     lane_ended_.WaitWithTimeout(&mutex_, absl::Milliseconds(250));
@@ -314,9 +321,9 @@ void SweepRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& scena
   SweepRun run(env_, job, scenario);
   if (absl::Status s = run.Prepare(); !s.ok()) {
     lease.Release();
-    env_.recorder->Finish(*job, v1::FAILED,
-                          "the sweep's finished variants could not be read back: " +
-                              std::string(s.message()));
+    env_.recorder->Finish(
+        *job, v1::FAILED,
+        "the sweep's finished variants could not be read back: " + std::string(s.message()));
     return;
   }
   run.RunLanes(std::move(lease));

@@ -91,8 +91,9 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
       RunOnWorkers(*scenario, workers, context, &out.lost_worker, &rows_exceeded);
   if (!result.ok()) {
     if (rows_exceeded) {
-      return finish("FAILED", "the variant recorded more rows than this orchestrator keeps for "
-                              "one job (cosimo-orchestrator --max-recorded-rows raises it)");
+      return finish("FAILED",
+                    "the variant recorded more rows than this orchestrator keeps for "
+                    "one job (cosimo-orchestrator --max-recorded-rows raises it)");
     }
     const bool canceled = context.cancel != nullptr && context.cancel->load();
     return finish(canceled ? "CANCELED" : "FAILED", std::string(result.status().message()));

@@ -30,8 +30,8 @@ namespace cosimo::orchestrator {
 // What became of one variant: its row of the sweep table but for the index and the values.
 struct VariantOutcome {
   std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (stopped before its end)
-  std::string message;               // why it failed
-  std::vector<double> kpis;          // one per KPI when SUCCEEDED, else empty (NaN in the table)
+  std::string message;              // why it failed
+  std::vector<double> kpis;         // one per KPI when SUCCEEDED, else empty (NaN in the table)
   double wall_s = std::numeric_limits<double>::quiet_NaN();  // s of wall time of its run
   bool lost_worker = false;  // it stopped because a worker was lost: it runs again elsewhere
 };

@@ -41,9 +41,9 @@ void ExpectSameTableButWallTime(const ResultTable& a, const ResultTable& b) {
 
 // A sweep of the car over `variants` values of the controller's gain, each run `stop_time` s.
 v1::Sweep GainSweep(int variants) {
-  absl::StatusOr<v1::Sweep> sweep = ParseSweepJson(
-      R"({"parameters": [{"name": "controller.k", "linspace": [500, 1500, )" +
-      std::to_string(variants) + R"(]}], "kpis": [{"variable": "vehicle.v"}]})");
+  absl::StatusOr<v1::Sweep> sweep =
+      ParseSweepJson(R"({"parameters": [{"name": "controller.k", "linspace": [500, 1500, )" +
+                     std::to_string(variants) + R"(]}], "kpis": [{"variable": "vehicle.v"}]})");
   EXPECT_TRUE(sweep.ok()) << sweep.status();
   return *sweep;
 }

@@ -46,9 +46,9 @@ v1::Sweep StopTimes(const std::string& linspace) {
 class SweepJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("cosimo_sweep_job_" + std::to_string(getpid())))
-               .string();
+    dir_ =
+        (std::filesystem::temp_directory_path() / ("cosimo_sweep_job_" + std::to_string(getpid())))
+            .string();
     artifacts_ = std::make_unique<ArtifactStore>(dir_);
     store_ = *SqliteJobStore::Open("");
     Restart();
