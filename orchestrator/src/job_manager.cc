@@ -260,6 +260,7 @@ JobManager::Counts JobManager::Count() const {
   for (const auto& [id, job] : jobs_) {
     ++counts.by_state[job->State()];
     counts.job_ids.insert(id);
+    if (job->kind == JobKind::kSweep) counts.sweeps[id] = job->Status().sweep();
   }
   counts.queued = scheduler_.size();
   return counts;

@@ -91,7 +91,8 @@ class JobManager {
   struct Counts {
     std::map<v1::JobState, int> by_state;
     size_t queued = 0;
-    std::set<std::string> job_ids;  // every job the manager knows
+    std::set<std::string> job_ids;                  // every job the manager knows
+    std::map<std::string, v1::SweepStatus> sweeps;  // every sweep job's progress, by job id
   };
   Counts Count() const;
   // One page of the jobs, newest first: at most `page_size` (0: 100, at most 1000) after the

@@ -1,8 +1,8 @@
 // A sweep as one job of the orchestrator (issue 32, docs/sweeps.md): its table is the one
 // `cosimo sweep` writes when the sweep runs here (every column but the wall time), a variant the
 // model refuses is a FAILED row of a sweep that succeeds, `cosimo results` writes the same table,
-// a cancel stops the sweep, and a sweep whose orchestrator is killed resumes after a restart
-// with the variants that had finished kept.
+// a cancel stops the sweep, its progress is in /metrics and the JSON API, and a sweep whose
+// orchestrator is killed resumes after a restart with the variants that had finished kept.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +15,8 @@
 #include "cosimo/common/sweep.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/process.h"
+// Last: through <resolv.h> it defines the macro _res, a parameter name in Eigen's headers.
+#include <httplib.h>
 
 namespace cosimo::testing {
 namespace {
@@ -136,6 +138,41 @@ TEST_F(SweepServiceTest, CancelStopsTheSweep) {
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
   EXPECT_LT(status->sweep().variants_done(), 20u);
+}
+
+class SweepHttpTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
+    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
+    return args;
+  }
+};
+
+TEST_F(SweepHttpTest, ProgressIsInTheMetricsAndTheJsonApi) {
+  StartWorkers(1, {"--slots", "2"});
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(1), GainSweep(3));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  int port = 0;
+  for (int i = 0; i < 100 && port == 0; ++i) {
+    const std::string text = ReadFile(dir_ + "/http_port");
+    if (text.find('\n') != std::string::npos) port = std::stoi(text);
+  }
+  httplib::Client http("127.0.0.1", port);
+  httplib::Result metrics = http.Get("/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  EXPECT_THAT(metrics->body,
+              HasSubstr("cosimo_sweep_variants{job=\"" + *id + "\",state=\"done\"} 3"));
+  EXPECT_THAT(metrics->body,
+              HasSubstr("cosimo_sweep_variants{job=\"" + *id + "\",state=\"failed\"} 0"));
+  httplib::Result job = http.Get("/api/jobs/" + *id);
+  ASSERT_TRUE(job && job->status == 200);
+  EXPECT_THAT(job->body, HasSubstr("\"variants_done\":3"));
+  EXPECT_THAT(job->body, HasSubstr("\"progress\":1.0"));
 }
 
 // kill -9 of the orchestrator mid-sweep: restarted on the same address and data directory, the
