@@ -103,6 +103,10 @@ int Watch(Options& o) {
 void DefineResults(CLI::App& cmd, Options& o) {
   cmd.add_option("job", o.job_id, "job id")->required();
   AddResultsOut(cmd, o);
+  cmd.add_option("--variant", o.variant,
+                 "a sweep job's variant K: its full results (a sweep that keeps them, "
+                 "\"keep_results\": \"ALL\"), not the sweep's table")
+      ->check(CLI::NonNegativeNumber);
   AddOrchestrator(cmd, o);
 }
 
@@ -111,10 +115,11 @@ int Results(Options& o) {
     // A training job's result is its weights file (docs/hybrid.md), not a CSV.
     absl::StatusOr<v1::JobStatus> status = client.Get(o.job_id);
     if (!status.ok()) return Fail(status.status());
-    if (status->has_training()) {
+    if (status->has_training() && o.variant < 0) {
       return WriteWeights(client, o.job_id, o.verb->get_option("--out")->count() > 0 ? o.out : "");
     }
-    absl::StatusOr<JobResults> r = client.Results(o.job_id);
+    absl::StatusOr<JobResults> r = client.Results(
+        o.job_id, o.variant >= 0 ? std::optional<uint64_t>(o.variant) : std::nullopt);
     if (!r.ok()) return Fail(r.status());
     if (absl::Status s = WriteResults(*r, o.out, o.metadata_out); !s.ok()) return Fail(s);
     return 0;

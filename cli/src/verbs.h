@@ -32,6 +32,7 @@ struct Options {
   ClientSecurity security = ClientSecurityFromEnvironment();
   std::string scenario_path, job_id, out = "results.csv", metadata_out;
   bool wait = false;
+  int64_t variant = -1;  // results --variant K (-1: none)
   int run_workers = 0;
   ssp::SspImportOptions ssp;
   std::string import_out = "scenario.json";

@@ -106,6 +106,10 @@ class JobManager {
   // A succeeded simulation job's results table, a succeeded sweep's table; FailedPrecondition
   // for a training job.
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
+  // Variant `variant`'s full results of a sweep job that keeps them (keep_results ALL), once that
+  // variant has succeeded; FailedPrecondition otherwise, InvalidArgument past the last variant.
+  [[nodiscard]] absl::StatusOr<StoredResults> VariantResults(const std::string& job_id,
+                                                             uint64_t variant) const;
   // A succeeded training job's weights file; FailedPrecondition for a simulation job.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id) const;
   // Forgets a finished job (record and results) and removes the artifacts that no other job

@@ -50,6 +50,9 @@ class SweepRun {
   // Takes one more lease for a lane when variants wait, no job is queued and the pool has one.
   std::optional<WorkerLease> MoreWorkers() ABSL_LOCKS_EXCLUDED(mutex_);
   void Store(ResultTable table);
+  // A succeeded variant's full results (keep_results ALL), under VariantResultsId; a failed
+  // write fails the variant.
+  void StoreResults(uint64_t k, VariantOutcome* outcome);
 
   const RunnerEnv& env_;
   const std::shared_ptr<Job> job_;
@@ -80,6 +83,7 @@ absl::Status SweepRun::Prepare() {
   context_.metrics = env_.metrics;
   context_.running_units = env_.running_units;
   context_.check = env_.check_scenario;
+  context_.keep_results = sweep_.keep_results() == v1::Sweep::ALL;
   stored_at_ = env_.recorder->clock()->Now();
   absl::MutexLock lock(&mutex_);
   rows_ = SweepTableColumns(sweep_);
@@ -141,6 +145,7 @@ std::optional<uint64_t> SweepRun::Next() {
 void SweepRun::Lane(WorkerLease lease) {
   while (std::optional<uint64_t> k = Next()) {
     VariantOutcome outcome = RunSweepVariant(base_, sweep_, values_[*k], lease.workers(), context_);
+    if (outcome.results) StoreResults(*k, &outcome);
     if (!Finished(*k, std::move(outcome))) break;
   }
   lease.Release();
@@ -230,6 +235,32 @@ void SweepRun::RunLanes(WorkerLease lease) {
   for (std::thread& t : lanes) t.join();
 }
 
+void SweepRun::StoreResults(uint64_t k, VariantOutcome* outcome) {
+  const MasterResult& result = *outcome->results;
+  StoredResults stored;
+  static_cast<ResultTable&>(stored) = result;
+  v1::ResultsMetadata& meta = stored.metadata;
+  meta.set_steps_accepted(result.steps_accepted);
+  meta.set_steps_rejected(result.steps_rejected);
+  meta.set_iterations_mean(result.iterations_mean);
+  meta.set_iterations_max(result.iterations_max);
+  meta.set_algorithm(v1::Algorithm::Kind_Name(base_.algorithm().kind()));
+  meta.set_start_time(base_.start_time());
+  // The last row's time: the variant's stop_time, which the sweep may vary.
+  meta.set_stop_time(result.rows() > 0 ? result.values[(result.rows() - 1) * result.columns.size()]
+                                       : base_.stop_time());
+  meta.set_wall_seconds(outcome->wall_s);
+  meta.set_finished_unix_ms(env_.recorder->clock()->UnixMs());
+  meta.set_cosimo_version(kVersion);
+  const absl::Status s = env_.recorder->store()->PutResults(VariantResultsId(job_->id, k), stored);
+  outcome->results.reset();
+  if (!s.ok()) {
+    outcome->status = "FAILED";
+    outcome->message = "its results could not be stored: " + std::string(s.message());
+    outcome->kpis.clear();
+  }
+}
+
 void SweepRun::End() {
   ResultTable table;
   size_t pending = 0;
@@ -314,6 +345,30 @@ v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep) {
   status.mutable_sweep()->clear_base();
   status.set_variants_total(VariantCount(sweep));
   return status;
+}
+
+std::string VariantResultsId(const std::string& job_id, uint64_t variant) {
+  return job_id + "/variant-" + std::to_string(variant);
+}
+
+absl::Status CheckVariantResults(const v1::JobStatus& status, uint64_t variant) {
+  const std::string job = "job " + status.job_id();
+  if (!status.has_sweep()) {
+    return absl::FailedPreconditionError(job + " is not a sweep: it has no variants");
+  }
+  if (status.sweep().sweep().keep_results() != v1::Sweep::ALL) {
+    return absl::FailedPreconditionError(
+        job +
+        " keeps only its variants' KPIs (its table); a sweep with \"keep_results\": "
+        "\"ALL\" keeps every variant's full results");
+  }
+  if (variant >= status.sweep().variants_total()) {
+    return absl::InvalidArgumentError("variant " + std::to_string(variant) + ": " + job + " has " +
+                                      std::to_string(status.sweep().variants_total()) +
+                                      " variants (0 to " +
+                                      std::to_string(status.sweep().variants_total() - 1) + ")");
+  }
+  return absl::OkStatus();
 }
 
 void SweepRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,

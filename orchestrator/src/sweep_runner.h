@@ -17,7 +17,11 @@
 // Thread safety: Run on the job's thread; the lanes share the run's state under its mutex.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
+
+#include "absl/status/status.h"
 
 #include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/sweep.pb.h"
@@ -30,6 +34,14 @@ inline constexpr int kMaxSweepLanes = 16;
 
 // A submitted sweep's first status: the sweep without its base, its number of variants.
 v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep);
+
+// The JobStore id of a sweep job's variant's full results (keep_results ALL): "<job>/variant-K".
+// The store's Delete of the job removes them with it.
+std::string VariantResultsId(const std::string& job_id, uint64_t variant);
+// Whether `status`'s job may have variant `variant`'s full results: a sweep (FailedPrecondition
+// otherwise) that keeps them (FailedPrecondition naming keep_results), `variant` one of its
+// variants (InvalidArgument).
+[[nodiscard]] absl::Status CheckVariantResults(const v1::JobStatus& status, uint64_t variant);
 
 class SweepRunner final : public JobRunner {
  public:

@@ -106,6 +106,7 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
     }
     out.kpis.push_back(*value);
   }
+  if (context.keep_results) out.results = *std::move(result);
   return finish("SUCCEEDED", "");
 }
 

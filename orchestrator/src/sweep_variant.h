@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/orchestrator/master.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "cosimo/v1/sweep.pb.h"
 #include "orchestrator/src/metrics.h"
@@ -34,6 +36,8 @@ struct VariantOutcome {
   std::vector<double> kpis;         // one per KPI when SUCCEEDED, else empty (NaN in the table)
   double wall_s = std::numeric_limits<double>::quiet_NaN();  // s of wall time of its run
   bool lost_worker = false;  // it stopped because a worker was lost: it runs again elsewhere
+  // Its full results, when it succeeded and VariantContext::keep_results.
+  std::optional<MasterResult> results;
 };
 
 // What every variant of a job shares. Nothing owned.
@@ -45,6 +49,7 @@ struct VariantContext {
   Metrics* metrics = nullptr;      // may be null
   RunningUnitsMap* running_units = nullptr;
   std::function<absl::Status(const v1::Scenario&)> check;  // the submission's scenario checks
+  bool keep_results = false;  // keep a succeeded variant's full results (VariantOutcome::results)
 };
 
 // Runs the variant of `base` with `values` (one per sweep parameter) on `workers` (a lease of

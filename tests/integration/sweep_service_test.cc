@@ -140,6 +140,39 @@ TEST_F(SweepServiceTest, CancelStopsTheSweep) {
   EXPECT_LT(status->sweep().variants_done(), 20u);
 }
 
+TEST_F(SweepServiceTest, KeptVariantResultsAreThoseOfTheVariantsScenario) {
+  StartWorkers(1, {"--slots", "2"});
+  client::Client client(orchestrator_->address());
+  v1::Sweep sweep = GainSweep(3);
+  sweep.set_keep_results(v1::Sweep::ALL);
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(2), sweep);
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok() && status->state() == v1::SUCCEEDED) << status->message();
+  v1::Scenario variant = LongCar(2);
+  variant.mutable_units(0)->mutable_builtin()->mutable_parameters()->at("k").set_number_value(1500);
+  std::string simulation;
+  ASSERT_EQ(RunJob(client, variant, &simulation).state(), v1::SUCCEEDED);
+  absl::StatusOr<client::JobResults> expected = client.Results(simulation);
+  absl::StatusOr<client::JobResults> kept = client.Results(*id, 2);  // k = 1500
+  ASSERT_TRUE(expected.ok() && kept.ok()) << expected.status() << kept.status();
+  EXPECT_EQ(kept->columns, expected->columns);
+  EXPECT_EQ(kept->values, expected->values);
+  Process cli({BinDir() + "/cosimo", "results", *id, "--variant", "0", "--orchestrator",
+               orchestrator_->address(), "--out", dir_ + "/v0.csv"},
+              dir_ + "/v0.log");
+  ASSERT_EQ(cli.Wait(std::chrono::seconds(60)), 0) << cli.log();
+  EXPECT_THAT(ReadFile(dir_ + "/v0.csv"), HasSubstr("time,vehicle.v,controller.F\n0,"));
+  absl::StatusOr<client::JobResults> none = client.Results(*id, 3);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument) << none.status();
+  absl::StatusOr<std::string> kpis_only = client.SubmitSweep(LongCar(1), GainSweep(1));
+  ASSERT_TRUE(kpis_only.ok());
+  ASSERT_TRUE(client.Watch(*kpis_only, nullptr, 50).ok());
+  absl::StatusOr<client::JobResults> refused = client.Results(*kpis_only, 0);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("keep_results"));
+}
+
 class SweepHttpTest : public DistributedTest {
  protected:
   std::vector<std::string> OrchestratorArgs() override {

@@ -124,6 +124,24 @@ TEST_F(SweepJobTest, RunningSweepIsQueuedAgainAtARestart) {
   EXPECT_EQ(jobs_->Count().queued, 1u);
 }
 
+TEST(SweepStoreTest, DeletingASweepJobDeletesItsVariantsResults) {
+  std::unique_ptr<SqliteJobStore> store = *SqliteJobStore::Open("");
+  StoredResults results;
+  results.columns = {"time"};
+  results.types = {ValueType::kReal};
+  results.values = {0.0};
+  for (const std::string id :
+       {"job-a/variant-0", "job-a/variant-12", "job-a0", "job-ab/variant-0"}) {
+    ASSERT_TRUE(store->PutResults(id, results).ok());
+  }
+  EXPECT_EQ(VariantResultsId("job-a", 12), "job-a/variant-12");
+  ASSERT_TRUE(store->Delete("job-a").ok());
+  EXPECT_EQ(store->LoadResults("job-a/variant-0").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->LoadResults("job-a/variant-12").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(store->LoadResults("job-a0").ok());
+  EXPECT_TRUE(store->LoadResults("job-ab/variant-0").ok());
+}
+
 TEST(SweepTableTest, ColumnsAndRowsAreThoseOfTheLocalTable) {
   absl::StatusOr<v1::Sweep> sweep = ParseSweepJson(R"({"scenario_file": "x.json",
       "parameters": [{"name": "a.p", "values": [1]}, {"name": "stop_time", "values": [2]}],

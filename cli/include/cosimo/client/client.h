@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,10 @@ class Client {
   [[nodiscard]] absl::StatusOr<std::vector<v1::WorkerStatus>> Workers();
   // Forgets a finished job and its results on the orchestrator.
   [[nodiscard]] absl::Status Delete(const std::string& job_id);
-  // Fails (naming the state and the reason) unless the job succeeded.
-  [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id);
+  // Fails (naming the state and the reason) unless the job succeeded. With `variant`: that
+  // variant's full results of a sweep job that keeps them (once the variant has succeeded).
+  [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id,
+                                                   std::optional<uint64_t> variant = std::nullopt);
   // A succeeded training job's weights file; fails naming the state otherwise.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id);
 
