@@ -426,8 +426,9 @@ int Main(int argc, char** argv) {
   for (const auto& [cmd, verb] : verbs) {
     if (!cmd->parsed()) continue;
     o.verb = cmd;
-    auto given = [&](const char* name) {
-      const CLI::Option* option = cmd->get_option_no_throw(name);
+    // A structured binding is not captured (clang before C++20 refuses it): the verb's pointer.
+    auto given = [parsed = cmd](const char* name) {
+      const CLI::Option* option = parsed->get_option_no_throw(name);
       return option != nullptr && option->count() > 0;
     };
     o.out_given = given("--out");
