@@ -140,6 +140,15 @@ absl::StatusOr<std::string> Client::SubmitTraining(v1::Scenario scenario,
   return SubmitRequest(request);
 }
 
+absl::StatusOr<std::string> Client::SubmitSweep(v1::Scenario base, v1::Sweep sweep) {
+  if (absl::Status s = UploadArtifacts(&base); !s.ok()) return s;
+  sweep.clear_base();
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = std::move(base);
+  *request.mutable_sweep() = std::move(sweep);
+  return SubmitRequest(request);
+}
+
 absl::StatusOr<v1::TrainingResult> Client::TrainingResult(const std::string& job_id) {
   grpc::ClientContext context;
   SetDeadline(&context);
@@ -242,11 +251,13 @@ absl::StatusOr<std::vector<v1::WorkerStatus>> Client::Workers() {
   return std::vector<v1::WorkerStatus>(response.workers().begin(), response.workers().end());
 }
 
-absl::StatusOr<JobResults> Client::Results(const std::string& job_id) {
+absl::StatusOr<JobResults> Client::Results(const std::string& job_id,
+                                           std::optional<uint64_t> variant) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + call_deadline_ * 10);
   v1::GetResultsRequest request;
   request.set_job_id(job_id);
+  if (variant) request.set_variant(*variant);
   auto reader = jobs_->GetResults(&context, request);
   JobResults results;
   v1::ResultsChunk chunk;

@@ -84,10 +84,11 @@ int Results(Options& o) {
     // A training job's result is its weights file (docs/hybrid.md), not a CSV.
     absl::StatusOr<v1::JobStatus> status = client.Get(o.job_id);
     if (!status.ok()) return Fail(status.status());
-    if (status->has_training()) {
+    if (status->has_training() && o.variant < 0) {
       return WriteWeights(client, o.job_id, o.out_given ? o.out : "");
     }
-    absl::StatusOr<JobResults> r = client.Results(o.job_id);
+    absl::StatusOr<JobResults> r = client.Results(
+        o.job_id, o.variant >= 0 ? std::optional<uint64_t>(o.variant) : std::nullopt);
     if (!r.ok()) return Fail(r.status());
     if (absl::Status s = WriteResults(*r, o.out, o.metadata_out); !s.ok()) return Fail(s);
     return 0;
@@ -141,6 +142,10 @@ int List(Options& o) {
       if (j.has_training()) {
         std::snprintf(progress, sizeof(progress), "epoch %d/%d", j.training().epoch(),
                       j.training().request().epochs());
+      } else if (j.has_sweep()) {
+        std::snprintf(progress, sizeof(progress), "%llu/%llu var",
+                      static_cast<unsigned long long>(j.sweep().variants_done()),
+                      static_cast<unsigned long long>(j.sweep().variants_total()));
       } else {
         std::snprintf(progress, sizeof(progress), "%.4g/%.4g", j.time(), j.stop_time());
       }

@@ -12,6 +12,7 @@
 //   cosimo train SCENARIO.json --data measured.csv --unit NAME [--epochs N] [--out weights.json]
 //                [--orchestrator HOST:PORT [--wait]]   (without --orchestrator: trains here)
 //   cosimo sweep SWEEP.json [--out sweep.csv] [--keep-results DIR]   (here; docs/sweeps.md)
+//   cosimo sweep SWEEP.json --orchestrator HOST:PORT [--wait] [--out sweep.csv]   (as a job)
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted (Ctrl-C, SIGTERM: at once; run cancels its job first).
@@ -341,7 +342,8 @@ constexpr Verb kVerbs[] = {
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, Workers},
     {"train", "fit a hybrid unit's networks to measured data, here; writes the weights file",
      DefineTrain, Train},
-    {"sweep", "run a parameter sweep here; writes one row per variant", DefineSweep, Sweep},
+    {"sweep", "run a parameter sweep here, or as a job with --orchestrator; one row per variant",
+     DefineSweep, Sweep},
 };
 
 // Ctrl-C / TERM: handled on a thread (sigwait) that asks a run to cancel.
@@ -385,6 +387,10 @@ void AddResultsOut(CLI::App& cmd, Options& o) {
 void DefineResults(CLI::App& cmd, Options& o) {
   cmd.add_option("job", o.job_id, "job id")->required();
   AddResultsOut(cmd, o);
+  cmd.add_option("--variant", o.variant,
+                 "a sweep job's variant K: its full results (a sweep that keeps them, "
+                 "\"keep_results\": \"ALL\"), not the sweep's table")
+      ->check(CLI::NonNegativeNumber);
   AddOrchestrator(cmd, o);
 }
 
@@ -420,13 +426,14 @@ int Main(int argc, char** argv) {
   for (const auto& [cmd, verb] : verbs) {
     if (!cmd->parsed()) continue;
     o.verb = cmd;
-    auto given = [&](const char* name) {
-      const CLI::Option* option = cmd->get_option_no_throw(name);
+    // A structured binding is not captured (clang before C++20 refuses it): the verb's pointer.
+    auto given = [parsed = cmd](const char* name) {
+      const CLI::Option* option = parsed->get_option_no_throw(name);
       return option != nullptr && option->count() > 0;
     };
     o.out_given = given("--out");
     o.orchestrator_given = given("--orchestrator");
-    StartInterruptHandler(verb->run == Run || verb->run == Sweep);
+    StartInterruptHandler(verb->run == Run || (verb->run == Sweep && SweepRunsHere(o)));
     return verb->run(o);
   }
   return 2;

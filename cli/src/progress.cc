@@ -16,6 +16,13 @@ std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
 }
 
 double ProgressPrinter::Fraction(const v1::JobStatus& s) {
+  if (s.has_sweep()) {
+    const uint64_t total = s.sweep().variants_total();
+    return total > 0 ? std::clamp(static_cast<double>(s.sweep().variants_done()) /
+                                      static_cast<double>(total),
+                                  0.0, 1.0)
+                     : 0.0;
+  }
   if (s.has_training()) {
     const int epochs = s.training().request().epochs();
     return epochs > 0 ? std::clamp(static_cast<double>(s.training().epoch()) / epochs, 0.0, 1.0)
@@ -42,6 +49,7 @@ std::string ProgressPrinter::Bar(double fraction, int width) {
 // keeps the fraction, the time and the ETA.
 std::string ProgressPrinter::Fields(const v1::JobStatus& s, int detail) {
   if (s.has_training()) return TrainingFields(s.training(), detail);
+  if (s.has_sweep()) return SweepFields(s.sweep(), detail);
   const double fraction = Fraction(s);
   const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
   const double iterations_per_step =
@@ -80,6 +88,28 @@ std::string ProgressPrinter::TrainingFields(const v1::TrainingStatus& t, int det
   } else {
     std::snprintf(buffer, sizeof(buffer), "epoch %d/%d loss %.3e", t.epoch(), t.request().epochs(),
                   t.loss());
+  }
+  return buffer;
+}
+
+// A sweep's figures: variants done of all, failed, ETA (`detail` 2: done and ETA).
+std::string ProgressPrinter::SweepFields(const v1::SweepStatus& t, int detail) {
+  const auto done = static_cast<unsigned long long>(t.variants_done());
+  const auto total = static_cast<unsigned long long>(t.variants_total());
+  std::string eta = "--";
+  if (done == total) {
+    eta = "0s";
+  } else if (t.eta_seconds() > 0) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.0fs", std::ceil(t.eta_seconds()));
+    eta = buffer;
+  }
+  char buffer[128];
+  if (detail < 2) {
+    std::snprintf(buffer, sizeof(buffer), "variants %llu/%llu  %llu failed  ETA %s", done, total,
+                  static_cast<unsigned long long>(t.variants_failed()), eta.c_str());
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%llu/%llu ETA %s", done, total, eta.c_str());
   }
   return buffer;
 }
@@ -129,7 +159,9 @@ void ProgressPrinter::Update(const v1::JobStatus& s) {
     if (tty_ && drawn_) std::fprintf(out_, "\r%s\x1b[K\n", FitLine(s, Columns()).c_str());
     drawn_ = false;
     // A training job's last figures too (its plain lines may have missed the last epochs).
-    const std::string training = s.has_training() ? "  " + TrainingFields(s.training(), 0) : "";
+    const std::string training = s.has_training() ? "  " + TrainingFields(s.training(), 0)
+                                 : s.has_sweep()  ? "  " + SweepFields(s.sweep(), 0)
+                                                  : "";
     std::fprintf(out_, "job %s %s%s%s%s\n", s.job_id().c_str(),
                  v1::JobState_Name(s.state()).c_str(), s.message().empty() ? "" : ": ",
                  s.message().c_str(), training.c_str());

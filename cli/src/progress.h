@@ -31,6 +31,7 @@ class ProgressPrinter {
   static std::string Bar(double fraction, int width);
   static std::string Fields(const v1::JobStatus& status, int detail);
   static std::string TrainingFields(const v1::TrainingStatus& training, int detail);
+  static std::string SweepFields(const v1::SweepStatus& sweep, int detail);
   int Columns() const;  // the terminal's width ($COLUMNS, else 80, if it cannot be asked)
 
   FILE* out_;

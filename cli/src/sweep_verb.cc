@@ -1,7 +1,8 @@
 // `cosimo sweep` (sweep_verb.h): the sweep read and checked before anything runs (exit 2 naming
 // the field), then its variants run here, each an embedded run (client::RunEmbedded: a
 // cosimo-orchestrator child process on a loopback port and worker processes), up to --parallel
-// at once; a variant that fails is a row of the table, not the end of the sweep.
+// at once; a variant that fails is a row of the table, not the end of the sweep. With
+// --orchestrator the sweep is submitted as one job of that orchestrator instead (SubmitSweep).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
@@ -130,7 +131,32 @@ void ReportVariant(size_t k, size_t total, const Outcome& o, std::mutex& mutex) 
   std::cerr << std::endl;
 }
 
+// The sweep as a job of the orchestrator: its job id on standard output; with --wait, followed
+// to its end and its table written to --out.
+int SubmitSweep(Options& o, const LoadedSweep& sweep) {
+  const SweepCommand& c = o.sweep;
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<std::string> job = client.SubmitSweep(sweep.base, sweep.sweep);
+    if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
+    std::cout << *job << std::endl;
+    if (!c.wait) return 0;
+    if (const int code = WatchToEnd(client, *job); code != 0) return code;
+    absl::StatusOr<JobResults> table = client.Results(*job);
+    if (!table.ok()) return Fail(table.status());
+    if (c.out == "-") {
+      WriteCsv(std::cout, *table);
+    } else if (absl::Status s = WriteCsvFile(c.out, *table); !s.ok()) {
+      return Fail(s);
+    }
+    std::cerr << "sweep " << *job << ": table "
+              << (c.out == "-" ? "on standard output" : "written to " + c.out) << "\n";
+    return 0;
+  });
+}
+
 }  // namespace
+
+bool SweepRunsHere(const Options& o) { return !o.orchestrator_given; }
 
 void DefineSweep(CLI::App& cmd, Options& o) {
   SweepCommand& c = o.sweep;
@@ -146,19 +172,29 @@ void DefineSweep(CLI::App& cmd, Options& o) {
                  "variants run at once (default: this machine's cores); each has its share of "
                  "the cores for its worker processes")
       ->check(CLI::Range(1, 4096));
-  cmd.add_flag("--wait", c.wait, "wait for the sweep to end (a sweep run here always does)");
-  AddOrchestrator(cmd, o, "not yet: sweeps run here only (issue 32)");
+  cmd.add_flag("--wait", c.wait,
+               "with --orchestrator: follow the sweep job and write its table (a sweep run here "
+               "always waits)");
+  AddOrchestrator(cmd, o,
+                  "submit the sweep as one job of this orchestrator HOST:PORT (prints its job "
+                  "id) instead of running it here");
 }
 
 int Sweep(Options& o) {
   const SweepCommand& c = o.sweep;
-  if (o.orchestrator_given) {
-    return Fail(absl::InvalidArgumentError(
-                    "sweep: --orchestrator is not supported yet; without it the sweep runs here"),
-                2);
+  const bool here = SweepRunsHere(o);
+  for (const auto& [flag, given] :
+       {std::pair<const char*, bool>{"--keep-results", !c.keep_results.empty()},
+        {"--parallel", c.parallel > 0}}) {
+    if (!here && given) {
+      return Fail(absl::InvalidArgumentError(std::string("sweep: ") + flag +
+                                             " is for a sweep run here, not with --orchestrator"),
+                  2);
+    }
   }
   absl::StatusOr<LoadedSweep> sweep = CheckedSweep(c);
   if (!sweep.ok()) return Fail(sweep.status(), 2);
+  if (!here) return SubmitSweep(o, *sweep);
   if (!c.keep_results.empty()) {
     std::error_code ec;
     fs::create_directories(c.keep_results, ec);

@@ -35,6 +35,7 @@ struct Options {
   ClientSecurity security = ClientSecurityFromEnvironment();
   std::string scenario_path, job_id, out = "results.csv", metadata_out;
   bool wait = false;
+  int64_t variant = -1;  // results --variant K (-1: none)
   int run_workers = 0;
   ssp::SspImportOptions ssp;
   std::string import_out = "scenario.json";
@@ -98,8 +99,10 @@ int Delete(Options& o);
 int List(Options& o);
 int Workers(Options& o);
 
-// The sweep run here (sweep_verb.cc).
+// The sweep run here, or submitted with --orchestrator (sweep_verb.cc).
 void DefineSweep(CLI::App& cmd, Options& o);
 int Sweep(Options& o);
+// Whether the sweep verb runs the sweep here (no --orchestrator given).
+bool SweepRunsHere(const Options& o);
 
 }  // namespace cosimo::cli

@@ -21,7 +21,8 @@ std::vector<std::string> ArtifactsOf(const v1::JobStatus& status, const v1::Scen
 }  // namespace
 
 JobKind KindOf(const v1::JobStatus& status) {
-  return status.has_training() ? JobKind::kTraining : JobKind::kSimulation;
+  if (status.has_training()) return JobKind::kTraining;
+  return status.has_sweep() ? JobKind::kSweep : JobKind::kSimulation;
 }
 
 std::vector<std::string> WorkerLabelsOf(const v1::JobStatus& status, const v1::Scenario& scenario) {

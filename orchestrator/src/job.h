@@ -23,17 +23,19 @@
 
 namespace cosimo::orchestrator {
 
-// The kinds of job, each run by a JobRunner of its own (job_runner.h). A new kind (a parameter
-// sweep) adds its value here, what marks it in KindOf, its workers in WorkerLabelsOf and its
-// runner in JobManager::RunnerFor.
+// The kinds of job, each run by a JobRunner of its own (job_runner.h). A new kind adds its value
+// here, what marks it in KindOf, its workers in WorkerLabelsOf and its runner in
+// JobManager::RunnerFor.
 enum class JobKind {
   kSimulation,
   kTraining,  // JobStatus.training set: trains one hybrid unit on one worker
+  kSweep,     // JobStatus.sweep set: the variants of a parameter sweep (sweep_runner.h)
 };
 JobKind KindOf(const v1::JobStatus& status);
 
 // The worker label of each unit the job runs on a worker, one worker slot each: every unit of a
-// simulation, the trained unit of a training job.
+// simulation, the trained unit of a training job, every unit of one variant of a sweep (the
+// sweep's first lease; it takes more as capacity allows).
 std::vector<std::string> WorkerLabelsOf(const v1::JobStatus& status, const v1::Scenario& scenario);
 
 class Job {

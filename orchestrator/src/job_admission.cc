@@ -2,6 +2,8 @@
 
 #include "cosimo/common/digest.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/sweep.h"
+#include "cosimo/common/sweep_design.h"
 #include "cosimo/worker/scenario_check.h"
 #include "orchestrator/src/training_job.h"
 
@@ -27,16 +29,67 @@ absl::Status CheckLimits(const v1::Scenario& scenario, const JobLimits& limits) 
   return absl::OkStatus();
 }
 
-absl::Status CheckSubmission(const v1::Scenario& scenario, const v1::TrainingRequest* training,
-                             ArtifactStore* artifacts) {
-  // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
-  // command line checks them before it submits, for every client; the platforms of the binaries
-  // are the workers' to judge.
+namespace {
+
+worker::ScenarioCheckOptions CheckOptions(ArtifactStore* artifacts) {
   worker::ScenarioCheckOptions check;
   check.file = [artifacts](const std::string&, const std::string& digest) {
     return digest.empty() || !IsValidDigest(digest) ? std::string() : artifacts->PathOf(digest);
   };
   check.binary_for_this_platform = false;
+  return check;
+}
+
+// The sweep library's message with its fields named as the request's ("sweep.parameters[0]...");
+// several problems come as "N problems:" and an indented line each.
+absl::Status InSweep(const absl::Status& s) {
+  std::string message(s.message());
+  if (message.find('\n') == std::string::npos) {
+    message = "sweep." + message;
+  } else {
+    for (size_t at = message.find("\n  "); at != std::string::npos;
+         at = message.find("\n  ", at + 1)) {
+      message.insert(at + 3, "sweep.");
+    }
+  }
+  return absl::InvalidArgumentError(message);
+}
+
+}  // namespace
+
+std::function<absl::Status(const v1::Scenario&)> ScenarioCheckFor(ArtifactStore* artifacts) {
+  return [check = CheckOptions(artifacts)](const v1::Scenario& scenario) {
+    if (absl::Status s = ValidateScenario(scenario); !s.ok()) {
+      return worker::WithUnitProblems(s, scenario, check);
+    }
+    return worker::CheckUnitsAndVariables(scenario, check);
+  };
+}
+
+absl::Status CheckSweepSubmission(const v1::Sweep& sweep, const v1::Scenario& base,
+                                  const JobLimits& limits, ArtifactStore* artifacts) {
+  v1::Sweep with_base = sweep;  // the request's scenario is its base
+  *with_base.mutable_scenario() = base;
+  if (absl::Status s = ValidateSweep(with_base); !s.ok()) return InSweep(s);
+  if (const uint64_t n = VariantCount(sweep); n > limits.max_sweep_variants) {
+    return absl::InvalidArgumentError(
+        std::string(sweep.design().kind() == v1::SweepDesign::GRID ? "sweep.parameters"
+                                                                   : "sweep.design.samples") +
+        ": " + std::to_string(n) + " variants, more than this orchestrator runs in one sweep (" +
+        std::to_string(limits.max_sweep_variants) + ")");
+  }
+  if (absl::Status s = CheckSweepAgainstBase(sweep, base, ScenarioCheckFor(artifacts)); !s.ok()) {
+    return InSweep(s);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSubmission(const v1::Scenario& scenario, const v1::TrainingRequest* training,
+                             ArtifactStore* artifacts) {
+  // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
+  // command line checks them before it submits, for every client; the platforms of the binaries
+  // are the workers' to judge.
+  const worker::ScenarioCheckOptions check = CheckOptions(artifacts);
   // A structural problem comes with the units' problems, in one round.
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) {
     return worker::WithUnitProblems(s, scenario, check);

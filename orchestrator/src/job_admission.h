@@ -6,9 +6,12 @@
 // Errors name the scenario field at fault, or the limit and the flag that raises it. Stateless.
 #pragma once
 
+#include <functional>
+
 #include "absl/status/status.h"
 #include "cosimo/orchestrator/server.h"
 #include "cosimo/v1/job_service.pb.h"
+#include "cosimo/v1/sweep.pb.h"
 #include "orchestrator/src/artifact_store.h"
 
 namespace cosimo::orchestrator {
@@ -21,5 +24,16 @@ namespace cosimo::orchestrator {
 [[nodiscard]] absl::Status CheckSubmission(const v1::Scenario& scenario,
                                            const v1::TrainingRequest* training,
                                            ArtifactStore* artifacts);
+
+// A scenario's structure and its units against the built-in catalogue and the stored FMUs' model
+// descriptions (the checks of CheckSubmission but the artifacts' presence): what a sweep's
+// variants are checked with as they run. `artifacts` not owned; it outlives the function.
+std::function<absl::Status(const v1::Scenario&)> ScenarioCheckFor(ArtifactStore* artifacts);
+
+// A sweep job (`base` has passed CheckSubmission): the sweep's own checks (ValidateSweep), its
+// variants within limits.max_sweep_variants, and the sweep against its base
+// (CheckSweepAgainstBase). InvalidArgument naming the field ("sweep.parameters[1].linspace: ...").
+[[nodiscard]] absl::Status CheckSweepSubmission(const v1::Sweep& sweep, const v1::Scenario& base,
+                                                const JobLimits& limits, ArtifactStore* artifacts);
 
 }  // namespace cosimo::orchestrator

@@ -16,6 +16,7 @@
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/status.h"
 #include "orchestrator/src/simulation_runner.h"
+#include "orchestrator/src/sweep_runner.h"
 #include "orchestrator/src/training_runner.h"
 
 namespace cosimo::orchestrator {
@@ -138,7 +139,16 @@ void JobManager::Recovered(const std::shared_ptr<Job>& job, int* requeued, int* 
   const v1::JobState state = job->status.state();
   absl::StatusOr<v1::JobCheckpoint> checkpoint =
       state == v1::RUNNING ? store_->LoadCheckpoint(job->id) : absl::NotFoundError("");
-  if (checkpoint.ok()) {
+  if (state == v1::RUNNING && job->kind == JobKind::kSweep) {
+    // Its finished variants' rows are in its checkpoint (if any finished): the rest run again.
+    job->resuming = true;
+    job->status.set_message("the orchestrator restarted; the sweep resumes once workers attach (" +
+                            std::to_string(job->status.sweep().variants_done()) +
+                            " variants done are kept, the others run again)");
+    recorder_.Record(*job);
+    scheduler_.Add(job);
+    ++*requeued;
+  } else if (checkpoint.ok()) {
     // Its workers re-attach (or others do): it goes on from its checkpoint.
     job->resuming = true;
     job->status.set_message("the orchestrator restarted; resuming from the checkpoint at t=" +
@@ -162,14 +172,24 @@ void JobManager::Recovered(const std::shared_ptr<Job>& job, int* requeued, int* 
 }
 
 absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, const Caller& caller,
-                                               const v1::TrainingRequest* training) {
+                                               const v1::TrainingRequest* training,
+                                               const v1::Sweep* sweep) {
   if (absl::Status s = CheckLimits(scenario, limits_); !s.ok()) return s;
+  if (training != nullptr && sweep != nullptr) {
+    return absl::InvalidArgumentError("sweep: a job trains or sweeps, not both (training is set)");
+  }
   // Held until the job is recorded: no artifact it names is removed meanwhile.
   absl::ReaderMutexLock use(&artifact_use_);
   if (absl::Status s = CheckSubmission(scenario, training, artifacts_); !s.ok()) return s;
+  if (sweep != nullptr) {
+    if (absl::Status s = CheckSweepSubmission(*sweep, scenario, limits_, artifacts_); !s.ok()) {
+      return s;
+    }
+  }
   v1::JobStatus st;
   st.set_job_id(NewJobId());
   if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
+  if (sweep != nullptr) *st.mutable_sweep() = NewSweepStatus(*sweep);
   st.set_name(scenario.name());
   st.set_state(v1::QUEUED);
   st.set_start_time(scenario.start_time());
@@ -240,6 +260,7 @@ JobManager::Counts JobManager::Count() const {
   for (const auto& [id, job] : jobs_) {
     ++counts.by_state[job->State()];
     counts.job_ids.insert(id);
+    if (job->kind == JobKind::kSweep) counts.sweeps[id] = job->Status().sweep();
   }
   counts.queued = scheduler_.size();
   return counts;
@@ -313,9 +334,17 @@ std::unique_ptr<JobRunner> JobManager::RunnerFor(const Job& job) {
   env.resume = [this](const std::shared_ptr<Job>& resumed, const std::string& message) {
     return Resume(resumed, message);
   };
+  env.workers = &worker_source_;
+  env.check_scenario = ScenarioCheckFor(artifacts_);
+  env.queued = [this] {
+    absl::ReaderMutexLock lock(&mutex_);
+    return scheduler_.size();
+  };
   switch (job.kind) {
     case JobKind::kTraining:
       return std::make_unique<TrainingRunner>(std::move(env));
+    case JobKind::kSweep:
+      return std::make_unique<SweepRunner>(std::move(env));
     case JobKind::kSimulation:
       break;
   }
@@ -513,6 +542,22 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
     }
   }
   return store_->LoadResults(job_id);
+}
+
+absl::StatusOr<StoredResults> JobManager::VariantResults(const std::string& job_id,
+                                                         uint64_t variant) const {
+  {
+    absl::ReaderMutexLock lock(&mutex_);
+    std::shared_ptr<Job> job = Find(job_id);
+    if (!job) return UnknownJob(job_id);
+    if (absl::Status s = CheckVariantResults(job->Status(), variant); !s.ok()) return s;
+  }
+  absl::StatusOr<StoredResults> results = store_->LoadResults(VariantResultsId(job_id, variant));
+  if (results.status().code() == absl::StatusCode::kNotFound) {
+    return absl::FailedPreconditionError("variant " + std::to_string(variant) + " of job " +
+                                         job_id + " has no results: it has not succeeded (yet)");
+  }
+  return results;
 }
 
 absl::StatusOr<v1::TrainingResult> JobManager::TrainingResult(const std::string& job_id) const {

@@ -72,10 +72,12 @@ class JobManager {
 
   // Validates and queues a job owned by `caller`; returns the job id. Errors name the scenario
   // field at fault, or the limit (JobLimits) and the flag that raises it. With `training`, the
-  // job trains that hybrid unit on one worker (orchestrator/src/training_job.h).
+  // job trains that hybrid unit on one worker (orchestrator/src/training_job.h); with `sweep`, it
+  // runs the sweep's variants of `scenario` (sweep_runner.h; not with `training`).
   [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario,
                                                    const Caller& caller = {},
-                                                   const v1::TrainingRequest* training = nullptr);
+                                                   const v1::TrainingRequest* training = nullptr,
+                                                   const v1::Sweep* sweep = nullptr);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
   // Only the job's owner or an admin may cancel or delete it (PERMISSION_DENIED naming the
   // owner otherwise).
@@ -89,7 +91,8 @@ class JobManager {
   struct Counts {
     std::map<v1::JobState, int> by_state;
     size_t queued = 0;
-    std::set<std::string> job_ids;  // every job the manager knows
+    std::set<std::string> job_ids;                  // every job the manager knows
+    std::map<std::string, v1::SweepStatus> sweeps;  // every sweep job's progress, by job id
   };
   Counts Count() const;
   // One page of the jobs, newest first: at most `page_size` (0: 100, at most 1000) after the
@@ -100,8 +103,13 @@ class JobManager {
   };
   [[nodiscard]] absl::StatusOr<JobPage> List(uint32_t page_size,
                                              const std::string& page_token) const;
-  // A succeeded simulation job's results table; FailedPrecondition for a training job.
+  // A succeeded simulation job's results table, a succeeded sweep's table; FailedPrecondition
+  // for a training job.
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
+  // Variant `variant`'s full results of a sweep job that keeps them (keep_results ALL), once that
+  // variant has succeeded; FailedPrecondition otherwise, InvalidArgument past the last variant.
+  [[nodiscard]] absl::StatusOr<StoredResults> VariantResults(const std::string& job_id,
+                                                             uint64_t variant) const;
   // A succeeded training job's weights file; FailedPrecondition for a simulation job.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id) const;
   // Forgets a finished job (record and results) and removes the artifacts that no other job

@@ -1,8 +1,8 @@
 // JobRunner: runs one kind of job, from its scenario (read back from the store) on the workers
 // the scheduler gave it, to its end. One runner per kind, one file each: SimulationRunner
 // (simulation_runner.h: load the units, RunMaster, store the results, resume after a lost
-// worker) and TrainingRunner (training_runner.h: one Train command to one worker); a new kind
-// (a parameter sweep) is a third beside them, chosen by JobManager::RunnerFor.
+// worker), TrainingRunner (training_runner.h: one Train command to one worker) and SweepRunner
+// (sweep_runner.h: the variants of a parameter sweep), chosen by JobManager::RunnerFor.
 //
 // A runner owns the job's WorkerLease for the run: the workers go back to the pool exactly once,
 // when the runner releases them or at the latest when Run returns, on every path. It ends the
@@ -17,12 +17,14 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "cosimo/orchestrator/server.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "orchestrator/src/job.h"
 #include "orchestrator/src/job_recorder.h"
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/running_units.h"
+#include "orchestrator/src/scheduler.h"
 #include "orchestrator/src/worker_lease.h"
 
 namespace cosimo::orchestrator {
@@ -41,6 +43,13 @@ struct RunnerEnv {
   // Queues the job again, first in line, to resume from its checkpoint, its message `message`;
   // returns "" once it is queued, else why it is not (the orchestrator shuts down).
   std::function<std::string(const std::shared_ptr<Job>&, const std::string& message)> resume;
+  // The pool, for a runner that takes more workers as they come free (a sweep's further
+  // variants at once); the runner gives them back through their leases.
+  WorkerSource* workers = nullptr;
+  // The scenario checks of a submission (job_admission.h, ScenarioCheckFor): a sweep's variants.
+  std::function<absl::Status(const v1::Scenario&)> check_scenario;
+  // How many jobs wait in the queue: a sweep takes no further workers while any does.
+  std::function<size_t()> queued;
 };
 
 class JobRunner {

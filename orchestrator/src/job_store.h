@@ -45,7 +45,8 @@ class JobStore {
                                                        const v1::TrainingResult& result) = 0;
   [[nodiscard]] virtual absl::StatusOr<v1::TrainingResult> LoadTrainingResult(
       const std::string& job_id) = 0;
-  // Removes the job's record, results and checkpoint (nothing to remove is not an error).
+  // Removes the job's record, results (with a sweep's variants' results, stored under
+  // "<job>/variant-K") and checkpoint (nothing to remove is not an error).
   [[nodiscard]] virtual absl::Status Delete(const std::string& job_id) = 0;
 
   // A running job's checkpoint (issue 18): only the latest is kept, replaced by the next.

@@ -105,7 +105,12 @@ bool Scheduler::KeepWaiting(Job& job) {
   } else {
     job.unschedulable_since.reset();
   }
-  if (job.resuming) message = "resuming from its checkpoint once it has workers; " + message;
+  if (job.resuming) {
+    message =
+        (job.kind == JobKind::kSweep ? "resuming (its finished variants kept) once it has workers; "
+                                     : "resuming from its checkpoint once it has workers; ") +
+        message;
+  }
   if (job.status.message() != message) {
     job.status.set_workers_available(available);
     job.status.set_message(message);

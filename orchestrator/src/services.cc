@@ -21,7 +21,8 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
   Caller caller;
   if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
   absl::StatusOr<std::string> id = jobs_->Submit(
-      request->scenario(), caller, request->has_training() ? &request->training() : nullptr);
+      request->scenario(), caller, request->has_training() ? &request->training() : nullptr,
+      request->has_sweep() ? &request->sweep() : nullptr);
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
   return grpc::Status::OK;
@@ -89,7 +90,9 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
                                         const v1::GetResultsRequest* request,
                                         grpc::ServerWriter<v1::ResultsChunk>* writer) {
   if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  absl::StatusOr<StoredResults> results = jobs_->Results(request->job_id());
+  absl::StatusOr<StoredResults> results =
+      request->has_variant() ? jobs_->VariantResults(request->job_id(), request->variant())
+                             : jobs_->Results(request->job_id());
   if (!results.ok()) return ToGrpcStatus(results.status());
   v1::ResultsChunk chunk;
   v1::ResultsHeader* header = chunk.mutable_header();

@@ -219,6 +219,11 @@ absl::Status SqliteJobStore::Delete(const std::string& job_id) {
           "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
       COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete job " + job_id));
     }
+    // A sweep job's variants' results, "<job>/variant-K" ('/' sorts just before '0').
+    for (const char* sql : {"DELETE FROM result_chunks WHERE id > ?1 || '/' AND id < ?1 || '0'",
+                            "DELETE FROM results WHERE id > ?1 || '/' AND id < ?1 || '0'"}) {
+      COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete job " + job_id));
+    }
     return absl::OkStatus();
   });
 }

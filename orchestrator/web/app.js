@@ -41,11 +41,17 @@ function table(headers, rows) {
   return el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows));
 }
 
+// A sweep's variants: "3/6 variants, 1 failed".
+function variants(sweep) {
+  return sweep.variants_done + "/" + sweep.variants_total + " variants, " +
+    sweep.variants_failed + " failed";
+}
+
 function jobRow(job) {
   return el("tr", { class: "job", "data-job": job.id },
     el("td", {}, el("a", { href: "/jobs/" + encodeURIComponent(job.id) }, job.name || "(unnamed)")),
     el("td", {}, job.id), el("td", {}, state(job)), el("td", {}, progress(job)),
-    el("td", { class: "num" }, job.time.toPrecision(4) + " s"),
+    el("td", { class: "num" }, job.sweep ? variants(job.sweep) : job.time.toPrecision(4) + " s"),
     el("td", { class: "num" }, job.steps_accepted),
     el("td", {}, when(job.submitted_unix_ms)), el("td", {}, when(job.finished_unix_ms)),
     el("td", { class: "num" }, seconds(job.wall_seconds)));
@@ -85,6 +91,8 @@ async function showJob(id) {
     el("dt", {}, "state"), el("dd", {}, state(job)),
     el("dt", {}, "owner"), el("dd", {}, job.owner || "-"),
     el("dt", {}, "progress"), el("dd", {}, progress(job)),
+    ...(job.sweep ? [el("dt", {}, "variants"), el("dd", {}, variants(job.sweep) +
+      (job.sweep.eta_seconds > 0 ? ", ETA " + seconds(job.sweep.eta_seconds) : ""))] : []),
     el("dt", {}, "simulated time"),
     el("dd", {}, job.time + " s of [" + job.start_time + ", " + job.stop_time + "] s"),
     el("dt", {}, "steps"),

@@ -104,5 +104,23 @@ TEST(ProgressTest, TrainingJobShowsEpochLossAndTime) {
   EXPECT_THAT(std::string(buffer, n), HasSubstr("job job-x SUCCEEDED  epoch 300/300  loss"));
 }
 
+TEST(ProgressTest, SweepShowsVariantsDoneFailedAndEta) {
+  v1::JobStatus s;
+  s.set_job_id("job-x");
+  s.set_state(v1::RUNNING);
+  v1::SweepStatus* sweep = s.mutable_sweep();
+  sweep->set_variants_total(8);
+  sweep->set_variants_done(2);
+  sweep->set_variants_failed(1);
+  sweep->set_eta_seconds(11.2);
+  const std::string line = ProgressPrinter::FormatLine(s, 20);
+  EXPECT_THAT(line, HasSubstr("[#####               ]"));
+  EXPECT_THAT(line, HasSubstr("variants 2/8  1 failed  ETA 12s"));
+  EXPECT_THAT(line, Not(HasSubstr("t=")));
+  for (int columns : {20, 40, 80}) {
+    EXPECT_LT(static_cast<int>(ProgressPrinter::FitLine(s, columns).size()), columns);
+  }
+}
+
 }  // namespace
 }  // namespace cosimo::client

@@ -28,27 +28,43 @@ std::string StateName(v1::JobState state) {
   return absl::AsciiStrToLower(v1::JobState_Name(state));
 }
 
+// A sweep's progress: variants done of all, failed, ETA (s).
+nlohmann::json SweepJson(const v1::SweepStatus& s) {
+  return {{"variants_total", s.variants_total()},
+          {"variants_done", s.variants_done()},
+          {"variants_failed", s.variants_failed()},
+          {"eta_seconds", s.eta_seconds()}};
+}
+
 nlohmann::json JobJson(const v1::JobStatus& s) {
   const double span = s.stop_time() - s.start_time();
   double progress = span > 0 ? (s.time() - s.start_time()) / span : 0.0;
+  if (s.has_sweep()) {
+    const uint64_t total = s.sweep().variants_total();
+    progress = total > 0
+                   ? static_cast<double>(s.sweep().variants_done()) / static_cast<double>(total)
+                   : 0.0;
+  }
   if (s.state() == v1::SUCCEEDED) progress = 1.0;
-  return {{"id", s.job_id()},
-          {"name", s.name()},
-          {"owner", s.owner()},
-          {"state", StateName(s.state())},
-          {"message", s.message()},
-          {"start_time", s.start_time()},
-          {"stop_time", s.stop_time()},
-          {"time", s.time()},
-          {"progress", std::clamp(progress, 0.0, 1.0)},
-          {"steps_accepted", s.steps_accepted()},
-          {"steps_rejected", s.steps_rejected()},
-          {"iterations", s.iterations()},
-          {"workers_needed", s.workers_needed()},
-          {"wall_seconds", s.wall_seconds()},
-          {"submitted_unix_ms", s.submitted_unix_ms()},
-          {"finished_unix_ms", s.finished_unix_ms()},
-          {"finished", IsFinished(s.state())}};
+  nlohmann::json json = {{"id", s.job_id()},
+                         {"name", s.name()},
+                         {"owner", s.owner()},
+                         {"state", StateName(s.state())},
+                         {"message", s.message()},
+                         {"start_time", s.start_time()},
+                         {"stop_time", s.stop_time()},
+                         {"time", s.time()},
+                         {"progress", std::clamp(progress, 0.0, 1.0)},
+                         {"steps_accepted", s.steps_accepted()},
+                         {"steps_rejected", s.steps_rejected()},
+                         {"iterations", s.iterations()},
+                         {"workers_needed", s.workers_needed()},
+                         {"wall_seconds", s.wall_seconds()},
+                         {"submitted_unix_ms", s.submitted_unix_ms()},
+                         {"finished_unix_ms", s.finished_unix_ms()},
+                         {"finished", IsFinished(s.state())}};
+  if (s.has_sweep()) json["sweep"] = SweepJson(s.sweep());
+  return json;
 }
 
 int HttpCode(const absl::Status& status) {
@@ -154,6 +170,15 @@ std::string RenderMetrics(const HttpSources& sources) {
              Type::kCounter);
   for (const auto& [id, c] : snapshot.jobs) {
     out.Sample({{"job", id}}, static_cast<double>(c.iterations), "_total");
+  }
+  out.Family("cosimo_sweep_variants",
+             "Variants of a sweep job: all, done (succeeded or failed), failed (series kept while "
+             "the job exists).",
+             Type::kGauge);
+  for (const auto& [id, s] : counts.sweeps) {
+    out.Sample({{"job", id}, {"state", "total"}}, static_cast<double>(s.variants_total()));
+    out.Sample({{"job", id}, {"state", "done"}}, static_cast<double>(s.variants_done()));
+    out.Sample({{"job", id}, {"state", "failed"}}, static_cast<double>(s.variants_failed()));
   }
   const Histogram::Counts& steps = snapshot.step_seconds;
   out.Family("cosimo_step_seconds",

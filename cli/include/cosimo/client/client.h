@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
 #include "cosimo/v1/scenario.pb.h"
+#include "cosimo/v1/sweep.pb.h"
 
 namespace cosimo::client {
 
@@ -46,6 +48,9 @@ class Client {
   [[nodiscard]] absl::StatusOr<std::string> SubmitTraining(v1::Scenario scenario,
                                                            v1::TrainingRequest training,
                                                            const std::string& data_path);
+  // A sweep job (docs/sweeps.md): uploads the base scenario's artifacts and submits the sweep
+  // over it (the sweep's own base fields cleared). Returns the job id.
+  [[nodiscard]] absl::StatusOr<std::string> SubmitSweep(v1::Scenario base, v1::Sweep sweep);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
   // Streams the job's status to `on_update` until it ends; returns the final status.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Watch(
@@ -57,8 +62,10 @@ class Client {
   [[nodiscard]] absl::StatusOr<std::vector<v1::WorkerStatus>> Workers();
   // Forgets a finished job and its results on the orchestrator.
   [[nodiscard]] absl::Status Delete(const std::string& job_id);
-  // Fails (naming the state and the reason) unless the job succeeded.
-  [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id);
+  // Fails (naming the state and the reason) unless the job succeeded. With `variant`: that
+  // variant's full results of a sweep job that keeps them (once the variant has succeeded).
+  [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id,
+                                                   std::optional<uint64_t> variant = std::nullopt);
   // A succeeded training job's weights file; fails naming the state otherwise.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id);
 

@@ -25,6 +25,8 @@ struct JobLimits {
   // Rows of results (communication points): a job fails when it records one more (checked as
   // it runs, not at submission: a job may run until it is canceled). --max-recorded-rows
   uint64_t max_recorded_rows = 10'000'000;
+  // Variants of one sweep job (checked at submission), as cosimo sweep's --max-sweep-variants.
+  uint64_t max_sweep_variants = 100'000;
 };
 
 struct ServerOptions {

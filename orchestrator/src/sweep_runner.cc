@@ -1,0 +1,388 @@
+#include "orchestrator/src/sweep_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "cosimo/common/sweep_design.h"
+#include "cosimo/common/version.h"
+#include "orchestrator/src/sweep_variant.h"
+#include "orchestrator/src/worker_pool.h"
+
+namespace cosimo::orchestrator {
+namespace {
+
+// One run of a sweep job: the variants still to run, the rows of those finished, the lanes.
+class SweepRun {
+ public:
+  SweepRun(const RunnerEnv& env, std::shared_ptr<Job> job, const v1::Scenario& base)
+      : env_(env), job_(std::move(job)), base_(base) {
+    absl::ReaderMutexLock lock(&job_->mutex);
+    sweep_ = job_->status.sweep().sweep();
+  }
+
+  // The rows of the variants finished before (the job's checkpoint), and the others queued.
+  absl::Status Prepare() ABSL_LOCKS_EXCLUDED(mutex_);
+  // Runs the lanes, the first on `lease`, until each has ended.
+  void RunLanes(WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Ends the job: its table stored, canceled, or queued again to resume.
+  void End() ABSL_LOCKS_EXCLUDED(mutex_);
+
+ private:
+  // Runs variants on `lease` until none waits, the job is canceled or a worker is lost.
+  void Lane(WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
+  std::optional<uint64_t> Next() ABSL_LOCKS_EXCLUDED(mutex_);
+  // Variant k's outcome: its row kept (and stored), or k queued again after a lost worker.
+  // False when the lane ends.
+  bool Finished(uint64_t k, VariantOutcome outcome) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Appends the rows after those stored to the job's checkpoint.
+  void StoreRows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Takes one more lease for a lane when variants wait, no job is queued and the pool has one.
+  std::optional<WorkerLease> MoreWorkers() ABSL_LOCKS_EXCLUDED(mutex_);
+  void Store(ResultTable table);
+  // A succeeded variant's full results (keep_results ALL), under VariantResultsId; a failed
+  // write fails the variant.
+  void StoreResults(uint64_t k, VariantOutcome* outcome);
+
+  const RunnerEnv& env_;
+  const std::shared_ptr<Job> job_;
+  const v1::Scenario base_;
+  v1::Sweep sweep_;
+  std::vector<std::vector<double>> values_;  // [variant][parameter]
+  VariantContext context_;
+
+  absl::Mutex mutex_;
+  std::deque<uint64_t> pending_ ABSL_GUARDED_BY(mutex_);
+  ResultTable rows_ ABSL_GUARDED_BY(mutex_);  // finished variants, in the order they finished
+  uint64_t stored_rows_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t stored_strings_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t failed_ ABSL_GUARDED_BY(mutex_) = 0;
+  uint64_t done_here_ ABSL_GUARDED_BY(mutex_) = 0;  // finished in this run
+  double wall_here_ ABSL_GUARDED_BY(mutex_) = 0.0;  // s, their wall time
+  int lanes_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::CondVar lane_ended_;
+  std::chrono::steady_clock::time_point stored_at_;
+};
+
+absl::Status SweepRun::Prepare() {
+  values_ = DesignValues(sweep_);
+  context_.job_id = job_->id;
+  context_.cancel = &job_->cancel;
+  context_.command_timeout = env_.command_timeout;
+  context_.max_recorded_rows = env_.limits.max_recorded_rows;
+  context_.metrics = env_.metrics;
+  context_.running_units = env_.running_units;
+  context_.check = env_.check_scenario;
+  context_.keep_results = sweep_.keep_results() == v1::Sweep::ALL;
+  stored_at_ = env_.recorder->clock()->Now();
+  absl::MutexLock lock(&mutex_);
+  rows_ = SweepTableColumns(sweep_);
+  std::vector<bool> finished(values_.size(), false);
+  absl::StatusOr<v1::JobCheckpoint> checkpoint = env_.recorder->store()->LoadCheckpoint(job_->id);
+  if (!checkpoint.ok() && checkpoint.status().code() != absl::StatusCode::kNotFound) {
+    return checkpoint.status();
+  }
+  if (checkpoint.ok()) {
+    const size_t columns = rows_.columns.size();
+    if (std::vector<std::string>(checkpoint->columns().begin(), checkpoint->columns().end()) !=
+            rows_.columns ||
+        checkpoint->strings_size() * columns !=
+            2 * static_cast<size_t>(checkpoint->values_size())) {
+      return absl::DataLossError("the stored rows are not those of this sweep's table");
+    }
+    rows_.values.assign(checkpoint->values().begin(), checkpoint->values().end());
+    rows_.strings.assign(checkpoint->strings().begin(), checkpoint->strings().end());
+    for (size_t r = 0; r * columns < rows_.values.size(); ++r) {
+      const auto k = static_cast<size_t>(rows_.values[r * columns]);
+      if (k < finished.size()) finished[k] = true;
+      if (rows_.strings[2 * r] == "FAILED") ++failed_;
+    }
+    stored_rows_ = rows_.values.size() / columns;
+    stored_strings_ = rows_.strings.size();
+  }
+  for (uint64_t k = 0; k < values_.size(); ++k) {
+    if (!finished[k]) pending_.push_back(k);
+  }
+  spdlog::info("job {}: sweep of {} variants, {} to run", job_->id, values_.size(),
+               pending_.size());
+  Publish();
+  return absl::OkStatus();
+}
+
+void SweepRun::Publish() {
+  const uint64_t total = values_.size();
+  const uint64_t done = rows_.values.size() / rows_.columns.size();
+  absl::MutexLock lock(&job_->mutex);
+  v1::SweepStatus* s = job_->status.mutable_sweep();
+  s->set_variants_total(total);
+  s->set_variants_done(done);
+  s->set_variants_failed(failed_);
+  s->set_eta_seconds(done_here_ == 0 ? 0.0
+                                     : wall_here_ / static_cast<double>(done_here_) *
+                                           static_cast<double>(total - done) /
+                                           static_cast<double>(std::max(lanes_, 1)));
+  env_.recorder->Progressed(*job_, &stored_at_);
+}
+
+std::optional<uint64_t> SweepRun::Next() {
+  absl::MutexLock lock(&mutex_);
+  if (pending_.empty() || job_->cancel) return std::nullopt;
+  const uint64_t k = pending_.front();
+  pending_.pop_front();
+  return k;
+}
+
+void SweepRun::Lane(WorkerLease lease) {
+  while (std::optional<uint64_t> k = Next()) {
+    VariantOutcome outcome = RunSweepVariant(base_, sweep_, values_[*k], lease.workers(), context_);
+    if (outcome.results) StoreResults(*k, &outcome);
+    if (!Finished(*k, std::move(outcome))) break;
+  }
+  lease.Release();
+  absl::MutexLock lock(&mutex_);
+  --lanes_;
+  lane_ended_.SignalAll();
+}
+
+bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
+  absl::MutexLock lock(&mutex_);
+  if (outcome.status == "CANCELED" && job_->cancel) {
+    pending_.push_front(k);  // not run to its end: it runs again if the sweep resumes
+    return false;
+  }
+  if (outcome.lost_worker) {
+    int resumptions = 0;
+    {
+      absl::ReaderMutexLock job_lock(&job_->mutex);
+      resumptions = job_->resumptions;
+    }
+    if (resumptions < env_.max_resumptions) {
+      spdlog::warn("job {}: variant {} lost its worker ({}); it runs again", job_->id, k,
+                   outcome.message);
+      pending_.push_front(k);
+      return false;
+    }
+    outcome.status = "FAILED";  // it lost its workers every time: no more tries
+  }
+  AddSweepRow(&rows_, k, values_[k], outcome);
+  if (outcome.status == "FAILED") ++failed_;
+  ++done_here_;
+  wall_here_ += outcome.wall_s;
+  StoreRows();
+  Publish();
+  return !outcome.lost_worker;
+}
+
+void SweepRun::StoreRows() {
+  v1::JobCheckpoint rows;
+  for (const std::string& c : rows_.columns) rows.add_columns(c);
+  const size_t columns = rows_.columns.size();
+  rows.mutable_values()->Add(
+      rows_.values.begin() + static_cast<std::ptrdiff_t>(stored_rows_ * columns),
+      rows_.values.end());
+  for (size_t i = stored_strings_; i < rows_.strings.size(); ++i)
+    rows.add_strings(rows_.strings[i]);
+  rows.set_rows_from(stored_rows_);
+  rows.set_strings_from(stored_strings_);
+  if (absl::Status s = env_.recorder->store()->PutCheckpoint(job_->id, rows); !s.ok()) {
+    // Kept here; a resumption would run them again.
+    spdlog::warn("job {}: the sweep's rows could not be stored: {}", job_->id,
+                 std::string(s.message()));
+    return;
+  }
+  stored_rows_ = rows_.values.size() / columns;
+  stored_strings_ = rows_.strings.size();
+}
+
+std::optional<WorkerLease> SweepRun::MoreWorkers() {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (pending_.size() == 0 || lanes_ >= kMaxSweepLanes || job_->cancel) return std::nullopt;
+  }
+  if (env_.workers == nullptr || (env_.queued && env_.queued() > 0)) return std::nullopt;
+  return env_.workers->TryAcquire(job_->labels, job_->id);
+}
+
+void SweepRun::RunLanes(WorkerLease lease) {
+  std::vector<std::thread> lanes;
+  auto start = [&](WorkerLease l) {
+    absl::MutexLock lock(&mutex_);
+    ++lanes_;
+    lanes.emplace_back([this, l = std::move(l)]() mutable { Lane(std::move(l)); });
+  };
+  start(std::move(lease));
+  while (true) {
+    while (std::optional<WorkerLease> more = MoreWorkers()) {
+      spdlog::info("job {}: one more variant at a time, on {}", job_->id,
+                   more->workers().front()->Describe());
+      start(*std::move(more));
+    }
+    absl::MutexLock lock(&mutex_);
+    if (lanes_ == 0) break;
+    lane_ended_.WaitWithTimeout(&mutex_, absl::Milliseconds(250));
+    if (lanes_ == 0) break;
+  }
+  for (std::thread& t : lanes) t.join();
+}
+
+void SweepRun::StoreResults(uint64_t k, VariantOutcome* outcome) {
+  const MasterResult& result = *outcome->results;
+  StoredResults stored;
+  static_cast<ResultTable&>(stored) = result;
+  v1::ResultsMetadata& meta = stored.metadata;
+  meta.set_steps_accepted(result.steps_accepted);
+  meta.set_steps_rejected(result.steps_rejected);
+  meta.set_iterations_mean(result.iterations_mean);
+  meta.set_iterations_max(result.iterations_max);
+  meta.set_algorithm(v1::Algorithm::Kind_Name(base_.algorithm().kind()));
+  meta.set_start_time(base_.start_time());
+  // The last row's time: the variant's stop_time, which the sweep may vary.
+  meta.set_stop_time(result.rows() > 0 ? result.values[(result.rows() - 1) * result.columns.size()]
+                                       : base_.stop_time());
+  meta.set_wall_seconds(outcome->wall_s);
+  meta.set_finished_unix_ms(env_.recorder->clock()->UnixMs());
+  meta.set_cosimo_version(kVersion);
+  const absl::Status s = env_.recorder->store()->PutResults(VariantResultsId(job_->id, k), stored);
+  outcome->results.reset();
+  if (!s.ok()) {
+    outcome->status = "FAILED";
+    outcome->message = "its results could not be stored: " + std::string(s.message());
+    outcome->kpis.clear();
+  }
+}
+
+void SweepRun::End() {
+  ResultTable table;
+  size_t pending = 0;
+  {
+    absl::MutexLock lock(&mutex_);
+    pending = pending_.size();
+    table = rows_;
+  }
+  const size_t done = table.values.size() / table.columns.size();
+  const std::string reached =
+      " (" + std::to_string(done) + " of " + std::to_string(values_.size()) + " variants done)";
+  if (job_->cancel && env_.recorder->ShuttingDown()) {
+    // Left RUNNING in the store, as a kill would leave it: the next start resumes it.
+    absl::MutexLock lock(&job_->mutex);
+    job_->status.set_message("the orchestrator shut down; the sweep resumes at its next start" +
+                             reached);
+    env_.recorder->Record(*job_);
+    job_->Touch();
+    return;
+  }
+  if (job_->cancel) {
+    env_.recorder->FinishUnsuccessful(*job_, absl::CancelledError("canceled"), "canceled", reached);
+    return;
+  }
+  if (pending > 0) {  // every lane lost its workers
+    const std::string why =
+        env_.resume ? env_.resume(job_, "workers were lost; " + std::to_string(pending) +
+                                            " variants run again once workers are free" + reached)
+                    : "no way to queue it again";
+    if (why.empty()) return;
+    env_.recorder->Finish(*job_, v1::FAILED,
+                          "workers were lost and the sweep could not resume: " + why + reached);
+    return;
+  }
+  Store(std::move(table));
+}
+
+void SweepRun::Store(ResultTable table) {
+  const size_t columns = table.columns.size();
+  const size_t rows = table.values.size() / columns;
+  std::vector<size_t> order(rows);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return table.values[a * columns] < table.values[b * columns];
+  });
+  StoredResults stored;
+  static_cast<ResultTable&>(stored) = SweepTableColumns(sweep_);
+  uint64_t failed = 0;
+  for (size_t r : order) {
+    stored.values.insert(stored.values.end(),
+                         table.values.begin() + static_cast<std::ptrdiff_t>(r * columns),
+                         table.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * columns));
+    stored.strings.insert(stored.strings.end(), {table.strings[2 * r], table.strings[2 * r + 1]});
+    failed += table.strings[2 * r] == "FAILED" ? 1 : 0;
+  }
+  Clock* const clock = env_.recorder->clock();
+  {
+    absl::ReaderMutexLock lock(&job_->mutex);
+    stored.metadata.set_started_unix_ms(job_->started_unix_ms);
+    stored.metadata.set_wall_seconds(
+        std::chrono::duration<double>(clock->Now() - job_->started).count());
+  }
+  stored.metadata.set_finished_unix_ms(clock->UnixMs());
+  stored.metadata.set_start_time(base_.start_time());
+  stored.metadata.set_stop_time(base_.stop_time());
+  stored.metadata.set_cosimo_version(kVersion);
+  if (absl::Status s = env_.recorder->store()->PutResults(job_->id, stored); !s.ok()) {
+    env_.recorder->Finish(*job_, v1::FAILED,
+                          "the sweep table could not be stored: " + std::string(s.message()));
+    return;
+  }
+  spdlog::info("job {}: sweep done, {} variants, {} failed", job_->id, rows, failed);
+  env_.recorder->Finish(*job_, v1::SUCCEEDED,
+                        std::to_string(rows) + " variants, " + std::to_string(failed) + " failed");
+}
+
+}  // namespace
+
+v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep) {
+  v1::SweepStatus status;
+  *status.mutable_sweep() = sweep;
+  status.mutable_sweep()->clear_base();
+  status.set_variants_total(VariantCount(sweep));
+  return status;
+}
+
+std::string VariantResultsId(const std::string& job_id, uint64_t variant) {
+  return job_id + "/variant-" + std::to_string(variant);
+}
+
+absl::Status CheckVariantResults(const v1::JobStatus& status, uint64_t variant) {
+  const std::string job = "job " + status.job_id();
+  if (!status.has_sweep()) {
+    return absl::FailedPreconditionError(job + " is not a sweep: it has no variants");
+  }
+  if (status.sweep().sweep().keep_results() != v1::Sweep::ALL) {
+    return absl::FailedPreconditionError(
+        job +
+        " keeps only its variants' KPIs (its table); a sweep with \"keep_results\": "
+        "\"ALL\" keeps every variant's full results");
+  }
+  if (variant >= status.sweep().variants_total()) {
+    return absl::InvalidArgumentError("variant " + std::to_string(variant) + ": " + job + " has " +
+                                      std::to_string(status.sweep().variants_total()) +
+                                      " variants (0 to " +
+                                      std::to_string(status.sweep().variants_total() - 1) + ")");
+  }
+  return absl::OkStatus();
+}
+
+void SweepRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,
+                      WorkerLease lease) {
+  SweepRun run(env_, job, scenario);
+  if (absl::Status s = run.Prepare(); !s.ok()) {
+    lease.Release();
+    env_.recorder->Finish(
+        *job, v1::FAILED,
+        "the sweep's finished variants could not be read back: " + std::string(s.message()));
+    return;
+  }
+  run.RunLanes(std::move(lease));
+  run.End();
+}
+
+}  // namespace cosimo::orchestrator

@@ -1,0 +1,68 @@
+// One variant of a sweep job (sweep_runner.h) run on the workers of one lease: its scenario
+// made from the base (VariantScenario, cosimo/common/sweep.h) and checked as a submission is
+// (job_admission.h), its units loaded, the master run (RunMaster), and its KPIs computed from the
+// recorded table (cosimo/common/kpi.h). A variant that fails is an outcome, not an error: its
+// status says FAILED and its message why; one whose worker was lost says so, to run again on
+// other workers. The table of a sweep (SweepTableColumns, AddSweepRow) is the one `cosimo sweep`
+// writes when it runs a sweep locally (docs/sweeps.md).
+//
+// Thread safety: RunSweepVariant may run on several threads at once, each with its own workers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/orchestrator/master.h"
+#include "cosimo/v1/scenario.pb.h"
+#include "cosimo/v1/sweep.pb.h"
+#include "orchestrator/src/metrics.h"
+#include "orchestrator/src/running_units.h"
+#include "orchestrator/src/worker_lease.h"
+
+namespace cosimo::orchestrator {
+
+// What became of one variant: its row of the sweep table but for the index and the values.
+struct VariantOutcome {
+  std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (stopped before its end)
+  std::string message;              // why it failed
+  std::vector<double> kpis;         // one per KPI when SUCCEEDED, else empty (NaN in the table)
+  double wall_s = std::numeric_limits<double>::quiet_NaN();  // s of wall time of its run
+  bool lost_worker = false;  // it stopped because a worker was lost: it runs again elsewhere
+  // Its full results, when it succeeded and VariantContext::keep_results.
+  std::optional<MasterResult> results;
+};
+
+// What every variant of a job shares. Nothing owned.
+struct VariantContext {
+  std::string job_id;
+  const std::atomic<bool>* cancel = nullptr;  // the job's: stops the variant
+  std::chrono::milliseconds command_timeout{0};
+  uint64_t max_recorded_rows = 0;  // 0: no limit
+  Metrics* metrics = nullptr;      // may be null
+  RunningUnitsMap* running_units = nullptr;
+  std::function<absl::Status(const v1::Scenario&)> check;  // the submission's scenario checks
+  bool keep_results = false;  // keep a succeeded variant's full results (VariantOutcome::results)
+};
+
+// Runs the variant of `base` with `values` (one per sweep parameter) on `workers` (a lease of
+// one worker slot per unit, WorkerLabelsOf order).
+VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
+                               const std::vector<double>& values,
+                               const WorkerLease::Workers& workers, const VariantContext& context);
+
+// An empty sweep table: its columns "index", the parameters, the KPIs (KpiName), "status",
+// "wall_time_s", "message" (the two texts kString, the rest kReal).
+ResultTable SweepTableColumns(const v1::Sweep& sweep);
+// Appends variant `index`'s row to `table` (SweepTableColumns of the same sweep).
+void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
+                 const VariantOutcome& outcome);
+
+}  // namespace cosimo::orchestrator

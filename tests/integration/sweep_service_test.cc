@@ -1,0 +1,260 @@
+// A sweep as one job of the orchestrator (issue 32, docs/sweeps.md): its table is the one
+// `cosimo sweep` writes when the sweep runs here (every column but the wall time), a variant the
+// model refuses is a FAILED row of a sweep that succeeds, `cosimo results` writes the same table,
+// a cancel stops the sweep, its progress is in /metrics and the JSON API, and a sweep whose
+// orchestrator is killed resumes after a restart with the variants that had finished kept.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include "cosimo/client/client.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/common/sweep.h"
+#include "tests/integration/fixture.h"
+#include "tests/integration/process.h"
+// Last: through <resolv.h> it defines the macro _res, a parameter name in Eigen's headers.
+#include <httplib.h>
+
+namespace cosimo::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string CarJson() { return std::string(COSIMO_SOURCE_DIR) + "/examples/car.json"; }
+
+// Equal tables but for the wall time column (NaN equals NaN).
+void ExpectSameTableButWallTime(const ResultTable& a, const ResultTable& b) {
+  ASSERT_EQ(a.columns, b.columns);
+  ASSERT_EQ(a.values.size(), b.values.size());
+  const size_t w = a.columns.size();
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    if (a.columns[i % w] == "wall_time_s") continue;
+    if (std::isnan(a.values[i])) {
+      EXPECT_TRUE(std::isnan(b.values[i])) << "row " << i / w << ", " << a.columns[i % w];
+    } else {
+      EXPECT_EQ(a.values[i], b.values[i]) << "row " << i / w << ", " << a.columns[i % w];
+    }
+  }
+  EXPECT_EQ(a.strings, b.strings);
+}
+
+// A sweep of the car over `variants` values of the controller's gain, each run `stop_time` s.
+v1::Sweep GainSweep(int variants) {
+  absl::StatusOr<v1::Sweep> sweep =
+      ParseSweepJson(R"({"parameters": [{"name": "controller.k", "linspace": [500, 1500, )" +
+                     std::to_string(variants) + R"(]}], "kpis": [{"variable": "vehicle.v"}]})");
+  EXPECT_TRUE(sweep.ok()) << sweep.status();
+  return *sweep;
+}
+
+v1::Scenario LongCar(double stop_time) {
+  absl::StatusOr<v1::Scenario> car = LoadScenarioFile(CarJson());
+  EXPECT_TRUE(car.ok()) << car.status();
+  car->set_stop_time(stop_time);
+  car->mutable_algorithm()->set_step_size(0.01);
+  return *car;
+}
+
+absl::StatusOr<v1::JobStatus> WaitForVariants(client::Client& client, const std::string& id,
+                                              uint64_t done) {
+  for (int i = 0; i < 1200; ++i) {
+    absl::StatusOr<v1::JobStatus> s = client.Get(id);
+    if (!s.ok() || s->sweep().variants_done() >= done || s->state() > v1::RUNNING) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return absl::DeadlineExceededError("the sweep did not get there");
+}
+
+class SweepServiceTest : public DistributedTest {};
+
+TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
+  StartWorkers(2, {"--slots", "2"});  // two variants at once, each on one worker
+  // m = -5 is refused by car_vehicle (m > 0): variants 4 and 5 fail.
+  WriteFile(dir_ + "/sweep.json", R"({"scenario_file": ")" + CarJson() + R"(",
+    "parameters": [ {"name": "vehicle.m", "values": [1000, 2000, -5]},
+                    {"name": "controller.k", "values": [500, 1000]} ],
+    "kpis": [ {"variable": "vehicle.v", "kind": "FINAL"},
+              {"variable": "vehicle.v", "kind": "FIRST_CROSSING", "level": 30},
+              {"name": "force_rms", "variable": "controller.F", "kind": "RMS"} ]})");
+  Process here({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--out", dir_ + "/here.csv",
+                "--parallel", "2"},
+               dir_ + "/here.log");
+  ASSERT_EQ(here.Wait(std::chrono::seconds(300)), 0) << here.log();
+  Process there({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--orchestrator",
+                 orchestrator_->address(), "--wait", "--out", dir_ + "/there.csv"},
+                dir_ + "/there.log");
+  ASSERT_EQ(there.Wait(std::chrono::seconds(300)), 0) << there.log();
+  absl::StatusOr<ResultTable> a = ReadCsvFile(dir_ + "/here.csv");
+  absl::StatusOr<ResultTable> b = ReadCsvFile(dir_ + "/there.csv");
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  ASSERT_EQ(b->rows(), 6u);
+  ExpectSameTableButWallTime(*a, *b);
+  EXPECT_EQ(b->strings[0], "SUCCEEDED");
+  EXPECT_EQ(b->strings[8], "FAILED");
+  EXPECT_THAT(b->strings[9], HasSubstr("parameter 'm' must be > 0"));
+
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
+  ASSERT_TRUE(jobs.ok() && jobs->size() == 1) << jobs.status();
+  const v1::JobStatus& job = jobs->front();
+  EXPECT_EQ(job.state(), v1::SUCCEEDED) << job.message();
+  EXPECT_EQ(job.sweep().variants_total(), 6u);
+  EXPECT_EQ(job.sweep().variants_done(), 6u);
+  EXPECT_EQ(job.sweep().variants_failed(), 2u);
+  Process results({BinDir() + "/cosimo", "results", job.job_id(), "--orchestrator",
+                   orchestrator_->address(), "--out", dir_ + "/results.csv"},
+                  dir_ + "/results.log");
+  ASSERT_EQ(results.Wait(std::chrono::seconds(60)), 0) << results.log();
+  EXPECT_EQ(ReadFile(dir_ + "/results.csv"), ReadFile(dir_ + "/there.csv"));
+  Process list({BinDir() + "/cosimo", "list", "--orchestrator", orchestrator_->address()},
+               dir_ + "/list.log");
+  ASSERT_EQ(list.Wait(std::chrono::seconds(60)), 0) << list.log();
+  EXPECT_THAT(list.log(), HasSubstr("6/6 var"));
+}
+
+TEST_F(SweepServiceTest, BadSweepIsRefusedNamingTheField) {
+  client::Client client(orchestrator_->address());
+  v1::Sweep sweep = GainSweep(2);
+  sweep.mutable_parameters(0)->set_name("controller.gain");
+  absl::StatusOr<std::string> job = client.SubmitSweep(LongCar(1), sweep);
+  ASSERT_FALSE(job.ok());
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("sweep.parameters[0].name: 'controller.gain'"));
+}
+
+TEST_F(SweepServiceTest, CancelStopsTheSweep) {
+  StartWorkers(1, {"--slots", "2"});
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(50), GainSweep(20));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 1);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::RUNNING) << status->message();
+  ASSERT_TRUE(client.Cancel(*id).ok());
+  status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
+  EXPECT_LT(status->sweep().variants_done(), 20u);
+}
+
+TEST_F(SweepServiceTest, KeptVariantResultsAreThoseOfTheVariantsScenario) {
+  StartWorkers(1, {"--slots", "2"});
+  client::Client client(orchestrator_->address());
+  v1::Sweep sweep = GainSweep(3);
+  sweep.set_keep_results(v1::Sweep::ALL);
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(2), sweep);
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok() && status->state() == v1::SUCCEEDED) << status->message();
+  v1::Scenario variant = LongCar(2);
+  variant.mutable_units(0)->mutable_builtin()->mutable_parameters()->at("k").set_number_value(1500);
+  std::string simulation;
+  ASSERT_EQ(RunJob(client, variant, &simulation).state(), v1::SUCCEEDED);
+  absl::StatusOr<client::JobResults> expected = client.Results(simulation);
+  absl::StatusOr<client::JobResults> kept = client.Results(*id, 2);  // k = 1500
+  ASSERT_TRUE(expected.ok() && kept.ok()) << expected.status() << kept.status();
+  EXPECT_EQ(kept->columns, expected->columns);
+  EXPECT_EQ(kept->values, expected->values);
+  Process cli({BinDir() + "/cosimo", "results", *id, "--variant", "0", "--orchestrator",
+               orchestrator_->address(), "--out", dir_ + "/v0.csv"},
+              dir_ + "/v0.log");
+  ASSERT_EQ(cli.Wait(std::chrono::seconds(60)), 0) << cli.log();
+  EXPECT_THAT(ReadFile(dir_ + "/v0.csv"), HasSubstr("time,vehicle.v,controller.F\n0,"));
+  absl::StatusOr<client::JobResults> none = client.Results(*id, 3);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument) << none.status();
+  absl::StatusOr<std::string> kpis_only = client.SubmitSweep(LongCar(1), GainSweep(1));
+  ASSERT_TRUE(kpis_only.ok());
+  ASSERT_TRUE(client.Watch(*kpis_only, nullptr, 50).ok());
+  absl::StatusOr<client::JobResults> refused = client.Results(*kpis_only, 0);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("keep_results"));
+}
+
+class SweepHttpTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
+    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
+    return args;
+  }
+};
+
+TEST_F(SweepHttpTest, ProgressIsInTheMetricsAndTheJsonApi) {
+  StartWorkers(1, {"--slots", "2"});
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(1), GainSweep(3));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  int port = 0;
+  for (int i = 0; i < 100 && port == 0; ++i) {
+    const std::string text = ReadFile(dir_ + "/http_port");
+    if (text.find('\n') != std::string::npos) port = std::stoi(text);
+  }
+  httplib::Client http("127.0.0.1", port);
+  httplib::Result metrics = http.Get("/metrics");
+  ASSERT_TRUE(metrics && metrics->status == 200);
+  EXPECT_THAT(metrics->body,
+              HasSubstr("cosimo_sweep_variants{job=\"" + *id + "\",state=\"done\"} 3"));
+  EXPECT_THAT(metrics->body,
+              HasSubstr("cosimo_sweep_variants{job=\"" + *id + "\",state=\"failed\"} 0"));
+  httplib::Result job = http.Get("/api/jobs/" + *id);
+  ASSERT_TRUE(job && job->status == 200);
+  EXPECT_THAT(job->body, HasSubstr("\"variants_done\":3"));
+  EXPECT_THAT(job->body, HasSubstr("\"progress\":1.0"));
+}
+
+// kill -9 of the orchestrator mid-sweep: restarted on the same address and data directory, the
+// sweep resumes once the workers re-attach, keeps the variants that had finished and runs the
+// others.
+TEST(SweepRestartTest, KilledOrchestratorResumesTheSweepKeepingFinishedVariants) {
+  const std::string dir = TempDir("cosimo-sweep-resume");
+  const std::string data = dir + "/data";
+  auto first = std::make_unique<OrchestratorProcess>(
+      dir, std::vector<std::string>{"--data-dir", data, "--heartbeat-interval-ms", "100"});
+  ASSERT_GT(first->port(), 0) << first->process().log();
+  const std::string address = first->address();
+  const auto workers = ReconnectingWorkers(address, dir, 2);
+  constexpr int kVariants = 6;
+  std::string id;
+  {
+    client::Client client(address);
+    absl::StatusOr<std::string> job = client.SubmitSweep(LongCar(50), GainSweep(kVariants));
+    ASSERT_TRUE(job.ok()) << job.status();
+    id = *job;
+    absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, id, 2);
+    ASSERT_TRUE(status.ok()) << status.status();
+    ASSERT_EQ(status->state(), v1::RUNNING) << "the sweep ended before the fault";
+  }
+  first->process().Signal(SIGKILL);
+  first->process().Wait(std::chrono::seconds(5));
+  Process restarted({BinDir() + "/cosimo-orchestrator", "--listen", address, "--data-dir", data},
+                    dir + "/orchestrator2.log");
+  client::Client client(address);
+  absl::StatusOr<v1::JobStatus> status;
+  for (int i = 0; i < 200; ++i) {
+    status = client.Watch(id, nullptr, 50);
+    if (status.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  EXPECT_THAT(restarted.log(), HasSubstr("sweep of 6 variants, "));
+  EXPECT_THAT(restarted.log(), ::testing::Not(HasSubstr("sweep of 6 variants, 6 to run")));
+  absl::StatusOr<client::JobResults> table = client.Results(id);
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->rows(), static_cast<size_t>(kVariants));
+  const size_t w = table->columns.size();
+  for (int k = 0; k < kVariants; ++k) {
+    EXPECT_EQ(table->values[k * w], k);
+    EXPECT_EQ(table->strings[2 * k], "SUCCEEDED") << table->strings[2 * k + 1];
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cosimo::testing
