@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
-#include <mutex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/client/client.h"
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/common/csv.h"
@@ -123,8 +123,9 @@ ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<dou
   return table;
 }
 
-void ReportVariant(size_t k, size_t total, const Outcome& o, std::mutex& mutex) {
-  std::lock_guard<std::mutex> lock(mutex);
+// One line on standard error per variant ended; `mutex` keeps the threads' lines whole.
+void ReportVariant(size_t k, size_t total, const Outcome& o, absl::Mutex& mutex) {
+  absl::MutexLock lock(&mutex);
   std::cerr << "variant " << k << " (" << total << " in all): " << o.status;
   if (!std::isnan(o.wall_s)) std::fprintf(stderr, " in %.2f s", o.wall_s);
   if (!o.message.empty()) std::cerr << ": " << o.message.substr(0, o.message.find('\n'));
@@ -210,7 +211,7 @@ int Sweep(Options& o) {
   options.max_workers = std::max(1, cores / std::max(parallel, 1));
   std::vector<Outcome> outcomes(values.size());
   std::atomic<size_t> next{0};
-  std::mutex report;
+  absl::Mutex report;
   std::vector<std::thread> threads;
   for (int t = 0; t < parallel; ++t) {
     threads.emplace_back([&] {

@@ -63,6 +63,7 @@ from cosimo.v1 import artifact_service_pb2_grpc as artifact_grpc  # noqa: E402
 from cosimo.v1 import job_service_pb2 as job_pb  # noqa: E402
 from cosimo.v1 import job_service_pb2_grpc as job_grpc  # noqa: E402
 from cosimo.v1 import scenario_pb2 as scenario_pb  # noqa: E402
+from cosimo.v1 import sweep_pb2 as sweep_pb  # noqa: E402
 
 __all__ = ["StaleStubs", "check", "artifact_pb", "artifact_grpc", "job_pb", "job_grpc",
-           "scenario_pb"]
+           "scenario_pb", "sweep_pb"]

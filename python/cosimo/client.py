@@ -18,11 +18,13 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf import json_format
 
-from cosimo._stubs import artifact_grpc, artifact_pb, job_grpc, job_pb
+from cosimo._stubs import artifact_grpc, artifact_pb, job_grpc, job_pb, sweep_pb
 from cosimo.errors import CosimoError, InvalidScenario, JobFailed, Timeout, from_rpc_error
 from cosimo.results import Results
 from cosimo.scenario import LoadedScenario, ScenarioLike, artifacts, load_scenario
@@ -306,7 +308,7 @@ class Client:
         unit's networks with Adam for `epochs` epochs at `learning_rate`.
 
         Returns the :class:`Job`; ``job.wait()`` then ``job.training_result()`` give the
-        weights file. There is no ``sweep``: parameter sweeps are not a job kind yet.
+        weights file.
         """
         data = os.fspath(data)
         if not os.path.isfile(data):
@@ -316,10 +318,70 @@ class Client:
                                          data_name=os.path.basename(data))
         return self._submit(loaded, (request, data))
 
-    def _submit(self, loaded: LoadedScenario, training: tuple[Any, str] | None) -> Job:
+    def sweep(self, sweep: dict[str, Any] | str | os.PathLike[str], *, wait: bool = True,
+              timeout: float | None = None) -> Any:
+        """Submits a parameter sweep (docs/sweeps.md) as one job, as ``cosimo sweep
+        --orchestrator``: the sweep file's base scenario (``scenario_file``, relative to the
+        sweep file, or ``scenario`` inline) has its files uploaded, and the orchestrator runs the
+        variants on its workers.
+
+        Args:
+            sweep: a path to a sweep JSON file, or its dict (relative paths then from the
+                current folder).
+            wait: follow the job to its end and return its table (else return the :class:`Job`).
+            timeout: with `wait`, at most this many seconds (:class:`cosimo.Timeout`).
+
+        Returns the sweep table, one row per variant (index, the parameters' values, the KPIs,
+        ``status``, ``wall_time_s``, ``message``), as a pandas DataFrame when pandas is
+        installed, else as :class:`Results`; or the :class:`Job` without `wait`. A variant that
+        fails is a FAILED row, not an error. Raises InvalidScenario naming the field
+        (``sweep.parameters[0].linspace: ...``) for a sweep the orchestrator refuses.
+        """
+        if isinstance(sweep, dict):
+            data, base_dir, source = dict(sweep), Path(os.getcwd()), "sweep"
+        else:
+            path = os.fspath(sweep)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    data = json.load(f)
+            except OSError as e:
+                raise InvalidScenario(f"cannot read sweep file '{path}': {e.strerror}") from None
+            except json.JSONDecodeError as e:
+                raise InvalidScenario(f"{path}: not valid JSON: {e.msg} at line {e.lineno} "
+                                      f"column {e.colno}") from None
+            base_dir, source = Path(path).resolve().parent, path
+        if not isinstance(data, dict):
+            raise InvalidScenario(f"{source}: a sweep is a JSON object")
+        inline, scenario_file = data.pop("scenario", None), data.pop("scenario_file", None)
+        if (inline is None) == (scenario_file is None):
+            raise InvalidScenario(f"{source}: give the base scenario as scenario_file or "
+                                  "scenario (one of them)")
+        message = sweep_pb.Sweep()
+        try:
+            json_format.ParseDict(data, message, ignore_unknown_fields=False)
+        except json_format.ParseError as e:
+            raise InvalidScenario(f"{source}: {e}") from None
+        if inline is not None:
+            loaded = load_scenario(inline, base_dir)
+        else:
+            loaded = load_scenario(str(base_dir / scenario_file))
+        job = self._submit(loaded, None, sweep=message)
+        if not wait:
+            return job
+        job.wait(timeout)
+        table = job.results()
+        try:
+            return table.to_pandas()
+        except ImportError:
+            return table
+
+    def _submit(self, loaded: LoadedScenario, training: tuple[Any, str] | None,
+                sweep: Any = None) -> Job:
         try:
             self._upload_artifacts(loaded.scenario)
             request = job_pb.SubmitJobRequest(scenario=loaded.scenario)
+            if sweep is not None:
+                request.sweep.CopyFrom(sweep)
             if training is not None:
                 message, data = training
                 message.data_digest = self.upload(data)

@@ -226,7 +226,6 @@ def test_training_job_gives_the_weights_a_local_train_writes(client: cosimo.Clie
     trained.save(tmp_path / "remote.json")
     assert (tmp_path / "remote.json").read_bytes() == (tmp_path / "local.json").read_bytes()
     assert set(trained.weights) >= {"bottom"}
-    assert not hasattr(client, "sweep")
 
 
 SSD = """<?xml version="1.0" encoding="UTF-8"?>
@@ -273,3 +272,29 @@ def test_ssp_is_submitted_through_cosimo_import(client: cosimo.Client, service: 
     assert done.returncode == 0, done.stderr
     assert results.csv() == (tmp_path / "cli.csv").read_text()
     assert len(results) == 201 and "a.x" in results
+
+
+def test_a_sweep_is_one_job_and_its_table_is_the_local_sweeps(client: cosimo.Client,
+                                                              tmp_path: Path) -> None:
+    """client.sweep: the example's grid (3 masses x 2 gains) as one job of the service; its table
+    equals `cosimo sweep` run here, every column but the wall time, and a refused sweep names
+    the field."""
+    sweep_file = REPOSITORY / "examples" / "car_sweep.json"
+    table = client.sweep(str(sweep_file), timeout=300)
+    local = tmp_path / "local.csv"
+    done = cli("sweep", str(sweep_file), "--out", str(local))
+    assert done.returncode == 0, done.stderr
+    expected = parse_cli_csv(local.read_text(), ["real"] * 7 + ["string", "real", "string"])
+    assert list(table.columns) == list(expected)
+    assert len(table) == 6
+    for name, values in expected.items():
+        if name == "wall_time_s":
+            continue
+        got = [str(x) if isinstance(x, str) else float(x) for x in table[name]]
+        assert got == [str(v) if isinstance(v, str) else v for v in values], name
+    assert set(table["status"]) == {"SUCCEEDED"}
+    bad = json.loads(sweep_file.read_text())
+    bad["scenario_file"] = str(sweep_file.parent / bad["scenario_file"])
+    bad["parameters"][0] = {"name": "vehicle.m", "linspace": [1000, 2000, 0]}
+    with pytest.raises(cosimo.InvalidScenario, match=r"sweep\.parameters\[0\]\.linspace"):
+        client.sweep(bad)
