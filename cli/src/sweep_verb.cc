@@ -102,23 +102,10 @@ Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, 
 // The sweep table: index, parameters, KPIs, status, wall_time_s, message.
 ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<double>>& values,
                        const std::vector<Outcome>& outcomes) {
-  ResultTable table;
-  table.columns.push_back("index");
-  for (const v1::SweepParameter& p : sweep.parameters()) table.columns.push_back(p.name());
-  for (const v1::Kpi& kpi : sweep.kpis()) table.columns.push_back(KpiName(kpi));
-  table.columns.insert(table.columns.end(), {"status", "wall_time_s", "message"});
-  table.types.assign(table.columns.size(), ValueType::kReal);
-  table.types[table.columns.size() - 3] = ValueType::kString;
-  table.types[table.columns.size() - 1] = ValueType::kString;
+  ResultTable table = SweepTableColumns(sweep);
   for (size_t k = 0; k < outcomes.size(); ++k) {
     const Outcome& o = outcomes[k];
-    table.values.push_back(static_cast<double>(k));
-    table.values.insert(table.values.end(), values[k].begin(), values[k].end());
-    for (int i = 0; i < sweep.kpis_size(); ++i) {
-      table.values.push_back(static_cast<size_t>(i) < o.kpis.size() ? o.kpis[i] : kNaN);
-    }
-    table.values.insert(table.values.end(), {kNaN, o.wall_s, kNaN});
-    table.strings.insert(table.strings.end(), {o.status, o.message});
+    AddSweepRow(&table, k, values[k], o.kpis, o.wall_s, o.status, o.message);
   }
   return table;
 }

@@ -101,4 +101,28 @@ std::string KpiName(const v1::Kpi& kpi) {
   return name + ")";
 }
 
+ResultTable SweepTableColumns(const v1::Sweep& sweep) {
+  ResultTable table;
+  table.columns.push_back("index");
+  for (const v1::SweepParameter& p : sweep.parameters()) table.columns.push_back(p.name());
+  for (const v1::Kpi& kpi : sweep.kpis()) table.columns.push_back(KpiName(kpi));
+  table.columns.insert(table.columns.end(), {"status", "wall_time_s", "message"});
+  table.types.assign(table.columns.size(), ValueType::kReal);
+  table.types[table.columns.size() - 3] = ValueType::kString;
+  table.types[table.columns.size() - 1] = ValueType::kString;
+  return table;
+}
+
+void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
+                 const std::vector<double>& kpis, double wall_s, const std::string& status,
+                 const std::string& message) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  table->values.push_back(static_cast<double>(index));
+  table->values.insert(table->values.end(), values.begin(), values.end());
+  const size_t count = table->columns.size() - 4 - values.size();
+  for (size_t i = 0; i < count; ++i) table->values.push_back(i < kpis.size() ? kpis[i] : kNaN);
+  table->values.insert(table->values.end(), {kNaN, wall_s, kNaN});
+  table->strings.insert(table->strings.end(), {status, message});
+}
+
 }  // namespace cosimo

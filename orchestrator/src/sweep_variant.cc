@@ -13,8 +13,6 @@
 namespace cosimo::orchestrator {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Stops the run on a cancel or past the rows the orchestrator keeps for one job.
 class VariantObserver final : public MasterObserver {
  public:
@@ -110,28 +108,10 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
   return finish("SUCCEEDED", "");
 }
 
-ResultTable SweepTableColumns(const v1::Sweep& sweep) {
-  ResultTable table;
-  table.columns.push_back("index");
-  for (const v1::SweepParameter& p : sweep.parameters()) table.columns.push_back(p.name());
-  for (const v1::Kpi& kpi : sweep.kpis()) table.columns.push_back(KpiName(kpi));
-  table.columns.insert(table.columns.end(), {"status", "wall_time_s", "message"});
-  table.types.assign(table.columns.size(), ValueType::kReal);
-  table.types[table.columns.size() - 3] = ValueType::kString;
-  table.types[table.columns.size() - 1] = ValueType::kString;
-  return table;
-}
-
 void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
                  const VariantOutcome& outcome) {
-  table->values.push_back(static_cast<double>(index));
-  table->values.insert(table->values.end(), values.begin(), values.end());
-  const size_t kpis = table->columns.size() - 4 - values.size();
-  for (size_t i = 0; i < kpis; ++i) {
-    table->values.push_back(i < outcome.kpis.size() ? outcome.kpis[i] : kNaN);
-  }
-  table->values.insert(table->values.end(), {kNaN, outcome.wall_s, kNaN});
-  table->strings.insert(table->strings.end(), {outcome.status, outcome.message});
+  cosimo::AddSweepRow(table, index, values, outcome.kpis, outcome.wall_s, outcome.status,
+                      outcome.message);
 }
 
 }  // namespace cosimo::orchestrator

@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/common/kpi.h"
 #include "cosimo/orchestrator/master.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "cosimo/v1/sweep.pb.h"
@@ -58,10 +59,8 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
                                const std::vector<double>& values,
                                const WorkerLease::Workers& workers, const VariantContext& context);
 
-// An empty sweep table: its columns "index", the parameters, the KPIs (KpiName), "status",
-// "wall_time_s", "message" (the two texts kString, the rest kReal).
-ResultTable SweepTableColumns(const v1::Sweep& sweep);
-// Appends variant `index`'s row to `table` (SweepTableColumns of the same sweep).
+// Appends variant `index`'s row to `table` (cosimo/common/kpi.h: SweepTableColumns of the same
+// sweep).
 void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
                  const VariantOutcome& outcome);
 

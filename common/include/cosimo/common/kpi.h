@@ -32,4 +32,14 @@ double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
 // ("final(vehicle.v)"), with "@<level>" for FIRST_CROSSING ("first_crossing(vehicle.v@30)").
 std::string KpiName(const v1::Kpi& kpi);
 
+// The sweep table, the same whether the sweep runs here (`cosimo sweep`) or as a job of the
+// orchestrator: an empty table of the columns "index", the parameters, the KPIs (KpiName),
+// "status", "wall_time_s", "message" (the two texts kString, the rest kReal)...
+ResultTable SweepTableColumns(const v1::Sweep& sweep);
+// ... and variant `index`'s row: its parameters' values, its KPIs (NaN for the ones missing, as
+// for a variant that failed), its status, wall time in s, and message.
+void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
+                 const std::vector<double>& kpis, double wall_s, const std::string& status,
+                 const std::string& message);
+
 }  // namespace cosimo
