@@ -10,7 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <limits>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -29,15 +28,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // What became of one variant: its row of the table but for the parameters' values.
-struct Outcome {
-  std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (never started or stopped)
-  std::string message;
-  std::vector<double> kpis;
-  double wall_s = kNaN;
-};
+using Outcome = SweepOutcome;
 
 // The sweep read and checked, everything that can be before a variant runs.
 absl::StatusOr<LoadedSweep> CheckedSweep(const SweepCommand& c) {
@@ -67,10 +59,7 @@ Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, 
   Outcome out;
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&](std::string status, std::string message) {
-    out.status = std::move(status);
-    out.message = std::move(message);
-    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return out;
+    return out.End(std::move(status), std::move(message), start);
   };
   absl::StatusOr<v1::Scenario> scenario = VariantScenario(sweep.base, sweep.sweep, values);
   if (!scenario.ok()) return finish("FAILED", std::string(scenario.status().message()));
@@ -88,15 +77,7 @@ Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, 
       return finish("FAILED", std::string(s.message()));
     }
   }
-  for (const v1::Kpi& kpi : sweep.sweep.kpis()) {
-    absl::StatusOr<double> value = ComputeKpi(kpi, *results);
-    if (!value.ok()) {
-      out.kpis.clear();
-      return finish("FAILED", std::string(value.status().message()));
-    }
-    out.kpis.push_back(*value);
-  }
-  return finish("SUCCEEDED", "");
+  return out.EndWithKpis(sweep.sweep, *results, start);
 }
 
 // The sweep table: index, parameters, KPIs, status, wall_time_s, message.
@@ -104,8 +85,7 @@ ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<dou
                        const std::vector<Outcome>& outcomes) {
   ResultTable table = SweepTableColumns(sweep);
   for (size_t k = 0; k < outcomes.size(); ++k) {
-    const Outcome& o = outcomes[k];
-    AddSweepRow(&table, k, values[k], o.kpis, o.wall_s, o.status, o.message);
+    AddSweepRow(&table, k, values[k], outcomes[k]);
   }
   return table;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -113,16 +114,39 @@ ResultTable SweepTableColumns(const v1::Sweep& sweep) {
   return table;
 }
 
+SweepOutcome& SweepOutcome::End(std::string end_status, std::string end_message,
+                                std::chrono::steady_clock::time_point start) {
+  status = std::move(end_status);
+  message = std::move(end_message);
+  wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return *this;
+}
+
+SweepOutcome& SweepOutcome::EndWithKpis(const v1::Sweep& sweep, const ResultTable& results,
+                                        std::chrono::steady_clock::time_point start) {
+  kpis.clear();
+  for (const v1::Kpi& kpi : sweep.kpis()) {
+    absl::StatusOr<double> value = ComputeKpi(kpi, results);
+    if (!value.ok()) {
+      kpis.clear();
+      return End("FAILED", std::string(value.status().message()), start);
+    }
+    kpis.push_back(*value);
+  }
+  return End("SUCCEEDED", "", start);
+}
+
 void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
-                 const std::vector<double>& kpis, double wall_s, const std::string& status,
-                 const std::string& message) {
+                 const SweepOutcome& outcome) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   table->values.push_back(static_cast<double>(index));
   table->values.insert(table->values.end(), values.begin(), values.end());
   const size_t count = table->columns.size() - 4 - values.size();
-  for (size_t i = 0; i < count; ++i) table->values.push_back(i < kpis.size() ? kpis[i] : kNaN);
-  table->values.insert(table->values.end(), {kNaN, wall_s, kNaN});
-  table->strings.insert(table->strings.end(), {status, message});
+  for (size_t i = 0; i < count; ++i) {
+    table->values.push_back(i < outcome.kpis.size() ? outcome.kpis[i] : kNaN);
+  }
+  table->values.insert(table->values.end(), {kNaN, outcome.wall_s, kNaN});
+  table->strings.insert(table->strings.end(), {outcome.status, outcome.message});
 }
 
 }  // namespace cosimo

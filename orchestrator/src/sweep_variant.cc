@@ -72,9 +72,7 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
   VariantOutcome out;
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&](std::string status, std::string message) {
-    out.status = std::move(status);
-    out.message = std::move(message);
-    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    out.End(std::move(status), std::move(message), start);
     return out;
   };
   absl::StatusOr<v1::Scenario> scenario = VariantScenario(base, sweep, values);
@@ -96,22 +94,9 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
     const bool canceled = context.cancel != nullptr && context.cancel->load();
     return finish(canceled ? "CANCELED" : "FAILED", std::string(result.status().message()));
   }
-  for (const v1::Kpi& kpi : sweep.kpis()) {
-    absl::StatusOr<double> value = ComputeKpi(kpi, *result);
-    if (!value.ok()) {
-      out.kpis.clear();
-      return finish("FAILED", std::string(value.status().message()));
-    }
-    out.kpis.push_back(*value);
-  }
-  if (context.keep_results) out.results = *std::move(result);
-  return finish("SUCCEEDED", "");
-}
-
-void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
-                 const VariantOutcome& outcome) {
-  cosimo::AddSweepRow(table, index, values, outcome.kpis, outcome.wall_s, outcome.status,
-                      outcome.message);
+  out.EndWithKpis(sweep, *result, start);
+  if (context.keep_results && out.status == "SUCCEEDED") out.results = *std::move(result);
+  return out;
 }
 
 }  // namespace cosimo::orchestrator

@@ -31,11 +31,7 @@
 namespace cosimo::orchestrator {
 
 // What became of one variant: its row of the sweep table but for the index and the values.
-struct VariantOutcome {
-  std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (stopped before its end)
-  std::string message;              // why it failed
-  std::vector<double> kpis;         // one per KPI when SUCCEEDED, else empty (NaN in the table)
-  double wall_s = std::numeric_limits<double>::quiet_NaN();  // s of wall time of its run
+struct VariantOutcome : SweepOutcome {  // its row (cosimo/common/kpi.h), and:
   bool lost_worker = false;  // it stopped because a worker was lost: it runs again elsewhere
   // Its full results, when it succeeded and VariantContext::keep_results.
   std::optional<MasterResult> results;
@@ -58,10 +54,5 @@ struct VariantContext {
 VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
                                const std::vector<double>& values,
                                const WorkerLease::Workers& workers, const VariantContext& context);
-
-// Appends variant `index`'s row to `table` (cosimo/common/kpi.h: SweepTableColumns of the same
-// sweep).
-void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
-                 const VariantOutcome& outcome);
 
 }  // namespace cosimo::orchestrator

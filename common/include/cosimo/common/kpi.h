@@ -10,6 +10,8 @@
 // Stateless, thread safe.
 #pragma once
 
+#include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,10 +38,24 @@ std::string KpiName(const v1::Kpi& kpi);
 // orchestrator: an empty table of the columns "index", the parameters, the KPIs (KpiName),
 // "status", "wall_time_s", "message" (the two texts kString, the rest kReal)...
 ResultTable SweepTableColumns(const v1::Sweep& sweep);
-// ... and variant `index`'s row: its parameters' values, its KPIs (NaN for the ones missing, as
-// for a variant that failed), its status, wall time in s, and message.
+// ... and what became of one variant, its row but for the parameters' values.
+struct SweepOutcome {
+  std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (never started or stopped)
+  std::string message;              // why it failed
+  std::vector<double> kpis;         // one per KPI when SUCCEEDED, else empty (NaN in the table)
+  double wall_s = std::numeric_limits<double>::quiet_NaN();  // s of wall time of its run
+
+  // Sets the status and message, and the wall time since `start`; returns *this.
+  SweepOutcome& End(std::string end_status, std::string end_message,
+                    std::chrono::steady_clock::time_point start);
+  // The sweep's KPIs of a succeeded variant's results: SUCCEEDED, or FAILED with the first KPI
+  // that cannot be computed (then no KPI is kept); the wall time since `start`.
+  SweepOutcome& EndWithKpis(const v1::Sweep& sweep, const ResultTable& results,
+                            std::chrono::steady_clock::time_point start);
+};
+// Appends variant `index`'s row: its parameters' values, then the outcome (NaN for the KPIs
+// missing, as for a variant that failed).
 void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
-                 const std::vector<double>& kpis, double wall_s, const std::string& status,
-                 const std::string& message);
+                 const SweepOutcome& outcome);
 
 }  // namespace cosimo
