@@ -1,6 +1,8 @@
 #include "worker/src/fmi/fmu_instance.h"
 
 #include <map>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
@@ -21,13 +23,40 @@ const char* StatusName(FmiVersion version, int status) {
 
 }  // namespace
 
+ValuePlace PlaceOf(const ModelDescription& md, int index) {
+  const ScalarVariable& v = md.variables[static_cast<size_t>(index)];
+  if (v.array_of < 0) return ValuePlace{v.value_reference, 1, 0};
+  return ValuePlace{v.value_reference, md.variables[static_cast<size_t>(v.array_of)].size,
+                    v.element};
+}
+
+ValueLayout LayoutOf(const std::vector<ValuePlace>& places) {
+  ValueLayout layout;
+  std::map<uint32_t, size_t> offset_of;  // value reference -> its first slot
+  for (const ValuePlace& p : places) {
+    auto [it, inserted] = offset_of.emplace(p.vr, layout.n_values);
+    if (inserted) {
+      layout.vrs.push_back(p.vr);
+      layout.counts.push_back(p.count);
+      layout.n_values += p.count;
+    }
+    layout.slots.push_back(it->second + p.element);
+  }
+  return layout;
+}
+
+ValueLayout LayoutOf(const ModelDescription& md, const std::vector<int>& indices) {
+  std::vector<ValuePlace> places;
+  places.reserve(indices.size());
+  for (int index : indices) places.push_back(PlaceOf(md, index));
+  return LayoutOf(places);
+}
+
 VariableGroup::VariableGroup(const ModelDescription& md, const std::vector<int>& indices) {
   for (size_t position = 0; position < indices.size(); ++position) {
-    const ScalarVariable& v = md.variables[static_cast<size_t>(indices[position])];
-    const size_t count =
-        v.array_of >= 0 ? md.variables[static_cast<size_t>(v.array_of)].size : size_t{1};
-    Add(v.type, Entry{v.value_reference, count, v.array_of >= 0 ? v.element : 0,
-                      static_cast<int>(position)});
+    const int index = indices[position];
+    Add(md.variables[static_cast<size_t>(index)].type,
+        Entry{PlaceOf(md, index), static_cast<int>(position)});
   }
   size_ = indices.size();
   Finish();
@@ -46,27 +75,19 @@ void VariableGroup::Add(VarType type, const Entry& e) {
 void VariableGroup::Finish() {
   for (size_t b = 0; b < batches_.size(); ++b) {
     Batch& batch = batches_[b];
-    batch.vrs.clear();
-    batch.slots.clear();
+    std::vector<ValuePlace> places;
     batch.positions.clear();
-    batch.n_values = 0;
-    std::map<uint32_t, size_t> offset_of;  // value reference -> its first slot
-    std::map<uint32_t, std::vector<bool>> covered;
     for (const Entry& e : entries_[b]) {
-      auto [it, inserted] = offset_of.emplace(e.vr, batch.n_values);
-      if (inserted) {
-        batch.vrs.push_back(e.vr);
-        batch.n_values += e.count;
-        covered[e.vr].assign(e.count, false);
-      }
-      batch.slots.push_back(it->second + e.element);
+      places.push_back(e.place);
       batch.positions.push_back(e.position);
-      covered[e.vr][e.element] = true;
     }
-    batch.partial = false;
-    for (const auto& [vr, elements] : covered) {
-      for (bool c : elements) batch.partial = batch.partial || !c;
-    }
+    ValueLayout layout = LayoutOf(places);
+    batch.vrs = std::move(layout.vrs);
+    batch.n_values = layout.n_values;
+    batch.slots = std::move(layout.slots);
+    // An array covered in part: fewer distinct slots than values.
+    batch.partial =
+        std::set<size_t>(batch.slots.begin(), batch.slots.end()).size() != batch.n_values;
   }
 }
 
@@ -81,24 +102,6 @@ VariableGroup VariableGroup::Only(const std::vector<bool>& keep) const {
   }
   only.Finish();
   return only;
-}
-
-ValueLayout LayoutOf(const ModelDescription& md, const std::vector<int>& indices) {
-  ValueLayout layout;
-  std::map<uint32_t, size_t> offset_of;
-  for (int index : indices) {
-    const ScalarVariable& v = md.variables[static_cast<size_t>(index)];
-    const size_t count =
-        v.array_of >= 0 ? md.variables[static_cast<size_t>(v.array_of)].size : size_t{1};
-    auto [it, inserted] = offset_of.emplace(v.value_reference, layout.n_values);
-    if (inserted) {
-      layout.vrs.push_back(v.value_reference);
-      layout.counts.push_back(count);
-      layout.n_values += count;
-    }
-    layout.slots.push_back(it->second + (v.array_of >= 0 ? v.element : 0));
-  }
-  return layout;
 }
 
 FmuInstance::FmuInstance(std::string unit_name, FmiVersion version)

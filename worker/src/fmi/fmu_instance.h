@@ -29,6 +29,27 @@
 
 namespace cosimo::worker::fmi {
 
+// Where a variable's value is among those of its value reference: a scalar has one value, an
+// element of an FMI 3 array is value `element` of the array's `count`.
+struct ValuePlace {
+  uint32_t vr = 0;
+  size_t count = 1;
+  size_t element = 0;
+};
+ValuePlace PlaceOf(const ModelDescription& md, int index);
+
+// Value references, value counts and slots of a list of variables (scalars or array elements),
+// as an FMI 3 call takes them (fmi3Get/Set<type>, fmi3GetDirectionalDerivative,
+// fmi3GetOutputDerivatives): each value reference once, with all its values.
+struct ValueLayout {
+  std::vector<uint32_t> vrs;
+  std::vector<size_t> counts;  // per value reference
+  size_t n_values = 0;
+  std::vector<size_t> slots;  // per variable of the list: its index among the n_values
+};
+ValueLayout LayoutOf(const std::vector<ValuePlace>& places);
+ValueLayout LayoutOf(const ModelDescription& md, const std::vector<int>& indices);
+
 // Variables of one list (inputs, outputs, recorded...) grouped by type, one FMI call per type.
 // A variable is a scalar or one element of an FMI 3 array: the call names each value reference
 // once and transfers all of its values (an array's every element, FMI 3.0.1 section 2.2.6.2),
@@ -58,9 +79,7 @@ class VariableGroup {
 
  private:
   struct Entry {
-    uint32_t vr;
-    size_t count;    // values of the variable (1, or the array's size)
-    size_t element;  // which of them
+    ValuePlace place;
     int position;
   };
   void Add(VarType type, const Entry& e);
@@ -69,16 +88,6 @@ class VariableGroup {
   std::vector<std::vector<Entry>> entries_;  // per batch
   size_t size_ = 0;
 };
-
-// Value references, value counts and slots of a list of Float64 variables (scalars or array
-// elements), as fmi3GetDirectionalDerivative takes them: each value reference once.
-struct ValueLayout {
-  std::vector<uint32_t> vrs;
-  std::vector<size_t> counts;  // per value reference
-  size_t n_values = 0;
-  std::vector<size_t> slots;  // per variable of the list
-};
-ValueLayout LayoutOf(const ModelDescription& md, const std::vector<int>& indices);
 
 struct EventUpdate {
   bool discrete_states_need_update = false;
