@@ -425,7 +425,6 @@ int Main(int argc, char** argv) {
   if (absl::Status s = cosimo::SetUpLogging("cosimo", o.log); !s.ok()) return Fail(s, 2);
   for (const auto& [cmd, verb] : verbs) {
     if (!cmd->parsed()) continue;
-    o.verb = cmd;
     // A structured binding is not captured (clang before C++20 refuses it): the verb's pointer.
     auto given = [parsed = cmd](const char* name) {
       const CLI::Option* option = parsed->get_option_no_throw(name);

@@ -44,7 +44,6 @@ struct Options {
   client::TrainCommand train;
   SweepCommand sweep;
   LogOptions log{.level = "warn"};
-  CLI::App* verb = nullptr;         // the verb given, for its options' counts
   bool out_given = false;           // --out was given
   bool orchestrator_given = false;  // --orchestrator was given
 };
