@@ -1,6 +1,7 @@
 // cosimo-worker: the simulation units of one job at a time (one unless --slots), for an
 // orchestrator it dials.
-//   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--once]
+//   cosimo-worker --orchestrator HOST:PORT [--label L]... [--cache-dir DIR] [--fmu-cache N]
+//   [--once]
 //                 [--slots N [--threads T]] [--cpus LIST]
 //                 [--tls-ca FILE [--token-file FILE] [--tls-cert FILE --tls-key FILE]]
 //                 [--health-file FILE] [--log-level LEVEL] [--log-format text|json]
@@ -20,6 +21,7 @@
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
+#include "cosimo/worker/unit_factory.h"
 #include "cosimo/worker/worker_client.h"
 
 int main(int argc, char** argv) {
@@ -50,6 +52,11 @@ int main(int argc, char** argv) {
   app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
   app.add_option("--reconnect-ms", options.reconnect_ms,
                  "first wait between connection attempts, ms")
+      ->capture_default_str();
+  size_t fmu_cache = cosimo::worker::kDefaultFmuCacheSize;
+  app.add_option("--fmu-cache", fmu_cache,
+                 "unpacked FMUs kept loaded between the units made from one file (a sweep's "
+                 "variants), 0: unpack each unit's FMU anew")
       ->capture_default_str();
   app.add_option("--slots", options.slots,
                  "how many units this worker hosts at once; the units of a job on one worker get "
@@ -100,6 +107,7 @@ int main(int argc, char** argv) {
     return health.ok() ? 0 : 1;
   }
   options.cache_max_bytes = cache_max_mb << 20;
+  cosimo::worker::SetFmuCacheSize(fmu_cache);
   if (absl::Status s = cosimo::SetUpLogging("cosimo-worker", log); !s.ok()) {
     std::cerr << s.message() << "\n";
     return 2;

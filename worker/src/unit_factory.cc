@@ -1,5 +1,6 @@
 #include "cosimo/worker/unit_factory.h"
 
+#include "worker/src/fmi/fmu_cache.h"
 #include "worker/src/fmi/fmu_unit.h"
 #include "worker/src/hybrid/hybrid_unit.h"
 #include "worker/src/models/builtin_models.h"
@@ -26,6 +27,8 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateUnit(const v1::Unit& spec,
   return absl::InvalidArgumentError("unit '" + spec.name() +
                                     "': one of builtin, fmu, table or hybrid is required");
 }
+
+void SetFmuCacheSize(size_t entries) { fmi::FmuCache::Global().set_max_idle(entries); }
 
 std::vector<std::string> BuiltinModelNames() { return BuiltinModelNamesList(); }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "worker/src/fmi/fmu_archive.h"
+#include "worker/src/fmi/fmu_cache.h"
 #include "worker/src/fmi/fmu_instance.h"
 #include "worker/src/fmi/fmu_units.h"
 #include "worker/src/fmi/model_description.h"
@@ -16,15 +17,14 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
   auto annotate = [&](const absl::Status& s) {
     return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
   };
-  auto unpacked = fmi::UnpackFmu(fmu_path);
-  if (!unpacked.ok()) return annotate(unpacked.status());
-  std::shared_ptr<fmi::UnpackedFmu> folder = std::move(*unpacked);
-  auto md = fmi::ParseModelDescriptionFile(folder->dir() + "/modelDescription.xml");
-  if (!md.ok()) {
-    return annotate(
-        absl::Status(md.status().code(), absl::StrCat(fmu_path, ": ", md.status().message())));
-  }
-  if (!md->co_simulation.offered && !md->model_exchange.offered) {
+  // Unpacked and read once per file; kept between the units made from it (fmu_cache.h).
+  absl::StatusOr<std::shared_ptr<fmi::CachedFmu>> cached = fmi::FmuCache::Global().Take(fmu_path);
+  if (!cached.ok()) return annotate(cached.status());
+  // The instance holds the folder through this pointer, which shares the entry's ownership: the
+  // entry goes back to the cache when the unit is gone.
+  std::shared_ptr<fmi::UnpackedFmu> folder(*cached, (*cached)->folder.get());
+  fmi::ModelDescription md = (*cached)->md;
+  if (!md.co_simulation.offered && !md.model_exchange.offered) {
     return absl::InvalidArgumentError(
         absl::StrCat(prefix, fmu_path,
                      ": the FMU offers only Scheduled Execution, which Cosimo does not support "
@@ -33,20 +33,26 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
   // Model Exchange when it is the only kind offered, or when both are and the unit names a
   // solver; Co-Simulation otherwise.
   const bool model_exchange =
-      md->model_exchange.offered && (!md->co_simulation.offered || spec.has_solver());
-  if (spec.has_solver() && !md->model_exchange.offered) {
+      md.model_exchange.offered && (!md.co_simulation.offered || spec.has_solver());
+  if (spec.has_solver() && !md.model_exchange.offered) {
     return absl::InvalidArgumentError(
         prefix + "solver is set but the FMU offers only Co-Simulation (it steps itself)");
   }
   absl::StatusOr<std::shared_ptr<fmi::FmuInstance>> instance =
-      md->version == fmi::FmiVersion::kFmi2
-          ? fmi::LoadFmi2(*md, model_exchange, folder, spec.name())
-          : fmi::LoadFmi3(*md, model_exchange, folder, spec.name());
+      md.version == fmi::FmiVersion::kFmi2 ? fmi::LoadFmi2(md, model_exchange, folder, spec.name())
+                                           : fmi::LoadFmi3(md, model_exchange, folder, spec.name());
   if (!instance.ok()) return instance.status();
-  if (model_exchange) {
-    return fmi::CreateModelExchangeUnit(spec, std::move(*md), std::move(*instance));
+  const fmi::KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
+  if (absl::StatusOr<std::string> binary = fmi::BinaryPath(
+          *folder, md.version == fmi::FmiVersion::kFmi2 ? "linux64" : "x86_64-linux",
+          kind.model_identifier, spec.name());
+      binary.ok()) {
+    (*cached)->Pin(*binary);
   }
-  return fmi::CreateCoSimulationUnit(spec, std::move(*md), std::move(*instance));
+  if (model_exchange) {
+    return fmi::CreateModelExchangeUnit(spec, std::move(md), std::move(*instance));
+  }
+  return fmi::CreateCoSimulationUnit(spec, std::move(md), std::move(*instance));
 }
 
 }  // namespace cosimo::worker

@@ -1,0 +1,97 @@
+#include "worker/src/fmi/fmu_cache.h"
+
+#include <sys/stat.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace cosimo::worker::fmi {
+namespace {
+
+// Path, size, modification time and inode: a file rewritten in place (an FMU exported again
+// under the same name) is a new key. Empty when the file cannot be read (UnpackFmu says why).
+std::string FileKey(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return "";
+  return absl::StrCat(path, "|", st.st_size, "|", st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec, "|",
+                      st.st_ino);
+}
+
+}  // namespace
+
+void CachedFmu::Pin(const std::string& path) {
+  if (pins.count(path) != 0) return;
+  absl::StatusOr<std::unique_ptr<SharedLibrary>> library = SharedLibrary::Open(path);
+  if (library.ok()) pins.emplace(path, *std::move(library));
+}
+
+FmuCache& FmuCache::Global() {
+  static FmuCache cache;
+  return cache;
+}
+
+absl::StatusOr<std::shared_ptr<CachedFmu>> FmuCache::Take(const std::string& fmu_path) {
+  const std::string key = FileKey(fmu_path);
+  std::unique_ptr<CachedFmu> entry;
+  if (!key.empty()) {
+    absl::MutexLock lock(&mutex_);
+    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+      if ((*it)->key == key) {
+        entry = std::move(*it);
+        idle_.erase(it);
+        break;
+      }
+    }
+  }
+  if (entry != nullptr) {
+    entry->reused = true;
+  } else {
+    entry = std::make_unique<CachedFmu>();
+    entry->key = key;
+    absl::StatusOr<std::unique_ptr<UnpackedFmu>> folder = UnpackFmu(fmu_path);
+    if (!folder.ok()) return folder.status();
+    entry->folder = *std::move(folder);
+    absl::StatusOr<ModelDescription> md =
+        ParseModelDescriptionFile(entry->folder->dir() + "/modelDescription.xml");
+    if (!md.ok()) {
+      return absl::Status(md.status().code(), absl::StrCat(fmu_path, ": ", md.status().message()));
+    }
+    entry->md = *std::move(md);
+  }
+  return std::shared_ptr<CachedFmu>(entry.release(), [this](CachedFmu* e) { GiveBack(e); });
+}
+
+void FmuCache::GiveBack(CachedFmu* entry) {
+  std::unique_ptr<CachedFmu> owned(entry);
+  std::list<std::unique_ptr<CachedFmu>> dropped;  // destroyed outside the lock
+  absl::MutexLock lock(&mutex_);
+  if (max_idle_ == 0 || owned->key.empty()) return;
+  idle_.push_front(std::move(owned));
+  while (idle_.size() > max_idle_) {
+    dropped.push_back(std::move(idle_.back()));
+    idle_.pop_back();
+  }
+}
+
+void FmuCache::set_max_idle(size_t max_idle) {
+  std::list<std::unique_ptr<CachedFmu>> dropped;
+  absl::MutexLock lock(&mutex_);
+  max_idle_ = max_idle;
+  while (idle_.size() > max_idle_) {
+    dropped.push_back(std::move(idle_.back()));
+    idle_.pop_back();
+  }
+}
+
+size_t FmuCache::max_idle() const {
+  absl::MutexLock lock(&mutex_);
+  return max_idle_;
+}
+
+size_t FmuCache::idle() const {
+  absl::MutexLock lock(&mutex_);
+  return idle_.size();
+}
+
+}  // namespace cosimo::worker::fmi
