@@ -293,6 +293,7 @@ void WorkerConnection::OnHello() {
   id_ = pool_->NextId();
   host_ = hello.host();
   slots_ = std::max(1, hello.slots());
+  runs_variants_ = hello.runs_variants();
   labels_.assign(hello.labels().begin(), hello.labels().end());
   pid_ = hello.pid();
   welcome.mutable_welcome()->set_accepted(true);

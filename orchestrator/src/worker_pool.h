@@ -75,8 +75,9 @@ class WorkerConnection {
   const std::string& host() const { return host_; }
   const std::vector<std::string>& labels() const { return labels_; }
   int pid() const { return pid_; }
-  int slots() const { return slots_; }  // units it hosts at once, >= 1
-  std::string Describe() const;         // "worker w3 on host h1"
+  int slots() const { return slots_; }                   // units it hosts at once, >= 1
+  bool runs_variants() const { return runs_variants_; }  // Hello.runs_variants
+  std::string Describe() const;                          // "worker w3 on host h1"
 
   // Job side. Sends one message to the worker (serialized at once: the caller may reuse it); false
   // once the worker is lost. If the previous write's completion has not been handled yet (it may
@@ -168,6 +169,7 @@ class WorkerConnection {
   std::vector<std::string> labels_;
   int pid_ = 0;
   int slots_ = 1;
+  bool runs_variants_ = false;
   std::atomic<uint64_t> messages_written_{0};
 
   std::unique_ptr<grpc::ServerContext> context_ ABSL_GUARDED_BY(loop_->mutex());

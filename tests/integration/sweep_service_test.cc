@@ -2,7 +2,8 @@
 // `cosimo sweep` writes when the sweep runs here (every column but the wall time), a variant the
 // model refuses is a FAILED row of a sweep that succeeds, `cosimo results` writes the same table,
 // a cancel stops the sweep, its progress is in /metrics and the JSON API, and a sweep whose
-// orchestrator is killed resumes after a restart with the variants that had finished kept.
+// orchestrator is killed resumes after a restart with the variants that had finished kept. A
+// variant runs whole on a worker that holds all its units (RunVariant), else unit by unit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@ namespace cosimo::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string CarJson() { return std::string(COSIMO_SOURCE_DIR) + "/examples/car.json"; }
 
@@ -95,6 +97,8 @@ TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
   EXPECT_EQ(b->strings[0], "SUCCEEDED");
   EXPECT_EQ(b->strings[8], "FAILED");
   EXPECT_THAT(b->strings[9], HasSubstr("parameter 'm' must be > 0"));
+  // Each variant ran whole on one worker (RunVariant): no unit was loaded unit by unit.
+  EXPECT_THAT(workers_[0]->log() + workers_[1]->log(), Not(HasSubstr("loaded unit")));
 
   client::Client client(orchestrator_->address());
   absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
@@ -113,6 +117,29 @@ TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
                dir_ + "/list.log");
   ASSERT_EQ(list.Wait(std::chrono::seconds(60)), 0) << list.log();
   EXPECT_THAT(list.log(), HasSubstr("6/6 var"));
+}
+
+// Workers of one slot: no worker holds a whole variant, so each runs unit by unit from the
+// orchestrator (the path of keep_results ALL too) rather than as one RunVariant; the same table.
+TEST_F(SweepServiceTest, VariantsOverOneSlotWorkersRunUnitByUnitWithTheSameTable) {
+  StartWorkers(2);
+  WriteFile(dir_ + "/sweep.json", R"({"scenario_file": ")" + CarJson() + R"(",
+    "parameters": [ {"name": "controller.k", "values": [500, 1000, 2000]} ],
+    "kpis": [ {"variable": "vehicle.v"}, {"variable": "controller.F", "kind": "MAX"} ]})");
+  Process here({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--out", dir_ + "/here.csv"},
+               dir_ + "/here.log");
+  ASSERT_EQ(here.Wait(std::chrono::seconds(300)), 0) << here.log();
+  Process there({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--orchestrator",
+                 orchestrator_->address(), "--wait", "--out", dir_ + "/there.csv"},
+                dir_ + "/there.log");
+  ASSERT_EQ(there.Wait(std::chrono::seconds(300)), 0) << there.log();
+  absl::StatusOr<ResultTable> a = ReadCsvFile(dir_ + "/here.csv");
+  absl::StatusOr<ResultTable> b = ReadCsvFile(dir_ + "/there.csv");
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  ASSERT_EQ(b->rows(), 3u);
+  ExpectSameTableButWallTime(*a, *b);
+  // Loaded unit by unit (LoadUnit, logged), not run whole.
+  EXPECT_THAT(workers_[0]->log() + workers_[1]->log(), HasSubstr("loaded unit 'vehicle'"));
 }
 
 TEST_F(SweepServiceTest, BadSweepIsRefusedNamingTheField) {

@@ -69,6 +69,9 @@ class CommandHandler::Impl {
       case v1::OrchestratorMessage::kTrain:
         // Several replies (progress, then done): the session runs it (training_job.h).
         return Ack(absl::InvalidArgumentError("worker: Train is not a unit command"), reply);
+      case v1::OrchestratorMessage::kRunVariant:
+        // A whole variant, no unit of the stream's: the session runs it (variant_runner.h).
+        return Ack(absl::InvalidArgumentError("worker: RunVariant is not a unit command"), reply);
       case v1::OrchestratorMessage::kWelcome:
       case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:
@@ -102,19 +105,9 @@ class CommandHandler::Impl {
     }
     v1::LoadUnit load = load_in;
     const v1::Unit& unit = load.unit();
-    // Every file the unit names is fetched by digest; its path in the unit becomes the local
-    // copy's (and artifact_path too for the one file of an FMU or table unit).
-    if (load.artifact_path().empty()) {
-      for (const UnitArtifact& artifact : MutableUnitArtifacts(load.mutable_unit())) {
-        if (artifact.digest->empty()) continue;
-        absl::StatusOr<std::string> path = fetch_(*artifact.digest);
-        if (!path.ok()) {
-          ToProto(Annotate(path.status(), "unit '" + unit.name() + "'"), loaded->mutable_error());
-          return;
-        }
-        *artifact.path = *path;
-        if (!unit.has_hybrid()) load.set_artifact_path(*path);
-      }
+    if (absl::Status fetched = FetchUnitArtifacts(&load, fetch_); !fetched.ok()) {
+      ToProto(fetched, loaded->mutable_error());
+      return;
     }
     absl::StatusOr<std::unique_ptr<UnitHost>> host = UnitHost::Create(load);
     if (!host.ok()) {
@@ -174,6 +167,22 @@ class CommandHandler::Impl {
   OutputsReply outputs_;
   Eigen::VectorXd inputs_;
 };
+
+absl::Status FetchUnitArtifacts(
+    v1::LoadUnit* load,
+    const std::function<absl::StatusOr<std::string>(const std::string& digest)>& fetch) {
+  if (!load->artifact_path().empty()) return absl::OkStatus();
+  const bool hybrid = load->unit().has_hybrid();
+  const std::string name = load->unit().name();
+  for (const UnitArtifact& artifact : MutableUnitArtifacts(load->mutable_unit())) {
+    if (artifact.digest->empty()) continue;
+    absl::StatusOr<std::string> path = fetch(*artifact.digest);
+    if (!path.ok()) return Annotate(path.status(), "unit '" + name + "'");
+    *artifact.path = *path;
+    if (!hybrid) load->set_artifact_path(*path);
+  }
+  return absl::OkStatus();
+}
 
 CommandHandler::CommandHandler(ArtifactFetcher fetch)
     : impl_(std::make_unique<Impl>(std::move(fetch))) {}

@@ -24,6 +24,7 @@
 #include "cosimo/worker/slot_handler.h"
 #include "cosimo/worker/training_job.h"
 #include "cosimo/worker/unit_factory.h"
+#include "cosimo/worker/variant_runner.h"
 
 namespace cosimo::worker {
 namespace {
@@ -168,7 +169,16 @@ class WorkerClient::Session {
         read = Train(&command);
         continue;
       }
-      handler_.Handle(command, &reply_);
+      if (command.has_run_variant()) {
+        // A sweep's variant whole, here (variant_runner.h); no unit of it stays loaded.
+        reply_.Clear();
+        reply_.set_seq(command.seq());
+        RunVariant(
+            command.run_variant(), [this](const std::string& digest) { return Fetch(digest); },
+            reply_.mutable_variant_done());
+      } else {
+        handler_.Handle(command, &reply_);
+      }
       // Where this thread runs: the orchestrator sends first to the workers on its own CPU.
       const int cpu = sched_getcpu();
       reply_.set_cpu(cpu >= 0 ? static_cast<uint32_t>(cpu) + 1 : 0);
@@ -330,6 +340,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   h->set_fmi2(true);
   h->set_fmi3(true);
   h->set_slots(options_.slots);
+  h->set_runs_variants(true);
   absl::Status result;
   v1::OrchestratorMessage welcome;
   if (!stream->Write(hello) || !stream->Read(&welcome) || !welcome.has_welcome()) {

@@ -67,6 +67,28 @@ struct UnitSummary {
 };
 
 // The recorded table ("time", then the recorded "<unit>.<variable>") and the run's statistics.
+// Stops a run when `cancel` is set (a job's cancel, a worker's abandon request) or past
+// `max_rows` accepted steps, the rows one job may record (0: no limit). A sweep's variant, on the
+// orchestrator or a worker.
+class RowLimitObserver final : public MasterObserver {
+ public:
+  RowLimitObserver(const std::atomic<bool>* cancel, uint64_t max_rows)
+      : cancel_(cancel), max_rows_(max_rows) {}
+  void OnProgress(const Progress& progress) override { steps_ = progress.steps_accepted; }
+  bool Canceled() override {
+    rows_exceeded_ = max_rows_ > 0 && steps_ + 1 > max_rows_;
+    return rows_exceeded_ || (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed));
+  }
+  // Whether it stopped the run for its rows.
+  bool rows_exceeded() const { return rows_exceeded_; }
+
+ private:
+  const std::atomic<bool>* const cancel_;
+  const uint64_t max_rows_;
+  uint64_t steps_ = 0;
+  bool rows_exceeded_ = false;
+};
+
 struct MasterResult : ResultTable {
   uint64_t steps_accepted = 0;
   uint64_t steps_rejected = 0;

@@ -19,6 +19,13 @@ namespace cosimo::worker {
 
 class UnitHost;
 
+// Fetches every file `load`'s unit names by digest (unless load->artifact_path() is set): its
+// path in the unit becomes the local copy's, and artifact_path too for the one file of an FMU or
+// table unit. Errors name the unit.
+[[nodiscard]] absl::Status FetchUnitArtifacts(
+    v1::LoadUnit* load,
+    const std::function<absl::StatusOr<std::string>(const std::string& digest)>& fetch);
+
 class CommandHandler {
  public:
   // Returns a local path holding the artifact with this digest (fetched and verified as needed).
