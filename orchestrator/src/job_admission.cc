@@ -37,6 +37,7 @@ worker::ScenarioCheckOptions CheckOptions(ArtifactStore* artifacts) {
     return digest.empty() || !IsValidDigest(digest) ? std::string() : artifacts->PathOf(digest);
   };
   check.binary_for_this_platform = false;
+  check.files_immutable = true;  // content-addressed
   return check;
 }
 

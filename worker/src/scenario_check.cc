@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/fmu_experiment.h"
 #include "cosimo/common/scenario.h"
@@ -37,6 +39,45 @@ std::string Names(const Variables& variables, const std::string& causality = "")
   return names.empty() ? "none" : names;
 }
 
+// What one check read of files that never change (ScenarioCheckOptions::files_immutable), for
+// the next: a sweep checks each variant's scenario, whose FMUs and tables are the base's. Keyed
+// by the file (and for an FMU the name its errors use); at most kMaxKept of each.
+class ReadFilesCache {
+ public:
+  static ReadFilesCache& Global() {
+    static ReadFilesCache cache;
+    return cache;
+  }
+  absl::StatusOr<FmuExperiment> Fmu(const std::string& file, const std::string& named) {
+    const std::string key = file + "\n" + named;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (auto it = fmus_.find(key); it != fmus_.end()) return it->second;
+    }
+    absl::StatusOr<FmuExperiment> read = ReadFmuExperiment(file, named);
+    absl::MutexLock lock(&mutex_);
+    if (fmus_.size() >= kMaxKept) fmus_.clear();
+    fmus_.emplace(key, read);
+    return read;
+  }
+  std::optional<Variables> Table(const std::string& file) {
+    absl::MutexLock lock(&mutex_);
+    auto it = tables_.find(file);
+    return it == tables_.end() ? std::nullopt : std::optional<Variables>(it->second);
+  }
+  void KeepTable(const std::string& file, const Variables& columns) {
+    absl::MutexLock lock(&mutex_);
+    if (tables_.size() >= kMaxKept) tables_.clear();
+    tables_[file] = columns;
+  }
+
+ private:
+  static constexpr size_t kMaxKept = 64;
+  absl::Mutex mutex_;
+  std::map<std::string, absl::StatusOr<FmuExperiment>> fmus_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, Variables> tables_ ABSL_GUARDED_BY(mutex_);  // those read without problem
+};
+
 std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::string& field,
                                           std::vector<std::string>* problems) {
   absl::StatusOr<std::unique_ptr<Unit>> built = CreateUnit(unit, "");
@@ -53,11 +94,14 @@ std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::strin
 }
 
 std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& file,
-                                      const std::string& field, bool binary_for_this_platform,
+                                      const std::string& field, const ScenarioCheckOptions& options,
                                       std::vector<std::string>* problems) {
   const bool by_path = !unit.fmu().path().empty();
-  absl::StatusOr<FmuExperiment> fmu =
-      ReadFmuExperiment(file, by_path ? unit.fmu().path() : unit.fmu().digest());
+  const std::string& named = by_path ? unit.fmu().path() : unit.fmu().digest();
+  absl::StatusOr<FmuExperiment> fmu = options.files_immutable
+                                          ? ReadFilesCache::Global().Fmu(file, named)
+                                          : ReadFmuExperiment(file, named);
+  const bool binary_for_this_platform = options.binary_for_this_platform;
   if (!fmu.ok()) {
     problems->push_back(
         absl::StrCat(field, by_path ? ".fmu.path: " : ".fmu.digest: ", fmu.status().message()));
@@ -107,8 +151,11 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
 
 // The table's columns, read by the reader the table unit uses (its data checked too).
 std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string& file,
-                                        const std::string& field,
+                                        const std::string& field, bool files_immutable,
                                         std::vector<std::string>* problems) {
+  if (files_immutable) {
+    if (std::optional<Variables> kept = ReadFilesCache::Global().Table(file)) return kept;
+  }
   const bool by_path = !unit.table().path().empty();
   const std::string source = absl::StrCat(field, by_path ? ".table.path" : ".table.digest");
   const std::string& named = by_path ? unit.table().path() : unit.table().digest();
@@ -125,6 +172,7 @@ std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string&
   }
   Variables v;
   for (size_t c = 1; c < csv->header.size(); ++c) v[csv->header[c]] = "output";
+  if (files_immutable) ReadFilesCache::Global().KeepTable(file, v);
   return v;
 }
 
@@ -151,11 +199,11 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
     } else if (unit.has_fmu()) {
       const std::string file = options.file(unit.fmu().path(), unit.fmu().digest());
       if (!file.empty()) {
-        v = FmuVariables(unit, file, field, options.binary_for_this_platform, &problems);
+        v = FmuVariables(unit, file, field, options, &problems);
       }
     } else if (unit.has_table()) {
       const std::string file = options.file(unit.table().path(), unit.table().digest());
-      if (!file.empty()) v = TableVariables(unit, file, field, &problems);
+      if (!file.empty()) v = TableVariables(unit, file, field, options.files_immutable, &problems);
     }
     units[unit.name()] = v;
   }

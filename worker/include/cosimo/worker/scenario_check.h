@@ -26,6 +26,10 @@ struct ScenarioCheckOptions {
   // An FMU must have a binary for the platform of this machine: true where its workers run here
   // (the client); the orchestrator leaves it to the workers, whose platform may not be its own.
   bool binary_for_this_platform = true;
+  // The files never change (the orchestrator's artifacts, named by their SHA-256): what is read
+  // of an FMU's model description, and a table's columns, is kept for the next check (a sweep
+  // checks every variant's scenario, whose files are the base's).
+  bool files_immutable = false;
 };
 
 // OK, or InvalidArgument listing every problem ("3 problems:" then one line each).
