@@ -18,10 +18,11 @@ struct Options {
   std::vector<int> scaling_units = {2, 4, 8, 16, 32};  // figure 2
   std::string worker_binary;                           // cosimo-worker
   std::string orchestrator_binary;                     // cosimo-orchestrator (the load figure)
-  std::string fmu_path;     // figure 5: the test FMU archive (fmi2_msd.fmu)
-  std::string fmu_library;  // figure 5: its shared library, for the bare loop
-  std::string log_path;     // child process output
-  std::string only;         // comma-separated figure ids to run ("fig1,fig5"); empty: all
+  std::string fmu_path;      // figure 5: the test FMU archive (fmi2_msd.fmu)
+  std::string fmu_library;   // figure 5: its shared library, for the bare loop
+  std::string car_scenario;  // fig8: examples/car.json
+  std::string log_path;      // child process output
+  std::string only;          // comma-separated figure ids to run ("fig1,fig5"); empty: all
 
   // Whether figure `id` ("fig1" ... "fig6") is to be measured.
   bool Wants(const std::string& id) const;
@@ -40,5 +41,10 @@ struct Options {
 [[nodiscard]] absl::Status RunLoadFigure(const Options& options, Report* report);
 // Figure 7 (hybrid unit training on the NeuralFMU paper's experiment: time and losses).
 [[nodiscard]] absl::Status RunHybridFigure(const Options& options, Report* report);
+
+// Figures 8 (parameter sweeps through the service): fig8, 1,000 car variants on 2 workers of 2
+// slots against the same runs back to back in-process; fig8.fmu, the per-variant overhead of 500
+// FMU variants beyond the FMU's own stepping.
+[[nodiscard]] absl::Status RunSweepFigures(const Options& options, Report* report);
 
 }  // namespace cosimo::bench

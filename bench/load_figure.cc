@@ -4,16 +4,14 @@
 // before them, after them, and after 200 more. The finished jobs stay listed (no retention), so
 // what grows with them is their records and results; the second batch shows whether the first
 // left more behind than that.
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "figures.h"
 #include "job_load.h"
+#include "service.h"
 
 namespace cosimo::bench {
 namespace {
@@ -54,52 +52,21 @@ absl::Status Check(const LoadRun& run, size_t expected_listed) {
 absl::Status RunLoadFigure(const Options& options, Report* report) {
   const int jobs = options.smoke ? 20 : 200;
   constexpr int kWorkers = 4, kClients = 8;
-  std::string dir = (std::filesystem::temp_directory_path() / "cosimo-bench-load-XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) return absl::InternalError("cannot create a folder");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
-
-  ChildProcess orchestrator({options.orchestrator_binary, "--listen", "127.0.0.1:0", "--port-file",
-                             dir + "/port", "--log-level", "warn"},
-                            options.log_path);
-  int port = 0;
-  for (int i = 0; i < 1000 && port == 0; ++i) {
-    std::ifstream in(dir + "/port");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.find('\n') != std::string::npos) port = std::stoi(text);
-    if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (port == 0) return absl::UnavailableError("the orchestrator did not start (see --log)");
-  const std::string address = "127.0.0.1:" + std::to_string(port);
-  std::vector<std::unique_ptr<ChildProcess>> workers;
-  for (int i = 0; i < kWorkers; ++i) {
-    workers.push_back(std::make_unique<ChildProcess>(
-        std::vector<std::string>{options.worker_binary, "--orchestrator", address, "--cache-dir",
-                                 dir + "/cache", "--log-level", "warn"},
-        options.log_path));
-  }
-  client::Client client(address);
-  for (int i = 0; i < 1000; ++i) {
-    absl::StatusOr<std::vector<v1::WorkerStatus>> attached = client.Workers();
-    if (attached.ok() && attached->size() == kWorkers) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  absl::StatusOr<std::unique_ptr<ServiceProcesses>> service =
+      ServiceProcesses::Start(options, kWorkers);
+  if (!service.ok()) return service.status();
+  const std::string& address = (*service)->address();
   // One job first, so that the job path (its threads, gRPC's buffers) has been through once.
   const v1::Scenario tiny = TinyJob();
   LoadRun warm = SubmitAtOnceAndWait(address, tiny, 1, 1, std::chrono::seconds(60));
   if (absl::Status s = Check(warm, 1); !s.ok()) return s;
-  const double before = ResidentMiB(orchestrator.pid());
+  const double before = ResidentMiB((*service)->orchestrator_pid());
   LoadRun first = SubmitAtOnceAndWait(address, tiny, jobs, kClients, std::chrono::seconds(600));
   if (absl::Status s = Check(first, static_cast<size_t>(jobs) + 1); !s.ok()) return s;
-  const double after = ResidentMiB(orchestrator.pid());
+  const double after = ResidentMiB((*service)->orchestrator_pid());
   LoadRun second = SubmitAtOnceAndWait(address, tiny, jobs, kClients, std::chrono::seconds(600));
   if (absl::Status s = Check(second, 2 * static_cast<size_t>(jobs) + 1); !s.ok()) return s;
-  const double again = ResidentMiB(orchestrator.pid());
+  const double again = ResidentMiB((*service)->orchestrator_pid());
 
   report->Add(
       {"load.rss",

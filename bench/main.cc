@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   options.orchestrator_binary = COSIMO_BENCH_ORCHESTRATOR;
   options.fmu_path = COSIMO_BENCH_FMU;
   options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
+  options.car_scenario = COSIMO_BENCH_CAR;
   options.log_path = "/tmp/cosimo-bench.log";
   std::string json_path, peer, ping_mode, ping_out;
   int peer_outputs = 1, ping_count = 0, ping_peers = 1, ping_cpu = -1;
@@ -123,6 +124,8 @@ int main(int argc, char** argv) {
   run({"fig5"}, "figure 5 (FMU)", [&] { return cosimo::bench::RunFmuFigure(options, &report); });
   run({"fig7"}, "figure 7 (hybrid unit training)",
       [&] { return cosimo::bench::RunHybridFigure(options, &report); });
+  run({"fig8", "fig8.fmu"}, "figures 8 (sweeps through the service)",
+      [&] { return cosimo::bench::RunSweepFigures(options, &report); });
   run({"load"}, "load (200 jobs at once, orchestrator RSS)",
       [&] { return cosimo::bench::RunLoadFigure(options, &report); });
 
