@@ -2,17 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <iterator>
 #include <limits>
+
+#include "plot_parts.h"
 
 namespace cosimo {
 namespace {
 
+using plot_parts::kLeft;
+using plot_parts::Range;
+
 // Matplotlib's "tab10" colour cycle.
 constexpr const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-constexpr double kLeft = 78;     // room for the y tick labels and the unit
 constexpr double kLegend = 210;  // room right of the plot area for the legend
 constexpr double kTop = 30;      // the panel's title above its frame
 constexpr double kBottom = 30;   // the x tick labels below the frame
@@ -24,47 +27,9 @@ struct Panel {
   std::vector<size_t> columns;
 };
 
-struct Range {
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -std::numeric_limits<double>::infinity();
-  void Add(double v) {
-    if (!std::isfinite(v)) return;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  // A range that is empty or a single value is widened so that it can be drawn.
-  void Widen() {
-    if (lo > hi) {
-      lo = 0;
-      hi = 1;
-    } else if (lo == hi) {
-      const double pad = lo == 0 ? 1 : std::abs(lo) * 0.1;
-      lo -= pad;
-      hi += pad;
-    } else {
-      const double pad = (hi - lo) * 0.05;
-      lo -= pad;
-      hi += pad;
-    }
-  }
-};
-
 std::string UnitOf(const PlotOptions& options, const std::string& column) {
   auto it = options.units.find(column);
   return it == options.units.end() ? std::string() : it->second;
-}
-
-std::string FormatTick(double v, double step) {
-  // As many decimals as the step needs, no more.
-  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-  char buffer[48];
-  if (std::abs(v) < step * 1e-6) v = 0;  // -0 and rounding noise around zero
-  if (std::abs(v) >= 1e6 || (std::abs(v) < 1e-3 && v != 0)) {
-    std::snprintf(buffer, sizeof(buffer), "%.3g", v);
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%.*f", std::min(decimals, 12), v);
-  }
-  return buffer;
 }
 
 absl::StatusOr<std::vector<Panel>> PanelsOf(const ResultTable& table, const PlotOptions& options) {
@@ -144,82 +109,6 @@ std::vector<PlotCanvas::Points> Trace(const ResultTable& table, size_t column, d
   return lines;
 }
 
-class SvgCanvas : public PlotCanvas {
- public:
-  void Begin(double width, double height) override {
-    char buffer[256];
-    std::snprintf(buffer, sizeof(buffer),
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                  "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
-                  "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-                  width, height, width, height);
-    out_ += buffer;
-  }
-  void Line(const Points& points, std::string_view color, double stroke_width,
-            std::string_view series) override {
-    out_ += "<polyline";
-    if (!series.empty()) {
-      out_ += " class=\"series\" data-variable=\"";
-      Escape(series);
-      out_ += "\"";
-    }
-    out_ += " fill=\"none\" stroke=\"";
-    out_ += color;
-    char buffer[48];
-    std::snprintf(buffer, sizeof(buffer), "\" stroke-width=\"%g\" points=\"", stroke_width);
-    out_ += buffer;
-    for (size_t i = 0; i < points.size(); ++i) {
-      std::snprintf(buffer, sizeof(buffer), "%s%.1f,%.1f", i == 0 ? "" : " ", points[i].first,
-                    points[i].second);
-      out_ += buffer;
-    }
-    out_ += "\"/>\n";
-  }
-  void Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
-            bool vertical) override {
-    const char* anchors[] = {"start", "middle", "end"};
-    char buffer[160];
-    std::snprintf(buffer, sizeof(buffer),
-                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"%s\"", x, y, size,
-                  anchors[static_cast<int>(anchor)]);
-    out_ += buffer;
-    if (vertical) {
-      std::snprintf(buffer, sizeof(buffer), " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
-      out_ += buffer;
-    }
-    out_ += ">";
-    Escape(text);
-    out_ += "</text>\n";
-  }
-  void End() override { out_ += "</svg>\n"; }
-
-  std::string Take() { return std::move(out_); }
-
- private:
-  void Escape(std::string_view text) {
-    for (char c : text) {
-      switch (c) {
-        case '<':
-          out_ += "&lt;";
-          break;
-        case '>':
-          out_ += "&gt;";
-          break;
-        case '&':
-          out_ += "&amp;";
-          break;
-        case '"':
-          out_ += "&quot;";
-          break;
-        default:
-          out_ += c;
-      }
-    }
-  }
-
-  std::string out_;
-};
-
 }  // namespace
 
 std::vector<double> NiceTicks(double lo, double hi, int target) {
@@ -244,43 +133,6 @@ std::vector<double> NiceTicks(double lo, double hi, int target) {
   }
   return ticks;
 }
-
-namespace {
-
-// A panel's edges on the canvas.
-struct PanelBox {
-  double top, bottom, right;
-};
-
-// A panel's grid, ticks and frame, its name above and its unit beside.
-void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Range& values, double y_scale,
-               const Range& time, double x_scale, const std::vector<double>& time_ticks,
-               const std::string& name, const std::string& unit) {
-  const double top = box.top, bottom = box.bottom, right = box.right;
-  const double time_step = time_ticks.size() > 1 ? time_ticks[1] - time_ticks[0] : 1;
-  const std::vector<double> value_ticks = NiceTicks(values.lo, values.hi, 5);
-  const double value_step = value_ticks.size() > 1 ? value_ticks[1] - value_ticks[0] : 1;
-  for (double v : value_ticks) {
-    const double y = bottom - (v - values.lo) * y_scale;
-    canvas.Line({{kLeft, y}, {right, y}}, "#e5e5e5", 1, "");
-    canvas.Text(kLeft - 6, y + 4, FormatTick(v, value_step), 11, TextAnchor::kEnd, false);
-  }
-  for (double t : time_ticks) {
-    const double x = kLeft + (t - time.lo) * x_scale;
-    canvas.Line({{x, top}, {x, bottom}}, "#e5e5e5", 1, "");
-    canvas.Text(x, bottom + 16, FormatTick(t, time_step), 11, TextAnchor::kMiddle, false);
-  }
-  canvas.Line({{kLeft, top}, {right, top}, {right, bottom}, {kLeft, bottom}, {kLeft, top}},
-              "#333333", 1, "");
-  if (!name.empty()) {
-    canvas.Text(kLeft, top - 8, name, 13, TextAnchor::kStart, false);
-  }
-  if (!unit.empty()) {
-    canvas.Text(16, (top + bottom) / 2, "[" + unit + "]", 12, TextAnchor::kMiddle, true);
-  }
-}
-
-}  // namespace
 
 absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, PlotCanvas& canvas) {
   if (table.columns.empty() || table.columns[0] != "time") {
@@ -323,8 +175,9 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
     values.Widen();
     const double y_scale = (bottom - top) / (values.hi - values.lo);
 
-    DrawFrame(canvas, {top, bottom, right}, values, y_scale, time, x_scale, time_ticks, panel.name,
-              unit);
+    plot_parts::DrawFrame(canvas, {top, bottom, right}, {time, x_scale, time_ticks},
+                          {values, y_scale, NiceTicks(values.lo, values.hi, 5)}, panel.name,
+                          unit.empty() ? "" : "[" + unit + "]");
 
     // The series and their legend entries.
     double legend_y = top + 12;
@@ -349,7 +202,7 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
 }
 
 absl::StatusOr<std::string> PlotSvg(const ResultTable& table, const PlotOptions& options) {
-  SvgCanvas canvas;
+  plot_parts::SvgCanvas canvas;
   if (absl::Status s = DrawPlot(table, options, canvas); !s.ok()) return s;
   return canvas.Take();
 }

@@ -1,0 +1,115 @@
+#include "plot_parts.h"
+
+#include <cstdio>
+
+namespace cosimo::plot_parts {
+
+std::string FormatTick(double v, double step) {
+  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  char buffer[48];
+  if (std::abs(v) < step * 1e-6) v = 0;  // -0 and rounding noise around zero
+  if (std::abs(v) >= 1e6 || (std::abs(v) < 1e-3 && v != 0)) {
+    std::snprintf(buffer, sizeof(buffer), "%.3g", v);
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%.*f", std::min(decimals, 12), v);
+  }
+  return buffer;
+}
+
+void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Axis& x, const Axis& y,
+               const std::string& name, const std::string& y_label) {
+  const double top = box.top, bottom = box.bottom, right = box.right;
+  const double x_step = x.ticks.size() > 1 ? x.ticks[1] - x.ticks[0] : 1;
+  const double y_step = y.ticks.size() > 1 ? y.ticks[1] - y.ticks[0] : 1;
+  for (double v : y.ticks) {
+    const double at = bottom - (v - y.range.lo) * y.scale;
+    canvas.Line({{kLeft, at}, {right, at}}, "#e5e5e5", 1, "");
+    canvas.Text(kLeft - 6, at + 4, FormatTick(v, y_step), 11, TextAnchor::kEnd, false);
+  }
+  for (double v : x.ticks) {
+    const double at = kLeft + (v - x.range.lo) * x.scale;
+    canvas.Line({{at, top}, {at, bottom}}, "#e5e5e5", 1, "");
+    canvas.Text(at, bottom + 16, FormatTick(v, x_step), 11, TextAnchor::kMiddle, false);
+  }
+  canvas.Line({{kLeft, top}, {right, top}, {right, bottom}, {kLeft, bottom}, {kLeft, top}},
+              "#333333", 1, "");
+  if (!name.empty()) {
+    canvas.Text(kLeft, top - 8, name, 13, TextAnchor::kStart, false);
+  }
+  if (!y_label.empty()) {
+    canvas.Text(16, (top + bottom) / 2, y_label, 12, TextAnchor::kMiddle, true);
+  }
+}
+
+void SvgCanvas::Begin(double width, double height) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof(buffer),
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
+                "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+                width, height, width, height);
+  out_ += buffer;
+}
+
+void SvgCanvas::Line(const Points& points, std::string_view color, double stroke_width,
+                     std::string_view series) {
+  out_ += "<polyline";
+  if (!series.empty()) {
+    out_ += " class=\"series\" data-variable=\"";
+    Escape(series);
+    out_ += "\"";
+  }
+  out_ += " fill=\"none\" stroke=\"";
+  out_ += color;
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "\" stroke-width=\"%g\" points=\"", stroke_width);
+  out_ += buffer;
+  for (size_t i = 0; i < points.size(); ++i) {
+    std::snprintf(buffer, sizeof(buffer), "%s%.1f,%.1f", i == 0 ? "" : " ", points[i].first,
+                  points[i].second);
+    out_ += buffer;
+  }
+  out_ += "\"/>\n";
+}
+
+void SvgCanvas::Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
+                     bool vertical) {
+  const char* anchors[] = {"start", "middle", "end"};
+  char buffer[160];
+  std::snprintf(buffer, sizeof(buffer),
+                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"%s\"", x, y, size,
+                anchors[static_cast<int>(anchor)]);
+  out_ += buffer;
+  if (vertical) {
+    std::snprintf(buffer, sizeof(buffer), " transform=\"rotate(-90 %.1f %.1f)\"", x, y);
+    out_ += buffer;
+  }
+  out_ += ">";
+  Escape(text);
+  out_ += "</text>\n";
+}
+
+void SvgCanvas::End() { out_ += "</svg>\n"; }
+
+void SvgCanvas::Escape(std::string_view text) {
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out_ += "&lt;";
+        break;
+      case '>':
+        out_ += "&gt;";
+        break;
+      case '&':
+        out_ += "&amp;";
+        break;
+      case '"':
+        out_ += "&quot;";
+        break;
+      default:
+        out_ += c;
+    }
+  }
+}
+
+}  // namespace cosimo::plot_parts
