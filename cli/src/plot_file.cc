@@ -39,6 +39,16 @@ class CairoCanvas : public PlotCanvas {
     }
     cairo_stroke(cr_);
   }
+  void Marker(double x, double y, double radius, std::string_view color,
+              std::string_view) override {
+    SetColor(color, 0.75);
+    cairo_new_path(cr_);
+    cairo_arc(cr_, x, y, radius, 0, 2 * M_PI);
+    cairo_fill_preserve(cr_);
+    SetColor(color);
+    cairo_set_line_width(cr_, 0.8);
+    cairo_stroke(cr_);
+  }
   void Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
             bool vertical) override {
     const std::string s(text);
@@ -68,10 +78,10 @@ class CairoCanvas : public PlotCanvas {
   }
 
  private:
-  void SetColor(std::string_view hex) {
+  void SetColor(std::string_view hex, double alpha = 1.0) {
     const unsigned rgb = static_cast<unsigned>(std::stoul(std::string(hex.substr(1)), nullptr, 16));
-    cairo_set_source_rgb(cr_, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
-                         (rgb & 0xff) / 255.0);
+    cairo_set_source_rgba(cr_, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
+                          (rgb & 0xff) / 255.0, alpha);
   }
 
   cairo_surface_t* surface_ = nullptr;

@@ -72,6 +72,23 @@ void SvgCanvas::Line(const Points& points, std::string_view color, double stroke
   out_ += "\"/>\n";
 }
 
+void SvgCanvas::Marker(double x, double y, double radius, std::string_view color,
+                       std::string_view label) {
+  char buffer[160];
+  std::snprintf(buffer, sizeof(buffer),
+                "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"%g\" fill=\"%.*s\" "
+                "fill-opacity=\"0.75\" stroke=\"%.*s\" stroke-width=\"0.8\">",
+                x, y, radius, static_cast<int>(color.size()), color.data(),
+                static_cast<int>(color.size()), color.data());
+  out_ += buffer;
+  if (!label.empty()) {
+    out_ += "<title>";
+    Escape(label);
+    out_ += "</title>";
+  }
+  out_ += "</circle>\n";
+}
+
 void SvgCanvas::Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
                      bool vertical) {
   const char* anchors[] = {"start", "middle", "end"};

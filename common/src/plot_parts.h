@@ -62,12 +62,15 @@ struct Axis {
 void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Axis& x, const Axis& y,
                const std::string& name, const std::string& y_label);
 
-// Writes SVG text: data lines are <polyline class="series" data-variable="...">.
+// Writes SVG text: data lines are <polyline class="series" data-variable="...">, markers
+// <circle class="point"> with their label as a <title>.
 class SvgCanvas : public PlotCanvas {
  public:
   void Begin(double width, double height) override;
   void Line(const Points& points, std::string_view color, double stroke_width,
             std::string_view series) override;
+  void Marker(double x, double y, double radius, std::string_view color,
+              std::string_view label) override;
   void Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
             bool vertical) override;
   void End() override;

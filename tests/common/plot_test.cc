@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <pugixml.hpp>
@@ -139,6 +140,139 @@ TEST(PlotTest, LongSeriesAreThinnedButKeepTheirPeaks) {
   // Widen pads by 5 %; the sine's lowest point near the bottom.
   EXPECT_LT(top, 45.0);
   EXPECT_GT(bottom, 200.0);
+}
+
+// A sweep table (cosimo/common/kpi.h's columns) of 6 variants: a grid of vehicle.m (1000, 1500,
+// 2000) and controller.k (500, 1000); the vehicle.m = 2000 variants failed (NaN KPIs) and variant
+// 2 never crossed (first_crossing NaN). final(vehicle.v) = 40 - m / 1000 + k / 1000.
+ResultTable SweepTable() {
+  ResultTable table;
+  table.columns = {"index",          "vehicle.m", "controller.k", "final(vehicle.v)",
+                   "first_crossing", "status",    "wall_time_s",  "message"};
+  table.types = {ValueType::kReal, ValueType::kReal,   ValueType::kReal, ValueType::kReal,
+                 ValueType::kReal, ValueType::kString, ValueType::kReal, ValueType::kString};
+  const double nan = std::nan("");
+  for (int i = 0; i < 6; ++i) {
+    const double m = 1000 + 500 * (i / 2), k = 500 + 500 * (i % 2);
+    const bool failed = i >= 4;
+    table.values.insert(table.values.end(),
+                        {static_cast<double>(i), m, k, failed ? nan : 40 - m / 1000 + k / 1000,
+                         failed || i == 2 ? nan : 1.0 + i, nan, 0.07, nan});
+    table.strings.insert(table.strings.end(), {failed ? "FAILED" : "SUCCEEDED",
+                                               failed ? "parameter 'm' must be > 0" : ""});
+  }
+  return table;
+}
+
+struct Point {
+  double x, y;
+  std::string label;
+};
+
+std::vector<Point> Markers(const pugi::xml_document& svg) {
+  std::vector<Point> points;
+  for (pugi::xpath_node node : svg.select_nodes("//circle[@class='point']")) {
+    points.push_back({node.node().attribute("cx").as_double(),
+                      node.node().attribute("cy").as_double(),
+                      node.node().child("title").text().get()});
+  }
+  return points;
+}
+
+std::set<std::string> Texts(const pugi::xml_document& svg) {
+  std::set<std::string> texts;
+  for (pugi::xpath_node node : svg.select_nodes("//text")) texts.insert(node.node().text().get());
+  return texts;
+}
+
+// The frame: the closed five-point polyline, as (left, top, right, bottom).
+std::vector<double> Frame(const pugi::xml_document& svg) {
+  for (pugi::xpath_node node : svg.select_nodes("//polyline[@stroke='#333333']")) {
+    std::istringstream points(node.node().attribute("points").value());
+    std::vector<double> xs, ys;
+    std::string p;
+    while (points >> p) {
+      xs.push_back(std::stod(p.substr(0, p.find(','))));
+      ys.push_back(std::stod(p.substr(p.find(',') + 1)));
+    }
+    if (xs.size() == 5) {
+      return {*std::min_element(xs.begin(), xs.end()), *std::min_element(ys.begin(), ys.end()),
+              *std::max_element(xs.begin(), xs.end()), *std::max_element(ys.begin(), ys.end())};
+    }
+  }
+  ADD_FAILURE() << "no frame";
+  return {0, 0, 1, 1};
+}
+
+TEST(PlotScatterTest, OneMarkerPerSucceededRowWhereItsValuesAre) {
+  ScatterOptions options;
+  options.title = "car sweep";
+  absl::StatusOr<std::string> svg =
+      PlotScatterSvg(SweepTable(), "vehicle.m", "final(vehicle.v)", options);
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  pugi::xml_document doc = Parse(*svg);
+  const std::vector<Point> points = Markers(doc);
+  ASSERT_EQ(points.size(), 4u);  // variants 4 and 5 failed
+  EXPECT_EQ(points[0].label, "variant 0: vehicle.m = 1000, final(vehicle.v) = 39.5");
+  EXPECT_EQ(points[3].label, "variant 3: vehicle.m = 1500, final(vehicle.v) = 39.5");
+  // Each marker where its values put it: the axes span the values and 5 % more on each side
+  // (x: 1000 to 1500, y: 39 to 39.5).
+  const std::vector<double> frame = Frame(doc);
+  const double xs[] = {1000, 1000, 1500, 1500}, ys[] = {39.5, 40, 39, 39.5};
+  for (size_t i = 0; i < 4; ++i) {
+    const double fx = (xs[i] - 975) / 550, fy = (ys[i] - 38.95) / 1.1;
+    EXPECT_NEAR(points[i].x, frame[0] + fx * (frame[2] - frame[0]), 0.11) << i;
+    EXPECT_NEAR(points[i].y, frame[3] - fy * (frame[3] - frame[1]), 0.11) << i;
+  }
+  const std::set<std::string> texts = Texts(doc);
+  for (const char* text : {"car sweep", "vehicle.m", "final(vehicle.v)", "1000", "1500", "39.0",
+                           "40.0", "2 failed variants not shown"}) {
+    EXPECT_EQ(texts.count(text), 1u) << text;
+  }
+}
+
+TEST(PlotScatterTest, RowsWithNanAreLeftOutAndCounted) {
+  pugi::xml_document doc =
+      Parse(*PlotScatterSvg(SweepTable(), "controller.k", "first_crossing", {}));
+  const std::vector<Point> points = Markers(doc);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[1].label, "variant 1: controller.k = 1000, first_crossing = 2");
+  EXPECT_EQ(Texts(doc).count("2 failed variants and 1 with NaN not shown"), 1u);
+
+  // A table without a status column: a NaN alone; every row shown: no caption.
+  ResultTable plain = Table(5);
+  plain.values[2 * 5 + 1] = std::nan("");
+  doc = Parse(*PlotScatterSvg(plain, "a.x", "a.v", {}));
+  EXPECT_EQ(Markers(doc).size(), 4u);
+  EXPECT_EQ(Markers(doc)[2].label.substr(0, 6), "row 4:");
+  EXPECT_EQ(Texts(doc).count("1 variant with NaN not shown"), 1u);
+  doc = Parse(*PlotScatterSvg(Table(5), "time", "b.on", {}));
+  EXPECT_EQ(Markers(doc).size(), 5u);
+  for (const std::string& text : Texts(doc)) EXPECT_EQ(text.find("not shown"), std::string::npos);
+}
+
+TEST(PlotScatterTest, AColumnOfStringsOrNoColumnIsAnErrorListingTheNumericOnes) {
+  const std::string numeric =
+      "(numeric columns: index, vehicle.m, controller.k, final(vehicle.v), first_crossing, "
+      "wall_time_s)";
+  absl::StatusOr<std::string> svg = PlotScatterSvg(SweepTable(), "vehicle.mass", "index", {});
+  ASSERT_FALSE(svg.ok());
+  EXPECT_EQ(svg.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(svg.status().message(), "no column 'vehicle.mass' in the table " + numeric);
+  svg = PlotScatterSvg(SweepTable(), "vehicle.m", "status", {});
+  ASSERT_FALSE(svg.ok());
+  EXPECT_EQ(svg.status().message(), "column 'status' holds strings, not numbers " + numeric);
+  EXPECT_EQ(NumericColumns(Table(2)), (std::vector<std::string>{"time", "a.x", "a.v", "b.on"}));
+}
+
+TEST(PlotScatterTest, EveryVariantFailedIsAnEmptyPlotThatSaysSo) {
+  ResultTable table = SweepTable();
+  for (size_t r = 0; r < table.rows(); ++r) table.strings[r * 2] = "FAILED";
+  absl::StatusOr<std::string> svg = PlotScatterSvg(table, "vehicle.m", "final(vehicle.v)", {});
+  ASSERT_TRUE(svg.ok()) << svg.status();
+  pugi::xml_document doc = Parse(*svg);
+  EXPECT_TRUE(Markers(doc).empty());
+  EXPECT_EQ(Texts(doc).count("6 failed variants not shown"), 1u);
 }
 
 TEST(PlotTest, NiceTicksAreRoundAndInsideTheRange) {
