@@ -49,8 +49,11 @@ void CheckSpace(const pb::RepeatedField<double>& v, const std::string& field, bo
   }
 }
 
-// uniform, normal, log_uniform: [p, q].
-void CheckPair(const pb::RepeatedField<double>& v, const std::string& field, Problems& problems) {
+// uniform, normal, log_uniform: [p, q]. A normal's standard deviation may be 0 in a RANDOM
+// design (every value the mean), not in a LATIN_HYPERCUBE's, whose strata are of equal
+// probability.
+void CheckPair(const pb::RepeatedField<double>& v, const std::string& field,
+               v1::SweepDesign::Kind kind, Problems& problems) {
   const bool normal = field.ends_with(".normal");
   const bool log = field.ends_with(".log_uniform");
   if (v.size() != 2) {
@@ -59,6 +62,8 @@ void CheckPair(const pb::RepeatedField<double>& v, const std::string& field, Pro
                        " (2 numbers, not " + std::to_string(v.size()) + ")");
   } else if (!AllFinite(v)) {
     problems.push_back(field + ": the numbers must be finite");
+  } else if (normal && kind == v1::SweepDesign::LATIN_HYPERCUBE && v[1] <= 0.0) {
+    problems.push_back(field + ": the standard deviation must be > 0 in a LATIN_HYPERCUBE design");
   } else if (normal && v[1] < 0.0) {
     problems.push_back(field + ": the standard deviation must be >= 0");
   } else if (!normal && v[0] > v[1]) {
@@ -80,9 +85,8 @@ void CheckParameter(const v1::SweepParameter& p, const std::string& field,
     if (size > 0) given.push_back(name);
   }
   const bool grid = kind == v1::SweepDesign::GRID;
-  const std::string allowed = grid                              ? "values, linspace or logspace"
-                              : kind == v1::SweepDesign::RANDOM ? "uniform, normal or log_uniform"
-                                                                : "uniform or log_uniform";
+  const std::string allowed =
+      grid ? "values, linspace or logspace" : "uniform, normal or log_uniform";
   if (given.size() != 1) {
     problems.push_back(absl::StrCat(
         field, ": give exactly one of ", allowed, " (", v1::SweepDesign::Kind_Name(kind),
@@ -102,7 +106,7 @@ void CheckParameter(const v1::SweepParameter& p, const std::string& field,
     CheckPair(given[0] == "uniform"  ? p.uniform()
               : given[0] == "normal" ? p.normal()
                                      : p.log_uniform(),
-              source, problems);
+              source, kind, problems);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "cosimo/common/sweep_design.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -18,13 +19,25 @@ std::vector<double> Axis(const v1::SweepParameter& p) {
   return {p.values().begin(), p.values().end()};
 }
 
-// A value of the parameter's distribution from u in [0, 1) (uniform, log-uniform).
+// A value of the parameter's distribution from its quantile u in [0, 1] (a Latin hypercube's;
+// uniform and log-uniform values of a RANDOM design too).
 double FromUnit(const v1::SweepParameter& p, double u) {
   if (p.log_uniform_size() == 2) {
     const double lo = std::log(p.log_uniform(0));
     return std::exp(lo + (std::log(p.log_uniform(1)) - lo) * u);
   }
+  if (p.normal_size() == 2) {
+    return p.normal(0) + p.normal(1) * InverseNormalCdf(std::clamp(u, 0x1.0p-53, 1 - 0x1.0p-53));
+  }
   return p.uniform(0) + (p.uniform(1) - p.uniform(0)) * u;
+}
+
+// A polynomial's value at x, its coefficients from the constant term up (Horner).
+template <size_t N>
+double Polynomial(const double (&c)[N], double x) {
+  double sum = c[N - 1];
+  for (size_t i = N - 1; i-- > 0;) sum = sum * x + c[i];
+  return sum;
 }
 
 std::vector<std::vector<double>> RandomDesign(const v1::Sweep& sweep) {
@@ -50,6 +63,66 @@ double StandardNormal(std::mt19937_64& rng) {
   const double u1 = Uniform53(rng);
   const double u2 = Uniform53(rng);
   return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+double InverseNormalCdf(double p) {
+  if (std::isnan(p) || p < 0.0 || p > 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (p == 0.0) return -std::numeric_limits<double>::infinity();
+  if (p == 1.0) return std::numeric_limits<double>::infinity();
+  // Wichura, Algorithm AS 241 (Applied Statistics 37(3), 1988), PPND16: three rational
+  // approximations of degree 7, the central one in q = p - 0.5, the two tails in
+  // r = sqrt(-log(min(p, 1 - p))).
+  static constexpr double kCentralNum[] = {3.3871328727963666080e0,  1.3314166789178437745e+2,
+                                           1.9715909503065514427e+3, 1.3731693765509461125e+4,
+                                           4.5921953931549871457e+4, 6.7265770927008700853e+4,
+                                           3.3430575583588128105e+4, 2.5090809287301226727e+3};
+  static constexpr double kCentralDen[] = {1.0,
+                                           4.2313330701600911252e+1,
+                                           6.8718700749205790830e+2,
+                                           5.3941960214247511077e+3,
+                                           2.1213794301586595867e+4,
+                                           3.9307895800092710610e+4,
+                                           2.8729085735721942674e+4,
+                                           5.2264952788528545610e+3};
+  static constexpr double kNearNum[] = {1.42343711074968357734e0,  4.63033784615654529590e0,
+                                        5.76949722146069140550e0,  3.64784832476320460504e0,
+                                        1.27045825245236838258e0,  2.41780725177450611770e-1,
+                                        2.27238449892691845833e-2, 7.74545014278341407640e-4};
+  static constexpr double kNearDen[] = {1.0,
+                                        2.05319162663775882187e0,
+                                        1.67638483018380384940e0,
+                                        6.89767334985100004550e-1,
+                                        1.48103976427480074590e-1,
+                                        1.51986665636164571966e-2,
+                                        5.47593808499534494600e-4,
+                                        1.05075007164441684324e-9};
+  static constexpr double kFarNum[] = {6.65790464350110377720e0,  5.46378491116411436990e0,
+                                       1.78482653991729133580e0,  2.96560571828504891230e-1,
+                                       2.65321895265761230930e-2, 1.24266094738807843860e-3,
+                                       2.71155556874348757815e-5, 2.01033439929228813265e-7};
+  static constexpr double kFarDen[] = {1.0,
+                                       5.99832206555887937690e-1,
+                                       1.36929880922735805310e-1,
+                                       1.48753612908506148525e-2,
+                                       7.86869131145613259100e-4,
+                                       1.84631831751005468180e-5,
+                                       1.42151175831644588870e-7,
+                                       2.04426310338993978564e-15};
+  const double q = p - 0.5;
+  if (std::abs(q) <= 0.425) {
+    const double r = 0.180625 - q * q;
+    return q * Polynomial(kCentralNum, r) / Polynomial(kCentralDen, r);
+  }
+  double r = std::sqrt(-std::log(q < 0.0 ? p : 1.0 - p));
+  double x;
+  if (r <= 5.0) {
+    r -= 1.6;
+    x = Polynomial(kNearNum, r) / Polynomial(kNearDen, r);
+  } else {
+    r -= 5.0;
+    x = Polynomial(kFarNum, r) / Polynomial(kFarDen, r);
+  }
+  return q < 0.0 ? -x : x;
 }
 
 std::vector<double> Linspace(double a, double b, int64_t n) {

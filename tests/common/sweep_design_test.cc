@@ -1,10 +1,12 @@
 // The designs of a sweep (cosimo/common/sweep_design.h): grid order and size, linspace and
 // logspace, random samples fixed by the seed (recomputed here from std::mt19937_64's raw output,
-// which C++ standardises), Latin hypercube strata.
+// which C++ standardises), Latin hypercube strata (of uniform, log-uniform and normal
+// distributions), the inverse normal CDF against known quantiles.
 #include "cosimo/common/sweep_design.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
@@ -119,6 +121,111 @@ TEST(SweepDesignTest, LatinHypercubeOnTheUnitCubeFollowsItsDrawOrder) {
     for (int i = 4; i >= 1; --i) std::swap(strata[i], strata[static_cast<int>(u() * (i + 1))]);
     for (int k = 0; k < 5; ++k) EXPECT_EQ(points[k][j], (strata[k] + u()) / 5.0);
   }
+}
+
+// Phi(x), the standard normal CDF.
+double NormalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+// The quantiles: mpmath 1.2 at 60 digits, the root x of log ncdf(x) = log p (of ncdf(-x) =
+// 1 - p above 0.5) for p the double itself, not the decimal written (0.99999999 is
+// 0.99999998999999995, whose quantile is 9e-10 below the decimal's), rounded to 20 digits. They
+// cover the three rational approximations of AS 241: |p - 0.5| <= 0.425 (0.075, 0.925 on the
+// edge), the near tail (r = sqrt(-log p) <= 5) and the far tail.
+TEST(SweepDesignTest, InverseNormalCdfMatchesKnownQuantiles) {
+  const struct {
+    double p, x;
+  } quantiles[] = {{0.5, 0.0},
+                   {0.975, 1.9599639845400538556},
+                   {0.9, 1.2815515655446005935},
+                   {0.3, -0.52440051270804081597},
+                   {0.075, -1.4395314709384559349},
+                   {0.925, 1.4395314709384562291},
+                   {0.999, 3.0902323061678132778},
+                   {0.001, -3.0902323061678135354},
+                   {0.0001, -3.7190164854556805523},
+                   {0.99999999, 5.6120012433055049826},
+                   {1e-10, -6.3613409024040561991},
+                   {1e-20, -9.2623400897984075796},
+                   {1e-300, -37.047096299361199237},
+                   {0.8413447460685429, 0.99999999999999990574}};
+  for (const auto& [p, x] : quantiles) {
+    EXPECT_NEAR(InverseNormalCdf(p), x, 1e-9) << "p = " << p;
+    // In fact to a few units of the last place.
+    EXPECT_NEAR(InverseNormalCdf(p), x, 4e-16 * std::max(1.0, std::abs(x))) << "p = " << p;
+  }
+  // Symmetric, and Phi of it gives p back across the whole range.
+  for (double p = 1e-300; p < 0.5; p *= 3.7) {
+    EXPECT_EQ(InverseNormalCdf(1.0 - p), -InverseNormalCdf(1.0 - (1.0 - p))) << p;
+    EXPECT_NEAR(NormalCdf(InverseNormalCdf(p)), p, 1e-12 * p) << p;
+  }
+  EXPECT_EQ(InverseNormalCdf(0.0), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(InverseNormalCdf(1.0), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(InverseNormalCdf(1.5)));
+  EXPECT_TRUE(std::isnan(InverseNormalCdf(-0.1)));
+  EXPECT_TRUE(std::isnan(InverseNormalCdf(std::nan(""))));
+}
+
+v1::Sweep NormalHypercube(uint64_t seed, uint32_t samples, double mean, double sd) {
+  v1::Sweep sweep;
+  sweep.mutable_design()->set_kind(v1::SweepDesign::LATIN_HYPERCUBE);
+  sweep.mutable_design()->set_seed(seed);
+  sweep.mutable_design()->set_samples(samples);
+  v1::SweepParameter* u = sweep.add_parameters();
+  u->add_uniform(0.0);
+  u->add_uniform(1.0);
+  v1::SweepParameter* n = sweep.add_parameters();
+  n->add_normal(mean);
+  n->add_normal(sd);
+  return sweep;
+}
+
+// Each of the n strata of equal probability of the normal holds exactly one sample: Phi of the
+// standardised value falls in [i / n, (i + 1) / n) for one i each.
+TEST(SweepDesignTest, LatinHypercubeOfANormalHitsEveryStratumOfEqualProbabilityOnce) {
+  for (const int n : {1, 2, 7, 100, 2000}) {
+    const std::vector<std::vector<double>> values = DesignValues(NormalHypercube(5, n, 10.0, 2.0));
+    ASSERT_EQ(values.size(), static_cast<size_t>(n));
+    std::vector<int> hits(n, 0);
+    for (const std::vector<double>& v : values) {
+      const double phi = NormalCdf((v[1] - 10.0) / 2.0);
+      const int stratum = static_cast<int>(std::floor(phi * n));
+      ASSERT_GE(stratum, 0) << v[1];
+      ASSERT_LT(stratum, n) << v[1];
+      ++hits[stratum];
+    }
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), n) << "n = " << n;
+  }
+}
+
+// The values are mean + sd Phi^-1(u) of the unit hypercube's u (LatinHypercube, whose draw order
+// LatinHypercubeOnTheUnitCubeFollowsItsDrawOrder checks): the same seed gives the same samples,
+// another seed others.
+TEST(SweepDesignTest, LatinHypercubeOfANormalIsFixedByTheSeed) {
+  const std::vector<std::vector<double>> values = DesignValues(NormalHypercube(13, 50, -3.0, 0.5));
+  EXPECT_EQ(DesignValues(NormalHypercube(13, 50, -3.0, 0.5)), values);
+  std::mt19937_64 rng(13);
+  const std::vector<std::vector<double>> unit = LatinHypercube(50, 2, rng);
+  for (size_t k = 0; k < values.size(); ++k) {
+    EXPECT_EQ(values[k][0], unit[k][0]);
+    EXPECT_EQ(values[k][1], -3.0 + 0.5 * InverseNormalCdf(unit[k][1]));
+  }
+  const std::vector<std::vector<double>> other = DesignValues(NormalHypercube(14, 50, -3.0, 0.5));
+  EXPECT_NE(other, values);
+}
+
+// With 2000 samples the sample mean and standard deviation are those asked for, closely: the
+// strata make the hypercube's mean far better than random sampling's sd / sqrt(n) = 0.045.
+TEST(SweepDesignTest, LatinHypercubeOfANormalHasTheGivenMeanAndSd) {
+  const std::vector<std::vector<double>> values =
+      DesignValues(NormalHypercube(21, 2000, 10.0, 2.0));
+  double sum = 0;
+  for (const std::vector<double>& v : values) sum += v[1];
+  const double mean = sum / 2000.0;
+  double squares = 0;
+  for (const std::vector<double>& v : values) squares += (v[1] - mean) * (v[1] - mean);
+  const double sd = std::sqrt(squares / 1999.0);
+  EXPECT_NEAR(mean, 10.0, 0.005);
+  EXPECT_NEAR(sd, 2.0, 0.02);
 }
 
 }  // namespace

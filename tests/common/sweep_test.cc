@@ -78,10 +78,20 @@ TEST(SweepTest, DesignsTakeTheirOwnSources) {
       "parameters": [ {"name": "a.x", "values": [1, 2]} ]})"),
             "parameters[0].values: not for a RANDOM design (give uniform, normal or log_uniform)");
   EXPECT_EQ(Problems(R"({"scenario_file": "b.json", "design": {"kind": "LATIN_HYPERCUBE"},
-      "parameters": [ {"name": "a.x", "normal": [1, 2]} ]})"),
+      "parameters": [ {"name": "a.x", "values": [1, 2]} ]})"),
             "2 problems:\n  design.samples: must be >= 1 for a LATIN_HYPERCUBE design\n"
-            "  parameters[0].normal: not for a LATIN_HYPERCUBE design (give uniform or "
+            "  parameters[0].values: not for a LATIN_HYPERCUBE design (give uniform, normal or "
             "log_uniform)");
+  // A normal in a Latin hypercube: its strata need a standard deviation > 0.
+  EXPECT_EQ(Problems(R"({"scenario_file": "b.json",
+      "design": {"kind": "LATIN_HYPERCUBE", "samples": 4},
+      "parameters": [ {"name": "a.x", "normal": [1, 0]}, {"name": "a.y", "normal": [1, "Infinity"]},
+                      {"name": "a.z", "normal": [1]}, {"name": "a.w", "normal": [1, 0.5]} ]})"),
+            "3 problems:\n"
+            "  parameters[0].normal: the standard deviation must be > 0 in a LATIN_HYPERCUBE "
+            "design\n"
+            "  parameters[1].normal: the numbers must be finite\n"
+            "  parameters[2].normal: give [mean, standard deviation] (2 numbers, not 1)");
   EXPECT_EQ(Problems(R"({"scenario_file": "b.json", "design": {"kind": "RANDOM", "samples": 3},
       "parameters": [ {"name": "a.x", "uniform": [2, 1]}, {"name": "a.y", "normal": [0, -1]},
                       {"name": "a.z", "log_uniform": [0, 1]} ]})"),
