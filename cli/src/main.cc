@@ -7,7 +7,9 @@
 //   --step-size H (also --step)
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
 //   cosimo status JOB | cosimo delete JOB | cosimo workers
-//   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png]
+//   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png] [--title T]
+//   cosimo plot TABLE.csv --x PARAM --y KPI [--out plot.svg|plot.png] [--title T]   (a scatter
+//   plot of two columns of a sweep table; --x and --y go together)
 //   --out - writes the CSV to standard output; --log-level may come before or after the verb.
 //   cosimo train SCENARIO.json --data measured.csv --unit NAME [--epochs N] [--out weights.json]
 //                [--orchestrator HOST:PORT [--wait]]   (without --orchestrator: trains here)
@@ -30,6 +32,8 @@
 #include <iostream>
 #include <thread>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "cosimo/client/client.h"
 #include "cosimo/client/fmu_scenario.h"
@@ -263,20 +267,53 @@ int Submit(Options& o) {
 }
 
 void DefinePlot(CLI::App& cmd, Options& o) {
-  cmd.add_option("results", o.plot_csv, "results CSV (from run or results)")->required();
+  cmd.add_option("csv", o.plot_csv,
+                 "results CSV (from run or results), or with --x and --y any CSV with a header, "
+                 "a sweep table (from sweep or results of a sweep job) say")
+      ->required();
   cmd.add_option("--out", o.plot_out, "plot file: .svg or .png")->capture_default_str();
-  cmd.add_option("--vars", o.plot_options.variables, "columns to plot (default: all)")
+  cmd.add_option("--vars", o.plot_options.variables, "time plots: columns to plot (default: all)")
       ->delimiter(',');
   cmd.add_flag("--one-panel", o.plot_options.one_panel,
-               "all variables in one panel (default: one panel per unit)");
+               "time plots: all variables in one panel (default: one panel per unit)");
+  cmd.add_option("--x", o.plot_x,
+                 "scatter plot of column --y against this column (a sweep's parameter, say); "
+                 "give both or neither");
+  cmd.add_option("--y", o.plot_y,
+                 "scatter plot: the column along the y axis (a sweep's KPI, say); failed rows "
+                 "(status FAILED) and NaN values are left out and counted in a caption");
   cmd.add_option("--title", o.plot_options.title, "title (default: the CSV's file name)");
-  cmd.add_option("--width", o.plot_options.width, "width in pixels")->capture_default_str();
+  cmd.add_option("--width", o.plot_options.width, "width in pixels (a scatter plot is 2/3 as high)")
+      ->capture_default_str();
 }
 
+// Time plots, or with --x and --y a scatter plot.
 int Plot(Options& o) {
-  if (absl::Status s = client::WritePlotFile(o.plot_csv, o.plot_out, o.plot_options); !s.ok()) {
-    return Fail(s, s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
+  absl::Status s;
+  if (o.plot_x.empty() && o.plot_y.empty()) {
+    s = client::WritePlotFile(o.plot_csv, o.plot_out, o.plot_options);
+    if (absl::StrContains(s.message(), "no 'time' column")) {
+      s = absl::InvalidArgumentError(
+          absl::StrCat(s.message(), " (a sweep table? --x PARAM --y KPI draws a scatter plot)"));
+    }
+  } else if (o.plot_x.empty() || o.plot_y.empty()) {
+    return Fail(absl::InvalidArgumentError(
+                    std::string("plot: --x and --y go together (a scatter plot of column --y "
+                                "against column --x); ") +
+                    (o.plot_x.empty() ? "--y" : "--x") + " is given alone"),
+                2);
+  } else if (!o.plot_options.variables.empty() || o.plot_options.one_panel) {
+    return Fail(absl::InvalidArgumentError(
+                    "plot: --vars and --one-panel are for time plots, not with --x and --y"),
+                2);
+  } else {
+    ScatterOptions options;
+    options.title = o.plot_options.title;
+    options.width = o.plot_options.width;
+    options.height = o.plot_options.width * 2 / 3;
+    s = client::WriteScatterFile(o.plot_csv, o.plot_out, o.plot_x, o.plot_y, options);
   }
+  if (!s.ok()) return Fail(s, s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
   std::cerr << "plot written to " << o.plot_out << "\n";
   return 0;
 }
@@ -337,7 +374,10 @@ constexpr Verb kVerbs[] = {
     {"list", "list the orchestrator's jobs",
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, List},
     {"delete", "forget a finished job and its results", AddJob, Delete},
-    {"plot", "draw a results CSV as time plots (SVG or PNG)", DefinePlot, Plot},
+    {"plot",
+     "draw a results CSV as time plots, or with --x and --y a scatter plot of two columns of a "
+     "sweep table (SVG or PNG)",
+     DefinePlot, Plot},
     {"workers", "list the workers attached to the orchestrator",
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, Workers},
     {"train", "fit a hybrid unit's networks to measured data, here; writes the weights file",

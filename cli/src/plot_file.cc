@@ -102,31 +102,56 @@ void AddUnits(const std::string& csv_path, PlotOptions& options) {
   }
 }
 
-}  // namespace
-
-absl::Status WritePlotFile(const std::string& csv_path, const std::string& out_path,
-                           PlotOptions options) {
+// Whether `out_path` names a PNG (else an SVG); an error when it names neither.
+absl::StatusOr<bool> IsPng(const std::string& out_path) {
   const std::string ext = std::filesystem::path(out_path).extension().string();
   if (ext != ".svg" && ext != ".png") {
     return absl::InvalidArgumentError("--out '" + out_path +
                                       "': the name must end in .svg or .png");
   }
-  absl::StatusOr<ResultTable> table = ReadCsvFile(csv_path);
-  if (!table.ok()) return table.status();
-  AddUnits(csv_path, options);
-  if (options.title.empty()) options.title = std::filesystem::path(csv_path).filename().string();
-  if (ext == ".png") {
-    CairoCanvas canvas;
-    if (absl::Status s = DrawPlot(*table, options, canvas); !s.ok()) return s;
-    return canvas.Write(out_path);
-  }
-  absl::StatusOr<std::string> svg = PlotSvg(*table, options);
+  return ext == ".png";
+}
+
+absl::Status WriteSvg(const std::string& out_path, const absl::StatusOr<std::string>& svg) {
   if (!svg.ok()) return svg.status();
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   out << *svg;
   out.close();
   if (!out) return absl::PermissionDeniedError("cannot write '" + out_path + "'");
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WritePlotFile(const std::string& csv_path, const std::string& out_path,
+                           PlotOptions options) {
+  absl::StatusOr<bool> png = IsPng(out_path);
+  if (!png.ok()) return png.status();
+  absl::StatusOr<ResultTable> table = ReadCsvFile(csv_path);
+  if (!table.ok()) return table.status();
+  AddUnits(csv_path, options);
+  if (options.title.empty()) options.title = std::filesystem::path(csv_path).filename().string();
+  if (*png) {
+    CairoCanvas canvas;
+    if (absl::Status s = DrawPlot(*table, options, canvas); !s.ok()) return s;
+    return canvas.Write(out_path);
+  }
+  return WriteSvg(out_path, PlotSvg(*table, options));
+}
+
+absl::Status WriteScatterFile(const std::string& csv_path, const std::string& out_path,
+                              const std::string& x, const std::string& y, ScatterOptions options) {
+  absl::StatusOr<bool> png = IsPng(out_path);
+  if (!png.ok()) return png.status();
+  absl::StatusOr<ResultTable> table = ReadCsvFile(csv_path);
+  if (!table.ok()) return table.status();
+  if (options.title.empty()) options.title = std::filesystem::path(csv_path).filename().string();
+  if (*png) {
+    CairoCanvas canvas;
+    if (absl::Status s = DrawScatter(*table, x, y, options, canvas); !s.ok()) return s;
+    return canvas.Write(out_path);
+  }
+  return WriteSvg(out_path, PlotScatterSvg(*table, x, y, options));
 }
 
 }  // namespace cosimo::client

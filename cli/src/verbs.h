@@ -40,6 +40,7 @@ struct Options {
   ssp::SspImportOptions ssp;
   std::string import_out = "scenario.json";
   std::string plot_csv, plot_out = "plot.svg";
+  std::string plot_x, plot_y;  // plot --x, --y: a scatter plot
   PlotOptions plot_options;
   client::TrainCommand train;
   SweepCommand sweep;

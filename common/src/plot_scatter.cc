@@ -137,7 +137,7 @@ absl::Status DrawScatter(const ResultTable& table, const std::string& x, const s
   }
   plot_parts::DrawFrame(canvas, {top, bottom, right}, x_axis, y_axis, "", y);
   canvas.Text((kLeft + right) / 2, bottom + 36, x, 12, TextAnchor::kMiddle, false);
-  const double radius = selection.rows.size() > 2000 ? 2 : 3.5;
+  const double radius = selection.rows.size() > 2000 ? 2 : 4;
   for (size_t r : selection.rows) {
     canvas.Marker(kLeft + (table.values[r * width + *xc] - xs.lo) * x_axis.scale,
                   bottom - (table.values[r * width + *yc] - ys.lo) * y_axis.scale, radius, kColor,

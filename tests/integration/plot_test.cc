@@ -1,8 +1,9 @@
 // `cosimo plot` through the real command line: a results CSV with its metadata to SVG and PNG,
-// and its usage errors.
+// a sweep table's scatter plot (--x, --y), and their usage errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/integration/process.h"
@@ -82,6 +83,70 @@ TEST_F(PlotCommandTest, UsageErrorsExitTwoNamingWhatWasWrong) {
   EXPECT_THAT(log_, HasSubstr("line 3"));
   EXPECT_EQ(Plot({dir_ + "/missing.csv"}, "e4.log"), 1);
   EXPECT_THAT(log_, HasSubstr("cannot open"));
+}
+
+// A sweep table as `cosimo sweep` writes it: variants 4 and 5 failed.
+constexpr char kSweepTable[] =
+    "index,vehicle.m,controller.k,final(vehicle.v),status,wall_time_s,message\n"
+    "0,1000,500,39.78,SUCCEEDED,0.07,\n"
+    "1,1000,1000,39.97,SUCCEEDED,0.07,\n"
+    "2,1500,500,39.68,SUCCEEDED,0.07,\n"
+    "3,1500,1000,39.91,SUCCEEDED,0.07,\n"
+    "4,-5,500,nan,FAILED,0.01,\"unit 'vehicle': parameter 'm' must be > 0, got -5\"\n"
+    "5,-5,1000,nan,FAILED,0.01,\"unit 'vehicle': parameter 'm' must be > 0, got -5\"\n";
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_F(PlotCommandTest, ScatterOfASweepTableLeavesTheFailedVariantsOut) {
+  testing::WriteFile(dir_ + "/sweep.csv", kSweepTable);
+  ASSERT_EQ(Plot({dir_ + "/sweep.csv", "--x", "vehicle.m", "--y", "final(vehicle.v)", "--out",
+                  dir_ + "/s.svg"},
+                 "scatter.log"),
+            0)
+      << log_;
+  const std::string svg = testing::ReadFile(dir_ + "/s.svg");
+  EXPECT_EQ(Count(svg, "<circle class=\"point\""), 4u) << svg;
+  for (const char* s :
+       {">vehicle.m<", ">final(vehicle.v)<", ">2 failed variants not shown<", ">sweep.csv<",
+        "<title>variant 3: vehicle.m = 1500, final(vehicle.v) = "
+        "39.91</title>"}) {
+    EXPECT_THAT(svg, HasSubstr(s));
+  }
+  ASSERT_EQ(Plot({dir_ + "/sweep.csv", "--x", "controller.k", "--y", "vehicle.m", "--width", "600",
+                  "--title", "design", "--out", dir_ + "/s.png"},
+                 "scatter-png.log"),
+            0)
+      << log_;
+  const std::string png = testing::ReadFile(dir_ + "/s.png");
+  ASSERT_GT(png.size(), 24u);
+  EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n");
+  EXPECT_EQ(BigEndian(png, 16), 600u);  // width
+  EXPECT_EQ(BigEndian(png, 20), 400u);  // 2/3 as high
+}
+
+TEST_F(PlotCommandTest, ScatterUsageErrorsExitTwoNamingWhatWasWrong) {
+  testing::WriteFile(dir_ + "/sweep.csv", kSweepTable);
+  const std::string table = dir_ + "/sweep.csv";
+  EXPECT_EQ(Plot({table, "--x", "vehicle.m", "--out", dir_ + "/s.svg"}, "e1.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("--x and --y go together"));
+  EXPECT_THAT(log_, HasSubstr("--x is given alone"));
+  EXPECT_EQ(Plot({table, "--y", "vehicle.m", "--out", dir_ + "/s.svg"}, "e2.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("--y is given alone"));
+  EXPECT_EQ(Plot({table, "--x", "vehicle.mass", "--y", "final(vehicle.v)"}, "e3.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("no column 'vehicle.mass' in the table (numeric columns: index, "
+                              "vehicle.m, controller.k, final(vehicle.v), wall_time_s)"));
+  EXPECT_EQ(Plot({table, "--x", "vehicle.m", "--y", "message"}, "e4.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("column 'message' holds strings, not numbers"));
+  EXPECT_EQ(Plot({table, "--x", "vehicle.m", "--y", "index", "--vars", "a"}, "e5.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("--vars and --one-panel are for time plots"));
+  // A sweep table without --x and --y: the time plot's error says what to give.
+  EXPECT_EQ(Plot({table, "--out", dir_ + "/t.svg"}, "e6.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("--x PARAM --y KPI draws a scatter plot"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/s.svg"));
 }
 
 }  // namespace
