@@ -1,6 +1,8 @@
 // The orchestrator's page: the job list (/), one job (/jobs/<id>) and the workers (/workers),
 // drawn from /api/jobs, /api/jobs/<id> and /api/workers, polled every second. A finished job's
-// plot is /jobs/<id>/plot.svg, put inline.
+// plot is /jobs/<id>/plot.svg, put inline; a finished sweep job's page shows its table
+// (/api/jobs/<id>/table) and a scatter plot of two of its columns (/jobs/<id>/scatter.svg),
+// chosen with two selects.
 "use strict";
 
 const app = document.getElementById("app");
@@ -85,6 +87,65 @@ async function showWorkers() {
 
 let plotShown = false;
 
+// A table cell: numbers to 6 significant digits (the full value in its title), NaN (null in
+// the JSON) as "nan".
+function cell(v) {
+  if (v === null) return el("td", { class: "num" }, "nan");
+  if (typeof v !== "number") return el("td", {}, String(v));
+  return el("td", { class: "num", title: String(v) }, String(Number(v.toPrecision(6))));
+}
+
+// A sweep's table: one row per variant, the failed ones marked.
+function sweepTable(id, data) {
+  const status = data.columns.indexOf("status");
+  const rows = data.rows.map((row) =>
+    el("tr", { class: row[status] === "FAILED" ? "variant failed" : "variant" }, ...row.map(cell)));
+  const parts = [el("div", { class: "scroll" }, table(data.columns, rows))];
+  if (data.total_rows > data.rows.length) {
+    parts.push(el("p", { class: "muted" }, "The first " + data.rows.length + " of " +
+      data.total_rows + " rows; cosimo results " + id + " --out table.csv writes them all."));
+  }
+  return parts;
+}
+
+// The scatter plot of one numeric column against another: a KPI against a parameter at first.
+function scatterPlot(id, table) {
+  const select = (name) => el("select", { id: "scatter-" + name, name: name },
+    ...table.numeric.map((c) => el("option", { value: c }, c)));
+  const x = select("x"), y = select("y");
+  const numeric = (c) => table.numeric.includes(c);
+  x.value = table.parameters.find(numeric) || table.numeric[0];
+  y.value = table.kpis.find(numeric) || table.numeric[Math.min(1, table.numeric.length - 1)];
+  const img = el("img", { id: "scatter-plot", alt: "scatter plot" });
+  const note = el("p", { class: "muted" });
+  const draw = () => {
+    note.textContent = "";
+    img.src = "/jobs/" + encodeURIComponent(id) + "/scatter.svg?x=" + encodeURIComponent(x.value) +
+      "&y=" + encodeURIComponent(y.value);
+  };
+  // An <img> shows no error text: fetch it for the message.
+  img.addEventListener("error", async () => {
+    const r = await fetch(img.src);
+    note.textContent = r.ok ? "The plot could not be shown." : await r.text();
+  });
+  x.addEventListener("change", draw);
+  y.addEventListener("change", draw);
+  draw();
+  return [el("p", { class: "controls" }, el("label", {}, "x ", x), el("label", {}, "y ", y)),
+    img, note];
+}
+
+// A finished sweep's results, once: its scatter plot and its table.
+async function showSweep(job, box) {
+  const table = await getJson("/api/jobs/" + encodeURIComponent(job.id) + "/table");
+  if (table.numeric.length === 0) {
+    box.replaceChildren(...sweepTable(job.id, table));
+    return;
+  }
+  box.replaceChildren(el("h3", {}, "Scatter plot"), ...scatterPlot(job.id, table),
+    el("h3", {}, "Table: one row per variant"), ...sweepTable(job.id, table));
+}
+
 async function showJob(id) {
   const job = await getJson("/api/jobs/" + encodeURIComponent(id));
   const details = el("dl", {},
@@ -104,16 +165,24 @@ async function showJob(id) {
   const parts = [el("h1", { class: "job", "data-job": job.id },
     (job.name || "(unnamed)") + " — job " + job.id), details];
   if (job.message) parts.push(el("p", { class: "message" }, job.message));
-  const plot = document.getElementById("plot") || el("div", { id: "plot" });
+  // A sweep's results are its table, not a time series.
+  const plot = document.getElementById(job.sweep ? "sweep" : "plot") ||
+    el("div", { id: job.sweep ? "sweep" : "plot" });
   parts.push(el("h2", {}, "Results"), plot);
   app.replaceChildren(...parts);
   if (job.state === "succeeded" && !plotShown) {
-    const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg");
-    plot.innerHTML = r.ok ? await r.text() : "";
-    if (!r.ok) plot.append(el("p", { class: "muted" }, await r.text()));
     plotShown = true;
+    if (job.sweep) {
+      await showSweep(job, plot);
+    } else {
+      const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg");
+      plot.innerHTML = r.ok ? await r.text() : "";
+      if (!r.ok) plot.append(el("p", { class: "muted" }, await r.text()));
+    }
   } else if (!job.finished) {
-    plot.replaceChildren(el("p", { class: "muted" }, "The plot appears when the job succeeds."));
+    plot.replaceChildren(el("p", { class: "muted" }, job.sweep
+      ? "The table and a scatter plot of it appear when the sweep succeeds."
+      : "The plot appears when the job succeeds."));
   } else if (job.state !== "succeeded") {
     plot.replaceChildren(el("p", { class: "muted" }, "No results: the job " + job.state + "."));
   }

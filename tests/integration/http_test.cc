@@ -1,6 +1,7 @@
 // The orchestrator's HTTP port (--http): /metrics scraped during a job, the token rules, the JSON
 // API, and the web page in headless Chromium (skipped when no Chromium is installed;
-// deploy/install-deps.sh installs chromium-headless-shell).
+// deploy/install-deps.sh installs chromium-headless-shell), a sweep job's with its table and
+// scatter plot.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "cosimo/common/security.h"
+#include "cosimo/common/sweep.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/process.h"
 
@@ -32,6 +34,12 @@ double Sample(const std::string& text, const std::string& series) {
   return std::stod(text.substr(at + series.size() + 2));
 }
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 int ReadPort(const std::string& path) {
   for (int i = 0; i < 1000; ++i) {
     const std::string text = ReadFile(path);
@@ -39,6 +47,18 @@ int ReadPort(const std::string& path) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return 0;
+}
+
+// Headless Chromium from Debian (chromium-headless-shell, or chromium), or empty.
+std::string FindChromium() {
+  if (const char* env = std::getenv("COSIMO_CHROMIUM"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  for (const char* candidate :
+       {"/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (std::filesystem::exists(candidate)) return candidate;
+  }
+  return "";
 }
 
 class HttpTest : public DistributedTest {
@@ -60,6 +80,28 @@ class HttpTest : public DistributedTest {
   }
   std::string Url(const std::string& path) {
     return "http://127.0.0.1:" + std::to_string(http_port_) + path;
+  }
+  // Runs `chromium` headless with `args` (a profile of its own named `what`) and returns its
+  // standard output. --virtual-time-budget lets the page's fetches and timers run before the
+  // DOM is dumped.
+  std::string Browse(const std::string& chromium, const std::string& what,
+                     const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {chromium,
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
+                                     "--user-data-dir=" + dir_ + "/chromium-" + what,
+                                     "--virtual-time-budget=5000",
+                                     "--window-size=1100,900"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    // Standard output alone: that is where --dump-dom writes.
+    std::string command = "exec";
+    for (const std::string& a : argv) command += " '" + a + "'";
+    command += " 2>'" + dir_ + "/chromium-" + what + ".log'";
+    Process p({"/bin/sh", "-c", command}, dir_ + "/" + what + ".out");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(120)), 0)
+        << ReadFile(dir_ + "/chromium-" + what + ".log");
+    return ReadFile(dir_ + "/" + what + ".out");
   }
 
   int http_port_ = 0;
@@ -176,18 +218,6 @@ TEST_F(HttpTest, TheApiListsJobsAndWorkersAndPlotsResults) {
   EXPECT_THAT(script->get_header_value("Content-Type"), HasSubstr("javascript"));
 }
 
-// Headless Chromium from Debian (chromium-headless-shell, or chromium), or empty.
-std::string FindChromium() {
-  if (const char* env = std::getenv("COSIMO_CHROMIUM"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  for (const char* candidate :
-       {"/usr/bin/chromium-headless-shell", "/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
-    if (std::filesystem::exists(candidate)) return candidate;
-  }
-  return "";
-}
-
 TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
   const std::string chromium = FindChromium();
   if (chromium.empty()) {
@@ -199,24 +229,8 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
   std::string id;
   ASSERT_EQ(RunJob(client, CarScenario(0.1), &id).state(), v1::SUCCEEDED);
 
-  // --virtual-time-budget lets the page's fetches and timers run before the DOM is dumped.
-  auto browse = [&](const std::string& what, std::vector<std::string> args) {
-    std::vector<std::string> argv = {chromium,
-                                     "--headless",
-                                     "--no-sandbox",
-                                     "--disable-gpu",
-                                     "--user-data-dir=" + dir_ + "/chromium-" + what,
-                                     "--virtual-time-budget=5000",
-                                     "--window-size=1100,900"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    // Standard output alone: that is where --dump-dom writes.
-    std::string command = "exec";
-    for (const std::string& a : argv) command += " '" + a + "'";
-    command += " 2>'" + dir_ + "/chromium-" + what + ".log'";
-    Process p({"/bin/sh", "-c", command}, dir_ + "/" + what + ".out");
-    EXPECT_EQ(p.Wait(std::chrono::seconds(120)), 0)
-        << ReadFile(dir_ + "/chromium-" + what + ".log");
-    return ReadFile(dir_ + "/" + what + ".out");
+  auto browse = [&](const std::string& what, const std::vector<std::string>& args) {
+    return Browse(chromium, what, args);
   };
 
   const std::string list = browse("list", {"--dump-dom", Url("/")});
@@ -241,6 +255,56 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
     std::error_code ec;
     std::filesystem::copy_file(png, out, std::filesystem::copy_options::overwrite_existing, ec);
     EXPECT_FALSE(ec) << "COSIMO_WEB_SCREENSHOT=" << out << ": " << ec.message();
+  }
+}
+
+// A sweep job's page: its table, one row per variant (the failed one marked), and a scatter plot
+// of its first KPI against its first parameter, the two chosen with selects.
+TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  // m = -5 is refused by the vehicle (m > 0): variant 2 fails.
+  absl::StatusOr<v1::Sweep> sweep = ParseSweepJson(R"({"name": "masses",
+      "parameters": [{"name": "vehicle.m", "values": [1000, 1500, -5]}],
+      "kpis": [{"variable": "vehicle.v", "kind": "MAX"}]})");
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  absl::StatusOr<std::string> id = client.SubmitSweep(CarScenario(0.1), *sweep);
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> end = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(end.ok()) << end.status();
+  ASSERT_EQ(end->state(), v1::SUCCEEDED) << end->message();
+
+  const std::string job = Browse(chromium, "sweep", {"--dump-dom", Url("/jobs/" + *id)});
+  EXPECT_THAT(job, HasSubstr("<select id=\"scatter-x\" name=\"x\"><option value=\"index\">"))
+      << job;
+  EXPECT_THAT(job, HasSubstr("<option value=\"max(vehicle.v)\">max(vehicle.v)</option>")) << job;
+  // The defaults: the first parameter along x, the first KPI along y.
+  EXPECT_THAT(job,
+              HasSubstr("src=\"/jobs/" + *id + "/scatter.svg?x=vehicle.m&amp;y=max(vehicle.v)\""))
+      << job;
+  EXPECT_EQ(Count(job, "<tr class=\"variant\">"), 2u) << job;
+  EXPECT_EQ(Count(job, "<tr class=\"variant failed\">"), 1u) << job;
+  EXPECT_THAT(job, HasSubstr("<th>max(vehicle.v)</th>")) << job;
+
+  // The image the page asks for: one marker per succeeded variant.
+  std::unique_ptr<httplib::Client> http = Http();
+  httplib::Result svg = http->Get("/jobs/" + *id + "/scatter.svg?x=vehicle.m&y=max(vehicle.v)");
+  ASSERT_TRUE(svg);
+  ASSERT_EQ(svg->status, 200) << svg->body;
+  EXPECT_EQ(Count(svg->body, "<circle class=\"point\""), 2u) << svg->body;
+  EXPECT_THAT(svg->body, HasSubstr(">1 failed variant not shown<"));
+  httplib::Result bad = http->Get("/jobs/" + *id + "/scatter.svg?x=vehicle.mass&y=index");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_THAT(bad->body, HasSubstr("no column 'vehicle.mass'"));
+
+  // A look at it (COSIMO_WEB_SWEEP_SCREENSHOT says where to keep it).
+  if (const char* out = std::getenv("COSIMO_WEB_SWEEP_SCREENSHOT");
+      out != nullptr && *out != '\0') {
+    Browse(chromium, "sweep-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
   }
 }
 
@@ -274,8 +338,9 @@ class SecuredHttpTest : public HttpTest {
 TEST_F(SecuredHttpTest, EveryPathNeedsTheTokenAsHeaderQueryOrCookie) {
   std::unique_ptr<httplib::SSLClient> client_https = Https();
   httplib::SSLClient& https = *client_https;
-  for (const std::string path : {"/metrics", "/", "/api/jobs", "/api/workers", "/jobs/1",
-                                 "/jobs/1/plot.svg", "/static/app.js"}) {
+  for (const std::string path :
+       {"/metrics", "/", "/api/jobs", "/api/workers", "/api/jobs/1/table", "/jobs/1",
+        "/jobs/1/plot.svg", "/jobs/1/scatter.svg?x=a&y=b", "/static/app.js"}) {
     httplib::Result r = https.Get(path);
     ASSERT_TRUE(r) << path << ": " << httplib::to_string(r.error());
     EXPECT_EQ(r->status, 401) << path;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -13,8 +14,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cosimo/common/job_state.h"
+#include "cosimo/common/kpi.h"
 #include "cosimo/common/plot.h"
 #include "orchestrator/src/http/prometheus_text.h"
 #include "orchestrator/src/http/web_assets.h"
@@ -283,6 +286,114 @@ httplib::Server::HandlerResponse Authorize(const HttpSources& sources, bool tls,
   return httplib::Server::HandlerResponse::Handled;
 }
 
+// The title of a job's plots: its name and id.
+std::string PlotTitle(const v1::JobStatus& job) {
+  return job.name().empty() ? "job " + job.job_id() : job.name() + " (job " + job.job_id() + ")";
+}
+
+// A table's rows as JSON, the first `limit`: numbers (null for NaN and infinities, which JSON
+// lacks), true / false in Boolean columns, texts in columns of strings.
+nlohmann::json RowsJson(const ResultTable& table, size_t limit) {
+  const size_t width = table.columns.size();
+  const size_t texts = table.string_columns();
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t r = 0; r < std::min(limit, table.rows()); ++r) {
+    nlohmann::json row = nlohmann::json::array();
+    size_t text = r * texts;
+    for (size_t c = 0; c < width; ++c) {
+      const double v = table.values[r * width + c];
+      switch (table.type(c)) {
+        case ValueType::kString:
+          row.push_back(text < table.strings.size() ? table.strings[text] : "");
+          ++text;
+          break;
+        case ValueType::kBoolean:
+          row.push_back(v != 0.0);
+          break;
+        default:
+          row.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// /api/jobs/<id>/table: a succeeded job's results table (a sweep job's: one row per variant).
+nlohmann::json TableJson(const v1::JobStatus& job, const ResultTable& table, size_t limit) {
+  std::vector<std::string> parameters, kpis;
+  for (const v1::SweepParameter& p : job.sweep().sweep().parameters()) {
+    parameters.push_back(p.name());
+  }
+  for (const v1::Kpi& kpi : job.sweep().sweep().kpis()) kpis.push_back(KpiName(kpi));
+  return {{"columns", table.columns},   {"numeric", NumericColumns(table)},
+          {"parameters", parameters},   {"kpis", kpis},
+          {"total_rows", table.rows()}, {"rows", RowsJson(table, limit)}};
+}
+
+// A job's status and its results. Errors: no such job (kNotFound), no results (it has not
+// succeeded, or it is a training job: kFailedPrecondition).
+struct JobTable {
+  v1::JobStatus job;
+  StoredResults results;
+};
+absl::StatusOr<JobTable> LoadJobTable(const HttpSources& sources, const std::string& id) {
+  absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(id);
+  if (!job.ok()) return job.status();
+  absl::StatusOr<StoredResults> results = sources.jobs->Results(id);
+  if (!results.ok()) return results.status();
+  return JobTable{*std::move(job), *std::move(results)};
+}
+
+// The routes that read a succeeded job's results: its time plots, its table, a scatter plot of
+// two of its columns.
+void AddResultRoutes(httplib::Server& s, const HttpSources& sources) {
+  s.Get(R"(/jobs/([^/]+)/plot\.svg)",
+        [sources](const httplib::Request& req, httplib::Response& res) {
+          absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+          if (!t.ok()) return SetError(res, t.status());
+          PlotOptions options;
+          options.title = PlotTitle(t->job);
+          for (const v1::RecordedVariable& v : t->results.metadata.variables()) {
+            if (!v.unit().empty()) options.units[v.name()] = v.unit();
+          }
+          if (req.has_param("vars")) {
+            options.variables = absl::StrSplit(req.get_param_value("vars"), ',', absl::SkipEmpty());
+          }
+          absl::StatusOr<std::string> svg = PlotSvg(t->results, options);
+          if (!svg.ok()) return SetError(res, svg.status());
+          res.set_content(*svg, "image/svg+xml");
+        });
+  s.Get(R"(/jobs/([^/]+)/scatter\.svg)",
+        [sources](const httplib::Request& req, httplib::Response& res) {
+          absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+          if (!t.ok()) return SetError(res, t.status());
+          if (req.get_param_value("x").empty() || req.get_param_value("y").empty()) {
+            return SetError(res, absl::InvalidArgumentError(
+                                     "give the columns as ?x=COLUMN&y=COLUMN (numeric columns: " +
+                                     absl::StrJoin(NumericColumns(t->results), ", ") + ")"));
+          }
+          ScatterOptions options;
+          options.title = PlotTitle(t->job);
+          absl::StatusOr<std::string> svg = PlotScatterSvg(t->results, req.get_param_value("x"),
+                                                           req.get_param_value("y"), options);
+          if (!svg.ok()) return SetError(res, svg.status());
+          res.set_header("Cache-Control", "no-store");
+          res.set_content(*svg, "image/svg+xml");
+        });
+  s.Get(
+      R"(/api/jobs/([^/]+)/table)", [sources](const httplib::Request& req, httplib::Response& res) {
+        size_t limit = 1000;
+        if (req.has_param("limit") && !absl::SimpleAtoi(req.get_param_value("limit"), &limit)) {
+          return SetError(res, absl::InvalidArgumentError("?limit= takes a number of rows (not '" +
+                                                          req.get_param_value("limit") + "')"));
+        }
+        absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+        if (!t.ok()) return SetError(res, t.status());
+        SetJson(res, TableJson(t->job, t->results, limit));
+      });
+}
+
 }  // namespace
 
 void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
@@ -326,25 +437,7 @@ void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
     }
     SetJson(res, {{"workers", workers}});
   });
-  s.Get(R"(/jobs/([^/]+)/plot\.svg)",
-        [sources](const httplib::Request& req, httplib::Response& res) {
-          const std::string id = req.matches[1];
-          absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(id);
-          if (!job.ok()) return SetError(res, job.status());
-          absl::StatusOr<StoredResults> results = sources.jobs->Results(id);
-          if (!results.ok()) return SetError(res, results.status());
-          PlotOptions options;
-          options.title = job->name().empty() ? "job " + id : job->name() + " (job " + id + ")";
-          for (const v1::RecordedVariable& v : results->metadata.variables()) {
-            if (!v.unit().empty()) options.units[v.name()] = v.unit();
-          }
-          if (req.has_param("vars")) {
-            options.variables = absl::StrSplit(req.get_param_value("vars"), ',', absl::SkipEmpty());
-          }
-          absl::StatusOr<std::string> svg = PlotSvg(*results, options);
-          if (!svg.ok()) return SetError(res, svg.status());
-          res.set_content(*svg, "image/svg+xml");
-        });
+  AddResultRoutes(s, sources);
   // The page: one HTML file whose script draws the list, a job or the workers from the path.
   auto page = [](const httplib::Request&, httplib::Response& res) {
     const WebAsset* index = FindWebAsset("index.html");

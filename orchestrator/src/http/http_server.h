@@ -6,8 +6,13 @@
 //                             length, artifact store size)
 //   GET /api/jobs             the jobs, newest first (JSON)
 //   GET /api/jobs/<id>        one job (JSON); the page polls it every second
+//   GET /api/jobs/<id>/table  a succeeded job's results table (JSON: columns, the numeric ones,
+//                             a sweep's parameters and KPIs, the first ?limit=N rows, 1000 by
+//                             default); a sweep job's is its table, one row per variant
 //   GET /api/workers          the workers and the unit each one runs (JSON)
 //   GET /jobs/<id>/plot.svg   the plot of a succeeded job's results (common/plot.h); ?vars=a,b
+//   GET /jobs/<id>/scatter.svg?x=COL&y=COL   a scatter plot of two columns of those results (a
+//                             sweep's KPI against a parameter); an unknown column is a 400
 //   GET /, /jobs/<id>, /workers   the page (HTML, JS and CSS built into the binary)
 //
 // Tokens follow the gRPC API's (orchestrator/src/token_check.h): with a client token, every

@@ -1,0 +1,223 @@
+// The HTTP port's routes over a sweep job's table (orchestrator/src/http/http_server.h), in this
+// process: a JobManager over an in-memory store holding a succeeded sweep job with its table, an
+// HttpServer on a free loopback port, cpp-httplib's client. /jobs/<id>/scatter.svg draws one
+// marker per succeeded variant and answers 400 naming an unknown column; /api/jobs/<id>/table
+// gives the table's rows. (tests/integration/http_test.cc runs the port in the real program.)
+#include "orchestrator/src/http/http_server.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cosimo/common/kpi.h"
+#include "cosimo/common/sweep.h"
+#include "orchestrator/src/sqlite_job_store.h"
+// Last: through <resolv.h> it defines the macro _res, a parameter name in Eigen's headers.
+#include <httplib.h>
+
+namespace cosimo::orchestrator::http {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+v1::Scenario Car() {
+  v1::Scenario s;
+  s.set_name("car");
+  s.set_stop_time(1.0);
+  v1::Unit* unit = s.add_units();
+  unit->set_name("car");
+  unit->mutable_builtin()->set_model("car");
+  s.mutable_algorithm()->set_step_size(0.1);
+  return s;
+}
+
+// Six variants of the stop time, one KPI.
+v1::Sweep StopTimes() {
+  absl::StatusOr<v1::Sweep> sweep = ParseSweepJson(
+      R"({"scenario_file": "ignored.json",
+          "parameters": [{"name": "stop_time", "linspace": [1, 6, 6]}],
+          "kpis": [{"variable": "car.v"}]})");
+  EXPECT_TRUE(sweep.ok()) << sweep.status();
+  return *sweep;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() / ("cosimo_http_" + std::to_string(getpid())))
+               .string();
+    artifacts_ = std::make_unique<ArtifactStore>(dir_);
+    store_ = *SqliteJobStore::Open("");
+    NewManager();
+    // A sweep job, ended as a sweep job ends: SUCCEEDED, its table stored. Variants 1 and 4
+    // failed.
+    const v1::Sweep sweep = StopTimes();
+    absl::StatusOr<std::string> id = jobs_->Submit(Car(), {}, nullptr, &sweep);
+    ASSERT_TRUE(id.ok()) << id.status();
+    sweep_id_ = *id;
+    v1::JobStatus done = *jobs_->Get(sweep_id_);
+    jobs_.reset();
+    done.set_state(v1::SUCCEEDED);
+    StoredResults table;
+    static_cast<ResultTable&>(table) = SweepTableColumns(sweep);
+    const auto start = std::chrono::steady_clock::now();
+    for (uint64_t k = 0; k < 6; ++k) {
+      SweepOutcome outcome;
+      if (k == 1 || k == 4) {
+        outcome.End("FAILED", "unit 'car': refused", start);
+      } else {
+        outcome.End("SUCCEEDED", "", start);
+        outcome.kpis = {40.0 - static_cast<double>(k)};
+      }
+      AddSweepRow(&table, k, {1.0 + static_cast<double>(k)}, outcome);
+    }
+    ASSERT_TRUE(store_->UpdateStatus(done).ok());
+    ASSERT_TRUE(store_->PutResults(sweep_id_, table).ok());
+    NewManager();
+    ASSERT_TRUE(jobs_->Recover().ok());
+    // And a simulation job that waits for workers.
+    absl::StatusOr<std::string> queued = jobs_->Submit(Car(), {}, nullptr, nullptr);
+    ASSERT_TRUE(queued.ok()) << queued.status();
+    queued_id_ = *queued;
+
+    sources_ = {jobs_.get(), artifacts_.get(), &metrics_, &auth_};
+    HttpOptions options;
+    options.listen = "127.0.0.1:0";
+    absl::StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(options, sources_);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    client_->set_read_timeout(30, 0);
+  }
+  void TearDown() override {
+    client_.reset();
+    server_.reset();
+    jobs_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void NewManager() {
+    jobs_.reset();
+    jobs_ = std::make_unique<JobManager>(&pool_, store_.get(), artifacts_.get(), 0s, 0ms, nullptr,
+                                         &clock_);
+  }
+  httplib::Result Get(const std::string& path) {
+    httplib::Result r = client_->Get(path);
+    EXPECT_TRUE(r) << path << ": " << httplib::to_string(r.error());
+    return r;
+  }
+
+  ManualClock clock_;
+  WorkerPool pool_{std::chrono::milliseconds(10000), &clock_};
+  std::unique_ptr<SqliteJobStore> store_;
+  std::string dir_;
+  std::unique_ptr<ArtifactStore> artifacts_;
+  std::unique_ptr<JobManager> jobs_;
+  Metrics metrics_;
+  TokenCheck auth_;
+  HttpSources sources_;
+  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+  std::string sweep_id_, queued_id_;
+};
+
+TEST_F(HttpServerTest, ScatterOfASweepJobHasOneMarkerPerSucceededVariant) {
+  httplib::Result r = Get("/jobs/" + sweep_id_ + "/scatter.svg?x=stop_time&y=final(car.v)");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->get_header_value("Content-Type"), "image/svg+xml");
+  EXPECT_EQ(Count(r->body, "<circle class=\"point\""), 4u) << r->body;
+  for (int k : {0, 2, 3, 5}) {
+    EXPECT_THAT(r->body, HasSubstr("<title>variant " + std::to_string(k) +
+                                   ": stop_time = " + std::to_string(k + 1) +
+                                   ", final(car.v) = " + std::to_string(40 - k) + "</title>"));
+  }
+  EXPECT_THAT(r->body, HasSubstr(">2 failed variants not shown<"));
+  EXPECT_THAT(r->body, HasSubstr(">car (job " + sweep_id_ + ")<"));  // the job's name
+  EXPECT_THAT(r->body, HasSubstr(">stop_time<"));
+  EXPECT_THAT(r->body, HasSubstr(">final(car.v)<"));
+  // Parameter against parameter: the failed variants have their values, but are left out too.
+  r = Get("/jobs/" + sweep_id_ + "/scatter.svg?x=index&y=stop_time");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(Count(r->body, "<circle class=\"point\""), 4u);
+}
+
+TEST_F(HttpServerTest, ScatterOfAnUnknownColumnIsA400NamingIt) {
+  httplib::Result r = Get("/jobs/" + sweep_id_ + "/scatter.svg?x=stop_time&y=final(car.x)");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(r->body,
+            "no column 'final(car.x)' in the table (numeric columns: index, stop_time, "
+            "final(car.v), wall_time_s)\n");
+  r = Get("/jobs/" + sweep_id_ + "/scatter.svg?x=status&y=stop_time");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_THAT(r->body, HasSubstr("column 'status' holds strings"));
+  r = Get("/jobs/" + sweep_id_ + "/scatter.svg?x=stop_time");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_THAT(r->body, HasSubstr("give the columns as ?x=COLUMN&y=COLUMN (numeric columns: "
+                                 "index, stop_time, final(car.v), wall_time_s)"));
+  // No such job; a job without results yet.
+  r = Get("/jobs/nope/scatter.svg?x=a&y=b");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  r = Get("/jobs/" + queued_id_ + "/scatter.svg?x=a&y=b");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_THAT(r->body, HasSubstr("has no results: it is QUEUED"));
+}
+
+TEST_F(HttpServerTest, TheTableOfASweepJobAsJson) {
+  httplib::Result r = Get("/api/jobs/" + sweep_id_ + "/table");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+  const nlohmann::json table = nlohmann::json::parse(r->body);
+  EXPECT_EQ(table["columns"], nlohmann::json({"index", "stop_time", "final(car.v)", "status",
+                                              "wall_time_s", "message"}));
+  EXPECT_EQ(table["numeric"],
+            nlohmann::json({"index", "stop_time", "final(car.v)", "wall_time_s"}));
+  EXPECT_EQ(table["parameters"], nlohmann::json({"stop_time"}));
+  EXPECT_EQ(table["kpis"], nlohmann::json({"final(car.v)"}));
+  EXPECT_EQ(table["total_rows"], 6);
+  ASSERT_EQ(table["rows"].size(), 6u);
+  const nlohmann::json& first = table["rows"][0];
+  EXPECT_EQ(first[0], 0);
+  EXPECT_EQ(first[1], 1.0);
+  EXPECT_EQ(first[2], 40.0);
+  EXPECT_EQ(first[3], "SUCCEEDED");
+  EXPECT_TRUE(first[4].is_number());
+  EXPECT_EQ(first[5], "");
+  const nlohmann::json& failed = table["rows"][1];
+  EXPECT_TRUE(failed[2].is_null());  // NaN
+  EXPECT_EQ(failed[3], "FAILED");
+  EXPECT_EQ(failed[5], "unit 'car': refused");
+
+  r = Get("/api/jobs/" + sweep_id_ + "/table?limit=2");
+  ASSERT_TRUE(r);
+  const nlohmann::json two = nlohmann::json::parse(r->body);
+  EXPECT_EQ(two["rows"].size(), 2u);
+  EXPECT_EQ(two["total_rows"], 6);
+  r = Get("/api/jobs/" + sweep_id_ + "/table?limit=many");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_THAT(r->body, HasSubstr("'many'"));
+  r = Get("/api/jobs/" + queued_id_ + "/table");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+}
+
+}  // namespace
+}  // namespace cosimo::orchestrator::http
