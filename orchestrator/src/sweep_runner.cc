@@ -38,9 +38,11 @@ class SweepRun {
   void End() ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
-  // Runs variants on `lease` until none waits, the job is canceled or a worker is lost.
+  // Runs variants on `lease`, VariantsAtOnce at a time, until none waits, the job is canceled
+  // or a worker is lost.
   void Lane(WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
-  std::optional<uint64_t> Next() ABSL_LOCKS_EXCLUDED(mutex_);
+  // Up to `n` variants to run next (none: the lane ends).
+  std::vector<uint64_t> Next(int n) ABSL_LOCKS_EXCLUDED(mutex_);
   // Variant k's outcome: its row kept (and stored), or k queued again after a lost worker.
   // False when the lane ends.
   bool Finished(uint64_t k, VariantOutcome outcome) ABSL_LOCKS_EXCLUDED(mutex_);
@@ -70,6 +72,7 @@ class SweepRun {
   uint64_t done_here_ ABSL_GUARDED_BY(mutex_) = 0;  // finished in this run
   double wall_here_ ABSL_GUARDED_BY(mutex_) = 0.0;  // s, their wall time
   int lanes_ ABSL_GUARDED_BY(mutex_) = 0;
+  int running_ ABSL_GUARDED_BY(mutex_) = 0;  // variants the lanes run at once
   absl::CondVar lane_ended_;
   std::chrono::steady_clock::time_point stored_at_;
 };
@@ -130,27 +133,46 @@ void SweepRun::Publish() {
   s->set_eta_seconds(done_here_ == 0 ? 0.0
                                      : wall_here_ / static_cast<double>(done_here_) *
                                            static_cast<double>(total - done) /
-                                           static_cast<double>(std::max(lanes_, 1)));
+                                           static_cast<double>(std::max(running_, 1)));
   env_.recorder->Progressed(*job_, &stored_at_);
 }
 
-std::optional<uint64_t> SweepRun::Next() {
+std::vector<uint64_t> SweepRun::Next(int n) {
   absl::MutexLock lock(&mutex_);
-  if (pending_.empty() || job_->cancel) return std::nullopt;
-  const uint64_t k = pending_.front();
-  pending_.pop_front();
-  return k;
+  std::vector<uint64_t> ks;
+  while (!pending_.empty() && !job_->cancel && static_cast<int>(ks.size()) < n) {
+    ks.push_back(pending_.front());
+    pending_.pop_front();
+  }
+  return ks;
 }
 
 void SweepRun::Lane(WorkerLease lease) {
-  while (std::optional<uint64_t> k = Next()) {
-    VariantOutcome outcome = RunSweepVariant(base_, sweep_, values_[*k], lease.workers(), context_);
-    if (outcome.results) StoreResults(*k, &outcome);
-    if (!Finished(*k, std::move(outcome))) break;
+  const int at_once = VariantsAtOnce(lease.workers(), context_);
+  if (at_once > 1) {
+    spdlog::info("job {}: {} variants at a time on {}", job_->id, at_once,
+                 lease.workers().front()->Describe());
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    running_ += at_once;
+  }
+  for (std::vector<uint64_t> ks = Next(at_once); !ks.empty(); ks = Next(at_once)) {
+    std::vector<std::vector<double>> values;
+    for (uint64_t k : ks) values.push_back(values_[k]);
+    std::vector<VariantOutcome> outcomes =
+        RunSweepVariants(base_, sweep_, values, lease.workers(), context_);
+    bool go_on = true;
+    for (size_t i = 0; i < ks.size(); ++i) {
+      if (outcomes[i].results) StoreResults(ks[i], &outcomes[i]);
+      go_on = Finished(ks[i], std::move(outcomes[i])) && go_on;
+    }
+    if (!go_on) break;
   }
   lease.Release();
   absl::MutexLock lock(&mutex_);
   --lanes_;
+  running_ -= at_once;
   lane_ended_.SignalAll();
 }
 

@@ -1,6 +1,7 @@
 // SweepRunner: a parameter sweep job (JobRunner, docs/sweeps.md). Its scenario is the sweep's
 // base and JobStatus.sweep the sweep. Each variant runs on the workers of one lease, one variant
-// at a time per lease (sweep_variant.h): the first lease is the scheduler's (one worker slot per
+// at a time per lease, or as many as the lease's worker has slots for when the variants run whole
+// on it (sweep_variant.h, VariantsAtOnce): the first lease is the scheduler's (one worker slot per
 // unit of the base), and while variants wait and no other job is queued the runner takes more
 // leases from the pool (RunnerEnv::workers), up to kMaxSweepLanes at once, each run by a thread
 // of its own (a lane). A variant that fails is a FAILED row, not the end of the sweep.
@@ -29,7 +30,7 @@
 
 namespace cosimo::orchestrator {
 
-// Leases one sweep job holds at most (so variants at once).
+// Leases one sweep job holds at most.
 inline constexpr int kMaxSweepLanes = 16;
 
 // A submitted sweep's first status: the sweep without its base, its number of variants.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "cosimo/common/kpi.h"
@@ -51,54 +52,80 @@ absl::StatusOr<MasterResult> RunOnWorkers(const v1::Scenario& scenario,
   return result;
 }
 
-// Whether the variant runs whole on its worker (RunVariant): every unit on one worker that can,
-// and no full results to bring back (RunVariant replies with the KPIs only).
+// Whether the variants run whole on their worker (RunVariants): every unit on one worker that
+// can, and no full results to bring back (the worker replies with the KPIs only).
 bool RunsWhole(const WorkerLease::Workers& workers, const VariantContext& context) {
   if (workers.empty() || context.keep_results || !workers.front()->runs_variants()) return false;
   return std::all_of(workers.begin(), workers.end(),
                      [&](const auto& w) { return w == workers.front(); });
 }
 
-// The variant as one command to its worker; `out` gets the worker's outcome. The wait is the
-// command timeout per macro step (the variant's many steps are one command here).
-void RunWhole(const v1::Scenario& scenario, const v1::Sweep& sweep, WorkerConnection& worker,
-              const VariantContext& context, VariantOutcome* out) {
+// The variants' scenarios as one command to their worker; `outs[i]` gets scenario i's outcome.
+// The wait is the command timeout per macro step of every variant (their many steps are one
+// command here).
+void RunWhole(const std::vector<v1::Scenario>& scenarios, const v1::Sweep& sweep,
+              WorkerConnection& worker, const VariantContext& context,
+              const std::vector<VariantOutcome*>& outs) {
   constexpr uint64_t kSeq = 1;
+  const auto start = std::chrono::steady_clock::now();
   v1::OrchestratorMessage command;
   command.set_seq(kSeq);
-  v1::RunVariant* run = command.mutable_run_variant();
-  run->set_job_id(context.job_id);
-  *run->mutable_scenario() = scenario;
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    *run->add_loads() = LoadUnitFor(scenario, i, context.job_id);
-  }
-  *run->mutable_kpis() = sweep.kpis();
-  run->set_max_recorded_rows(context.max_recorded_rows);
   ReplyWaitOptions wait{context.command_timeout, context.cancel};
-  const double step = scenario.algorithm().step_size();
-  const double span = scenario.stop_time() - scenario.start_time();
-  if (wait.timeout.count() > 0 && step > 0.0 && span > 0.0) {
-    wait.timeout *= static_cast<int64_t>(std::min(1e6, std::ceil(span / step)) + 2);
+  int64_t steps = 0;
+  for (const v1::Scenario& scenario : scenarios) {
+    v1::RunVariant* run = command.mutable_run_variants()->add_variants();
+    run->set_job_id(context.job_id);
+    *run->mutable_scenario() = scenario;
+    for (int i = 0; i < scenario.units_size(); ++i) {
+      *run->add_loads() = LoadUnitFor(scenario, i, context.job_id);
+    }
+    *run->mutable_kpis() = sweep.kpis();
+    run->set_max_recorded_rows(context.max_recorded_rows);
+    const double step = scenario.algorithm().step_size();
+    const double span = scenario.stop_time() - scenario.start_time();
+    steps +=
+        2 + (step > 0.0 && span > 0.0 ? static_cast<int64_t>(std::min(1e6, std::ceil(span / step)))
+                                      : 0);
   }
+  wait.timeout *= steps;
   v1::WorkerMessage reply;
   absl::Status status =
       worker.Write(command)
           ? worker.WaitReply(kSeq, &reply, wait)
           : absl::UnavailableError(worker.Describe() + " is gone: " + worker.lost_reason());
-  if (status.ok() && !reply.has_variant_done()) {
-    status = absl::InternalError(worker.Describe() + ": expected VariantDone from the worker");
+  if (status.ok() && reply.variants_done().done_size() != static_cast<int>(outs.size())) {
+    status = absl::InternalError(worker.Describe() + ": expected VariantsDone with " +
+                                 std::to_string(outs.size()) + " outcomes from the worker");
   }
-  if (!status.ok()) {
-    out->lost_worker = worker.lost() && !(context.cancel != nullptr && context.cancel->load());
-    out->status = context.cancel != nullptr && context.cancel->load() ? "CANCELED" : "FAILED";
-    out->message = std::string(status.message());
-    return;
+  const bool canceled = context.cancel != nullptr && context.cancel->load();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    VariantOutcome* out = outs[i];
+    if (!status.ok()) {
+      out->lost_worker = worker.lost() && !canceled;
+      out->End(canceled ? "CANCELED" : "FAILED", std::string(status.message()), start);
+      continue;
+    }
+    v1::VariantDone& done = *reply.mutable_variants_done()->mutable_done(static_cast<int>(i));
+    out->status = done.status();
+    out->message = done.rows_exceeded() ? kRowsExceeded : done.message();
+    if (out->status == "SUCCEEDED") out->kpis.assign(done.kpis().begin(), done.kpis().end());
+    out->wall_s = done.wall_s();  // its run on the worker
   }
-  v1::VariantDone& done = *reply.mutable_variant_done();
-  out->status = done.status();
-  out->message = done.rows_exceeded() ? kRowsExceeded : done.message();
-  out->kpis.assign(done.kpis().begin(), done.kpis().end());
-  out->wall_s = done.wall_s();
+}
+
+// Variant `values`'s scenario, checked; nullopt (and `out` FAILED) when it cannot run.
+std::optional<v1::Scenario> CheckedVariant(const v1::Scenario& base, const v1::Sweep& sweep,
+                                           const std::vector<double>& values,
+                                           const VariantContext& context, VariantOutcome* out) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<v1::Scenario> scenario = VariantScenario(base, sweep, values);
+  absl::Status checked = scenario.ok() ? absl::OkStatus() : scenario.status();
+  if (checked.ok() && context.check) checked = context.check(*scenario);
+  if (!checked.ok()) {
+    out->End("FAILED", std::string(checked.message()), start);
+    return std::nullopt;
+  }
+  return *std::move(scenario);
 }
 
 }  // namespace
@@ -112,20 +139,12 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
     out.End(std::move(status), std::move(message), start);
     return out;
   };
-  absl::StatusOr<v1::Scenario> scenario = VariantScenario(base, sweep, values);
-  if (!scenario.ok()) return finish("FAILED", std::string(scenario.status().message()));
-  if (context.check) {
-    if (absl::Status s = context.check(*scenario); !s.ok()) {
-      return finish("FAILED", std::string(s.message()));
-    }
-  }
+  std::optional<v1::Scenario> scenario = CheckedVariant(base, sweep, values, context, &out);
+  if (!scenario) return out;
   if (RunsWhole(workers, context)) {
     if (context.running_units != nullptr) context.running_units->Set(workers, *scenario);
-    RunWhole(*scenario, sweep, *workers.front(), context, &out);
+    RunWhole({*scenario}, sweep, *workers.front(), context, {&out});
     if (context.running_units != nullptr) context.running_units->Clear(workers);
-    if (out.status != "SUCCEEDED") out.kpis.clear();
-    // The wall time seen here: the worker's run and the round trip.
-    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
   bool rows_exceeded = false;
@@ -141,6 +160,38 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
   out.EndWithKpis(sweep, *result, start);
   if (context.keep_results && out.status == "SUCCEEDED") out.results = *std::move(result);
   return out;
+}
+
+int VariantsAtOnce(const WorkerLease::Workers& workers, const VariantContext& context) {
+  if (!RunsWhole(workers, context)) return 1;
+  return std::max(1, workers.front()->slots() / static_cast<int>(workers.size()));
+}
+
+std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1::Sweep& sweep,
+                                             const std::vector<std::vector<double>>& values,
+                                             const WorkerLease::Workers& workers,
+                                             const VariantContext& context) {
+  if (values.size() == 1 || !RunsWhole(workers, context)) {
+    std::vector<VariantOutcome> outs;
+    for (const std::vector<double>& v : values) {
+      outs.push_back(RunSweepVariant(base, sweep, v, workers, context));
+    }
+    return outs;
+  }
+  std::vector<VariantOutcome> outs(values.size());
+  std::vector<v1::Scenario> scenarios;
+  std::vector<VariantOutcome*> sent;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::optional<v1::Scenario> s = CheckedVariant(base, sweep, values[i], context, &outs[i])) {
+      scenarios.push_back(*std::move(s));
+      sent.push_back(&outs[i]);
+    }
+  }
+  if (scenarios.empty()) return outs;
+  if (context.running_units != nullptr) context.running_units->Set(workers, scenarios.front());
+  RunWhole(scenarios, sweep, *workers.front(), context, sent);
+  if (context.running_units != nullptr) context.running_units->Clear(workers);
+  return outs;
 }
 
 }  // namespace cosimo::orchestrator

@@ -1,7 +1,8 @@
-// One variant of a sweep job (sweep_runner.h) run on the workers of one lease: its scenario
-// made from the base (VariantScenario, cosimo/common/sweep.h) and checked as a submission is
-// (job_admission.h), its units loaded, the master run (RunMaster), and its KPIs computed from the
-// recorded table (cosimo/common/kpi.h). A variant that fails is an outcome, not an error: its
+// One variant of a sweep job (sweep_runner.h) run on the workers of one lease (several at once
+// when they run whole on a worker with slots for them, docs/sweeps.md#where-the-variants-run): its
+// scenario made from the base (VariantScenario, cosimo/common/sweep.h) and checked as a submission
+// is (job_admission.h), its units loaded, the master run (RunMaster), and its KPIs computed from
+// the recorded table (cosimo/common/kpi.h). A variant that fails is an outcome, not an error: its
 // status says FAILED and its message why; one whose worker was lost says so, to run again on
 // other workers. The table of a sweep (SweepTableColumns, AddSweepRow) is the one `cosimo sweep`
 // writes when it runs a sweep locally (docs/sweeps.md).
@@ -54,5 +55,17 @@ struct VariantContext {
 VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
                                const std::vector<double>& values,
                                const WorkerLease::Workers& workers, const VariantContext& context);
+
+// How many variants the lease `workers` runs at once: when they run whole on one worker
+// (RunVariants; not for keep_results, or a worker before it), as many as its slots hold (its
+// slots / the units of a variant, at least 1); else 1.
+int VariantsAtOnce(const WorkerLease::Workers& workers, const VariantContext& context);
+
+// Runs the variants of `values` (at most VariantsAtOnce) at once on `workers`: one outcome each,
+// in their order.
+std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1::Sweep& sweep,
+                                             const std::vector<std::vector<double>>& values,
+                                             const WorkerLease::Workers& workers,
+                                             const VariantContext& context);
 
 }  // namespace cosimo::orchestrator

@@ -3,7 +3,8 @@
 // model refuses is a FAILED row of a sweep that succeeds, `cosimo results` writes the same table,
 // a cancel stops the sweep, its progress is in /metrics and the JSON API, and a sweep whose
 // orchestrator is killed resumes after a restart with the variants that had finished kept. A
-// variant runs whole on a worker that holds all its units (RunVariant), else unit by unit.
+// variant runs whole on a worker that holds all its units (RunVariants), several at a time when
+// its slots hold them, else unit by unit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -70,34 +71,48 @@ absl::StatusOr<v1::JobStatus> WaitForVariants(client::Client& client, const std:
   return absl::DeadlineExceededError("the sweep did not get there");
 }
 
-class SweepServiceTest : public DistributedTest {};
+class SweepServiceTest : public DistributedTest {
+ protected:
+  // Writes the sweep `json` (its base: the car) to sweep.json, runs it here (`cosimo sweep`, with
+  // `here_flags`) and as a job of the orchestrator (--wait), expects the same table but for the
+  // wall times, with `rows` rows, and returns the service's (there.csv).
+  ResultTable SameTableHereAndThere(const std::string& json, size_t rows,
+                                    std::vector<std::string> here_flags = {}) {
+    WriteFile(dir_ + "/sweep.json", R"({"scenario_file": ")" + CarJson() + "\", " + json + "}");
+    std::vector<std::string> here_argv = {BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json",
+                                          "--out", dir_ + "/here.csv"};
+    here_argv.insert(here_argv.end(), here_flags.begin(), here_flags.end());
+    Process here(here_argv, dir_ + "/here.log");
+    EXPECT_EQ(here.Wait(std::chrono::seconds(300)), 0) << here.log();
+    Process there({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--orchestrator",
+                   orchestrator_->address(), "--wait", "--out", dir_ + "/there.csv"},
+                  dir_ + "/there.log");
+    EXPECT_EQ(there.Wait(std::chrono::seconds(300)), 0) << there.log();
+    absl::StatusOr<ResultTable> a = ReadCsvFile(dir_ + "/here.csv");
+    absl::StatusOr<ResultTable> b = ReadCsvFile(dir_ + "/there.csv");
+    EXPECT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+    if (!a.ok() || !b.ok()) return {};
+    EXPECT_EQ(b->rows(), rows);
+    ExpectSameTableButWallTime(*a, *b);
+    return *b;
+  }
+};
 
 TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
   StartWorkers(2, {"--slots", "2"});  // two variants at once, each on one worker
   // m = -5 is refused by car_vehicle (m > 0): variants 4 and 5 fail.
-  WriteFile(dir_ + "/sweep.json", R"({"scenario_file": ")" + CarJson() + R"(",
+  const ResultTable b = SameTableHereAndThere(R"(
     "parameters": [ {"name": "vehicle.m", "values": [1000, 2000, -5]},
                     {"name": "controller.k", "values": [500, 1000]} ],
     "kpis": [ {"variable": "vehicle.v", "kind": "FINAL"},
               {"variable": "vehicle.v", "kind": "FIRST_CROSSING", "level": 30},
-              {"name": "force_rms", "variable": "controller.F", "kind": "RMS"} ]})");
-  Process here({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--out", dir_ + "/here.csv",
-                "--parallel", "2"},
-               dir_ + "/here.log");
-  ASSERT_EQ(here.Wait(std::chrono::seconds(300)), 0) << here.log();
-  Process there({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--orchestrator",
-                 orchestrator_->address(), "--wait", "--out", dir_ + "/there.csv"},
-                dir_ + "/there.log");
-  ASSERT_EQ(there.Wait(std::chrono::seconds(300)), 0) << there.log();
-  absl::StatusOr<ResultTable> a = ReadCsvFile(dir_ + "/here.csv");
-  absl::StatusOr<ResultTable> b = ReadCsvFile(dir_ + "/there.csv");
-  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
-  ASSERT_EQ(b->rows(), 6u);
-  ExpectSameTableButWallTime(*a, *b);
-  EXPECT_EQ(b->strings[0], "SUCCEEDED");
-  EXPECT_EQ(b->strings[8], "FAILED");
-  EXPECT_THAT(b->strings[9], HasSubstr("parameter 'm' must be > 0"));
-  // Each variant ran whole on one worker (RunVariant): no unit was loaded unit by unit.
+              {"name": "force_rms", "variable": "controller.F", "kind": "RMS"} ])",
+                                              6, {"--parallel", "2"});
+  ASSERT_EQ(b.rows(), 6u);
+  EXPECT_EQ(b.strings[0], "SUCCEEDED");
+  EXPECT_EQ(b.strings[8], "FAILED");
+  EXPECT_THAT(b.strings[9], HasSubstr("parameter 'm' must be > 0"));
+  // Each variant ran whole on one worker (RunVariants): no unit was loaded unit by unit.
   EXPECT_THAT(workers_[0]->log() + workers_[1]->log(), Not(HasSubstr("loaded unit")));
 
   client::Client client(orchestrator_->address());
@@ -120,26 +135,27 @@ TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
 }
 
 // Workers of one slot: no worker holds a whole variant, so each runs unit by unit from the
-// orchestrator (the path of keep_results ALL too) rather than as one RunVariant; the same table.
+// orchestrator (the path of keep_results ALL too) rather than as RunVariants; the same table.
 TEST_F(SweepServiceTest, VariantsOverOneSlotWorkersRunUnitByUnitWithTheSameTable) {
   StartWorkers(2);
-  WriteFile(dir_ + "/sweep.json", R"({"scenario_file": ")" + CarJson() + R"(",
+  SameTableHereAndThere(R"(
     "parameters": [ {"name": "controller.k", "values": [500, 1000, 2000]} ],
-    "kpis": [ {"variable": "vehicle.v"}, {"variable": "controller.F", "kind": "MAX"} ]})");
-  Process here({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--out", dir_ + "/here.csv"},
-               dir_ + "/here.log");
-  ASSERT_EQ(here.Wait(std::chrono::seconds(300)), 0) << here.log();
-  Process there({BinDir() + "/cosimo", "sweep", dir_ + "/sweep.json", "--orchestrator",
-                 orchestrator_->address(), "--wait", "--out", dir_ + "/there.csv"},
-                dir_ + "/there.log");
-  ASSERT_EQ(there.Wait(std::chrono::seconds(300)), 0) << there.log();
-  absl::StatusOr<ResultTable> a = ReadCsvFile(dir_ + "/here.csv");
-  absl::StatusOr<ResultTable> b = ReadCsvFile(dir_ + "/there.csv");
-  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
-  ASSERT_EQ(b->rows(), 3u);
-  ExpectSameTableButWallTime(*a, *b);
+    "kpis": [ {"variable": "vehicle.v"}, {"variable": "controller.F", "kind": "MAX"} ])",
+                        3);
   // Loaded unit by unit (LoadUnit, logged), not run whole.
   EXPECT_THAT(workers_[0]->log() + workers_[1]->log(), HasSubstr("loaded unit 'vehicle'"));
+}
+
+// One worker of 4 slots and a variant of 2 units: two variants at a time on it (one RunVariants
+// of two, the worker's two threads), five in all (the last alone); the same table.
+TEST_F(SweepServiceTest, AWorkerWithSlotsForTwoVariantsRunsTwoAtATime) {
+  StartWorkers(1, {"--slots", "4", "--threads", "2"});
+  SameTableHereAndThere(R"(
+    "parameters": [ {"name": "controller.k", "linspace": [500, 2500, 5]} ],
+    "kpis": [ {"variable": "vehicle.v"}, {"variable": "controller.F", "kind": "INTEGRAL"} ])",
+                        5);
+  EXPECT_THAT(orchestrator_->process().log(), HasSubstr("2 variants at a time"));
+  EXPECT_THAT(workers_[0]->log(), Not(HasSubstr("loaded unit")));
 }
 
 TEST_F(SweepServiceTest, BadSweepIsRefusedNamingTheField) {

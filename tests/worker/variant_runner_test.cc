@@ -1,7 +1,8 @@
 // A sweep's variant run whole on a worker (RunVariant, cosimo/worker/variant_runner.h): its KPIs
 // are those of the same scenario run by the master over LocalUnits here; a unit that refuses a
 // parameter, a KPI on a missing column and too many rows are FAILED outcomes naming the cause;
-// an FMU variant run twice is unpacked once and gives the damped oscillator's final position.
+// several at once (RunVariants) give each its own outcome, in order; an FMU variant run twice is
+// unpacked once and gives the damped oscillator's final position.
 #include "cosimo/worker/variant_runner.h"
 
 #include <gtest/gtest.h>
@@ -107,6 +108,33 @@ TEST(VariantRunnerTest, FailuresAreOutcomesNamingTheCause) {
   v1::VariantDone too_many = RunHere(long_run);
   EXPECT_EQ(too_many.status(), "FAILED");
   EXPECT_TRUE(too_many.rows_exceeded());
+}
+
+TEST(VariantRunnerTest, SeveralAtOnceGiveEachItsOwnOutcomeInOrder) {
+  const std::vector<v1::Kpi> kpis = {MakeKpi("vehicle.v", v1::Kpi::FINAL),
+                                     MakeKpi("controller.F", v1::Kpi::MAX)};
+  v1::RunVariants command;
+  std::vector<v1::VariantDone> alone;
+  for (double m : {900.0, 1200.0, -1.0, 2000.0, 3000.0}) {
+    v1::Scenario car = Car();
+    (*car.mutable_units(1)->mutable_builtin()->mutable_parameters())["m"].set_number_value(m);
+    *command.add_variants() = Command(car, kpis);
+    alone.push_back(RunHere(command.variants(command.variants_size() - 1)));
+  }
+  v1::VariantsDone done;
+  RunVariants(command, NoFetch, 2, &done);
+  ASSERT_EQ(done.done_size(), 5);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(done.done(i).status(), alone[i].status()) << i;
+    EXPECT_EQ(done.done(i).message(), alone[i].message()) << i;
+    ASSERT_EQ(done.done(i).kpis_size(), alone[i].kpis_size()) << i;
+    for (int k = 0; k < alone[i].kpis_size(); ++k) {
+      EXPECT_EQ(done.done(i).kpis(k), alone[i].kpis(k)) << i << ", KPI " << k;
+    }
+  }
+  EXPECT_EQ(done.done(2).status(), "FAILED");  // m = -1
+  // A heavier car is slower: its final speed lower, for the same gain.
+  EXPECT_GT(done.done(0).kpis(0), done.done(4).kpis(0));
 }
 
 TEST(VariantRunnerTest, AnFmuVariantRunTwiceIsUnpackedOnce) {

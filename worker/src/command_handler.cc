@@ -69,9 +69,9 @@ class CommandHandler::Impl {
       case v1::OrchestratorMessage::kTrain:
         // Several replies (progress, then done): the session runs it (training_job.h).
         return Ack(absl::InvalidArgumentError("worker: Train is not a unit command"), reply);
-      case v1::OrchestratorMessage::kRunVariant:
-        // A whole variant, no unit of the stream's: the session runs it (variant_runner.h).
-        return Ack(absl::InvalidArgumentError("worker: RunVariant is not a unit command"), reply);
+      case v1::OrchestratorMessage::kRunVariants:
+        // Whole variants, no unit of the stream's: the session runs them (variant_runner.h).
+        return Ack(absl::InvalidArgumentError("worker: RunVariants is not a unit command"), reply);
       case v1::OrchestratorMessage::kWelcome:
       case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:

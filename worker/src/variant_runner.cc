@@ -1,11 +1,15 @@
 #include "cosimo/worker/variant_runner.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/orchestrator/local_unit.h"
 #include "cosimo/orchestrator/master.h"
@@ -45,6 +49,28 @@ void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFet
   v1::Sweep sweep;
   *sweep.mutable_kpis() = command.kpis();
   finish(outcome.EndWithKpis(sweep, *result, start));
+}
+
+void RunVariants(const v1::RunVariants& command, const CommandHandler::ArtifactFetcher& fetch,
+                 int threads, v1::VariantsDone* done) {
+  const int n = command.variants_size();
+  done->clear_done();
+  for (int i = 0; i < n; ++i) done->add_done();
+  absl::Mutex fetch_mutex;
+  const CommandHandler::ArtifactFetcher one_at_a_time = [&](const std::string& digest) {
+    absl::MutexLock lock(&fetch_mutex);
+    return fetch(digest);
+  };
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+      RunVariant(command.variants(i), one_at_a_time, done->mutable_done(i));
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < std::min(threads, n); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
 }
 
 }  // namespace cosimo::worker

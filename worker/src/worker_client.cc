@@ -169,13 +169,13 @@ class WorkerClient::Session {
         read = Train(&command);
         continue;
       }
-      if (command.has_run_variant()) {
-        // A sweep's variant whole, here (variant_runner.h); no unit of it stays loaded.
+      if (command.has_run_variants()) {
+        // A sweep's variants whole, here (variant_runner.h); no unit of them stays loaded.
         reply_.Clear();
         reply_.set_seq(command.seq());
-        RunVariant(
-            command.run_variant(), [this](const std::string& digest) { return Fetch(digest); },
-            reply_.mutable_variant_done());
+        RunVariants(
+            command.run_variants(), [this](const std::string& digest) { return Fetch(digest); },
+            options_.threads, reply_.mutable_variants_done());
       } else {
         handler_.Handle(command, &reply_);
       }

@@ -1,4 +1,4 @@
-// One variant of a sweep job run whole in the worker's process (RunVariant,
+// Variants of a sweep job run whole in the worker's process (RunVariants,
 // proto/cosimo/v1/worker_service.proto; docs/sweeps.md, "Where the variants run"): its units
 // loaded here (artifacts fetched by digest, an FMU kept unpacked between variants by the FMU
 // cache), the master (RunMaster) run over them as LocalUnits, and the sweep's KPIs computed from
@@ -19,5 +19,11 @@ namespace cosimo::worker {
 // command.max_recorded_rows() rows.
 void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFetcher& fetch,
                 v1::VariantDone* done);
+
+// Runs every variant of `command` (RunVariant each) on up to `threads` threads at once, and
+// fills `done` with one VariantDone each, in their order. `fetch` is called from one thread at
+// a time.
+void RunVariants(const v1::RunVariants& command, const CommandHandler::ArtifactFetcher& fetch,
+                 int threads, v1::VariantsDone* done);
 
 }  // namespace cosimo::worker
