@@ -3,12 +3,15 @@
 //   linspace [500, 1500]) as one sweep job of a real cosimo-orchestrator with 2 cosimo-worker
 //   processes of 2 slots, from SubmitJob to the job's end, against the same 1,000 runs back to
 //   back in this process over LocalUnits (the in-process floor: no process, no socket). Every
-//   variant's KPIs from the service must equal those computed here.
+//   variant's KPIs from the service must equal those computed here. fig8.slots: the same sweep
+//   on one worker of 4 slots, which runs two variants at a time.
 // fig8.fmu: 500 variants of the test FMU fmi2_msd (its mass over linspace [1, 2]; 100 steps of
 //   0.01 s) as a sweep job on one worker of one slot (one variant at a time): the wall time per
 //   variant beyond the FMU's own stepping, which is the bare loop of bare_fmu.h (fmi2SetReal,
 //   fmi2DoStep and the reads of the outputs, 100 steps). fig8.fmu.unpack: the same sweep on a
-//   worker that unpacks the FMU for every variant (--fmu-cache 0) against the default.
+//   worker that unpacks the FMU for every variant (--fmu-cache 0) against the default;
+//   fig8.fmu.load: a unit of the FMU made and destroyed in this process, unpacking the FMU each
+//   time against the FMU cache.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -24,6 +27,7 @@
 #include "cosimo/common/sweep_design.h"
 #include "cosimo/orchestrator/local_unit.h"
 #include "cosimo/orchestrator/master.h"
+#include "cosimo/worker/unit_factory.h"
 #include "figures.h"
 #include "service.h"
 
@@ -152,15 +156,22 @@ absl::Status CarFigure(const Options& options, Report* report) {
   // A first small sweep: the workers' first variants (their threads, gRPC's buffers) are not
   // measured.
   COSIMO_ASSIGN_OR_RETURN(v1::Sweep warm, Sweep("controller.k", 500, 1500, 4, "[]"));
-  if (absl::StatusOr<SweepRun> w = RunOnService(*service, car, warm); !w.ok()) return w.status();
+  // fig8.slots: one worker with slots for two variants (it runs two at a time on its threads).
+  COSIMO_ASSIGN_OR_RETURN(auto slotted, ServiceProcesses::Start(options, 1, {"--slots", "4"}));
+  for (ServiceProcesses* s : {service.get(), slotted.get()}) {
+    if (absl::StatusOr<SweepRun> w = RunOnService(*s, car, warm); !w.ok()) return w.status();
+  }
   // Interleaved rounds (the machine is shared): the median of each.
-  std::vector<double> here_s, there_s;
+  std::vector<double> here_s, there_s, slotted_s;
   for (int round = 0; round < rounds; ++round) {
     COSIMO_ASSIGN_OR_RETURN(SweepRun here, RunHere(car, sweep));
     COSIMO_ASSIGN_OR_RETURN(SweepRun there, RunOnService(*service, car, sweep));
     COSIMO_RETURN_IF_ERROR(SameKpis(sweep, there.table, here.table));
+    COSIMO_ASSIGN_OR_RETURN(SweepRun one_worker, RunOnService(*slotted, car, sweep));
+    COSIMO_RETURN_IF_ERROR(SameKpis(sweep, one_worker.table, here.table));
     here_s.push_back(here.seconds);
     there_s.push_back(there.seconds);
+    slotted_s.push_back(one_worker.seconds);
   }
   const double here_seconds = Median(here_s), there_seconds = Median(there_s);
   const double ratio = there_seconds / here_seconds;
@@ -172,6 +183,13 @@ absl::Status CarFigure(const Options& options, Report* report) {
                             " variants/s, in-process ", absl::SixDigits(variants / here_seconds),
                             " variants/s (medians of ", rounds,
                             " interleaved rounds); every variant's KPIs equal")});
+  const double slotted_seconds = Median(slotted_s);
+  report->Add({"fig8.slots",
+               absl::StrCat(variants,
+                            " car variants on 1 worker of 4 slots (2 variants at a time) / back "
+                            "to back in-process"),
+               slotted_seconds, here_seconds, "s", slotted_seconds / here_seconds, "", true,
+               absl::StrCat(absl::SixDigits(variants / slotted_seconds), " variants/s")});
   return absl::OkStatus();
 }
 
@@ -242,11 +260,47 @@ absl::Status FmuFigure(const Options& options, Report* report) {
   return absl::OkStatus();
 }
 
+// fig8.fmu.load: a unit of the FMU made, initialised, terminated and destroyed in this process,
+// with the FMU cache (the worker's default) and without (--fmu-cache 0): what a variant's load
+// costs the worker, without the noise of the processes around it.
+absl::Status FmuLoadFigure(const Options& options, Report* report) {
+  auto load_ms = [&](size_t cache) -> absl::StatusOr<double> {
+    worker::SetFmuCacheSize(cache);
+    v1::Unit spec;
+    spec.set_name("msd");
+    spec.mutable_fmu()->set_path(options.fmu_path);
+    std::vector<double> rounds_ms;
+    for (int r = 0; r < 5; ++r) {
+      constexpr int kLoads = 40;
+      const auto start = Clock::now();
+      for (int i = 0; i < kLoads; ++i) {
+        COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<worker::Unit> unit,
+                                worker::CreateUnit(spec, options.fmu_path));
+        COSIMO_RETURN_IF_ERROR(unit->Initialize(0.0, 1.0));
+        COSIMO_RETURN_IF_ERROR(unit->Terminate());
+      }
+      rounds_ms.push_back(SecondsSince(start) / kLoads * 1e3);
+    }
+    return Median(rounds_ms);
+  };
+  COSIMO_ASSIGN_OR_RETURN(double unpacked_ms, load_ms(0));
+  COSIMO_ASSIGN_OR_RETURN(double cached_ms, load_ms(worker::kDefaultFmuCacheSize));
+  report->Add({"fig8.fmu.load",
+               "fmi2_msd unit made, initialised and destroyed: unpacking the FMU each time / "
+               "from the FMU cache",
+               unpacked_ms, cached_ms, "ms", unpacked_ms / cached_ms, "", true,
+               "in this process; median of 5 rounds of 40"});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunSweepFigures(const Options& options, Report* report) {
   if (options.Wants("fig8")) COSIMO_RETURN_IF_ERROR(CarFigure(options, report));
-  if (options.Wants("fig8.fmu")) COSIMO_RETURN_IF_ERROR(FmuFigure(options, report));
+  if (options.Wants("fig8.fmu")) {
+    COSIMO_RETURN_IF_ERROR(FmuFigure(options, report));
+    COSIMO_RETURN_IF_ERROR(FmuLoadFigure(options, report));
+  }
   return absl::OkStatus();
 }
 
