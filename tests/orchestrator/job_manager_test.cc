@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "orchestrator/src/sqlite_job_store.h"
+#include "tests/orchestrator/job_manager_fixture.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -71,16 +72,7 @@ class FlakyJobStore final : public JobStore {
   std::unique_ptr<SqliteJobStore> store_;
 };
 
-v1::Scenario OneUnit() {
-  v1::Scenario s;
-  s.set_name("one");
-  s.set_stop_time(1.0);
-  v1::Unit* unit = s.add_units();
-  unit->set_name("car");
-  unit->mutable_builtin()->set_model("car");
-  s.mutable_algorithm()->set_step_size(0.1);
-  return s;
-}
+v1::Scenario OneUnit() { return testing::OneCar(); }
 
 class JobManagerTest : public ::testing::Test {
  protected:

@@ -16,6 +16,7 @@
 #include "orchestrator/src/sqlite_job_store.h"
 #include "orchestrator/src/sweep_runner.h"
 #include "orchestrator/src/sweep_variant.h"
+#include "tests/orchestrator/job_manager_fixture.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -23,16 +24,7 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-v1::Scenario Car() {
-  v1::Scenario s;
-  s.set_name("one");
-  s.set_stop_time(1.0);
-  v1::Unit* unit = s.add_units();
-  unit->set_name("car");
-  unit->mutable_builtin()->set_model("car");
-  s.mutable_algorithm()->set_step_size(0.1);
-  return s;
-}
+v1::Scenario Car() { return testing::OneCar(); }
 
 v1::Sweep StopTimes(const std::string& linspace) {
   absl::StatusOr<v1::Sweep> sweep = ParseSweepJson(
@@ -43,32 +35,7 @@ v1::Sweep StopTimes(const std::string& linspace) {
   return *sweep;
 }
 
-class SweepJobTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ =
-        (std::filesystem::temp_directory_path() / ("cosimo_sweep_job_" + std::to_string(getpid())))
-            .string();
-    artifacts_ = std::make_unique<ArtifactStore>(dir_);
-    store_ = *SqliteJobStore::Open("");
-    Restart();
-  }
-  void TearDown() override {
-    jobs_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  void Restart() {
-    jobs_.reset();
-    jobs_ = std::make_unique<JobManager>(&pool_, store_.get(), artifacts_.get(), 0s, 0ms, nullptr,
-                                         &clock_);
-  }
-  ManualClock clock_;
-  WorkerPool pool_{std::chrono::milliseconds(10000), &clock_};
-  std::unique_ptr<SqliteJobStore> store_;
-  std::string dir_;
-  std::unique_ptr<ArtifactStore> artifacts_;
-  std::unique_ptr<JobManager> jobs_;
-};
+class SweepJobTest : public testing::JobManagerFixture {};
 
 TEST_F(SweepJobTest, StatusCarriesTheSweepWithoutItsBaseAndItsVariants) {
   const v1::Sweep sweep = StopTimes("[1, 2, 4]");

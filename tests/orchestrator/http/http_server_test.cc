@@ -17,6 +17,7 @@
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/sweep.h"
 #include "orchestrator/src/sqlite_job_store.h"
+#include "tests/orchestrator/job_manager_fixture.h"
 // Last: through <resolv.h> it defines the macro _res, a parameter name in Eigen's headers.
 #include <httplib.h>
 
@@ -26,16 +27,7 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-v1::Scenario Car() {
-  v1::Scenario s;
-  s.set_name("car");
-  s.set_stop_time(1.0);
-  v1::Unit* unit = s.add_units();
-  unit->set_name("car");
-  unit->mutable_builtin()->set_model("car");
-  s.mutable_algorithm()->set_step_size(0.1);
-  return s;
-}
+v1::Scenario Car() { return orchestrator::testing::OneCar("car"); }
 
 // Six variants of the stop time, one KPI.
 v1::Sweep StopTimes() {
@@ -53,14 +45,10 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class HttpServerTest : public ::testing::Test {
+class HttpServerTest : public orchestrator::testing::JobManagerFixture {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / ("cosimo_http_" + std::to_string(getpid())))
-               .string();
-    artifacts_ = std::make_unique<ArtifactStore>(dir_);
-    store_ = *SqliteJobStore::Open("");
-    NewManager();
+    JobManagerFixture::SetUp();
     // A sweep job, ended as a sweep job ends: SUCCEEDED, its table stored. Variants 1 and 4
     // failed.
     const v1::Sweep sweep = StopTimes();
@@ -85,7 +73,7 @@ class HttpServerTest : public ::testing::Test {
     }
     ASSERT_TRUE(store_->UpdateStatus(done).ok());
     ASSERT_TRUE(store_->PutResults(sweep_id_, table).ok());
-    NewManager();
+    Restart();
     ASSERT_TRUE(jobs_->Recover().ok());
     // And a simulation job that waits for workers.
     absl::StatusOr<std::string> queued = jobs_->Submit(Car(), {}, nullptr, nullptr);
@@ -104,13 +92,7 @@ class HttpServerTest : public ::testing::Test {
   void TearDown() override {
     client_.reset();
     server_.reset();
-    jobs_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  void NewManager() {
-    jobs_.reset();
-    jobs_ = std::make_unique<JobManager>(&pool_, store_.get(), artifacts_.get(), 0s, 0ms, nullptr,
-                                         &clock_);
+    JobManagerFixture::TearDown();
   }
   httplib::Result Get(const std::string& path) {
     httplib::Result r = client_->Get(path);
@@ -118,12 +100,6 @@ class HttpServerTest : public ::testing::Test {
     return r;
   }
 
-  ManualClock clock_;
-  WorkerPool pool_{std::chrono::milliseconds(10000), &clock_};
-  std::unique_ptr<SqliteJobStore> store_;
-  std::string dir_;
-  std::unique_ptr<ArtifactStore> artifacts_;
-  std::unique_ptr<JobManager> jobs_;
   Metrics metrics_;
   TokenCheck auth_;
   HttpSources sources_;
