@@ -9,6 +9,8 @@
 #include <string>
 
 #include "cosimo/common/csv.h"
+#include "cosimo/common/sweep.h"
+#include "cosimo/common/sweep_design.h"
 #include "tests/integration/process.h"
 
 namespace cosimo::testing {
@@ -60,6 +62,48 @@ TEST(SweepCommandTest, VariantsAreTheRunsOfTheirScenariosAndAFailedOneIsARow) {
     EXPECT_EQ(table->values[k * w + 3], results->values[results->values.size() - 2]);  // final v
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/kept/variant-2.csv"));
+  std::filesystem::remove_all(dir);
+}
+
+// A random design with a fixed seed: the table's values are the seed's samples (DesignValues, the
+// same on every machine), and each variant's kept results are byte for byte those of `cosimo run`
+// of the base with that variant's values.
+TEST(SweepCommandTest, RandomVariantsAreTheRunsOfTheSeedsSamples) {
+  const std::string dir = TempDir("cosimo-sweep-random");
+  const std::string json = R"({"scenario_file": ")" + CarJson() + R"(",
+    "design": {"kind": "RANDOM", "samples": 3, "seed": 7},
+    "parameters": [ {"name": "controller.k", "uniform": [500, 1500]},
+                    {"name": "vehicle.m", "normal": [1500, 100]} ],
+    "kpis": [ {"variable": "vehicle.v", "kind": "MEAN"} ]})";
+  WriteFile(dir + "/sweep.json", json);
+  Process sweep({BinDir() + "/cosimo", "sweep", dir + "/sweep.json", "--out", dir + "/table.csv",
+                 "--keep-results", dir + "/kept"},
+                dir + "/sweep.log");
+  ASSERT_EQ(sweep.Wait(std::chrono::seconds(300)), 0) << sweep.log();
+  absl::StatusOr<ResultTable> table = ReadCsvFile(dir + "/table.csv");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->rows(), 3u);
+  absl::StatusOr<v1::Sweep> parsed = ParseSweepJson(json);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const std::vector<std::vector<double>> samples = DesignValues(*parsed);
+  ASSERT_EQ(samples.size(), 3u);
+  const nlohmann::json base = nlohmann::json::parse(ReadFile(CarJson()));
+  const size_t w = table->columns.size();
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(table->values[k * w + 1], samples[k][0]) << "variant " << k;  // controller.k
+    EXPECT_EQ(table->values[k * w + 2], samples[k][1]) << "variant " << k;  // vehicle.m
+    nlohmann::json scenario = base;
+    scenario["units"][0]["builtin"]["parameters"]["k"] = samples[k][0];
+    scenario["units"][1]["builtin"]["parameters"]["m"] = samples[k][1];
+    const std::string name = dir + "/variant" + std::to_string(k);
+    WriteFile(name + ".json", scenario.dump());
+    Process run({BinDir() + "/cosimo", "run", name + ".json", "--out", name + ".csv"},
+                name + ".log");
+    ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+    const std::string kept = ReadFile(dir + "/kept/variant-" + std::to_string(k) + ".csv");
+    EXPECT_FALSE(kept.empty());
+    EXPECT_EQ(kept, ReadFile(name + ".csv")) << "variant " << k;
+  }
   std::filesystem::remove_all(dir);
 }
 
