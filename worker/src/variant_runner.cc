@@ -16,6 +16,7 @@
 #include "cosimo/worker/abandon.h"
 
 namespace cosimo::worker {
+
 void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFetcher& fetch,
                 v1::VariantDone* done) {
   const auto start = std::chrono::steady_clock::now();
@@ -33,8 +34,9 @@ void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFet
     absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>> unit =
         status.ok() ? orchestrator::LocalUnit::Create(load)
                     : absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>>(status);
-    if (!unit.ok())
+    if (!unit.ok()) {
       return finish(outcome.End("FAILED", std::string(unit.status().message()), start));
+    }
     units.push_back(*std::move(unit));
   }
   std::vector<orchestrator::UnitProxy*> proxies;

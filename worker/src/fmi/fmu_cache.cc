@@ -35,11 +35,12 @@ absl::StatusOr<std::shared_ptr<CachedFmu>> FmuCache::Take(const std::string& fmu
   const std::string key = FileKey(fmu_path);
   std::unique_ptr<CachedFmu> entry;
   if (!key.empty()) {
-    absl::MutexLock lock(&mutex_);
-    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+    absl::MutexLock lock(&idle_->mutex);
+    std::list<std::unique_ptr<CachedFmu>>& entries = idle_->entries;
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
       if ((*it)->key == key) {
         entry = std::move(*it);
-        idle_.erase(it);
+        entries.erase(it);
         break;
       }
     }
@@ -59,39 +60,42 @@ absl::StatusOr<std::shared_ptr<CachedFmu>> FmuCache::Take(const std::string& fmu
     }
     entry->md = *std::move(md);
   }
-  return std::shared_ptr<CachedFmu>(entry.release(), [this](CachedFmu* e) { GiveBack(e); });
+  return std::shared_ptr<CachedFmu>(
+      entry.release(), [idle = std::weak_ptr<Idle>(idle_)](CachedFmu* e) { GiveBack(idle, e); });
 }
 
-void FmuCache::GiveBack(CachedFmu* entry) {
+void FmuCache::GiveBack(const std::weak_ptr<Idle>& weak, CachedFmu* entry) {
   std::unique_ptr<CachedFmu> owned(entry);
+  const std::shared_ptr<Idle> idle = weak.lock();
+  if (idle == nullptr || owned->key.empty()) return;
   std::list<std::unique_ptr<CachedFmu>> dropped;  // destroyed outside the lock
-  absl::MutexLock lock(&mutex_);
-  if (max_idle_ == 0 || owned->key.empty()) return;
-  idle_.push_front(std::move(owned));
-  while (idle_.size() > max_idle_) {
-    dropped.push_back(std::move(idle_.back()));
-    idle_.pop_back();
+  absl::MutexLock lock(&idle->mutex);
+  if (idle->max == 0) return;
+  idle->entries.push_front(std::move(owned));
+  while (idle->entries.size() > idle->max) {
+    dropped.push_back(std::move(idle->entries.back()));
+    idle->entries.pop_back();
   }
 }
 
 void FmuCache::set_max_idle(size_t max_idle) {
   std::list<std::unique_ptr<CachedFmu>> dropped;
-  absl::MutexLock lock(&mutex_);
-  max_idle_ = max_idle;
-  while (idle_.size() > max_idle_) {
-    dropped.push_back(std::move(idle_.back()));
-    idle_.pop_back();
+  absl::MutexLock lock(&idle_->mutex);
+  idle_->max = max_idle;
+  while (idle_->entries.size() > idle_->max) {
+    dropped.push_back(std::move(idle_->entries.back()));
+    idle_->entries.pop_back();
   }
 }
 
 size_t FmuCache::max_idle() const {
-  absl::MutexLock lock(&mutex_);
-  return max_idle_;
+  absl::MutexLock lock(&idle_->mutex);
+  return idle_->max;
 }
 
 size_t FmuCache::idle() const {
-  absl::MutexLock lock(&mutex_);
-  return idle_.size();
+  absl::MutexLock lock(&idle_->mutex);
+  return idle_->entries.size();
 }
 
 }  // namespace cosimo::worker::fmi

@@ -49,20 +49,24 @@ class FmuCache {
   // An entry of `fmu_path` for one unit: an idle one of the same file, else the FMU unpacked and
   // its model description read now (errors name the file and what was wrong). It comes back to
   // the idle entries when the last copy of the returned pointer goes.
-  [[nodiscard]] absl::StatusOr<std::shared_ptr<CachedFmu>> Take(const std::string& fmu_path)
-      ABSL_LOCKS_EXCLUDED(mutex_);
+  [[nodiscard]] absl::StatusOr<std::shared_ptr<CachedFmu>> Take(const std::string& fmu_path);
 
   // 0: no entry is kept (every unit unpacks its FMU again). Drops the idle entries past it.
-  void set_max_idle(size_t max_idle) ABSL_LOCKS_EXCLUDED(mutex_);
-  size_t max_idle() const ABSL_LOCKS_EXCLUDED(mutex_);
-  size_t idle() const ABSL_LOCKS_EXCLUDED(mutex_);  // entries waiting (tests)
+  void set_max_idle(size_t max_idle);
+  size_t max_idle() const;
+  size_t idle() const;  // entries waiting (tests)
 
  private:
-  void GiveBack(CachedFmu* entry) ABSL_LOCKS_EXCLUDED(mutex_);
+  // The idle entries, which the entries given out go back to. They hold it weakly: one that
+  // outlives the cache (a unit still loaded as the process exits) is simply destroyed.
+  struct Idle {
+    absl::Mutex mutex;
+    std::list<std::unique_ptr<CachedFmu>> entries ABSL_GUARDED_BY(mutex);  // most recent first
+    size_t max ABSL_GUARDED_BY(mutex) = kDefaultMaxIdle;
+  };
+  static void GiveBack(const std::weak_ptr<Idle>& idle, CachedFmu* entry);
 
-  mutable absl::Mutex mutex_;
-  std::list<std::unique_ptr<CachedFmu>> idle_ ABSL_GUARDED_BY(mutex_);  // most recent first
-  size_t max_idle_ ABSL_GUARDED_BY(mutex_) = kDefaultMaxIdle;
+  const std::shared_ptr<Idle> idle_ = std::make_shared<Idle>();
 };
 
 }  // namespace cosimo::worker::fmi
