@@ -19,6 +19,9 @@ build_dir="${BUILD_DIR:-$root/build}"
 configure=(-DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}")
 if command -v ccache >/dev/null; then
   configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  # The test suites use precompiled headers (tests/CMakeLists.txt): ccache caches the files that
+  # include one only with this sloppiness (no source of ours uses __DATE__ or __TIME__).
+  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros"
 fi
 cmake -S "$root" -B "$build_dir" "${configure[@]}" "$@"
 
