@@ -128,11 +128,11 @@ std::optional<v1::Scenario> CheckedVariant(const v1::Scenario& base, const v1::S
   return *std::move(scenario);
 }
 
-}  // namespace
-
-VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
-                               const std::vector<double>& values,
-                               const WorkerLease::Workers& workers, const VariantContext& context) {
+// One variant unit by unit from here (RemoteUnits on `workers`, one slot per unit), as a
+// simulation job runs.
+VariantOutcome RunUnitByUnit(const v1::Scenario& base, const v1::Sweep& sweep,
+                             const std::vector<double>& values, const WorkerLease::Workers& workers,
+                             const VariantContext& context) {
   VariantOutcome out;
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&](std::string status, std::string message) {
@@ -141,12 +141,6 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
   };
   std::optional<v1::Scenario> scenario = CheckedVariant(base, sweep, values, context, &out);
   if (!scenario) return out;
-  if (RunsWhole(workers, context)) {
-    if (context.running_units != nullptr) context.running_units->Set(workers, *scenario);
-    RunWhole({*scenario}, sweep, *workers.front(), context, {&out});
-    if (context.running_units != nullptr) context.running_units->Clear(workers);
-    return out;
-  }
   bool rows_exceeded = false;
   absl::StatusOr<MasterResult> result =
       RunOnWorkers(*scenario, workers, context, &out.lost_worker, &rows_exceeded);
@@ -162,6 +156,8 @@ VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
   return out;
 }
 
+}  // namespace
+
 int VariantsAtOnce(const WorkerLease::Workers& workers, const VariantContext& context) {
   if (!RunsWhole(workers, context)) return 1;
   return std::max(1, workers.front()->slots() / static_cast<int>(workers.size()));
@@ -171,10 +167,10 @@ std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1:
                                              const std::vector<std::vector<double>>& values,
                                              const WorkerLease::Workers& workers,
                                              const VariantContext& context) {
-  if (values.size() == 1 || !RunsWhole(workers, context)) {
+  if (!RunsWhole(workers, context)) {
     std::vector<VariantOutcome> outs;
     for (const std::vector<double>& v : values) {
-      outs.push_back(RunSweepVariant(base, sweep, v, workers, context));
+      outs.push_back(RunUnitByUnit(base, sweep, v, workers, context));
     }
     return outs;
   }

@@ -7,7 +7,7 @@
 // other workers. The table of a sweep (SweepTableColumns, AddSweepRow) is the one `cosimo sweep`
 // writes when it runs a sweep locally (docs/sweeps.md).
 //
-// Thread safety: RunSweepVariant may run on several threads at once, each with its own workers.
+// Thread safety: RunSweepVariants may run on several threads at once, each with its own workers.
 #pragma once
 
 #include <atomic>
@@ -50,19 +50,15 @@ struct VariantContext {
   bool keep_results = false;  // keep a succeeded variant's full results (VariantOutcome::results)
 };
 
-// Runs the variant of `base` with `values` (one per sweep parameter) on `workers` (a lease of
-// one worker slot per unit, WorkerLabelsOf order).
-VariantOutcome RunSweepVariant(const v1::Scenario& base, const v1::Sweep& sweep,
-                               const std::vector<double>& values,
-                               const WorkerLease::Workers& workers, const VariantContext& context);
-
 // How many variants the lease `workers` runs at once: when they run whole on one worker
 // (RunVariants; not for keep_results, or a worker before it), as many as its slots hold (its
 // slots / the units of a variant, at least 1); else 1.
 int VariantsAtOnce(const WorkerLease::Workers& workers, const VariantContext& context);
 
-// Runs the variants of `values` (at most VariantsAtOnce) at once on `workers`: one outcome each,
-// in their order.
+// Runs the variants of `base` with `values` (one per sweep parameter each; at most
+// VariantsAtOnce of them) on `workers` (a lease of one worker slot per unit, WorkerLabelsOf
+// order): whole on their worker (RunVariants) when it can, else one after the other unit by unit.
+// One outcome each, in their order.
 std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1::Sweep& sweep,
                                              const std::vector<std::vector<double>>& values,
                                              const WorkerLease::Workers& workers,
