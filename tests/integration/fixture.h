@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -73,6 +75,19 @@ inline v1::Scenario DualMass(const std::string& kind, const std::string& extra, 
     "record": ["m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c"]})"));
   EXPECT_TRUE(s.ok()) << s.status();
   return *s;
+}
+
+// Watches job `id` to its end through `client`, trying again for up to 10 s while the
+// orchestrator it dials (just restarted) does not answer yet.
+inline absl::StatusOr<v1::JobStatus> WatchOnceItAnswers(client::Client& client,
+                                                        const std::string& id) {
+  absl::StatusOr<v1::JobStatus> status;
+  for (int i = 0; i < 200; ++i) {
+    status = client.Watch(id, nullptr, 50);
+    if (status.ok()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return status;
 }
 
 // The scenario run in this process, every unit a LocalUnit.

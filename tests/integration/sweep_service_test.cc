@@ -278,12 +278,7 @@ TEST(SweepRestartTest, KilledOrchestratorResumesTheSweepKeepingFinishedVariants)
   Process restarted({BinDir() + "/cosimo-orchestrator", "--listen", address, "--data-dir", data},
                     dir + "/orchestrator2.log");
   client::Client client(address);
-  absl::StatusOr<v1::JobStatus> status;
-  for (int i = 0; i < 200; ++i) {
-    status = client.Watch(id, nullptr, 50);
-    if (status.ok()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  absl::StatusOr<v1::JobStatus> status = WatchOnceItAnswers(client, id);
   ASSERT_TRUE(status.ok()) << status.status();
   ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
   EXPECT_THAT(restarted.log(), HasSubstr("sweep of 6 variants, "));

@@ -20,6 +20,23 @@ using ::testing::HasSubstr;
 
 std::string CarJson() { return std::string(COSIMO_SOURCE_DIR) + "/examples/car.json"; }
 
+// `cosimo run` of the car with the controller's gain `k` and the vehicle's mass `m`, variant
+// `variant` of the sweep run in `dir` with --keep-results dir/kept: expects that variant's kept
+// results to be byte for byte the run's CSV, whose path it returns.
+std::string ExpectKeptIsTheRun(const std::string& dir, size_t variant, double k, double m) {
+  nlohmann::json scenario = nlohmann::json::parse(ReadFile(CarJson()));
+  scenario["units"][0]["builtin"]["parameters"]["k"] = k;
+  scenario["units"][1]["builtin"]["parameters"]["m"] = m;
+  const std::string name = dir + "/variant" + std::to_string(variant);
+  WriteFile(name + ".json", scenario.dump());
+  Process run({BinDir() + "/cosimo", "run", name + ".json", "--out", name + ".csv"}, name + ".log");
+  EXPECT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+  const std::string kept = ReadFile(dir + "/kept/variant-" + std::to_string(variant) + ".csv");
+  EXPECT_FALSE(kept.empty());
+  EXPECT_EQ(kept, ReadFile(name + ".csv")) << "variant " << variant;
+  return name + ".csv";
+}
+
 TEST(SweepCommandTest, VariantsAreTheRunsOfTheirScenariosAndAFailedOneIsARow) {
   const std::string dir = TempDir("cosimo-sweep");
   // m = -5 is refused by car_vehicle (m > 0): variants 2 and 3 fail.
@@ -43,21 +60,11 @@ TEST(SweepCommandTest, VariantsAreTheRunsOfTheirScenariosAndAFailedOneIsARow) {
   EXPECT_EQ(table->strings[4], "FAILED");
   EXPECT_THAT(table->strings[5], HasSubstr("parameter 'm' must be > 0"));
   EXPECT_EQ(table->strings[6], "FAILED");
-  const nlohmann::json base = nlohmann::json::parse(ReadFile(CarJson()));
-  for (int k = 0; k < 2; ++k) {
+  for (size_t k = 0; k < 2; ++k) {
     const size_t w = table->columns.size();
-    nlohmann::json scenario = base;
-    scenario["units"][1]["builtin"]["parameters"]["m"] = table->values[k * w + 1];
-    scenario["units"][0]["builtin"]["parameters"]["k"] = table->values[k * w + 2];
-    const std::string name = dir + "/variant" + std::to_string(k);
-    WriteFile(name + ".json", scenario.dump());
-    Process run({BinDir() + "/cosimo", "run", name + ".json", "--out", name + ".csv"},
-                name + ".log");
-    ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
-    const std::string kept = ReadFile(dir + "/kept/variant-" + std::to_string(k) + ".csv");
-    EXPECT_FALSE(kept.empty());
-    EXPECT_EQ(kept, ReadFile(name + ".csv")) << "variant " << k;
-    absl::StatusOr<ResultTable> results = ReadCsvFile(name + ".csv");
+    const std::string run =
+        ExpectKeptIsTheRun(dir, k, table->values[k * w + 2], table->values[k * w + 1]);
+    absl::StatusOr<ResultTable> results = ReadCsvFile(run);
     ASSERT_TRUE(results.ok());
     EXPECT_EQ(table->values[k * w + 3], results->values[results->values.size() - 2]);  // final v
   }
@@ -87,22 +94,11 @@ TEST(SweepCommandTest, RandomVariantsAreTheRunsOfTheSeedsSamples) {
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   const std::vector<std::vector<double>> samples = DesignValues(*parsed);
   ASSERT_EQ(samples.size(), 3u);
-  const nlohmann::json base = nlohmann::json::parse(ReadFile(CarJson()));
   const size_t w = table->columns.size();
   for (size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(table->values[k * w + 1], samples[k][0]) << "variant " << k;  // controller.k
     EXPECT_EQ(table->values[k * w + 2], samples[k][1]) << "variant " << k;  // vehicle.m
-    nlohmann::json scenario = base;
-    scenario["units"][0]["builtin"]["parameters"]["k"] = samples[k][0];
-    scenario["units"][1]["builtin"]["parameters"]["m"] = samples[k][1];
-    const std::string name = dir + "/variant" + std::to_string(k);
-    WriteFile(name + ".json", scenario.dump());
-    Process run({BinDir() + "/cosimo", "run", name + ".json", "--out", name + ".csv"},
-                name + ".log");
-    ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
-    const std::string kept = ReadFile(dir + "/kept/variant-" + std::to_string(k) + ".csv");
-    EXPECT_FALSE(kept.empty());
-    EXPECT_EQ(kept, ReadFile(name + ".csv")) << "variant " << k;
+    ExpectKeptIsTheRun(dir, k, samples[k][0], samples[k][1]);
   }
   std::filesystem::remove_all(dir);
 }
