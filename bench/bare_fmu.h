@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/status.h"
-#include "cosimo/worker/fmi2_api.h"
+#include "cosimo/fmi/fmi2_api.h"
 
 namespace cosimo::bench {
 

@@ -66,8 +66,9 @@ std::vector<pid_t> WorkerCluster::worker_pids() const {
   return pids;
 }
 
-absl::StatusOr<orchestrator::MasterResult> WorkerCluster::Run(
-    const v1::Scenario& scenario, orchestrator::MasterObserver* observer, uint64_t* commands) {
+absl::StatusOr<master::MasterResult> WorkerCluster::Run(const v1::Scenario& scenario,
+                                                        master::MasterObserver* observer,
+                                                        uint64_t* commands) {
   return impl_->server->Run(scenario, observer, commands);
 }
 

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "absl/status/statusor.h"
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
 #include "cosimo/v1/scenario.pb.h"
 
 namespace cosimo::bench {
@@ -35,9 +35,9 @@ class WorkerCluster {
   // process, "slots": packed onto the slotted workers; empty: any), runs it, terminates the units
   // and returns the workers to the pool. `commands`, when given, gets the commands (round trips)
   // sent to all units, from LoadUnit to Terminate.
-  [[nodiscard]] absl::StatusOr<orchestrator::MasterResult> Run(
-      const v1::Scenario& scenario, orchestrator::MasterObserver* observer,
-      uint64_t* commands = nullptr);
+  [[nodiscard]] absl::StatusOr<master::MasterResult> Run(const v1::Scenario& scenario,
+                                                         master::MasterObserver* observer,
+                                                         uint64_t* commands = nullptr);
 
   // Process ids of the workers (for CPU accounting).
   std::vector<pid_t> worker_pids() const;

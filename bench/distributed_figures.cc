@@ -44,7 +44,7 @@ absl::Status TimeRun(WorkerCluster& cluster, v1::Scenario scenario, int steps,
     if (unit.worker_label().empty()) unit.set_worker_label("single");
   }
   StepTimer timer(static_cast<size_t>(steps));
-  absl::StatusOr<orchestrator::MasterResult> result = cluster.Run(scenario, &timer, commands);
+  absl::StatusOr<master::MasterResult> result = cluster.Run(scenario, &timer, commands);
   if (!result.ok()) return result.status();
   if (durations != nullptr) timer.AppendDurations(durations);
   if (per_iteration != nullptr) timer.AppendPerIteration(per_iteration);

@@ -1,4 +1,4 @@
-// Figure 5: a Co-Simulation FMU stepped through its unit (worker::Unit::Step of the FMU unit:
+// Figure 5: a Co-Simulation FMU stepped through its unit (units::Unit::Step of the FMU unit:
 // inputs, input derivatives, fmi2DoStep, outputs; no output derivatives, as LoadUnit asks when no
 // input the unit feeds is HERMITE and the step is fixed) against a bare loop over the same shared
 // library (dlopen): fmi2SetReal(inputs), fmi2DoStep, fmi2GetReal and fmi2GetInteger of the same
@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "bare_fmu.h"
 #include "cosimo/common/status.h"
-#include "cosimo/worker/unit_factory.h"
+#include "cosimo/units/unit_factory.h"
 #include "figures.h"
 #include "scenarios.h"
 
@@ -33,8 +33,8 @@ absl::Status RunFmuFigure(const Options& options, Report* report) {
   v1::Unit spec;
   spec.set_name("msd");
   spec.mutable_fmu()->set_path(options.fmu_path);
-  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<worker::Unit> unit,
-                          worker::CreateUnit(spec, options.fmu_path));
+  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<units::Unit> unit,
+                          units::CreateUnit(spec, options.fmu_path));
   COSIMO_RETURN_IF_ERROR(unit->SetRecorded({}));
   COSIMO_RETURN_IF_ERROR(unit->Initialize(0.0, 1e12));
   StepRequest request;

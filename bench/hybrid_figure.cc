@@ -1,8 +1,8 @@
 // Figure 7: training a hybrid unit on the NeuralFMU paper's spring-pendulum experiment
-// (cosimo/worker/pendulum_experiment.h, docs/hybrid.md): the training wall time of the
+// (cosimo/units/pendulum_experiment.h, docs/hybrid.md): the training wall time of the
 // paper's 2,500 Adam steps against the paper's 22.5 minutes, and the losses before and after.
 #include "absl/strings/str_cat.h"
-#include "cosimo/worker/pendulum_experiment.h"
+#include "cosimo/units/pendulum_experiment.h"
 #include "figures.h"
 
 namespace cosimo::bench {
@@ -14,11 +14,10 @@ constexpr int kPaperEpochs = 2500;
 }  // namespace
 
 absl::Status RunHybridFigure(const Options& options, Report* report) {
-  worker::experiment::PendulumOptions experiment;
+  units::experiment::PendulumOptions experiment;
   experiment.epochs = options.smoke ? 5 : kPaperEpochs;
   experiment.learning_rate = 1e-2;
-  const worker::experiment::PendulumResult r =
-      worker::experiment::RunPendulumExperiment(experiment);
+  const units::experiment::PendulumResult r = units::experiment::RunPendulumExperiment(experiment);
   if (!r.status.ok()) return r.status;
   const double speedup = kPaperSeconds / r.train_seconds * experiment.epochs / kPaperEpochs;
   report->Add(

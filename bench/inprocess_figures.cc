@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/worker/unit_factory.h"
-#include "cosimo/worker/unit_host.h"
+#include "cosimo/master/local_unit.h"
+#include "cosimo/units/unit_factory.h"
+#include "cosimo/units/unit_host.h"
 #include "figures.h"
 #include "scenarios.h"
 #include "step_timer.h"
@@ -27,31 +27,23 @@ v1::LoadUnit LoadOf(const v1::Scenario& scenario, int i) {
   return LoadUnitFor(scenario, i, "bench");
 }
 
-// RunMaster over LocalUnits; appends per-step durations.
-absl::StatusOr<orchestrator::MasterResult> RunLocal(const v1::Scenario& scenario, int steps,
-                                                    std::vector<double>* durations) {
-  std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
-  std::vector<orchestrator::UnitProxy*> proxies;
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<orchestrator::LocalUnit> unit,
-                            orchestrator::LocalUnit::Create(LoadOf(scenario, i)));
-    proxies.push_back(unit.get());
-    units.push_back(std::move(unit));
-  }
+// The scenario in this process (RunInProcess: LocalUnits); appends per-step durations.
+absl::StatusOr<master::MasterResult> RunLocal(const v1::Scenario& scenario, int steps,
+                                              std::vector<double>* durations) {
   StepTimer timer(static_cast<size_t>(steps));
-  absl::StatusOr<orchestrator::MasterResult> result =
-      orchestrator::RunMaster(scenario, proxies, &timer);
+  absl::StatusOr<master::MasterResult> result =
+      master::RunInProcess(scenario, LoadUnitsFor(scenario, "bench"), {.observer = &timer});
   if (result.ok() && durations != nullptr) timer.AppendDurations(durations);
   return result;
 }
 
-// A unit stepped directly (worker::Unit::Step) with zero-order-hold inputs, as the master would
+// A unit stepped directly (units::Unit::Step) with zero-order-hold inputs, as the master would
 // ask it: the baseline of figures 4 and 6.
 class DirectUnit {
  public:
   static absl::StatusOr<DirectUnit> Create(const v1::Unit& spec, double macro_step) {
     DirectUnit d;
-    COSIMO_ASSIGN_OR_RETURN(d.unit_, worker::CreateUnit(spec, ""));
+    COSIMO_ASSIGN_OR_RETURN(d.unit_, units::CreateUnit(spec, ""));
     COSIMO_RETURN_IF_ERROR(d.unit_->SetRecorded({}));
     COSIMO_RETURN_IF_ERROR(d.unit_->Initialize(0.0, 1e12));
     const auto inputs = static_cast<Eigen::Index>(d.unit_->description().inputs.size());
@@ -66,10 +58,10 @@ class DirectUnit {
     unit_->Step(request_, &reply_);
     return reply_.status == StepStatus::kOk;
   }
-  worker::Unit& unit() { return *unit_; }
+  units::Unit& unit() { return *unit_; }
 
  private:
-  std::unique_ptr<worker::Unit> unit_;
+  std::unique_ptr<units::Unit> unit_;
   StepRequest request_;
   StepReply reply_;
 };
@@ -122,7 +114,7 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
   constexpr int kEstimates = 10;  // further tentative steps per macro step
   const v1::Scenario scenario = EstimatedLoopScenario(rounds + 10, h);
   const v1::LoadUnit load = LoadOf(scenario, 0);
-  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<worker::UnitHost> host, worker::UnitHost::Create(load));
+  COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<units::UnitHost> host, units::UnitHost::Create(load));
   if (host->iterative_mode() != IterativeMode::kEstimate) {
     return absl::InternalError(std::string("the ten-state unit is not estimated but ") +
                                IterativeModeName(host->iterative_mode()));
@@ -172,7 +164,7 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
                estimate_us, real_us, "us", estimate_us / real_us, "<= 0.1",
                estimate_us / real_us <= 0.1,
                absl::StrCat(rounds, " macro steps x ", kEstimates,
-                            " estimates through UnitHost; baseline: worker::Unit::Step")});
+                            " estimates through UnitHost; baseline: units::Unit::Step")});
   report->Add({"fig6.setup",
                "first tentative step of an attempt (linearise at t[N] + Van Loan + estimate) / "
                "real step",
@@ -184,9 +176,9 @@ absl::Status CostaricaFigure(const Options& options, Report* report) {
   // Real integrations per accepted step, from the unit's own report after a fixed-point run.
   const int steps = options.smoke ? 20 : 500;
   const v1::Scenario loop = EstimatedLoopScenario(steps, h);
-  COSIMO_ASSIGN_OR_RETURN(orchestrator::MasterResult result, RunLocal(loop, steps, nullptr));
-  const orchestrator::UnitSummary* plant = nullptr;
-  for (const orchestrator::UnitSummary& u : result.units) {
+  COSIMO_ASSIGN_OR_RETURN(master::MasterResult result, RunLocal(loop, steps, nullptr));
+  const master::UnitSummary* plant = nullptr;
+  for (const master::UnitSummary& u : result.units) {
     if (u.name == "plant") plant = &u;
   }
   if (plant == nullptr) return absl::InternalError("no report for the estimated unit");

@@ -6,18 +6,18 @@
 #include <cstdint>
 #include <vector>
 
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
 #include "harness.h"
 
 namespace cosimo::bench {
 
-class StepTimer final : public orchestrator::MasterObserver {
+class StepTimer final : public master::MasterObserver {
  public:
   explicit StepTimer(size_t steps) {
     times_.reserve(steps + 2);
     iterations_.reserve(steps + 2);
   }
-  void OnProgress(const orchestrator::Progress& progress) override {
+  void OnProgress(const master::Progress& progress) override {
     times_.push_back(NowNs());
     iterations_.push_back(progress.iterations);
   }

@@ -25,9 +25,9 @@
 #include "cosimo/common/status.h"
 #include "cosimo/common/sweep.h"
 #include "cosimo/common/sweep_design.h"
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/orchestrator/master.h"
-#include "cosimo/worker/unit_factory.h"
+#include "cosimo/master/local_unit.h"
+#include "cosimo/master/master.h"
+#include "cosimo/units/unit_factory.h"
 #include "figures.h"
 #include "service.h"
 
@@ -82,16 +82,8 @@ absl::StatusOr<SweepRun> RunHere(const v1::Scenario& base, const v1::Sweep& swee
   for (size_t k = 0; k < values.size(); ++k) {
     const auto variant_start = Clock::now();
     COSIMO_ASSIGN_OR_RETURN(v1::Scenario scenario, VariantScenario(base, sweep, values[k]));
-    std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
-    std::vector<orchestrator::UnitProxy*> proxies;
-    for (int i = 0; i < scenario.units_size(); ++i) {
-      COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<orchestrator::LocalUnit> unit,
-                              orchestrator::LocalUnit::Create(LoadUnitFor(scenario, i, "here")));
-      proxies.push_back(unit.get());
-      units.push_back(std::move(unit));
-    }
-    COSIMO_ASSIGN_OR_RETURN(orchestrator::MasterResult result,
-                            orchestrator::RunMaster(scenario, proxies, nullptr));
+    COSIMO_ASSIGN_OR_RETURN(master::MasterResult result,
+                            master::RunInProcess(scenario, LoadUnitsFor(scenario, "here")));
     SweepOutcome outcome;
     outcome.EndWithKpis(sweep, result, variant_start);
     AddSweepRow(&run.table, k, values[k], outcome);
@@ -265,7 +257,7 @@ absl::Status FmuFigure(const Options& options, Report* report) {
 // costs the worker, without the noise of the processes around it.
 absl::Status FmuLoadFigure(const Options& options, Report* report) {
   auto load_ms = [&](size_t cache) -> absl::StatusOr<double> {
-    worker::SetFmuCacheSize(cache);
+    units::SetFmuCacheSize(cache);
     v1::Unit spec;
     spec.set_name("msd");
     spec.mutable_fmu()->set_path(options.fmu_path);
@@ -274,8 +266,8 @@ absl::Status FmuLoadFigure(const Options& options, Report* report) {
       constexpr int kLoads = 40;
       const auto start = Clock::now();
       for (int i = 0; i < kLoads; ++i) {
-        COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<worker::Unit> unit,
-                                worker::CreateUnit(spec, options.fmu_path));
+        COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<units::Unit> unit,
+                                units::CreateUnit(spec, options.fmu_path));
         COSIMO_RETURN_IF_ERROR(unit->Initialize(0.0, 1.0));
         COSIMO_RETURN_IF_ERROR(unit->Terminate());
       }
@@ -284,7 +276,7 @@ absl::Status FmuLoadFigure(const Options& options, Report* report) {
     return Median(rounds_ms);
   };
   COSIMO_ASSIGN_OR_RETURN(double unpacked_ms, load_ms(0));
-  COSIMO_ASSIGN_OR_RETURN(double cached_ms, load_ms(worker::kDefaultFmuCacheSize));
+  COSIMO_ASSIGN_OR_RETURN(double cached_ms, load_ms(units::kDefaultFmuCacheSize));
   report->Add({"fig8.fmu.load",
                "fmi2_msd unit made, initialised and destroyed: unpacking the FMU each time / "
                "from the FMU cache",

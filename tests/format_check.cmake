@@ -1,6 +1,6 @@
 # Fails when a C or C++ source of the tree differs from what clang-format makes of it with the
 # project's one .clang-format. Run as: cmake -DSOURCE_DIR=<root> -DCLANG_FORMAT=<exe> -P this.
-foreach(dir common orchestrator worker cli bench tests)
+foreach(dir common fmi ssp units master worker orchestrator cli bench tests)
   file(GLOB_RECURSE found ${SOURCE_DIR}/${dir}/*.cc ${SOURCE_DIR}/${dir}/*.h ${SOURCE_DIR}/${dir}/*.c)
   list(APPEND sources ${found})
 endforeach()

@@ -46,7 +46,7 @@
 #include "cosimo/common/security.h"
 #include "cosimo/common/status.h"
 #include "cosimo/ssp/ssp_import.h"
-#include "cosimo/worker/scenario_check.h"
+#include "cosimo/units/scenario_check.h"
 #include "progress.h"
 #include "train.h"
 #include "verbs.h"
@@ -192,7 +192,7 @@ absl::StatusOr<v1::Scenario> CheckedScenario(Options& o, TempFolder& temp) {
   }
   absl::StatusOr<v1::Scenario> scenario = LoadScenario(o.scenario_path, o.ssp);
   if (!scenario.ok()) return scenario.status();
-  if (absl::Status s = cosimo::worker::CheckScenario(*scenario); !s.ok()) return s;
+  if (absl::Status s = cosimo::units::CheckScenario(*scenario); !s.ok()) return s;
   return scenario;
 }
 

@@ -20,7 +20,7 @@
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/sweep.h"
 #include "cosimo/common/sweep_design.h"
-#include "cosimo/worker/scenario_check.h"
+#include "cosimo/units/scenario_check.h"
 #include "verbs.h"
 
 namespace cosimo::cli {
@@ -47,7 +47,7 @@ absl::StatusOr<LoadedSweep> CheckedSweep(const SweepCommand& c) {
   absl::StatusOr<std::vector<std::string>> notices = client::ApplyDefaultExperiments(&loaded->base);
   if (!notices.ok()) return named(notices.status());
   for (const std::string& notice : *notices) std::cerr << "cosimo: " << notice << "\n";
-  auto check = [](const v1::Scenario& s) { return worker::CheckScenario(s); };
+  auto check = [](const v1::Scenario& s) { return units::CheckScenario(s); };
   if (absl::Status s = CheckSweepAgainstBase(loaded->sweep, loaded->base, check); !s.ok()) {
     return named(absl::InvalidArgumentError(s.message()));
   }
@@ -63,7 +63,7 @@ Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, 
   };
   absl::StatusOr<v1::Scenario> scenario = VariantScenario(sweep.base, sweep.sweep, values);
   if (!scenario.ok()) return finish("FAILED", std::string(scenario.status().message()));
-  if (absl::Status s = worker::CheckScenario(*scenario); !s.ok()) {
+  if (absl::Status s = units::CheckScenario(*scenario); !s.ok()) {
     return finish("FAILED", std::string(s.message()));
   }
   absl::StatusOr<client::JobResults> results = client::RunEmbedded(*scenario, options);

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cosimo/common/scenario.h"
-#include "cosimo/worker/trainer.h"
+#include "cosimo/units/trainer.h"
 
 namespace cosimo::client {
 namespace {
@@ -40,8 +40,8 @@ int RunTrain(const TrainCommand& command) {
   }
   std::stringstream data;
   data << in.rdbuf();
-  absl::StatusOr<std::unique_ptr<worker::Trainer>> trainer =
-      worker::Trainer::Create(*scenario, command.unit, data.str(), command.data_path);
+  absl::StatusOr<std::unique_ptr<units::Trainer>> trainer =
+      units::Trainer::Create(*scenario, command.unit, data.str(), command.data_path);
   if (!trainer.ok()) return Fail(trainer.status());
 
   std::cerr << absl::StrFormat(
@@ -54,13 +54,13 @@ int RunTrain(const TrainCommand& command) {
         return names;
       }(),
       command.epochs, command.learning_rate);
-  worker::TrainingOptions options;
+  units::TrainingOptions options;
   options.epochs = command.epochs;
   options.learning_rate = command.learning_rate;
   const int every = std::max(1, command.epochs / 20);
   double first_loss = NAN, seconds = 0.0;
   bool interrupted = false;
-  absl::StatusOr<double> loss = (*trainer)->Train(options, [&](const worker::EpochProgress& p) {
+  absl::StatusOr<double> loss = (*trainer)->Train(options, [&](const units::EpochProgress& p) {
     if (p.epoch == 1) first_loss = p.loss;
     seconds = p.seconds;
     if (p.epoch % every == 0 || p.epoch == 1 || p.epoch == p.epochs) {
@@ -77,7 +77,7 @@ int RunTrain(const TrainCommand& command) {
     return 130;
   }
   const std::string out = command.out.empty() ? command.unit + ".weights.json" : command.out;
-  if (absl::Status s = worker::WriteWeightsFile(out, (*trainer)->weights()); !s.ok()) {
+  if (absl::Status s = units::WriteWeightsFile(out, (*trainer)->weights()); !s.ok()) {
     return Fail(absl::InternalError(std::string(s.message())));
   }
   std::cerr << absl::StrFormat(

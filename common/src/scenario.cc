@@ -15,14 +15,9 @@
 #include "cosimo/common/algorithm_settings.h"
 #include "cosimo/common/json_check.h"
 #include "json_fields.h"
-#include "scenario_internal.h"
 
 namespace cosimo {
 namespace {
-
-using scenario_internal::CheckUnitRef;
-using scenario_internal::FindUnit;
-using scenario_internal::UnitNames;
 
 namespace fs = std::filesystem;
 
@@ -103,15 +98,14 @@ absl::Status ValidateHybrid(const v1::Unit& unit, const std::string& field) {
   return ValidateNetwork(hybrid.bottom(), field + ".hybrid.bottom");
 }
 
-}  // namespace
-
-namespace scenario_internal {
-
+// "a, b, c": the scenario's unit names, for messages.
 std::string UnitNames(const v1::Scenario& scenario) {
   std::vector<std::string> names;
   for (const v1::Unit& u : scenario.units()) names.push_back(u.name());
   return absl::StrJoin(names, ", ");
 }
+
+}  // namespace
 
 int FindUnit(const v1::Scenario& scenario, const std::string& name) {
   for (int i = 0; i < scenario.units_size(); ++i) {
@@ -131,8 +125,6 @@ absl::Status CheckUnitRef(const v1::Scenario& scenario, std::string_view text,
   *ref = *std::move(parsed);
   return absl::OkStatus();
 }
-
-}  // namespace scenario_internal
 
 std::vector<UnitArtifact> MutableUnitArtifacts(v1::Unit* unit) {
   std::vector<UnitArtifact> out;

@@ -4,7 +4,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep.h"
 #include "cosimo/common/sweep_design.h"
-#include "cosimo/worker/scenario_check.h"
+#include "cosimo/units/scenario_check.h"
 #include "orchestrator/src/training_job.h"
 
 namespace cosimo::orchestrator {
@@ -31,8 +31,8 @@ absl::Status CheckLimits(const v1::Scenario& scenario, const JobLimits& limits) 
 
 namespace {
 
-worker::ScenarioCheckOptions CheckOptions(ArtifactStore* artifacts) {
-  worker::ScenarioCheckOptions check;
+units::ScenarioCheckOptions CheckOptions(ArtifactStore* artifacts) {
+  units::ScenarioCheckOptions check;
   check.file = [artifacts](const std::string&, const std::string& digest) {
     return digest.empty() || !IsValidDigest(digest) ? std::string() : artifacts->PathOf(digest);
   };
@@ -61,9 +61,9 @@ absl::Status InSweep(const absl::Status& s) {
 std::function<absl::Status(const v1::Scenario&)> ScenarioCheckFor(ArtifactStore* artifacts) {
   return [check = CheckOptions(artifacts)](const v1::Scenario& scenario) {
     if (absl::Status s = ValidateScenario(scenario); !s.ok()) {
-      return worker::WithUnitProblems(s, scenario, check);
+      return units::WithUnitProblems(s, scenario, check);
     }
-    return worker::CheckUnitsAndVariables(scenario, check);
+    return units::CheckUnitsAndVariables(scenario, check);
   };
 }
 
@@ -90,10 +90,10 @@ absl::Status CheckSubmission(const v1::Scenario& scenario, const v1::TrainingReq
   // The units against the built-in catalogue and the stored FMUs' model descriptions, as the
   // command line checks them before it submits, for every client; the platforms of the binaries
   // are the workers' to judge.
-  const worker::ScenarioCheckOptions check = CheckOptions(artifacts);
+  const units::ScenarioCheckOptions check = CheckOptions(artifacts);
   // A structural problem comes with the units' problems, in one round.
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) {
-    return worker::WithUnitProblems(s, scenario, check);
+    return units::WithUnitProblems(s, scenario, check);
   }
   if (training != nullptr) {
     if (absl::StatusOr<int> unit = TrainedUnit(scenario, *training); !unit.ok()) {
@@ -117,7 +117,7 @@ absl::Status CheckSubmission(const v1::Scenario& scenario, const v1::TrainingReq
       }
     }
   }
-  if (absl::Status s = worker::CheckUnitsAndVariables(scenario, check); !s.ok()) return s;
+  if (absl::Status s = units::CheckUnitsAndVariables(scenario, check); !s.ok()) return s;
   if (training == nullptr) return absl::OkStatus();
   const std::string& digest = training->data_digest();
   if (digest.empty()) {

@@ -8,9 +8,9 @@
 
 namespace cosimo::orchestrator {
 
-JobObserver::JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
-                         Metrics* metrics, std::string job_id, const Clock* clock,
-                         uint64_t max_rows, JobStore* store,
+JobObserver::JobObserver(std::function<void(const master::Progress&)> publish,
+                         std::atomic<bool>* cancel, Metrics* metrics, std::string job_id,
+                         const Clock* clock, uint64_t max_rows, JobStore* store,
                          std::chrono::seconds checkpoint_interval)
     : publish_(std::move(publish)),
       cancel_(cancel),
@@ -28,7 +28,7 @@ void JobObserver::OnStart(double) {
   last_checkpoint_ = last_step_;
 }
 
-void JobObserver::OnProgress(const Progress& progress) {
+void JobObserver::OnProgress(const master::Progress& progress) {
   last_ = progress;
   // A row at the start and one per accepted step.
   if (progress.steps_accepted + 1 > max_rows_) rows_exceeded_ = true;

@@ -14,31 +14,31 @@
 #include <optional>
 #include <string>
 
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
 #include "orchestrator/src/clock.h"
 #include "orchestrator/src/job_store.h"
 #include "orchestrator/src/metrics.h"
 
 namespace cosimo::orchestrator {
 
-class JobObserver final : public MasterObserver {
+class JobObserver final : public master::MasterObserver {
  public:
   // `max_rows`: the job stops (rows_exceeded()) once it has recorded more rows than this.
   // `checkpoint_interval` zero: checkpoints only by algorithm.checkpoint_every. Nothing owned.
-  JobObserver(std::function<void(const Progress&)> publish, std::atomic<bool>* cancel,
+  JobObserver(std::function<void(const master::Progress&)> publish, std::atomic<bool>* cancel,
               Metrics* metrics, std::string job_id, const Clock* clock, uint64_t max_rows,
               JobStore* store, std::chrono::seconds checkpoint_interval);
 
   void OnStart(double) override;
-  void OnProgress(const Progress& progress) override;
+  void OnProgress(const master::Progress& progress) override;
   bool Canceled() override { return rows_exceeded_ || cancel_->load(std::memory_order_relaxed); }
   bool rows_exceeded() const { return rows_exceeded_; }
   bool CheckpointDue() override;
   void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override;
   void OnCheckpointFailed(const absl::Status& why) override;
-  CheckpointMark Checkpointed() override { return stored_; }
+  master::CheckpointMark Checkpointed() override { return stored_; }
 
-  const Progress& last() const { return last_; }
+  const master::Progress& last() const { return last_; }
   // The time of the latest checkpoint in the store (set by the caller when the run resumes from
   // one), if any.
   const std::optional<double>& checkpoint_time() const { return checkpoint_time_; }
@@ -48,7 +48,7 @@ class JobObserver final : public MasterObserver {
   const std::string& cannot_checkpoint() const { return cannot_checkpoint_; }
 
  private:
-  std::function<void(const Progress&)> publish_;
+  std::function<void(const master::Progress&)> publish_;
   std::atomic<bool>* cancel_;
   const uint64_t max_rows_;
   bool rows_exceeded_ = false;
@@ -57,12 +57,12 @@ class JobObserver final : public MasterObserver {
   const Clock* clock_;
   JobStore* store_;
   const std::chrono::seconds checkpoint_interval_;
-  Progress last_;
+  master::Progress last_;
   std::chrono::steady_clock::time_point last_publish_;
   std::chrono::steady_clock::time_point last_step_;
   std::chrono::steady_clock::time_point last_checkpoint_;
   std::optional<double> checkpoint_time_;
-  CheckpointMark stored_;  // what the store's checkpoint holds of this run's results
+  master::CheckpointMark stored_;  // what the store's checkpoint holds of this run's results
   std::string cannot_checkpoint_;
 };
 

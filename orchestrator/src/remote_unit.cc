@@ -168,17 +168,22 @@ absl::Status RemoteUnit::FinishLoads(const std::vector<std::unique_ptr<RemoteUni
   return first;
 }
 
-void RemoteUnit::TerminateSurvivors(const std::vector<std::unique_ptr<RemoteUnit>>& units) {
-  for (const auto& unit : units) {
-    if (unit->worker().lost()) continue;
-    UnitCommand terminate;
-    terminate.kind = UnitCommand::Kind::kTerminate;
-    UnitResponse ignored;
-    (void)unit->Call(terminate, &ignored);
-  }
+std::vector<master::UnitProxy*> RemoteUnit::Proxies(
+    const std::vector<std::unique_ptr<RemoteUnit>>& units) {
+  std::vector<master::UnitProxy*> proxies;
+  for (const auto& unit : units) proxies.push_back(unit.get());
+  return proxies;
 }
 
-UnitLocation RemoteUnit::location() const {
+void RemoteUnit::Abandon() {
+  if (worker().lost()) return;
+  UnitCommand terminate;
+  terminate.kind = UnitCommand::Kind::kTerminate;
+  UnitResponse ignored;
+  (void)Call(terminate, &ignored);
+}
+
+master::UnitLocation RemoteUnit::location() const {
   return {batch_->worker().id(), batch_->worker().host()};
 }
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cosimo/orchestrator/unit_proxy.h"
+#include "cosimo/master/unit_proxy.h"
 #include "cosimo/v1/worker_service.pb.h"
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/worker_pool.h"
@@ -92,7 +92,7 @@ class WorkerBatch final : public SendOrder::Writer {
   v1::WorkerMessage reply_;        // reused
 };
 
-class RemoteUnit final : public UnitProxy {
+class RemoteUnit final : public master::UnitProxy {
  public:
   // LoadUnit for every unit (`loads[i]` on `workers[i]`, the entries of WorkerPool::TryAcquire:
   // units packed onto one worker share a WorkerBatch and get its slots in order), written at once,
@@ -106,14 +106,17 @@ class RemoteUnit final : public UnitProxy {
   // FinishLoad of every unit; the first error.
   [[nodiscard]] static absl::Status FinishLoads(
       const std::vector<std::unique_ptr<RemoteUnit>>& units);
-  // Terminates every unit whose worker is not lost, ignoring the replies: after a failed run, so
-  // that every surviving worker is clean for the next job.
-  static void TerminateSurvivors(const std::vector<std::unique_ptr<RemoteUnit>>& units);
+  // The units as the master takes them (master::RunOverUnits).
+  static std::vector<master::UnitProxy*> Proxies(
+      const std::vector<std::unique_ptr<RemoteUnit>>& units);
+  // After a failed run: Terminate, the reply ignored, unless the worker is lost, so that every
+  // surviving worker is clean for the next job.
+  void Abandon() override;
 
   const std::string& name() const override { return name_; }
   const UnitDescription& description() const override { return description_; }
   IterativeMode iterative_mode() const override { return mode_; }
-  UnitLocation location() const override;
+  master::UnitLocation location() const override;
   void Send(const UnitCommand& command) override;
   void Flush() override;
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;

@@ -51,7 +51,8 @@ std::vector<v1::RecordedVariable> RecordedVariables(
   return variables;
 }
 
-v1::ResultsMetadata BuildResultsMetadata(const v1::Scenario& scenario, const MasterResult& result,
+v1::ResultsMetadata BuildResultsMetadata(const v1::Scenario& scenario,
+                                         const master::MasterResult& result,
                                          std::vector<v1::RecordedVariable> variables,
                                          const RunTimes& times) {
   v1::ResultsMetadata meta;
@@ -65,7 +66,7 @@ v1::ResultsMetadata BuildResultsMetadata(const v1::Scenario& scenario, const Mas
       first = false;
     }
   }
-  for (const UnitSummary& u : result.units) {
+  for (const master::UnitSummary& u : result.units) {
     v1::UnitReport* r = meta.add_units();
     r->set_name(u.name);
     r->set_mode(UnitModeName(u.report.mode));

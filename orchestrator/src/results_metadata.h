@@ -10,7 +10,7 @@
 
 #include "cosimo/common/csv.h"
 #include "cosimo/common/unit_api.h"
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
 #include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/scenario.pb.h"
 
@@ -36,7 +36,8 @@ struct RunTimes {
 
 // The metadata of `result`, the run of `scenario`. Artifacts are keyed by the unit's name for its
 // first file and "<unit>.<field>" for further ones (a hybrid unit's weights).
-v1::ResultsMetadata BuildResultsMetadata(const v1::Scenario& scenario, const MasterResult& result,
+v1::ResultsMetadata BuildResultsMetadata(const v1::Scenario& scenario,
+                                         const master::MasterResult& result,
                                          std::vector<v1::RecordedVariable> variables,
                                          const RunTimes& times);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cosimo/common/scenario.h"
+#include "cosimo/master/run.h"
 #include "orchestrator/src/remote_unit.h"
 #include "orchestrator/src/results_metadata.h"
 
@@ -44,11 +45,8 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
   const WorkerLease::Workers& workers = lease.workers();
   spdlog::info("job {} running on {} workers", job->id,
                std::set<std::shared_ptr<WorkerConnection>>(workers.begin(), workers.end()).size());
-  std::vector<v1::LoadUnit> loads;
-  for (int i = 0; i < scenario.units_size(); ++i)
-    loads.push_back(LoadUnitFor(scenario, i, job->id));
-  std::vector<std::unique_ptr<RemoteUnit>> units =
-      RemoteUnit::StartLoads(workers, loads, {env_.command_timeout, &job->cancel});
+  std::vector<std::unique_ptr<RemoteUnit>> units = RemoteUnit::StartLoads(
+      workers, LoadUnitsFor(scenario, job->id), {env_.command_timeout, &job->cancel});
   for (size_t i = 0; i < units.size() && env_.metrics != nullptr; ++i) {
     units[i]->set_round_trips(env_.metrics->WorkerRoundTrip(workers[i]->id()));
   }
@@ -58,7 +56,7 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
   // reports the time it reached.
   JobRecorder* const recorder = env_.recorder;
   auto stored_at = recorder->clock()->Now();
-  auto publish = [recorder, job, &stored_at](const Progress& p) {
+  auto publish = [recorder, job, &stored_at](const master::Progress& p) {
     absl::MutexLock lock(&job->mutex);
     job->status.set_time(p.time);
     job->status.set_steps_accepted(p.steps_accepted);
@@ -69,15 +67,11 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
   JobObserver observer(publish, &job->cancel, env_.metrics, job->id, recorder->clock(),
                        env_.limits.max_recorded_rows, recorder->store(), env_.checkpoint_interval);
   if (checkpoint) observer.ResumedFrom(*checkpoint);
-  absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
-    if (!loaded.ok()) return loaded;
-    std::vector<UnitProxy*> proxies;
-    for (auto& unit : units) proxies.push_back(unit.get());
-    return RunMaster(scenario, proxies, &observer, checkpoint ? &*checkpoint : nullptr);
-  }();
+  absl::StatusOr<master::MasterResult> result =
+      master::RunOverUnits(scenario, RemoteUnit::Proxies(units), loaded,
+                           {.observer = &observer, .resume = checkpoint ? &*checkpoint : nullptr});
   const bool lost_worker = std::any_of(units.begin(), units.end(),
                                        [](const auto& unit) { return unit->worker().lost(); });
-  if (!result.ok()) RemoteUnit::TerminateSurvivors(units);
   // The recorded columns' variables as their units describe them, while the units are here.
   std::vector<v1::RecordedVariable> variables;
   if (result.ok()) variables = RecordedVariables(scenario, *result, DescriptionsOf(units));
@@ -147,7 +141,8 @@ std::string SimulationRunner::ResumeAfterLoss(const std::shared_ptr<Job>& job,
                               std::to_string(*observer.checkpoint_time()) + " on other workers");
 }
 
-void SimulationRunner::StoreResults(Job& job, const v1::Scenario& scenario, MasterResult result,
+void SimulationRunner::StoreResults(Job& job, const v1::Scenario& scenario,
+                                    master::MasterResult result,
                                     std::vector<v1::RecordedVariable> variables) {
   Clock* const clock = env_.recorder->clock();
   RunTimes times;

@@ -34,7 +34,7 @@ class SimulationRunner final : public JobRunner {
   std::string ResumeAfterLoss(const std::shared_ptr<Job>& job, const JobObserver& observer,
                               const std::string& error);
   // Stores a succeeded run's results and ends the job.
-  void StoreResults(Job& job, const v1::Scenario& scenario, MasterResult result,
+  void StoreResults(Job& job, const v1::Scenario& scenario, master::MasterResult result,
                     std::vector<v1::RecordedVariable> variables);
 
   const RunnerEnv env_;

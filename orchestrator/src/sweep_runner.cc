@@ -258,7 +258,7 @@ void SweepRun::RunLanes(WorkerLease lease) {
 }
 
 void SweepRun::StoreResults(uint64_t k, VariantOutcome* outcome) {
-  const MasterResult& result = *outcome->results;
+  const master::MasterResult& result = *outcome->results;
   StoredResults stored;
   static_cast<ResultTable&>(stored) = result;
   v1::ResultsMetadata& meta = stored.metadata;

@@ -9,7 +9,8 @@
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep.h"
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
+#include "cosimo/master/run.h"
 #include "orchestrator/src/remote_unit.h"
 #include "orchestrator/src/worker_pool.h"
 
@@ -22,31 +23,23 @@ constexpr const char* kRowsExceeded =
 
 // Loads the scenario's units on `workers` and runs the master; `lost` says whether a worker was
 // lost on the way.
-absl::StatusOr<MasterResult> RunOnWorkers(const v1::Scenario& scenario,
-                                          const WorkerLease::Workers& workers,
-                                          const VariantContext& context, bool* lost,
-                                          bool* rows_exceeded) {
-  std::vector<v1::LoadUnit> loads;
-  for (int i = 0; i < scenario.units_size(); ++i) {
-    loads.push_back(LoadUnitFor(scenario, i, context.job_id));
-  }
-  std::vector<std::unique_ptr<RemoteUnit>> units =
-      RemoteUnit::StartLoads(workers, loads, {context.command_timeout, context.cancel});
+absl::StatusOr<master::MasterResult> RunOnWorkers(const v1::Scenario& scenario,
+                                                  const WorkerLease::Workers& workers,
+                                                  const VariantContext& context, bool* lost,
+                                                  bool* rows_exceeded) {
+  std::vector<std::unique_ptr<RemoteUnit>> units = RemoteUnit::StartLoads(
+      workers, LoadUnitsFor(scenario, context.job_id), {context.command_timeout, context.cancel});
   for (size_t i = 0; i < units.size() && context.metrics != nullptr; ++i) {
     units[i]->set_round_trips(context.metrics->WorkerRoundTrip(workers[i]->id()));
   }
   if (context.running_units != nullptr) context.running_units->Set(workers, scenario);
-  RowLimitObserver observer(context.cancel, context.max_recorded_rows);
-  absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
-    if (absl::Status loaded = RemoteUnit::FinishLoads(units); !loaded.ok()) return loaded;
-    std::vector<UnitProxy*> proxies;
-    for (auto& unit : units) proxies.push_back(unit.get());
-    return RunMaster(scenario, proxies, &observer);
-  }();
+  master::RowLimitObserver observer(context.cancel, context.max_recorded_rows);
+  const absl::Status loaded = RemoteUnit::FinishLoads(units);
+  absl::StatusOr<master::MasterResult> result =
+      master::RunOverUnits(scenario, RemoteUnit::Proxies(units), loaded, {.observer = &observer});
   *lost = std::any_of(units.begin(), units.end(),
                       [](const auto& unit) { return unit->worker().lost(); });
   *rows_exceeded = observer.rows_exceeded();
-  if (!result.ok()) RemoteUnit::TerminateSurvivors(units);
   units.clear();
   if (context.running_units != nullptr) context.running_units->Clear(workers);
   return result;
@@ -142,7 +135,7 @@ VariantOutcome RunUnitByUnit(const v1::Scenario& base, const v1::Sweep& sweep,
   std::optional<v1::Scenario> scenario = CheckedVariant(base, sweep, values, context, &out);
   if (!scenario) return out;
   bool rows_exceeded = false;
-  absl::StatusOr<MasterResult> result =
+  absl::StatusOr<master::MasterResult> result =
       RunOnWorkers(*scenario, workers, context, &out.lost_worker, &rows_exceeded);
   if (!result.ok()) {
     if (rows_exceeded) {

@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/kpi.h"
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "cosimo/v1/sweep.pb.h"
 #include "orchestrator/src/metrics.h"
@@ -35,7 +35,7 @@ namespace cosimo::orchestrator {
 struct VariantOutcome : SweepOutcome {  // its row (cosimo/common/kpi.h), and:
   bool lost_worker = false;  // it stopped because a worker was lost: it runs again elsewhere
   // Its full results, when it succeeded and VariantContext::keep_results.
-  std::optional<MasterResult> results;
+  std::optional<master::MasterResult> results;
 };
 
 // What every variant of a job shares. Nothing owned.

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/master/run.h"
 #include "orchestrator/src/health_service.h"
 #include "orchestrator/src/remote_unit.h"
 #include "orchestrator/src/worker_pool.h"
@@ -66,8 +67,9 @@ const std::string& WorkerServer::address() const { return impl_->address; }
 
 int WorkerServer::attached() const { return static_cast<int>(impl_->pool->List().size()); }
 
-absl::StatusOr<MasterResult> WorkerServer::Run(const v1::Scenario& scenario,
-                                               MasterObserver* observer, uint64_t* commands) {
+absl::StatusOr<master::MasterResult> WorkerServer::Run(const v1::Scenario& scenario,
+                                                       master::MasterObserver* observer,
+                                                       uint64_t* commands) {
   const std::string job_id = absl::StrCat("direct-", ++impl_->jobs);
   std::vector<std::string> labels;
   for (const v1::Unit& unit : scenario.units()) labels.push_back(unit.worker_label());
@@ -77,17 +79,11 @@ absl::StatusOr<MasterResult> WorkerServer::Run(const v1::Scenario& scenario,
                                                      scenario.units_size(), " units"));
   }
   // As JobManager::RunJob: load every unit in parallel, then run the master.
-  std::vector<v1::LoadUnit> loads;
-  for (int i = 0; i < scenario.units_size(); ++i) loads.push_back(LoadUnitFor(scenario, i, job_id));
-  std::vector<std::unique_ptr<RemoteUnit>> units = RemoteUnit::StartLoads(*workers, loads);
-  const absl::Status status = RemoteUnit::FinishLoads(units);
-  absl::StatusOr<MasterResult> result = [&]() -> absl::StatusOr<MasterResult> {
-    if (!status.ok()) return status;
-    std::vector<UnitProxy*> proxies;
-    for (auto& unit : units) proxies.push_back(unit.get());
-    return RunMaster(scenario, proxies, observer);
-  }();
-  if (!result.ok()) RemoteUnit::TerminateSurvivors(units);
+  std::vector<std::unique_ptr<RemoteUnit>> units =
+      RemoteUnit::StartLoads(*workers, LoadUnitsFor(scenario, job_id));
+  const absl::Status loaded = RemoteUnit::FinishLoads(units);
+  absl::StatusOr<master::MasterResult> result =
+      master::RunOverUnits(scenario, RemoteUnit::Proxies(units), loaded, {.observer = observer});
   if (commands != nullptr) {
     for (const auto& unit : units) *commands += unit->commands_sent();
   }

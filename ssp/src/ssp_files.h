@@ -19,8 +19,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "cosimo/common/archive_names.h"
-#include "cosimo/common/zip_archive.h"
+#include "cosimo/fmi/archive_names.h"
+#include "cosimo/fmi/zip_archive.h"
 
 namespace cosimo::ssp {
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cosimo/common/fmu_experiment.h"
+#include "cosimo/fmi/fmu_experiment.h"
 #include "ssp/src/ssp_files.h"
 #include "ssp/src/ssp_values.h"
 

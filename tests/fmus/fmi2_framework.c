@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosimo/worker/fmi2_api.h"
+#include "cosimo/fmi/fmi2_api.h"
 #include "model_core.h"
 
 typedef enum {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "worker/src/fmi/fmu_archive.h"
+#include "cosimo/fmi/fmu_archive.h"
 
 namespace fs = std::filesystem;
 
@@ -20,13 +20,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  cosimo::worker::fmi::UnpackLimits limits;
+  cosimo::fmi::UnpackLimits limits;
   limits.max_total_bytes = 16 << 20;
   limits.max_entries = 1000;
   std::string dir;
   {
-    absl::StatusOr<std::unique_ptr<cosimo::worker::fmi::UnpackedFmu>> fmu =
-        cosimo::worker::fmi::UnpackFmu(path, limits);
+    absl::StatusOr<std::unique_ptr<cosimo::fmi::UnpackedFmu>> fmu =
+        cosimo::fmi::UnpackFmu(path, limits);
     if (fmu.ok()) {
       dir = (*fmu)->dir();
       uint64_t total = 0;

@@ -2,12 +2,12 @@
 #include <cstdint>
 #include <string>
 
-#include "worker/src/fmi/model_description.h"
+#include "cosimo/fmi/model_description.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string xml(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<cosimo::worker::fmi::ModelDescription> md =
-      cosimo::worker::fmi::ParseModelDescriptionText(xml, "fuzz/modelDescription.xml");
+  absl::StatusOr<cosimo::fmi::ModelDescription> md =
+      cosimo::fmi::ParseModelDescriptionText(xml, "fuzz/modelDescription.xml");
   if (md.ok()) {
     for (const auto& v : md->variables) (void)md->Find(v.name);
   }

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/client/client.h"
 #include "cosimo/common/scenario.h"
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/local_unit.h"
+#include "cosimo/master/master.h"
 #include "tests/integration/process.h"
 
 namespace cosimo::testing {
@@ -91,20 +91,19 @@ inline absl::StatusOr<v1::JobStatus> WatchOnceItAnswers(client::Client& client,
 }
 
 // The scenario run in this process, every unit a LocalUnit.
-inline orchestrator::MasterResult InProcess(const v1::Scenario& scenario) {
-  std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
-  std::vector<orchestrator::UnitProxy*> proxies;
+inline master::MasterResult InProcess(const v1::Scenario& scenario) {
+  std::vector<std::unique_ptr<master::LocalUnit>> units;
+  std::vector<master::UnitProxy*> proxies;
   for (int i = 0; i < scenario.units_size(); ++i) {
-    auto unit = orchestrator::LocalUnit::Create(LoadUnitFor(scenario, i, "in-process"));
+    auto unit = master::LocalUnit::Create(LoadUnitFor(scenario, i, "in-process"));
     EXPECT_TRUE(unit.ok()) << unit.status();
     if (!unit.ok()) return {};
     proxies.push_back(unit->get());
     units.push_back(*std::move(unit));
   }
-  absl::StatusOr<orchestrator::MasterResult> r =
-      orchestrator::RunMaster(scenario, proxies, nullptr);
+  absl::StatusOr<master::MasterResult> r = master::RunMaster(scenario, proxies, nullptr);
   EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : orchestrator::MasterResult();
+  return r.ok() ? *r : master::MasterResult();
 }
 
 class DistributedTest : public ::testing::Test {

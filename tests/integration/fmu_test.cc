@@ -7,9 +7,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/orchestrator/master.h"
-#include "cosimo/worker/unit_host.h"
+#include "cosimo/master/local_unit.h"
+#include "cosimo/master/master.h"
+#include "cosimo/units/unit_host.h"
 #include "tests/integration/fixture.h"
 
 namespace cosimo {
@@ -130,16 +130,16 @@ TEST(InProcessFmuTest, RecordsStringAndBooleanColumnsThroughLocalUnits) {
   (*scenario.mutable_units(0)->mutable_parameters())["label"].set_string_value("in process");
   scenario.add_record("msd.label");
   scenario.add_record("msd.damping");
-  std::vector<std::unique_ptr<orchestrator::LocalUnit>> owned;
-  std::vector<orchestrator::UnitProxy*> units;
+  std::vector<std::unique_ptr<master::LocalUnit>> owned;
+  std::vector<master::UnitProxy*> units;
   for (int u = 0; u < scenario.units_size(); ++u) {
-    absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>> unit =
-        orchestrator::LocalUnit::Create(LoadUnitFor(scenario, u, "local"));
+    absl::StatusOr<std::unique_ptr<master::LocalUnit>> unit =
+        master::LocalUnit::Create(LoadUnitFor(scenario, u, "local"));
     ASSERT_TRUE(unit.ok()) << unit.status();
     units.push_back(unit->get());
     owned.push_back(*std::move(unit));
   }
-  absl::StatusOr<orchestrator::MasterResult> r = orchestrator::RunMaster(scenario, units, nullptr);
+  absl::StatusOr<master::MasterResult> r = master::RunMaster(scenario, units, nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->columns.size(), 7u);
   EXPECT_EQ(r->type(4), ValueType::kInteger);  // msd.steps
@@ -170,7 +170,7 @@ TEST(InProcessFmuTest, ReadsOutputDerivativesOnlyWhenAHermiteInputUsesThem) {
     v1::Scenario adaptive = scenario;
     adaptive.mutable_algorithm()->mutable_adaptive()->set_max_step(0.1);
     EXPECT_FALSE(LoadUnitFor(adaptive, 1, "local").skip_output_derivatives());
-    absl::StatusOr<std::unique_ptr<worker::UnitHost>> host = worker::UnitHost::Create(load);
+    absl::StatusOr<std::unique_ptr<units::UnitHost>> host = units::UnitHost::Create(load);
     ASSERT_TRUE(host.ok()) << host.status();
     OutputsReply initial;
     ASSERT_TRUE((*host)->Initialize(0.0, &initial).ok());

@@ -22,7 +22,7 @@ TEST_P(IterativeOverGrpcTest, DistributedRunEqualsTheInProcessRun) {
   const auto& [kind, extra, c_c] = GetParam();
   // The stiff adaptive case takes thousands of small steps: a shorter run is enough.
   const v1::Scenario scenario = DualMass(kind, extra, c_c, extra.empty() ? 2.0 : 0.25);
-  const orchestrator::MasterResult local = InProcess(scenario);
+  const master::MasterResult local = InProcess(scenario);
   ASSERT_FALSE(local.values.empty());
 
   StartWorkers(2);

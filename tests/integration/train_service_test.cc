@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "cosimo/common/scenario.h"
-#include "cosimo/worker/pendulum_experiment.h"
+#include "cosimo/units/pendulum_experiment.h"
 #include "tests/integration/fixture.h"
 
 namespace cosimo {
@@ -29,8 +29,8 @@ class TrainServiceTest : public DistributedTest {
     DistributedTest::SetUp();
     // The hybrid pendulum (4 tanh neurons per hidden layer) and its reference data on [0, 1] s.
     WriteFile(Path("scenario.json"),
-              ScenarioToJson(worker::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1)));
-    WriteFile(Path("data.csv"), worker::experiment::PendulumReferenceCsv(0.5, 0.0, 1.0));
+              ScenarioToJson(units::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1)));
+    WriteFile(Path("data.csv"), units::experiment::PendulumReferenceCsv(0.5, 0.0, 1.0));
   }
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
@@ -143,7 +143,7 @@ TEST_F(TrainServiceTest, BadInputIsRefusedAtSubmitWithExitCode2) {
   EXPECT_THAT(log, HasSubstr("training.unit: the scenario has no unit 'nosuch'"));
 
   // Data without the velocity the scenario records.
-  std::string data = worker::experiment::PendulumReferenceCsv(0.5, 0.0, 1.0);
+  std::string data = units::experiment::PendulumReferenceCsv(0.5, 0.0, 1.0);
   data = std::regex_replace(data, std::regex(",[^,\n]*\n"), "\n");
   WriteFile(Path("no_v.csv"), data);
   ASSERT_THAT(data.substr(0, data.find('\n')), ::testing::Not(HasSubstr("pendulum.v")));

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "cosimo/common/scenario.h"
-#include "cosimo/worker/pendulum_experiment.h"
-#include "worker/src/hybrid/hybrid_unit.h"
+#include "cosimo/units/pendulum_experiment.h"
+#include "units/src/hybrid/hybrid_unit.h"
 
 namespace cosimo::client {
 namespace {
@@ -24,9 +24,9 @@ class TrainCommandTest : public ::testing::Test {
            ("cosimo_train_" +
             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::create_directories(dir_);
-    const v1::Scenario scenario = worker::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1);
+    const v1::Scenario scenario = units::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1);
     Write("scenario.json", ScenarioToJson(scenario));
-    Write("data.csv", worker::experiment::PendulumReferenceCsv(0.5, 0.0, 1.0));
+    Write("data.csv", units::experiment::PendulumReferenceCsv(0.5, 0.0, 1.0));
     command_.scenario_path = Path("scenario.json");
     command_.data_path = Path("data.csv");
     command_.unit = "pendulum";
@@ -56,10 +56,10 @@ TEST_F(TrainCommandTest, WritesWeightsTheScenarioLoads) {
   ASSERT_EQ(Run(), 0) << stderr_;
   EXPECT_NE(stderr_.find("epoch 3/3  loss"), std::string::npos) << stderr_;
   EXPECT_NE(stderr_.find("weights written to " + Path("w.json")), std::string::npos) << stderr_;
-  v1::Scenario scenario = worker::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1);
+  v1::Scenario scenario = units::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1);
   scenario.mutable_units(0)->mutable_hybrid()->mutable_weights()->set_path(Path("w.json"));
-  absl::StatusOr<std::unique_ptr<worker::HybridUnit>> unit =
-      worker::HybridUnit::Create(scenario.units(0));
+  absl::StatusOr<std::unique_ptr<units::HybridUnit>> unit =
+      units::HybridUnit::Create(scenario.units(0));
   ASSERT_TRUE(unit.ok()) << unit.status();
   // Trained: the last layers are not zero any more.
   EXPECT_GT((*unit)->model().bottom().layers().back().weight.norm(), 0.0);
@@ -80,7 +80,7 @@ TEST_F(TrainCommandTest, NanRowIsExitCode2NamingTheColumn) {
 }
 
 TEST_F(TrainCommandTest, WeightsOfTheWrongShapeAreExitCode2) {
-  v1::Scenario scenario = worker::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1);
+  v1::Scenario scenario = units::experiment::PendulumScenario(0.5, 0.0, 1.0, "RK4", 4, 1);
   Write("bad.json", R"({"top": [{"rows": 3, "cols": 2}, {"rows": 2, "cols": 3}], "bottom": []})");
   scenario.mutable_units(0)->mutable_hybrid()->mutable_weights()->set_path(Path("bad.json"));
   Write("scenario.json", ScenarioToJson(scenario));

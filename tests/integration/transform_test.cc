@@ -39,7 +39,7 @@ ResultTable RunCar(const std::string& dir, const std::string& tag, const std::st
 
 // Over the wire (scenario JSON, LoadUnit.input_transforms, worker processes); every algorithm
 // and the rollback / estimate paths are checked in-process by
-// tests/orchestrator/master/transform_test.cc.
+// tests/master/transform_test.cc.
 TEST(ConnectionTransformTest, FactorAndOffsetActAsTheEquivalentParameters) {
   const std::string dir = TempDir("cosimo-transform");
   for (

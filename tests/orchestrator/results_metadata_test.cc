@@ -41,12 +41,12 @@ v1::Scenario TwoUnits() {
 
 TEST(ResultsMetadataTest, HoldsTheRunAndItsArtifacts) {
   const v1::Scenario scenario = TwoUnits();
-  MasterResult result;
+  master::MasterResult result;
   result.steps_accepted = 20;
   result.steps_rejected = 2;
   result.iterations_mean = 1.5;
   result.iterations_max = 4;
-  UnitSummary& unit = result.units.emplace_back();
+  master::UnitSummary& unit = result.units.emplace_back();
   unit.name = "car";
   unit.location = {"w1-abc", "host1"};
   unit.report.real_integrations = 7;

@@ -17,7 +17,7 @@ import sys
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 80
 MAX_MAIN_LINES = 150
-SOURCE_DIRS = ("proto", "common", "worker", "orchestrator", "cli", "ssp")
+SOURCE_DIRS = ("proto", "common", "fmi", "ssp", "units", "master", "worker", "orchestrator", "cli")
 SUFFIXES = (".cc", ".h", ".c")
 
 NOT_A_FUNCTION = re.compile(

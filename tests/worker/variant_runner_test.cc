@@ -15,9 +15,9 @@
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep.h"
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/orchestrator/master.h"
-#include "worker/src/fmi/fmu_cache.h"
+#include "cosimo/master/local_unit.h"
+#include "cosimo/master/master.h"
+#include "units/src/fmi/fmu_cache.h"
 
 namespace cosimo::worker {
 namespace {
@@ -69,16 +69,16 @@ TEST(VariantRunnerTest, KpisAreThoseOfTheMasterRunHere) {
   ASSERT_EQ(done.kpis_size(), 3);
   EXPECT_GT(done.wall_s(), 0.0);
 
-  std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
-  std::vector<orchestrator::UnitProxy*> proxies;
+  std::vector<std::unique_ptr<master::LocalUnit>> units;
+  std::vector<master::UnitProxy*> proxies;
   for (int i = 0; i < car.units_size(); ++i) {
-    absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>> unit =
-        orchestrator::LocalUnit::Create(LoadUnitFor(car, i, "here"));
+    absl::StatusOr<std::unique_ptr<master::LocalUnit>> unit =
+        master::LocalUnit::Create(LoadUnitFor(car, i, "here"));
     ASSERT_TRUE(unit.ok()) << unit.status();
     units.push_back(*std::move(unit));
     proxies.push_back(units.back().get());
   }
-  absl::StatusOr<orchestrator::MasterResult> here = orchestrator::RunMaster(car, proxies, nullptr);
+  absl::StatusOr<master::MasterResult> here = master::RunMaster(car, proxies, nullptr);
   ASSERT_TRUE(here.ok()) << here.status();
   for (int k = 0; k < 3; ++k) {
     absl::StatusOr<double> expected = ComputeKpi(kpis[k], *here);
@@ -146,15 +146,15 @@ TEST(VariantRunnerTest, AnFmuVariantRunTwiceIsUnpackedOnce) {
     "algorithm": { "kind": "JACOBI", "step_size": 0.1 },
     "record": [ "msd.x" ] })");
   ASSERT_TRUE(scenario.ok()) << scenario.status();
-  fmi::FmuCache::Global().set_max_idle(0);  // empties it
-  fmi::FmuCache::Global().set_max_idle(fmi::FmuCache::kDefaultMaxIdle);
+  units::fmu::FmuCache::Global().set_max_idle(0);  // empties it
+  units::fmu::FmuCache::Global().set_max_idle(units::fmu::FmuCache::kDefaultMaxIdle);
   const v1::RunVariant command = Command(*scenario, {MakeKpi("msd.x", v1::Kpi::FINAL)});
   const v1::VariantDone first = RunHere(command);
   ASSERT_EQ(first.status(), "SUCCEEDED") << first.message();
-  EXPECT_EQ(fmi::FmuCache::Global().idle(), 1u);
+  EXPECT_EQ(units::fmu::FmuCache::Global().idle(), 1u);
   const v1::VariantDone second = RunHere(command);
   ASSERT_EQ(second.status(), "SUCCEEDED") << second.message();
-  EXPECT_EQ(fmi::FmuCache::Global().idle(), 1u);  // the same entry, back again
+  EXPECT_EQ(units::fmu::FmuCache::Global().idle(), 1u);  // the same entry, back again
   EXPECT_EQ(second.kpis(0), first.kpis(0));
   // m x'' + 0.2 x' + x = 0, x(0) = 1, x'(0) = 0, m = 2: x(3) = exp(-a t)(cos(wd t) +
   // a / wd sin(wd t)), a = 0.05, wd = sqrt(1/2 - a^2).

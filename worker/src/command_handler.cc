@@ -8,7 +8,7 @@
 #include "cosimo/common/status.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/common/unit_api_proto.h"
-#include "cosimo/worker/unit_host.h"
+#include "cosimo/units/unit_host.h"
 
 namespace cosimo::worker {
 
@@ -26,48 +26,42 @@ class CommandHandler::Impl {
     switch (command.body_case()) {
       case v1::OrchestratorMessage::kLoadUnit:
         return Load(command.load_unit(), reply->mutable_unit_loaded());
-      case v1::OrchestratorMessage::kInitialize:
-        if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
-        {
-          const auto& hold = command.initialize().hold_outputs();
-          return ReplyOutputs(host_->Initialize(command.initialize().time(), &outputs_,
-                                                std::vector<int>(hold.begin(), hold.end())),
-                              reply);
-        }
+      case v1::OrchestratorMessage::kInitialize: {
+        command_.kind = UnitCommand::Kind::kInitialize;
+        command_.time = command.initialize().time();
+        const auto& hold = command.initialize().hold_outputs();
+        command_.hold_outputs.assign(hold.begin(), hold.end());
+        return RunOnHost(reply);
+      }
       case v1::OrchestratorMessage::kEvaluate: {
-        if (!RequireHost([&] { return reply->mutable_outputs()->mutable_error(); })) return;
+        command_.kind = UnitCommand::Kind::kEvaluate;
         const auto& in = command.evaluate().inputs();
-        inputs_.resize(in.size());
-        for (int i = 0; i < in.size(); ++i) inputs_[i] = in.Get(i);
-        return ReplyOutputs(host_->Evaluate(inputs_, &outputs_), reply);
+        command_.inputs.resize(in.size());
+        for (int i = 0; i < in.size(); ++i) command_.inputs[i] = in.Get(i);
+        return RunOnHost(reply);
       }
       case v1::OrchestratorMessage::kStep:
-        if (!RequireHost([&] { return reply->mutable_step_done()->mutable_error(); })) return;
-        FromProto(command.step(), &step_request_);
-        host_->Step(step_request_, &step_reply_);
-        ToProto(step_reply_, reply->mutable_step_done());
-        return;
+        command_.kind = UnitCommand::Kind::kStep;
+        FromProto(command.step(), &command_.step);
+        return RunOnHost(reply);
       case v1::OrchestratorMessage::kCommit:
-        if (!RequireHost([&] { return reply->mutable_step_done()->mutable_error(); })) return;
-        host_->Commit(&step_reply_);
-        ToProto(step_reply_, reply->mutable_step_done());
-        return;
+        return RunOnHost(UnitCommand::Kind::kCommit, reply);
       case v1::OrchestratorMessage::kSave:
-        return Ack(host_ ? host_->Save() : NoUnit(), reply);
+        return RunOnHost(UnitCommand::Kind::kSave, reply);
       case v1::OrchestratorMessage::kRestore:
-        return Ack(host_ ? host_->Restore() : NoUnit(), reply);
+        return RunOnHost(UnitCommand::Kind::kRestore, reply);
       case v1::OrchestratorMessage::kReject:
-        return Ack(host_ ? host_->Reject() : NoUnit(), reply);
+        return RunOnHost(UnitCommand::Kind::kReject, reply);
       case v1::OrchestratorMessage::kTerminate:
-        return Terminate(reply->mutable_ack());
+        return RunOnHost(UnitCommand::Kind::kTerminate, reply);
       case v1::OrchestratorMessage::kTakeCheckpoint:
-        return TakeCheckpoint(reply->mutable_checkpoint_taken());
+        return RunOnHost(UnitCommand::Kind::kCheckpoint, reply);
       case v1::OrchestratorMessage::kRestoreCheckpoint:
-        return Ack(
-            host_ ? host_->RestoreCheckpoint(command.restore_checkpoint().state()) : NoUnit(),
-            reply);
+        command_.kind = UnitCommand::Kind::kRestoreCheckpoint;
+        command_.state = command.restore_checkpoint().state();
+        return RunOnHost(reply);
       case v1::OrchestratorMessage::kTrain:
-        // Several replies (progress, then done): the session runs it (training_job.h).
+        // Several replies (progress, then done): the session runs it (train_command.h).
         return Ack(absl::InvalidArgumentError("worker: Train is not a unit command"), reply);
       case v1::OrchestratorMessage::kRunVariants:
         // Whole variants, no unit of the stream's: the session runs them (variant_runner.h).
@@ -90,14 +84,6 @@ class CommandHandler::Impl {
  private:
   static absl::Status NoUnit() { return absl::FailedPreconditionError("worker: no unit loaded"); }
 
-  // Only touches the reply (creating its error field) when no unit is loaded.
-  template <typename MutableError>
-  bool RequireHost(MutableError mutable_error) {
-    if (host_) return true;
-    ToProto(NoUnit(), mutable_error());
-    return false;
-  }
-
   void Load(const v1::LoadUnit& load_in, v1::UnitLoaded* loaded) {
     if (host_) {
       spdlog::warn("unit '{}' replaced by a new LoadUnit", unit_name_);
@@ -109,7 +95,7 @@ class CommandHandler::Impl {
       ToProto(fetched, loaded->mutable_error());
       return;
     }
-    absl::StatusOr<std::unique_ptr<UnitHost>> host = UnitHost::Create(load);
+    absl::StatusOr<std::unique_ptr<units::UnitHost>> host = units::UnitHost::Create(load);
     if (!host.ok()) {
       spdlog::error("cannot load unit '{}': {}", unit.name(), host.status().message());
       ToProto(host.status(), loaded->mutable_error());
@@ -123,13 +109,40 @@ class CommandHandler::Impl {
                  load.job_id(), IterativeModeName(host_->iterative_mode()));
   }
 
-  void ReplyOutputs(const absl::Status& status, v1::WorkerMessage* reply) {
-    v1::Outputs* out = reply->mutable_outputs();
-    if (!status.ok()) {
-      ToProto(status, out->mutable_error());
-      return;
+  void RunOnHost(UnitCommand::Kind kind, v1::WorkerMessage* reply) {
+    command_.kind = kind;
+    RunOnHost(reply);
+  }
+
+  // command_ on the loaded unit (UnitHost::Run, the dispatcher LocalUnit uses too), answered
+  // with the reply its kind has in the worker protocol.
+  void RunOnHost(v1::WorkerMessage* reply) {
+    const absl::Status status = host_ ? host_->Run(command_, &response_) : NoUnit();
+    switch (command_.kind) {
+      case UnitCommand::Kind::kInitialize:
+      case UnitCommand::Kind::kEvaluate: {
+        v1::Outputs* out = reply->mutable_outputs();
+        if (!status.ok()) return ToProto(status, out->mutable_error());
+        return ToProto(response_.outputs, out);
+      }
+      case UnitCommand::Kind::kStep:
+      case UnitCommand::Kind::kCommit:
+        if (!status.ok()) return ToProto(status, reply->mutable_step_done()->mutable_error());
+        return ToProto(response_.step, reply->mutable_step_done());
+      case UnitCommand::Kind::kCheckpoint: {
+        v1::CheckpointTaken* taken = reply->mutable_checkpoint_taken();
+        if (!status.ok()) return ToProto(status, taken->mutable_error());
+        taken->mutable_state()->swap(response_.checkpoint);
+        return;
+      }
+      case UnitCommand::Kind::kTerminate:
+        return Terminated(status, reply->mutable_ack());
+      case UnitCommand::Kind::kSave:
+      case UnitCommand::Kind::kRestore:
+      case UnitCommand::Kind::kReject:
+      case UnitCommand::Kind::kRestoreCheckpoint:
+        return Ack(status, reply);
     }
-    ToProto(outputs_, out);
   }
 
   static void Ack(const absl::Status& status, v1::WorkerMessage* reply) {
@@ -137,35 +150,21 @@ class CommandHandler::Impl {
     if (!status.ok()) ToProto(status, ack->mutable_error());
   }
 
-  void TakeCheckpoint(v1::CheckpointTaken* taken) {
-    absl::StatusOr<std::string> state = host_ ? host_->Checkpoint() : NoUnit();
-    if (!state.ok()) {
-      ToProto(state.status(), taken->mutable_error());
-      return;
-    }
-    *taken->mutable_state() = *std::move(state);
-  }
-
-  void Terminate(v1::Ack* ack) {
+  // Terminate without a unit loaded is a plain ack, as the orchestrator terminates survivors.
+  void Terminated(const absl::Status& status, v1::Ack* ack) {
     if (!host_) return;
-    absl::StatusOr<UnitReport> report = host_->Terminate();
     host_.reset();
     spdlog::info("unit '{}' terminated; back in the pool", unit_name_);
-    if (!report.ok()) {
-      ToProto(report.status(), ack->mutable_error());
-      return;
-    }
-    ToProto(*report, ack);
+    if (!status.ok()) return ToProto(status, ack->mutable_error());
+    ToProto(response_.report, ack);
   }
 
   ArtifactFetcher fetch_;
-  std::unique_ptr<UnitHost> host_;
+  std::unique_ptr<units::UnitHost> host_;
   std::string unit_name_;
   // Reused per command: no allocation on the step path once sized.
-  StepRequest step_request_;
-  StepReply step_reply_;
-  OutputsReply outputs_;
-  Eigen::VectorXd inputs_;
+  UnitCommand command_;
+  UnitResponse response_;
 };
 
 absl::Status FetchUnitArtifacts(

@@ -21,7 +21,7 @@
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
-#include "cosimo/worker/unit_factory.h"
+#include "cosimo/units/unit_factory.h"
 #include "cosimo/worker/worker_client.h"
 
 int main(int argc, char** argv) {
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--reconnect-ms", options.reconnect_ms,
                  "first wait between connection attempts, ms")
       ->capture_default_str();
-  size_t fmu_cache = cosimo::worker::kDefaultFmuCacheSize;
+  size_t fmu_cache = cosimo::units::kDefaultFmuCacheSize;
   app.add_option("--fmu-cache", fmu_cache,
                  "unpacked FMUs kept loaded between the units made from one file (a sweep's "
                  "variants), 0: unpack each unit's FMU anew")
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     return health.ok() ? 0 : 1;
   }
   options.cache_max_bytes = cache_max_mb << 20;
-  cosimo::worker::SetFmuCacheSize(fmu_cache);
+  cosimo::units::SetFmuCacheSize(fmu_cache);
   if (absl::Status s = cosimo::SetUpLogging("cosimo-worker", log); !s.ok()) {
     std::cerr << s.message() << "\n";
     return 2;

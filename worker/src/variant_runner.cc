@@ -11,9 +11,9 @@
 
 #include "absl/synchronization/mutex.h"
 #include "cosimo/common/kpi.h"
-#include "cosimo/orchestrator/local_unit.h"
-#include "cosimo/orchestrator/master.h"
-#include "cosimo/worker/abandon.h"
+#include "cosimo/master/local_unit.h"
+#include "cosimo/master/master.h"
+#include "cosimo/units/abandon.h"
 
 namespace cosimo::worker {
 
@@ -27,23 +27,11 @@ void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFet
     done->mutable_kpis()->Assign(o.kpis.begin(), o.kpis.end());
     done->set_wall_s(o.wall_s);
   };
-  std::vector<std::unique_ptr<orchestrator::LocalUnit>> units;
-  for (const v1::LoadUnit& given : command.loads()) {
-    v1::LoadUnit load = given;
-    absl::Status status = FetchUnitArtifacts(&load, fetch);
-    absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>> unit =
-        status.ok() ? orchestrator::LocalUnit::Create(load)
-                    : absl::StatusOr<std::unique_ptr<orchestrator::LocalUnit>>(status);
-    if (!unit.ok()) {
-      return finish(outcome.End("FAILED", std::string(unit.status().message()), start));
-    }
-    units.push_back(*std::move(unit));
-  }
-  std::vector<orchestrator::UnitProxy*> proxies;
-  for (auto& unit : units) proxies.push_back(unit.get());
-  orchestrator::RowLimitObserver observer(&AbandonRequest(), command.max_recorded_rows());
-  absl::StatusOr<orchestrator::MasterResult> result =
-      orchestrator::RunMaster(command.scenario(), proxies, &observer);
+  master::RowLimitObserver observer(&units::AbandonRequest(), command.max_recorded_rows());
+  const std::vector<v1::LoadUnit> loads(command.loads().begin(), command.loads().end());
+  absl::StatusOr<master::MasterResult> result = master::RunInProcess(
+      command.scenario(), loads, {.observer = &observer},
+      [&fetch](v1::LoadUnit* load) { return FetchUnitArtifacts(load, fetch); });
   if (!result.ok()) {
     done->set_rows_exceeded(observer.rows_exceeded());
     return finish(outcome.End("FAILED", std::string(result.status().message()), start));

@@ -17,13 +17,13 @@
 #include "cosimo/common/rpc_status.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
+#include "cosimo/units/abandon.h"
+#include "cosimo/units/unit_factory.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
-#include "cosimo/worker/abandon.h"
 #include "cosimo/worker/artifact_cache.h"
 #include "cosimo/worker/slot_handler.h"
-#include "cosimo/worker/training_job.h"
-#include "cosimo/worker/unit_factory.h"
+#include "cosimo/worker/train_command.h"
 #include "cosimo/worker/variant_runner.h"
 
 namespace cosimo::worker {
@@ -129,7 +129,7 @@ class WorkerClient::Session {
   }
 
   void StartHeartbeat(int interval_ms) {
-    AbandonRequest() = false;
+    units::AbandonRequest() = false;
     heartbeat_ = std::thread([this, interval_ms] {
       absl::MutexLock lock(&heartbeat_mutex_);
       v1::WorkerMessage beat;
@@ -143,7 +143,7 @@ class WorkerClient::Session {
         if (!Write(beat)) {
           // The stream is gone (the orchestrator gave this worker up): what is being computed
           // has nobody to go to.
-          AbandonRequest() = true;
+          units::AbandonRequest() = true;
           break;
         }
         WriteHealthFile(options_.health_file, "attached to " + options_.orchestrator);
@@ -197,7 +197,7 @@ class WorkerClient::Session {
                          options_.cache_max_bytes);
   }
 
-  // A training job (cosimo/worker/training_job.h): progress messages with the command's seq,
+  // A training job (cosimo/worker/train_command.h): progress messages with the command's seq,
   // then TrainingDone. Meanwhile a thread reads the stream: its end (the orchestrator gave this
   // worker up: a cancel) stops training after the current epoch, at once rather than when a write
   // first fails; the command it reads otherwise is the next one, left in `*command`. Returns
@@ -210,7 +210,7 @@ class WorkerClient::Session {
     bool read = false;
     std::thread reader([&] {
       read = stream_->Read(&next);
-      if (!read) AbandonRequest() = true;
+      if (!read) units::AbandonRequest() = true;
     });
     RunTrainingJob(
         command->train(), [this](const std::string& digest) { return Fetch(digest); },
@@ -336,7 +336,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   h->set_host(options_.host);
   for (const std::string& label : options_.labels) h->add_labels(label);
   h->set_pid(getpid());
-  for (const std::string& model : BuiltinModelNames()) h->add_builtin_models(model);
+  for (const std::string& model : units::BuiltinModelNames()) h->add_builtin_models(model);
   h->set_fmi2(true);
   h->set_fmi3(true);
   h->set_slots(options_.slots);

@@ -1,7 +1,7 @@
 // One FMU on its own (`cosimo run model.fmu`, like `fmpy simulate`), and the FMUs'
 // DefaultExperiment for a scenario that leaves out its stop time or step size. Both read the
 // modelDescription.xml of the FMU archives (FMI 2.0 and 3.0) with ReadFmuExperiment
-// (cosimo/common/fmu_experiment.h).
+// (cosimo/fmi/fmu_experiment.h).
 //
 // Thread safety: none needed (functions).
 #pragma once
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cosimo/common/fmu_experiment.h"
+#include "cosimo/fmi/fmu_experiment.h"
 #include "cosimo/v1/scenario.pb.h"
 
 namespace cosimo::client {

@@ -5,7 +5,8 @@
 // checked without loading the units: times and the algorithm (ResolveAlgorithm, the rules the
 // master applies too), names, connection syntax, inputs connected twice, record syntax. Checks
 // that need the units' variables (a connection naming a variable that does not exist) are done
-// by ResolveCoupling and PlanRecording once the units are loaded.
+// by the master's ResolveCoupling and PlanRecording once the units are loaded
+// (cosimo/master/coupling.h), and up front by the scenario checks (cosimo/units/scenario_check.h).
 // All functions are stateless and thread safe.
 #pragma once
 
@@ -59,24 +60,18 @@ struct VariableRef {
 };
 [[nodiscard]] absl::StatusOr<VariableRef> ParseVariableRef(std::string_view text,
                                                            std::string_view field);
-
-// The coupling resolved against the loaded units: for every input of every unit, the output it
-// is connected to (or none). Indices refer to scenario.units() order and to each unit's
-// description inputs/outputs order.
-struct Coupling {
-  struct Source {
-    int unit = -1;  // -1: unconnected (the input keeps its start value, 0)
-    int output = -1;
-  };
-  std::vector<std::vector<Source>> inputs;  // [unit][input]
-};
-[[nodiscard]] absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
-                                                       const std::vector<UnitDescription>& units);
+// The index of the unit so named in the scenario, or -1.
+int FindUnit(const v1::Scenario& scenario, const std::string& name);
+// Parses `text` as "<unit>.<variable>" naming a unit of the scenario; errors name `field`.
+[[nodiscard]] absl::Status CheckUnitRef(const v1::Scenario& scenario, std::string_view text,
+                                        const std::string& field, VariableRef* ref);
 
 // The variables of `vars` a scenario name stands for: the one so named, else the elements of
 // the FMI 3 array so named ("y" for "y[1,1]", "y[1,2]", ... in the description's order,
 // row-major); empty when none.
 std::vector<int> VariablesNamed(const std::vector<VariableInfo>& vars, const std::string& name);
+// "[1,2]" of "y[1,2]" for base "y"; "" when `name` is not an element of array `base`.
+std::string_view ElementSuffix(const std::string& name, const std::string& base);
 
 // Every variable of unit `unit` named in scenario.record, in record order without repeats: what
 // LoadUnit.record carries, so the unit reports their values with every step.
@@ -87,27 +82,8 @@ std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit);
 // input it feeds is HERMITE and the macro step is fixed). Every UnitProxy (local or remote) is
 // loaded with it.
 v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::string& job_id);
-
-// A recorded column: unit index and either an output index or an index into the unit's
-// recorded values (the order of RecordedNames, counting only the names of the same kind: kString
-// variables index StepReply::recorded_strings, the others StepReply::recorded).
-struct RecordColumn {
-  std::string name;  // "<unit>.<variable>"
-  int unit = -1;
-  int output = -1;    // >= 0: an output
-  int recorded = -1;  // >= 0: an extra recorded variable
-  ValueType type = ValueType::kReal;
-  // kInteger columns: the index of the exact value in StepReply::integers (the unit's kInteger
-  // outputs, then its kInteger recorded variables).
-  int integer = -1;
-};
-// Columns in the order of scenario.record (every output of every unit when record is empty).
-// Outputs are read from the step's outputs; other variables from its recorded values.
-struct RecordPlan {
-  std::vector<RecordColumn> columns;
-};
-[[nodiscard]] absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
-                                                       const std::vector<UnitDescription>& units);
+// LoadUnitFor of every unit, in the scenario's order.
+std::vector<v1::LoadUnit> LoadUnitsFor(const v1::Scenario& scenario, const std::string& job_id);
 
 // Effective input approximation of a unit (its own, else the algorithm's, else ZOH).
 v1::InputApproximation EffectiveApproximation(const v1::Scenario& scenario, int unit);

@@ -52,7 +52,7 @@ struct LoadedSweep {
                                                            const v1::Sweep& sweep,
                                                            const std::vector<double>& values);
 
-// The scenario checks of the caller (the client's: worker::CheckScenario).
+// The scenario checks of the caller (the client's: units::CheckScenario).
 using ScenarioCheck = std::function<absl::Status(const v1::Scenario&)>;
 
 // A validated sweep against its base: the base passes `check`; each parameter applies, and a

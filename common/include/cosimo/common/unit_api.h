@@ -103,7 +103,7 @@ enum class StepStatus {
 
 const char* StepStatusName(StepStatus status);
 
-// A member added here must also be swapped in orchestrator/src/local_unit.cc (SwapReplies) and
+// A member added here must also be swapped in master/src/local_unit.cc (SwapReplies) and
 // converted in common/src/unit_api_proto.cc.
 struct StepReply {
   StepStatus status = StepStatus::kOk;
@@ -153,6 +153,36 @@ struct UnitReport {
   UnitMode mode = UnitMode::kDirect;
   uint64_t real_integrations = 0;
   uint64_t estimates = 0;
+};
+
+// One command to a unit and its reply, as the master sends it (cosimo/master/unit_proxy.h) and
+// a UnitHost runs it (cosimo/units/unit_host.h: UnitHost::Run, the one dispatcher).
+struct UnitCommand {
+  enum class Kind {
+    kInitialize,
+    kEvaluate,
+    kStep,
+    kSave,
+    kRestore,
+    kCommit,
+    kReject,
+    kTerminate,
+    kCheckpoint,         // the unit's state as bytes, between accepted steps (issue 18)
+    kRestoreCheckpoint,  // back to `state`, a kCheckpoint reply of a unit of the same spec
+  };
+  Kind kind = Kind::kStep;
+  double time = 0.0;              // kInitialize: start time, s
+  std::vector<int> hold_outputs;  // kInitialize: outputs that feed a discrete input
+  Eigen::VectorXd inputs;         // kEvaluate: one value per input
+  StepRequest step;               // kStep
+  std::string state;              // kRestoreCheckpoint
+};
+
+struct UnitResponse {
+  StepReply step;          // kStep, kCommit
+  OutputsReply outputs;    // kInitialize, kEvaluate
+  UnitReport report;       // kTerminate
+  std::string checkpoint;  // kCheckpoint: opaque bytes for kRestoreCheckpoint
 };
 
 }  // namespace cosimo

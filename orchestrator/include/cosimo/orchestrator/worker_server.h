@@ -13,7 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "cosimo/orchestrator/master.h"
+#include "cosimo/master/master.h"
 #include "cosimo/v1/scenario.pb.h"
 
 namespace cosimo::orchestrator {
@@ -35,9 +35,9 @@ class WorkerServer {
   // take several; empty label: any worker), runs it, terminates the units and returns the
   // workers to the pool. `commands`, when given, gets the commands (round trips) sent to all
   // units, from LoadUnit to Terminate. RESOURCE_EXHAUSTED when too few workers are idle.
-  [[nodiscard]] absl::StatusOr<MasterResult> Run(const v1::Scenario& scenario,
-                                                 MasterObserver* observer,
-                                                 uint64_t* commands = nullptr);
+  [[nodiscard]] absl::StatusOr<master::MasterResult> Run(const v1::Scenario& scenario,
+                                                         master::MasterObserver* observer,
+                                                         uint64_t* commands = nullptr);
 
   class Impl;
 

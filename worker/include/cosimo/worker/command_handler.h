@@ -17,8 +17,6 @@
 
 namespace cosimo::worker {
 
-class UnitHost;
-
 // Fetches every file `load`'s unit names by digest (unless load->artifact_path() is set): its
 // path in the unit becomes the local copy's, and artifact_path too for the one file of an FMU or
 // table unit. Errors name the unit.

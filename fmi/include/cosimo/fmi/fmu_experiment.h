@@ -1,0 +1,53 @@
+// What an FMU's modelDescription.xml says about running it (FMI 2.0 and 3.0): its interfaces,
+// DefaultExperiment, variables with their causality, and the platforms it has binaries for. Read
+// straight from the archive (libzip) by the worker's reader (cosimo/fmi/model_description.h),
+// without loading the FMU: for the client's single FMU runs and SSP import, and for the scenario
+// checks of the client and the orchestrator.
+//
+// Thread safety: none needed (a function).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace cosimo {
+
+struct FmuExperiment {
+  std::string model_name;
+  double start_time = 0.0;          // DefaultExperiment startTime, else 0
+  std::optional<double> stop_time;  // DefaultExperiment stopTime
+  std::optional<double> step_size;  // DefaultExperiment stepSize
+  // Variables with causality "output", in their order (arrays as their elements, "y[1,2]").
+  std::vector<std::string> outputs;
+  std::string fmi_version;          // "2.0", "3.0"
+  std::string cs_identifier;        // CoSimulation modelIdentifier; empty: no such interface
+  std::string me_identifier;        // ModelExchange modelIdentifier; empty: no such interface
+  std::string se_identifier;        // FMI 3 ScheduledExecution modelIdentifier; empty: none
+  std::optional<double> tolerance;  // DefaultExperiment tolerance
+  // Variables that cannot be recorded: FMI 3 Clock variables and the arrays too big to expand
+  // (cosimo/fmi/model_description.h), by name. (Binary ones are recorded as hexadecimal
+  // text, arrays one column per element.)
+  std::vector<std::string> unrecordable;
+  // The continuous states and their derivatives (the variables with a `derivative` attribute),
+  // in the order of the model description; and the continuous locals.
+  std::vector<std::string> states, derivatives, continuous_locals;
+  // Every variable: name and causality ("input", "output", "parameter", "local",
+  // "calculatedParameter", "structuralParameter", "independent"; FMI 2's default "local"), the
+  // arrays and then their elements.
+  std::vector<std::pair<std::string, std::string>> variables;
+  std::vector<std::string> binaries;  // archive entries under binaries/
+};
+
+// The largest modelDescription.xml read, as the worker's (bytes).
+constexpr uint64_t kMaxFmuModelDescriptionBytes = uint64_t{256} << 20;
+
+// Errors name the FMU as `name` (default: the path), e.g. its digest where the path is a store's.
+[[nodiscard]] absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
+                                                              const std::string& name = "");
+
+}  // namespace cosimo

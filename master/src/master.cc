@@ -1,0 +1,204 @@
+// RunMaster: resolves the configuration, builds the algorithm, initialises the units, runs the
+// time loop (attempts, rejections and the step control, accepted steps to the observers) and
+// terminates the units. The algorithms are in algorithm.h, the policy of H in step_control.h,
+// the recording in recorder.h.
+#include "cosimo/master/master.h"
+
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cosimo/common/status.h"
+#include "master/src/algorithm.h"
+#include "master/src/checkpoint.h"
+#include "master/src/fan_out.h"
+#include "master/src/initial_outputs.h"
+#include "master/src/master_config.h"
+#include "master/src/recorder.h"
+#include "master/src/step_control.h"
+
+namespace cosimo::master {
+namespace {
+
+// One RunMaster call. Call order: Run once.
+class MasterRun {
+ public:
+  MasterRun(const MasterConfig& config, MasterObserver* observer, const v1::JobCheckpoint* resume)
+      : config_(config),
+        resume_(resume),
+        units_(config),
+        algorithm_(MakeAlgorithm(units_)),
+        step_control_(config),
+        recorder_(config, &result_),
+        progress_reporter_(observer),
+        observer_(observer) {}
+
+  absl::StatusOr<MasterResult> Run() {
+    absl::Status s = InitializeUnits(units_);
+    if (s.ok() && resume_ != nullptr) {
+      s = Resume(*resume_);
+      if (s.ok() && observer_ != nullptr) observer_->OnStart(t_);
+    } else if (s.ok()) {
+      s = ResolveInitialOutputs(units_);
+      if (s.ok()) {
+        for (StepObserver* o : observers_) o->OnStart(t_, units_.slots());
+      }
+    }
+    if (s.ok()) s = TimeLoop();
+    if (!s.ok()) {
+      TerminateQuietly();
+      return s;
+    }
+    COSIMO_RETURN_IF_ERROR(Terminate(&result_.units));
+    result_.iterations_mean = result_.steps_accepted == 0
+                                  ? 0.0
+                                  : static_cast<double>(accepted_iterations_) /
+                                        static_cast<double>(result_.steps_accepted);
+    return std::move(result_);
+  }
+
+ private:
+  absl::Status TimeLoop() {
+    const double stop = config_.algorithm.stop_time;
+    double& t = t_;
+    uint64_t& n = n_;
+    while (t < stop) {
+      if (observer_ != nullptr && observer_->Canceled()) {
+        return absl::CancelledError(absl::StrCat("canceled at t=", t));
+      }
+      double t_next = step_control_.NextTime(t, n);
+      double h = t_next - t;
+      Attempt attempt;
+      while (true) {
+        attempt = Attempt();
+        COSIMO_RETURN_IF_ERROR(algorithm_->DoStep(t, h, &attempt));
+        progress_.iterations += static_cast<uint64_t>(attempt.iterations);
+        if (attempt.accepted) break;
+        ++result_.steps_rejected;
+        ++progress_.steps_rejected;
+        if (!config_.tentative) return StepControl::Failed(t, h, attempt);
+        COSIMO_RETURN_IF_ERROR(units_.RejectAll(t));
+        COSIMO_ASSIGN_OR_RETURN(h, step_control_.AfterRejection(t, h, attempt));
+        t_next = t + h;
+      }
+      if (config_.tentative) COSIMO_RETURN_IF_ERROR(units_.CommitAll(t_next));
+      units_.TakeReplies(t_next);
+      ++result_.steps_accepted;
+      accepted_iterations_ += static_cast<uint64_t>(attempt.iterations);
+      result_.iterations_max =
+          std::max(result_.iterations_max, static_cast<uint64_t>(attempt.iterations));
+      t = t_next;
+      ++n;
+      progress_.time = t;
+      progress_.steps_accepted = result_.steps_accepted;
+      for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress_);
+      step_control_.AfterAcceptance(h, attempt);
+      if (t < stop && CheckpointDue()) COSIMO_RETURN_IF_ERROR(Checkpoint());
+    }
+    return absl::OkStatus();
+  }
+
+  bool CheckpointDue() {
+    if (checkpoint_failed_) return false;
+    const int every = config_.algorithm.checkpoint_every;
+    if (every > 0 && n_ % static_cast<uint64_t>(every) == 0) return true;
+    return observer_ != nullptr && observer_->CheckpointDue();
+  }
+
+  // A unit that cannot serialise ends the checkpoints, not the run; a lost unit ends the run.
+  absl::Status Checkpoint() {
+    v1::JobCheckpoint checkpoint;
+    absl::Status s = CheckpointUnits(units_, &checkpoint);
+    if (!s.ok()) {
+      if (s.code() == absl::StatusCode::kUnavailable) return s;
+      checkpoint_failed_ = true;
+      spdlog::warn("no checkpoints from t={}: {}", t_, s.message());
+      if (observer_ != nullptr) observer_->OnCheckpointFailed(s);
+      return absl::OkStatus();
+    }
+    checkpoint.set_time(t_);
+    checkpoint.set_step_index(n_);
+    checkpoint.set_next_step_size(step_control_.next_step());
+    checkpoint.set_steps_accepted(result_.steps_accepted);
+    checkpoint.set_steps_rejected(result_.steps_rejected);
+    checkpoint.set_iterations(progress_.iterations);
+    checkpoint.set_accepted_iterations(accepted_iterations_);
+    checkpoint.set_iterations_max(result_.iterations_max);
+    CheckpointTable(result_, observer_ != nullptr ? observer_->Checkpointed() : CheckpointMark{},
+                    &checkpoint);
+    if (observer_ != nullptr) observer_->OnCheckpoint(checkpoint);
+    return absl::OkStatus();
+  }
+
+  absl::Status Resume(const v1::JobCheckpoint& checkpoint) {
+    COSIMO_RETURN_IF_ERROR(RestoreTable(checkpoint, &result_));
+    COSIMO_RETURN_IF_ERROR(RestoreUnits(units_, checkpoint));
+    t_ = checkpoint.time();
+    n_ = checkpoint.step_index();
+    step_control_.set_next_step(checkpoint.next_step_size());
+    result_.steps_accepted = checkpoint.steps_accepted();
+    result_.steps_rejected = checkpoint.steps_rejected();
+    result_.iterations_max = checkpoint.iterations_max();
+    accepted_iterations_ = checkpoint.accepted_iterations();
+    progress_.time = t_;
+    progress_.steps_accepted = result_.steps_accepted;
+    progress_.steps_rejected = result_.steps_rejected;
+    progress_.iterations = checkpoint.iterations();
+    spdlog::info("resumed from the checkpoint at t={} (accepted step {})", t_, n_);
+    return absl::OkStatus();
+  }
+
+  absl::Status Terminate(std::vector<UnitSummary>* summaries) {
+    terminated_ = true;
+    return FanOut(
+        units_.slots(),
+        [](UnitSlot& s) {
+          s.command.kind = UnitCommand::Kind::kTerminate;
+          return true;
+        },
+        [&](UnitSlot& s, absl::Status awaited) {
+          if (!awaited.ok())
+            return Annotate(awaited, absl::StrCat("unit '", s.name, "': terminate"));
+          summaries->push_back({s.name, s.proxy->location(), s.response.report});
+          return absl::OkStatus();
+        });
+  }
+
+  void TerminateQuietly() {
+    if (terminated_) return;
+    std::vector<UnitSummary> ignored;
+    absl::Status s = Terminate(&ignored);
+    if (!s.ok()) spdlog::warn("terminating units after a failed run: {}", s.message());
+  }
+
+  const MasterConfig& config_;
+  const v1::JobCheckpoint* resume_;  // may be null
+  CoupledUnits units_;
+  std::unique_ptr<Algorithm> algorithm_;
+  StepControl step_control_;
+  MasterResult result_;
+  Recorder recorder_;
+  ProgressReporter progress_reporter_;
+  StepObserver* observers_[2] = {&recorder_, &progress_reporter_};
+  MasterObserver* observer_;
+  Progress progress_;
+  uint64_t accepted_iterations_ = 0;
+  bool terminated_ = false;
+  double t_ = config_.algorithm.start_time;
+  uint64_t n_ = 0;                  // accepted steps
+  bool checkpoint_failed_ = false;  // a unit cannot serialise: no more checkpoints
+};
+
+}  // namespace
+
+absl::StatusOr<MasterResult> RunMaster(const v1::Scenario& scenario,
+                                       const std::vector<UnitProxy*>& units,
+                                       MasterObserver* observer, const v1::JobCheckpoint* resume) {
+  COSIMO_ASSIGN_OR_RETURN(const MasterConfig config, ResolveMasterConfig(scenario, units));
+  MasterRun run(config, observer, resume);
+  return run.Run();
+}
+
+}  // namespace cosimo::master

@@ -1,0 +1,256 @@
+// What the FMI 2 and FMI 3 instances (fmi2_instance.cc, fmi3_instance.cc) share: the functions
+// the two standards define alike (same arguments, same meaning), written once over `Api`:
+//
+//   struct Api {
+//     using Functions = ...;  // the resolved function pointers; the shared ones named as here
+//     using Handle = ...;     // fmi2Component / fmi3Instance
+//     using Boolean = ...;    // fmi2Boolean / fmi3Boolean
+//     using Byte = ...;       // fmi2Byte / fmi3Byte (serialised FMU states)
+//     static constexpr FmiVersion kVersion = ...;
+//   };
+//
+// The version's own class derives from FmiInstanceBase<Api>, sets handle_ when it instantiates
+// and initialized_ when it enters initialisation mode, and implements the rest. Free() (called by
+// the destructor, and by a derived destructor whose members the FMU may still use) terminates an
+// initialised instance (unless it failed) and frees it, unless it is fatal; the library and the
+// unpacked folder are released after it.
+// Private to units/src/fmi. Not thread safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "cosimo/fmi/fmu_archive.h"
+#include "cosimo/fmi/model_description.h"
+#include "units/src/fmi/fmu_instance.h"
+#include "units/src/fmi/shared_library.h"
+
+namespace cosimo::units::fmu {
+
+enum class FmiFunction {
+  kFreeInstance,
+  kTerminate,
+  kExitInitializationMode,
+  kEnterEventMode,
+  kEnterContinuousTimeMode,
+  kSetTime,
+  kSetContinuousStates,
+  kGetContinuousStates,
+  kGetDerivatives,
+  kGetEventIndicators,
+  kCompletedIntegratorStep,
+  kGetFMUstate,
+  kSetFMUstate,
+  kFreeFMUstate,
+  kSerializedFMUstateSize,
+  kSerializeFMUstate,
+  kDeSerializeFMUstate,
+};
+
+// The C name of `f` in `version` ("fmi2Terminate", "fmi3Terminate"...).
+inline const char* FmiFunctionName(fmi::FmiVersion version, FmiFunction f) {
+  static constexpr const char* kNames[][2] = {
+      {"fmi2FreeInstance", "fmi3FreeInstance"},
+      {"fmi2Terminate", "fmi3Terminate"},
+      {"fmi2ExitInitializationMode", "fmi3ExitInitializationMode"},
+      {"fmi2EnterEventMode", "fmi3EnterEventMode"},
+      {"fmi2EnterContinuousTimeMode", "fmi3EnterContinuousTimeMode"},
+      {"fmi2SetTime", "fmi3SetTime"},
+      {"fmi2SetContinuousStates", "fmi3SetContinuousStates"},
+      {"fmi2GetContinuousStates", "fmi3GetContinuousStates"},
+      {"fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives"},
+      {"fmi2GetEventIndicators", "fmi3GetEventIndicators"},
+      {"fmi2CompletedIntegratorStep", "fmi3CompletedIntegratorStep"},
+      {"fmi2GetFMUstate", "fmi3GetFMUState"},
+      {"fmi2SetFMUstate", "fmi3SetFMUState"},
+      {"fmi2FreeFMUstate", "fmi3FreeFMUState"},
+      {"fmi2SerializedFMUstateSize", "fmi3SerializedFMUStateSize"},
+      {"fmi2SerializeFMUstate", "fmi3SerializeFMUState"},
+      {"fmi2DeSerializeFMUstate", "fmi3DeserializeFMUState"},
+  };
+  return kNames[static_cast<int>(f)][version == fmi::FmiVersion::kFmi2 ? 0 : 1];
+}
+
+template <typename Api>
+class FmiInstanceBase : public FmuInstance {
+ public:
+  using Functions = typename Api::Functions;
+  using Handle = typename Api::Handle;
+  using Boolean = typename Api::Boolean;
+  using Byte = typename Api::Byte;
+
+  FmiInstanceBase(std::string unit_name, Functions f, std::shared_ptr<fmi::UnpackedFmu> unpacked,
+                  std::unique_ptr<SharedLibrary> library)
+      : FmuInstance(std::move(unit_name), Api::kVersion),
+        f_(f),
+        unpacked_(std::move(unpacked)),
+        library_(std::move(library)) {}
+  ~FmiInstanceBase() override { Free(); }
+
+  absl::Status ExitInitializationMode() override {
+    return Call(FmiFunction::kExitInitializationMode, f_.ExitInitializationMode);
+  }
+  absl::Status Terminate() override {
+    if (terminated_ || !initialized_ || failed()) return absl::OkStatus();
+    terminated_ = true;
+    return Call(FmiFunction::kTerminate, f_.Terminate);
+  }
+
+  absl::Status EnterEventMode() override {
+    return Call(FmiFunction::kEnterEventMode, f_.EnterEventMode);
+  }
+  absl::Status EnterContinuousTimeMode() override {
+    return Call(FmiFunction::kEnterContinuousTimeMode, f_.EnterContinuousTimeMode);
+  }
+  absl::Status SetTime(double t) override { return Call(FmiFunction::kSetTime, f_.SetTime, t); }
+  absl::Status SetContinuousStates(const double* x, size_t n) override {
+    return Call(FmiFunction::kSetContinuousStates, f_.SetContinuousStates, x, n);
+  }
+  absl::Status GetContinuousStates(double* x, size_t n) override {
+    return Call(FmiFunction::kGetContinuousStates, f_.GetContinuousStates, x, n);
+  }
+  absl::Status GetDerivatives(double* dx, size_t n) override {
+    return Call(FmiFunction::kGetDerivatives, f_.GetDerivatives, dx, n);
+  }
+  absl::Status GetEventIndicators(double* z, size_t n) override {
+    return Call(FmiFunction::kGetEventIndicators, f_.GetEventIndicators, z, n);
+  }
+  absl::Status CompletedIntegratorStep(bool no_set_state_prior, bool* enter_event_mode,
+                                       bool* terminate_simulation) override {
+    Boolean enter{}, terminate{};
+    absl::Status s = Call(FmiFunction::kCompletedIntegratorStep, f_.CompletedIntegratorStep,
+                          static_cast<Boolean>(no_set_state_prior), &enter, &terminate);
+    *enter_event_mode = enter != Boolean{};
+    *terminate_simulation = terminate != Boolean{};
+    return s;
+  }
+
+  absl::Status GetState(void** state) override {
+    return Call(FmiFunction::kGetFMUstate, f_.GetFMUstate, state);
+  }
+  absl::Status SetState(void* state) override {
+    return Call(FmiFunction::kSetFMUstate, f_.SetFMUstate, state);
+  }
+  void FreeState(void** state) override {
+    if (*state == nullptr || fatal()) return;
+    (void)Call(FmiFunction::kFreeFMUstate, f_.FreeFMUstate, state);
+  }
+  absl::Status SerializeState(void* state, std::string* bytes) override {
+    size_t size = 0;
+    if (absl::Status s =
+            Call(FmiFunction::kSerializedFMUstateSize, f_.SerializedFMUstateSize, state, &size);
+        !s.ok()) {
+      return s;
+    }
+    bytes->assign(size, '\0');
+    return Call(FmiFunction::kSerializeFMUstate, f_.SerializeFMUstate, state,
+                reinterpret_cast<Byte*>(bytes->data()), size);
+  }
+  absl::Status DeserializeState(const std::string& bytes, void** state) override {
+    return Call(FmiFunction::kDeSerializeFMUstate, f_.DeSerializeFMUstate,
+                reinterpret_cast<const Byte*>(bytes.data()), bytes.size(), state);
+  }
+
+ protected:
+  // function(handle_, args...), its status checked under the function's name.
+  template <typename Function, typename... Args>
+  absl::Status Call(FmiFunction name, Function* function, Args... args) {
+    BeginCall();
+    return Check(static_cast<int>(function(handle_, args...)),
+                 FmiFunctionName(Api::kVersion, name));
+  }
+
+  void Free() {
+    if (handle_ == nullptr || fatal()) return;
+    if (initialized_ && !terminated_ && !failed()) {
+      BeginCall();
+      (void)f_.Terminate(handle_);
+    }
+    f_.FreeInstance(handle_);
+    handle_ = nullptr;
+  }
+
+  Functions f_;
+  std::shared_ptr<fmi::UnpackedFmu> unpacked_;
+  std::unique_ptr<SharedLibrary> library_;
+  Handle handle_ = nullptr;
+  bool initialized_ = false;
+  bool terminated_ = false;
+};
+
+// Loads an FMU's binary and resolves its functions by name (LoadFmi2, LoadFmi3).
+class FmiLibraryLoader {
+ public:
+  // Opens binaries/<platform>/<modelIdentifier>.so of `kind`; errors name the unit and, from
+  // dlerror, a shared library the binary needs and the machine lacks.
+  static absl::StatusOr<FmiLibraryLoader> Open(const fmi::UnpackedFmu& unpacked,
+                                               const char* platform, const fmi::KindInfo& kind,
+                                               const std::string& unit_name) {
+    absl::StatusOr<std::string> path =
+        fmi::BinaryPath(unpacked, platform, kind.model_identifier, unit_name);
+    if (!path.ok()) return path.status();
+    auto library = SharedLibrary::Open(*path);
+    if (!library.ok()) {
+      return absl::Status(library.status().code(),
+                          absl::StrCat("unit '", unit_name, "': ", library.status().message()));
+    }
+    FmiLibraryLoader loader;
+    loader.library_ = std::move(*library);
+    loader.what_ = absl::StrCat("unit '", unit_name, "': binaries/", platform, "/",
+                                kind.model_identifier, ".so");
+    return loader;
+  }
+
+  // Sets `pointer` to the function `name`; a missing one is remembered when `required`.
+  template <typename Function>
+  void Resolve(Function*& pointer, const char* name, bool required) {
+    pointer = reinterpret_cast<Function*>(library_->Symbol(name));
+    if (pointer == nullptr && required)
+      absl::StrAppend(&missing_, missing_.empty() ? "" : ", ", name);
+  }
+  // The functions FmiInstanceBase calls: always FreeInstance, ExitInitializationMode and
+  // Terminate; the FMU state ones when the kind can get and set it, and the serialising ones when
+  // it can also serialise it; the Model Exchange ones when `model_exchange` (EnterEventMode is left
+  // to the version: FMI 3 Co-Simulation uses it too).
+  template <typename Api>
+  void ResolveShared(typename Api::Functions* f, bool model_exchange, const fmi::KindInfo& kind) {
+    const auto name_of = [](FmiFunction function) {
+      return FmiFunctionName(Api::kVersion, function);
+    };
+    Resolve(f->FreeInstance, name_of(FmiFunction::kFreeInstance), true);
+    Resolve(f->ExitInitializationMode, name_of(FmiFunction::kExitInitializationMode), true);
+    Resolve(f->Terminate, name_of(FmiFunction::kTerminate), true);
+    const bool state = kind.can_get_and_set_fmu_state;
+    Resolve(f->GetFMUstate, name_of(FmiFunction::kGetFMUstate), state);
+    Resolve(f->SetFMUstate, name_of(FmiFunction::kSetFMUstate), state);
+    Resolve(f->FreeFMUstate, name_of(FmiFunction::kFreeFMUstate), state);
+    const bool serialize = state && kind.can_serialize_fmu_state;
+    Resolve(f->SerializedFMUstateSize, name_of(FmiFunction::kSerializedFMUstateSize), serialize);
+    Resolve(f->SerializeFMUstate, name_of(FmiFunction::kSerializeFMUstate), serialize);
+    Resolve(f->DeSerializeFMUstate, name_of(FmiFunction::kDeSerializeFMUstate), serialize);
+    if (!model_exchange) return;
+    Resolve(f->EnterContinuousTimeMode, name_of(FmiFunction::kEnterContinuousTimeMode), true);
+    Resolve(f->CompletedIntegratorStep, name_of(FmiFunction::kCompletedIntegratorStep), true);
+    Resolve(f->SetTime, name_of(FmiFunction::kSetTime), true);
+    Resolve(f->SetContinuousStates, name_of(FmiFunction::kSetContinuousStates), true);
+    Resolve(f->GetContinuousStates, name_of(FmiFunction::kGetContinuousStates), true);
+    Resolve(f->GetDerivatives, name_of(FmiFunction::kGetDerivatives), true);
+    Resolve(f->GetEventIndicators, name_of(FmiFunction::kGetEventIndicators), true);
+  }
+
+  // OK when every required function was found, else an error naming those missing.
+  absl::Status Missing() const {
+    if (missing_.empty()) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(what_, " does not export ", missing_));
+  }
+  std::unique_ptr<SharedLibrary> Release() { return std::move(library_); }
+
+ private:
+  std::unique_ptr<SharedLibrary> library_;
+  std::string what_;  // "unit 'x': binaries/<platform>/<id>.so"
+  std::string missing_;
+};
+
+}  // namespace cosimo::units::fmu

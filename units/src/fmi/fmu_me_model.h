@@ -1,0 +1,76 @@
+// The Model Exchange unit's view of its FMU as a model of the worker's solvers
+// (units/src/models/model.h), and the helpers of its event handling. Private to fmu_me_unit.cc.
+// Not thread safe (one unit's thread).
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cosimo/common/unit_api.h"
+#include "units/src/fmi/fmu_instance.h"
+#include "units/src/models/model.h"
+
+namespace cosimo::units::fmu {
+
+// u(s + d) as a polynomial in s, from u(s) (Taylor shift of the coefficients).
+InputPolynomials Shift(const InputPolynomials& p, double d);
+// Whether an event indicator changed sign from `a` to `b`.
+bool Crossed(const std::vector<double>& a, const std::vector<double>& b);
+
+// The FMU seen as x' = F(x, u, t), y = G(x, u, t) by the solvers. FMI errors inside the
+// const methods are kept (first one wins) and make the results NaN, so the solver stops; the
+// unit reads them with TakeError().
+class MeModel : public Model {
+ public:
+  MeModel(FmuInstance* instance, const VariableGroup* inputs, const VariableGroup* outputs,
+          const UnitDescription& description, bool feedthrough)
+      : instance_(instance),
+        inputs_group_(inputs),
+        outputs_group_(outputs),
+        inputs_(description.inputs),
+        outputs_(description.outputs),
+        feedthrough_(feedthrough) {
+    for (const VariableInfo& v : description.others) {
+      if (v.causality == Causality::kState) states_.push_back(v);
+    }
+  }
+  void set_states(std::vector<VariableInfo> states) { states_ = std::move(states); }
+
+  const std::vector<VariableInfo>& inputs() const override { return inputs_; }
+  const std::vector<VariableInfo>& outputs() const override { return outputs_; }
+  const std::vector<VariableInfo>& states() const override { return states_; }
+  Eigen::VectorXd InitialState() const override { return x0_; }
+  void set_initial_state(const Eigen::VectorXd& x0) { x0_ = x0; }
+  bool direct_feedthrough() const override { return feedthrough_; }
+
+  void Derivatives(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+                   Eigen::Ref<Eigen::VectorXd> dxdt) const override;
+  void Outputs(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
+               Eigen::Ref<Eigen::VectorXd> y) const override;
+
+  // Sets time, continuous states and inputs of the FMU.
+  absl::Status SetPoint(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u) const;
+
+  absl::Status TakeError() {
+    absl::Status s = error_;
+    error_ = absl::OkStatus();
+    return s;
+  }
+
+ private:
+  bool Keep(const absl::Status& s) const {
+    if (!s.ok() && error_.ok()) error_ = s;
+    return s.ok();
+  }
+
+  FmuInstance* instance_;
+  const VariableGroup* inputs_group_;
+  const VariableGroup* outputs_group_;
+  std::vector<VariableInfo> inputs_, outputs_, states_;
+  Eigen::VectorXd x0_;
+  bool feedthrough_;
+  mutable absl::Status error_;
+};
+
+}  // namespace cosimo::units::fmu

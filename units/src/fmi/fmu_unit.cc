@@ -1,0 +1,58 @@
+// CreateFmuUnit: unpack, read the model description, choose the interface kind, load the
+// binary and build the Co-Simulation or Model Exchange unit.
+#include "units/src/fmi/fmu_unit.h"
+
+#include "absl/strings/str_cat.h"
+#include "cosimo/fmi/fmu_archive.h"
+#include "cosimo/fmi/model_description.h"
+#include "units/src/fmi/fmu_cache.h"
+#include "units/src/fmi/fmu_instance.h"
+#include "units/src/fmi/fmu_units.h"
+
+namespace cosimo::units {
+
+absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
+                                                    const std::string& fmu_path) {
+  const std::string prefix = "unit '" + spec.name() + "': ";
+  auto annotate = [&](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
+  };
+  // Unpacked and read once per file; kept between the units made from it (fmu_cache.h).
+  absl::StatusOr<std::shared_ptr<fmu::CachedFmu>> cached = fmu::FmuCache::Global().Take(fmu_path);
+  if (!cached.ok()) return annotate(cached.status());
+  // The instance holds the folder through this pointer, which shares the entry's ownership: the
+  // entry goes back to the cache when the unit is gone.
+  std::shared_ptr<fmi::UnpackedFmu> folder(*cached, (*cached)->folder.get());
+  fmi::ModelDescription md = (*cached)->md;
+  if (!md.co_simulation.offered && !md.model_exchange.offered) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(prefix, fmu_path,
+                     ": the FMU offers only Scheduled Execution, which Cosimo does not support "
+                     "(it runs Co-Simulation and Model Exchange FMUs)"));
+  }
+  // Model Exchange when it is the only kind offered, or when both are and the unit names a
+  // solver; Co-Simulation otherwise.
+  const bool model_exchange =
+      md.model_exchange.offered && (!md.co_simulation.offered || spec.has_solver());
+  if (spec.has_solver() && !md.model_exchange.offered) {
+    return absl::InvalidArgumentError(
+        prefix + "solver is set but the FMU offers only Co-Simulation (it steps itself)");
+  }
+  absl::StatusOr<std::shared_ptr<fmu::FmuInstance>> instance =
+      md.version == fmi::FmiVersion::kFmi2 ? fmu::LoadFmi2(md, model_exchange, folder, spec.name())
+                                           : fmu::LoadFmi3(md, model_exchange, folder, spec.name());
+  if (!instance.ok()) return instance.status();
+  const fmi::KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
+  if (absl::StatusOr<std::string> binary = fmi::BinaryPath(
+          *folder, md.version == fmi::FmiVersion::kFmi2 ? "linux64" : "x86_64-linux",
+          kind.model_identifier, spec.name());
+      binary.ok()) {
+    (*cached)->Pin(*binary);
+  }
+  if (model_exchange) {
+    return fmu::CreateModelExchangeUnit(spec, std::move(md), std::move(*instance));
+  }
+  return fmu::CreateCoSimulationUnit(spec, std::move(md), std::move(*instance));
+}
+
+}  // namespace cosimo::units

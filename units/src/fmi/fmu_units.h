@@ -1,0 +1,42 @@
+// The two FMU units: Co-Simulation (the FMU steps itself with fmiXDoStep) and Model Exchange
+// (the worker's solver integrates the FMU's continuous states, with event handling). Built by
+// CreateFmuUnit (fmu_unit.h) once the archive is unpacked and the binary loaded.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "cosimo/fmi/model_description.h"
+#include "cosimo/units/unit.h"
+#include "cosimo/v1/scenario.pb.h"
+#include "units/src/fmi/fmu_instance.h"
+#include "units/src/models/model.h"
+
+namespace cosimo::units::fmu {
+
+// What a hybrid unit (units/src/hybrid) uses of a Model Exchange FMU unit; the units that
+// CreateModelExchangeUnit builds offer it (dynamic_cast). equations() is the FMU as
+// x' = F(x, u, t), y = G(x, u, t), valid as long as the unit; its InitialState() is the state
+// after the unit's Initialize, and its methods set the FMU's time, states and inputs. Not thread
+// safe, like the unit.
+class ModelExchangeEquations {
+ public:
+  virtual ~ModelExchangeEquations() = default;
+  virtual const Model& equations() const = 0;
+  // Whether the FMU has event indicators (state events).
+  virtual bool has_events() const = 0;
+  // Whether JacobiansAt uses fmiXGetDirectionalDerivative (else central differences).
+  virtual bool directional_derivatives() const = 0;
+  // A = dF/dx, B = dF/du, C = dG/dx, D = dG/du at (t, x, u) (lin->x, xdot and y are not set).
+  [[nodiscard]] virtual absl::Status JacobiansAt(double t, const Eigen::VectorXd& x,
+                                                 const Eigen::VectorXd& u, Linearization* lin) = 0;
+  // The first FMI error met inside equations() since the last call (then OK again).
+  [[nodiscard]] virtual absl::Status TakeError() = 0;
+};
+
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateCoSimulationUnit(
+    const v1::Unit& spec, fmi::ModelDescription md, std::shared_ptr<FmuInstance> instance);
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateModelExchangeUnit(
+    const v1::Unit& spec, fmi::ModelDescription md, std::shared_ptr<FmuInstance> instance);
+
+}  // namespace cosimo::units::fmu

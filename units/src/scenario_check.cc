@@ -1,0 +1,275 @@
+#include "cosimo/units/scenario_check.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "cosimo/common/csv.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/unit_api.h"
+#include "cosimo/fmi/fmu_experiment.h"
+#include "units/src/models/builtin_models.h"
+
+namespace cosimo::units {
+namespace {
+
+// A unit's variables by name: "input", "output" or another causality.
+using Variables = std::map<std::string, std::string>;
+
+// Up to 12 names of `variables` with the given causality (empty: any), for messages.
+std::string Names(const Variables& variables, const std::string& causality = "") {
+  std::string names;
+  int n = 0;
+  for (const auto& [name, c] : variables) {
+    if (!causality.empty() && c != causality) continue;
+    if (++n > 12) {
+      absl::StrAppend(&names, ", ...");
+      break;
+    }
+    absl::StrAppend(&names, names.empty() ? "" : ", ", name);
+  }
+  return names.empty() ? "none" : names;
+}
+
+// What one check read of files that never change (ScenarioCheckOptions::files_immutable), for
+// the next: a sweep checks each variant's scenario, whose FMUs and tables are the base's. Keyed
+// by the file (and for an FMU the name its errors use); at most kMaxKept of each.
+class ReadFilesCache {
+ public:
+  static ReadFilesCache& Global() {
+    static ReadFilesCache cache;
+    return cache;
+  }
+  absl::StatusOr<FmuExperiment> Fmu(const std::string& file, const std::string& named) {
+    const std::string key = file + "\n" + named;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (auto it = fmus_.find(key); it != fmus_.end()) return it->second;
+    }
+    absl::StatusOr<FmuExperiment> read = ReadFmuExperiment(file, named);
+    absl::MutexLock lock(&mutex_);
+    if (fmus_.size() >= kMaxKept) fmus_.clear();
+    fmus_.emplace(key, read);
+    return read;
+  }
+  std::optional<Variables> Table(const std::string& file) {
+    absl::MutexLock lock(&mutex_);
+    auto it = tables_.find(file);
+    return it == tables_.end() ? std::nullopt : std::optional<Variables>(it->second);
+  }
+  void KeepTable(const std::string& file, const Variables& columns) {
+    absl::MutexLock lock(&mutex_);
+    if (tables_.size() >= kMaxKept) tables_.clear();
+    tables_[file] = columns;
+  }
+
+ private:
+  static constexpr size_t kMaxKept = 64;
+  absl::Mutex mutex_;
+  std::map<std::string, absl::StatusOr<FmuExperiment>> fmus_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, Variables> tables_ ABSL_GUARDED_BY(mutex_);  // those read without problem
+};
+
+std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::string& field,
+                                          std::vector<std::string>* problems) {
+  absl::StatusOr<UnitDescription> described = DescribeBuiltinUnit(unit);
+  if (!described.ok()) {
+    problems->push_back(absl::StrCat(field, ": ", described.status().message()));
+    return std::nullopt;
+  }
+  Variables v;
+  const UnitDescription& d = *described;
+  for (const auto* list : {&d.others, &d.inputs, &d.outputs}) {
+    for (const VariableInfo& info : *list) v[info.name] = CausalityName(info.causality);
+  }
+  return v;
+}
+
+std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& file,
+                                      const std::string& field, const ScenarioCheckOptions& options,
+                                      std::vector<std::string>* problems) {
+  const bool by_path = !unit.fmu().path().empty();
+  const std::string& named = by_path ? unit.fmu().path() : unit.fmu().digest();
+  absl::StatusOr<FmuExperiment> fmu = options.files_immutable
+                                          ? ReadFilesCache::Global().Fmu(file, named)
+                                          : ReadFmuExperiment(file, named);
+  const bool binary_for_this_platform = options.binary_for_this_platform;
+  if (!fmu.ok()) {
+    problems->push_back(
+        absl::StrCat(field, by_path ? ".fmu.path: " : ".fmu.digest: ", fmu.status().message()));
+    return std::nullopt;
+  }
+  const bool model_exchange = unit.has_solver();
+  const std::string& id = model_exchange ? fmu->me_identifier : fmu->cs_identifier;
+  if (id.empty()) {
+    problems->push_back(absl::StrCat(
+        field, ": the FMU has no ", model_exchange ? "ModelExchange" : "CoSimulation", " interface",
+        model_exchange ? ""
+                       : " (give the unit a solver "
+                         "to run it as Model Exchange)"));
+  } else if (binary_for_this_platform) {
+    const std::string platform = fmu->fmi_version.rfind("3", 0) == 0 ? "x86_64-linux" : "linux64";
+    const std::string binary = absl::StrCat("binaries/", platform, "/", id, ".so");
+    bool found = false;
+    std::vector<std::string> platforms;
+    for (const std::string& entry : fmu->binaries) {
+      found = found || entry == binary;
+      const size_t slash = entry.find('/', 9);
+      if (slash == std::string::npos || slash + 1 == entry.size()) continue;
+      const std::string p = entry.substr(9, slash - 9);
+      if (std::find(platforms.begin(), platforms.end(), p) == platforms.end()) {
+        platforms.push_back(p);
+      }
+    }
+    if (!found) {
+      std::string has;
+      for (const std::string& p : platforms) absl::StrAppend(&has, has.empty() ? "" : ", ", p);
+      problems->push_back(
+          absl::StrCat(field, ": the FMU has no binary for this platform (", binary, "); ",
+                       platforms.empty() ? "it has no binaries at all (a source-only FMU?)"
+                                         : absl::StrCat("it has binaries for: ", has)));
+    }
+  }
+  Variables v;
+  for (const auto& [name, causality] : fmu->variables) v[name] = causality;
+  for (const auto& [name, value] : unit.parameters()) {
+    if (v.count(name) == 0) {
+      problems->push_back(absl::StrCat(field, ".parameters.", name, ": the FMU has no variable '",
+                                       name, "' (parameters: ", Names(v, "parameter"), ")"));
+    }
+  }
+  return v;
+}
+
+// The table's columns, read by the reader the table unit uses (its data checked too).
+std::optional<Variables> TableVariables(const v1::Unit& unit, const std::string& file,
+                                        const std::string& field, bool files_immutable,
+                                        std::vector<std::string>* problems) {
+  if (files_immutable) {
+    if (std::optional<Variables> kept = ReadFilesCache::Global().Table(file)) return kept;
+  }
+  const bool by_path = !unit.table().path().empty();
+  const std::string source = absl::StrCat(field, by_path ? ".table.path" : ".table.digest");
+  const std::string& named = by_path ? unit.table().path() : unit.table().digest();
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in) {
+    problems->push_back(absl::StrCat(source, ": cannot read '", named, "'"));
+    return std::nullopt;
+  }
+  absl::StatusOr<NumericCsv> csv = ParseNumericCsv(text, absl::StrCat(source, " '", named, "'"));
+  if (!csv.ok()) {
+    problems->push_back(std::string(csv.status().message()));
+    return std::nullopt;
+  }
+  Variables v;
+  for (size_t c = 1; c < csv->header.size(); ++c) v[csv->header[c]] = "output";
+  if (files_immutable) ReadFilesCache::Global().KeepTable(file, v);
+  return v;
+}
+
+// One problem as it is, several as "N problems:" then one line each.
+absl::Status Joined(const std::vector<std::string>& problems) {
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
+  std::string text = absl::StrCat(problems.size(), " problems:");
+  for (const std::string& p : problems) absl::StrAppend(&text, "\n  ", p);
+  return absl::InvalidArgumentError(text);
+}
+
+// Every problem CheckUnitsAndVariables reports, one a line.
+std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
+                                      const ScenarioCheckOptions& options) {
+  std::vector<std::string> problems;
+  std::map<std::string, std::optional<Variables>> units;
+  for (int i = 0; i < scenario.units_size(); ++i) {
+    const v1::Unit& unit = scenario.units(i);
+    const std::string field = absl::StrCat("units[", i, "] ('", unit.name(), "')");
+    std::optional<Variables> v;
+    if (unit.has_builtin()) {
+      v = BuiltinVariables(unit, field, &problems);
+    } else if (unit.has_fmu()) {
+      const std::string file = options.file(unit.fmu().path(), unit.fmu().digest());
+      if (!file.empty()) {
+        v = FmuVariables(unit, file, field, options, &problems);
+      }
+    } else if (unit.has_table()) {
+      const std::string file = options.file(unit.table().path(), unit.table().digest());
+      if (!file.empty()) v = TableVariables(unit, file, field, options.files_immutable, &problems);
+    }
+    units[unit.name()] = v;
+  }
+  // A reference "<unit>.<variable>" in `field`: the variable's causality, or nullopt after a
+  // problem (none when the unit itself could not be read).
+  auto lookup = [&](const std::string& text,
+                    const std::string& field) -> std::optional<std::string> {
+    absl::StatusOr<VariableRef> ref = ParseVariableRef(text, field);
+    if (!ref.ok()) {
+      problems.push_back(std::string(ref.status().message()));
+      return std::nullopt;
+    }
+    auto unit = units.find(ref->unit);
+    if (unit == units.end()) {
+      problems.push_back(absl::StrCat(field, ": no unit '", ref->unit, "'"));
+      return std::nullopt;
+    }
+    if (!unit->second) return std::nullopt;
+    auto variable = unit->second->find(ref->variable);
+    if (variable == unit->second->end()) {
+      problems.push_back(absl::StrCat(field, ": unit '", ref->unit, "' has no variable '",
+                                      ref->variable, "' (variables: ", Names(*unit->second), ")"));
+      return std::nullopt;
+    }
+    return variable->second;
+  };
+  for (int i = 0; i < scenario.record_size(); ++i) {
+    (void)lookup(scenario.record(i), absl::StrCat("record[", i, "] '", scenario.record(i), "'"));
+  }
+  for (int i = 0; i < scenario.connections_size(); ++i) {
+    const v1::Connection& c = scenario.connections(i);
+    const std::string field = absl::StrCat("connections[", i, "]");
+    if (std::optional<std::string> from = lookup(c.from(), field + ".from '" + c.from() + "'");
+        from && *from != "output") {
+      problems.push_back(
+          absl::StrCat(field, ".from: '", c.from(), "' is ", *from, ", not an output"));
+    }
+    if (std::optional<std::string> to = lookup(c.to(), field + ".to '" + c.to() + "'");
+        to && *to != "input") {
+      problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
+                                    const ScenarioCheckOptions& options) {
+  return Joined(UnitProblems(scenario, options));
+}
+
+absl::Status WithUnitProblems(const absl::Status& structural, const v1::Scenario& scenario,
+                              const ScenarioCheckOptions& options) {
+  if (structural.ok()) return CheckUnitsAndVariables(scenario, options);
+  std::vector<std::string> problems = {std::string(structural.message())};
+  // The field the structural problem names ("connections[1]" of "connections[1].to: ...").
+  const std::string field = problems[0].substr(0, problems[0].find_first_of(".: '"));
+  for (std::string& p : UnitProblems(scenario, options)) {
+    if (field.empty() || !absl::StartsWith(p, field)) problems.push_back(std::move(p));
+  }
+  return problems.size() == 1 ? structural : Joined(problems);
+}
+
+absl::Status CheckScenario(const v1::Scenario& scenario, const ScenarioCheckOptions& options) {
+  return WithUnitProblems(ValidateScenario(scenario), scenario, options);
+}
+
+}  // namespace cosimo::units
