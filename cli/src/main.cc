@@ -114,7 +114,7 @@ bool IsSsp(const std::string& path) {
   return ext == ".ssp" || ext == ".ssd";
 }
 
-// An .ssp or .ssd as a scenario (cosimo/client/ssp_import.h); notices go to stderr.
+// An .ssp or .ssd as a scenario (cosimo/ssp/ssp_import.h); notices go to stderr.
 absl::StatusOr<v1::Scenario> ImportSystem(const std::string& path,
                                           const ssp::SspImportOptions& options) {
   absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(path, options);
@@ -335,7 +335,7 @@ void DefineTrain(CLI::App& cmd, Options& o) {
                "with --orchestrator: follow the job and write the weights file once it ends");
 }
 
-// Here (cosimo/client/train.h) without --orchestrator, else as a job of the service.
+// Here (cli/src/train.h) without --orchestrator, else as a job of the service.
 int Train(Options& o) {
   if (!o.orchestrator_given) {
     if (o.wait) return Fail(absl::InvalidArgumentError("train: --wait needs --orchestrator"), 2);

@@ -37,7 +37,7 @@ absl::Status Validate(const std::string& json) {
   return ValidateScenario(*s);
 }
 
-// The design card's example scenario (DESIGN section 8) parses with every field mapped.
+// The example scenario of docs/scenario.md parses with every field mapped.
 TEST(ScenarioTest, ParsesTheDesignExample) {
   v1::Scenario s = Parse(kValid);
   EXPECT_EQ(s.name(), "car");

@@ -1,9 +1,9 @@
-// Several machines on one: Linux network namespaces joined by a bridge (DESIGN section 7). The
-// orchestrator runs in one namespace, workers in two others with their own addresses, the client
-// in a fourth. The bridge lives in a fifth namespace, so the machine's own network is untouched.
-// The test creates and removes everything itself, and is skipped where namespaces cannot be made
-// (not root, no iproute2). A host cut off mid-job: a job without a checkpoint fails; one with a
-// checkpoint resumes on a spare worker.
+// Several machines on one: Linux network namespaces joined by a bridge (docs/deployment.md,
+// "Workers on other machines"). The orchestrator runs in one namespace, workers in two others with
+// their own addresses, the client in a fourth. The bridge lives in a fifth namespace, so the
+// machine's own network is untouched. The test creates and removes everything itself, and is
+// skipped where namespaces cannot be made (not root, no iproute2). A host cut off mid-job: a job
+// without a checkpoint fails; one with a checkpoint resumes on a spare worker.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>

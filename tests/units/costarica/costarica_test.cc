@@ -1,4 +1,4 @@
-// COSTARICA estimator: the check values of DESIGN section 4 and exactness for linear
+// COSTARICA estimator: the check values of docs/algorithms.md (COSTARICA) and exactness for linear
 // time-invariant units with polynomial inputs, against a fine classical RK4 written here.
 #include "units/src/costarica/costarica.h"
 
@@ -56,8 +56,8 @@ Linearization Lti(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, const Eige
 }
 
 TEST(CostaricaTest, DesignCheckValueCubicInput) {
-  // DESIGN section 4: A = [[0,1],[-1,-1]], B = [0,1]', x~ = [1,0], u = 1 + 2s + 3s^2 + 4s^3,
-  // delta = 0.5 gives x^ = [1.0563012299114, 0.3745917687280].
+  // docs/algorithms.md, COSTARICA check: A = [[0,1],[-1,-1]], B = [0,1]', x~ = [1,0], u = 1 + 2s +
+  // 3s^2 + 4s^3, delta = 0.5 gives x^ = [1.0563012299114, 0.3745917687280].
   Eigen::MatrixXd a(2, 2), b(2, 1), c = Eigen::MatrixXd::Identity(2, 2), d(2, 1);
   a << 0, 1, -1, -1;
   b << 0, 1;

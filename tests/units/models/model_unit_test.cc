@@ -217,7 +217,7 @@ TEST(ModelUnitTest, AnalyticLinearizationOfStateSpace) {
   EXPECT_EQ(unit->description().inputs[0].name, "u0");
   EXPECT_EQ(unit->description().outputs[1].name, "y1");
   EXPECT_EQ(unit->description().others[1].name, "x1");
-  // Default solver of a linear unit is exact: DESIGN check value.
+  // Default solver of a linear unit is exact: the analytic check value.
   const StepReply reply = DoStep(*unit, 0.5, Polynomials({{1, 2, 3, 4}}));
   EXPECT_NEAR(reply.outputs[0], 1.0563012299114, 1e-12);
 }

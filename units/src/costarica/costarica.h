@@ -1,4 +1,4 @@
-// The COSTARICA estimator (DESIGN section 4; seed 001, section 3): answers a tentative step of a
+// The COSTARICA estimator (docs/algorithms.md; seed 001, section 3): answers a tentative step of a
 // unit that cannot roll back from its linearisation at t[N], without moving the unit in time.
 //
 // With polynomial inputs u(t[N] + s) = sum_k a_k s^k (k = 0..K-1) and delta = t[N+1] - t[N]:

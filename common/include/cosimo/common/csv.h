@@ -1,9 +1,9 @@
-// Results tables and the results CSV (DESIGN section 8): header `time,<unit>.<variable>,...`,
-// one row per communication point, numbers in the shortest form that reads back to the same
-// double (std::to_chars: 0.1, not 0.10000000000000001),
-// Booleans as `true` / `false`, strings as they are (quoted, RFC 4180, only when they hold a
-// comma, a quote or a line break). Stateless. The reader takes the same format back (and any
-// RFC 4180 CSV with a header row): what `cosimo plot` and training data use.
+// Results tables and the results CSV (docs/scenario.md, "Results"): header
+// `time,<unit>.<variable>,...`, one row per communication point, numbers in the shortest form that
+// reads back to the same double (std::to_chars: 0.1, not 0.10000000000000001), Booleans as `true` /
+// `false`, strings as they are (quoted, RFC 4180, only when they hold a comma, a quote or a line
+// break). Stateless. The reader takes the same format back (and any RFC 4180 CSV with a header
+// row): what `cosimo plot` and training data use.
 #pragma once
 
 #include <Eigen/Core>

@@ -1,5 +1,5 @@
-// TLS and a shared bearer token for the orchestrator's port (DESIGN section 6: "TLS and tokens
-// for clients and workers when configured").
+// TLS and a shared bearer token for the orchestrator's port (docs/deployment.md, "Security: TLS and
+// a token": "TLS and tokens for clients and workers when configured").
 //
 // - The orchestrator serves TLS with --tls-cert/--tls-key (PEM files) and, with --token-file,
 //   refuses every call that does not carry "authorization: Bearer <token>" (the health service
