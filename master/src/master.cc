@@ -22,6 +22,31 @@
 namespace cosimo::master {
 namespace {
 
+// The run's counters, as a checkpoint stores them and a resumed run starts from.
+struct RunCounters {
+  uint64_t steps_accepted = 0;
+  uint64_t steps_rejected = 0;
+  uint64_t iterations = 0;           // internal iterations of every attempt
+  uint64_t accepted_iterations = 0;  // of the accepted attempts only
+  uint64_t iterations_max = 0;       // of one accepted attempt
+
+  void SaveTo(v1::JobCheckpoint* checkpoint) const {
+    checkpoint->set_steps_accepted(steps_accepted);
+    checkpoint->set_steps_rejected(steps_rejected);
+    checkpoint->set_iterations(iterations);
+    checkpoint->set_accepted_iterations(accepted_iterations);
+    checkpoint->set_iterations_max(iterations_max);
+  }
+  void LoadFrom(const v1::JobCheckpoint& checkpoint) {
+    steps_accepted = checkpoint.steps_accepted();
+    steps_rejected = checkpoint.steps_rejected();
+    iterations = checkpoint.iterations();
+    accepted_iterations = checkpoint.accepted_iterations();
+    iterations_max = checkpoint.iterations_max();
+  }
+  Progress At(double t) const { return {t, steps_accepted, steps_rejected, iterations}; }
+};
+
 // One RunMaster call. Call order: Run once.
 class MasterRun {
  public:
@@ -52,10 +77,13 @@ class MasterRun {
       return s;
     }
     COSIMO_RETURN_IF_ERROR(Terminate(&result_.units));
-    result_.iterations_mean = result_.steps_accepted == 0
+    result_.steps_accepted = counters_.steps_accepted;
+    result_.steps_rejected = counters_.steps_rejected;
+    result_.iterations_max = counters_.iterations_max;
+    result_.iterations_mean = counters_.steps_accepted == 0
                                   ? 0.0
-                                  : static_cast<double>(accepted_iterations_) /
-                                        static_cast<double>(result_.steps_accepted);
+                                  : static_cast<double>(counters_.accepted_iterations) /
+                                        static_cast<double>(counters_.steps_accepted);
     return std::move(result_);
   }
 
@@ -74,10 +102,9 @@ class MasterRun {
       while (true) {
         attempt = Attempt();
         COSIMO_RETURN_IF_ERROR(algorithm_->DoStep(t, h, &attempt));
-        progress_.iterations += static_cast<uint64_t>(attempt.iterations);
+        counters_.iterations += static_cast<uint64_t>(attempt.iterations);
         if (attempt.accepted) break;
-        ++result_.steps_rejected;
-        ++progress_.steps_rejected;
+        ++counters_.steps_rejected;
         if (!config_.tentative) return StepControl::Failed(t, h, attempt);
         COSIMO_RETURN_IF_ERROR(units_.RejectAll(t));
         COSIMO_ASSIGN_OR_RETURN(h, step_control_.AfterRejection(t, h, attempt));
@@ -85,15 +112,14 @@ class MasterRun {
       }
       if (config_.tentative) COSIMO_RETURN_IF_ERROR(units_.CommitAll(t_next));
       units_.TakeReplies(t_next);
-      ++result_.steps_accepted;
-      accepted_iterations_ += static_cast<uint64_t>(attempt.iterations);
-      result_.iterations_max =
-          std::max(result_.iterations_max, static_cast<uint64_t>(attempt.iterations));
+      ++counters_.steps_accepted;
+      counters_.accepted_iterations += static_cast<uint64_t>(attempt.iterations);
+      counters_.iterations_max =
+          std::max(counters_.iterations_max, static_cast<uint64_t>(attempt.iterations));
       t = t_next;
       ++n;
-      progress_.time = t;
-      progress_.steps_accepted = result_.steps_accepted;
-      for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress_);
+      const Progress progress = counters_.At(t);
+      for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress);
       step_control_.AfterAcceptance(h, attempt);
       if (t < stop && CheckpointDue()) COSIMO_RETURN_IF_ERROR(Checkpoint());
     }
@@ -121,11 +147,7 @@ class MasterRun {
     checkpoint.set_time(t_);
     checkpoint.set_step_index(n_);
     checkpoint.set_next_step_size(step_control_.next_step());
-    checkpoint.set_steps_accepted(result_.steps_accepted);
-    checkpoint.set_steps_rejected(result_.steps_rejected);
-    checkpoint.set_iterations(progress_.iterations);
-    checkpoint.set_accepted_iterations(accepted_iterations_);
-    checkpoint.set_iterations_max(result_.iterations_max);
+    counters_.SaveTo(&checkpoint);
     CheckpointTable(result_, observer_ != nullptr ? observer_->Checkpointed() : CheckpointMark{},
                     &checkpoint);
     if (observer_ != nullptr) observer_->OnCheckpoint(checkpoint);
@@ -138,14 +160,7 @@ class MasterRun {
     t_ = checkpoint.time();
     n_ = checkpoint.step_index();
     step_control_.set_next_step(checkpoint.next_step_size());
-    result_.steps_accepted = checkpoint.steps_accepted();
-    result_.steps_rejected = checkpoint.steps_rejected();
-    result_.iterations_max = checkpoint.iterations_max();
-    accepted_iterations_ = checkpoint.accepted_iterations();
-    progress_.time = t_;
-    progress_.steps_accepted = result_.steps_accepted;
-    progress_.steps_rejected = result_.steps_rejected;
-    progress_.iterations = checkpoint.iterations();
+    counters_.LoadFrom(checkpoint);
     spdlog::info("resumed from the checkpoint at t={} (accepted step {})", t_, n_);
     return absl::OkStatus();
   }
@@ -183,8 +198,7 @@ class MasterRun {
   ProgressReporter progress_reporter_;
   StepObserver* observers_[2] = {&recorder_, &progress_reporter_};
   MasterObserver* observer_;
-  Progress progress_;
-  uint64_t accepted_iterations_ = 0;
+  RunCounters counters_;
   bool terminated_ = false;
   double t_ = config_.algorithm.start_time;
   uint64_t n_ = 0;                  // accepted steps

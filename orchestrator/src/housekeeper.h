@@ -41,6 +41,8 @@ class Housekeeper {
   void Stop() ABSL_LOCKS_EXCLUDED(mutex_);
   // One pass now: the retention of each period set.
   void Pass();
+  // Whether the thread runs (between a Start with a period set and Stop). The owner's thread.
+  bool running() const { return thread_.joinable(); }
 
  private:
   void Loop() ABSL_LOCKS_EXCLUDED(mutex_);

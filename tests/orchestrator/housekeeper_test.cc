@@ -24,8 +24,10 @@ TEST(HousekeeperTest, PassesEveryQuarterOfTheShorterPeriodBetweenASecondAndAnHou
 TEST(HousekeeperTest, WithoutAPeriodItStartsNothingAndStopsAtOnce) {
   Housekeeper keeper(nullptr, {});
   keeper.Start();  // would pass over a null job manager at once if it started
+  EXPECT_FALSE(keeper.running());
   keeper.Stop();
   keeper.Stop();
+  EXPECT_FALSE(keeper.running());
 }
 
 }  // namespace
