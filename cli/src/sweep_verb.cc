@@ -58,23 +58,23 @@ Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, 
                    const SweepCommand& c, const client::EmbeddedOptions& options) {
   Outcome out;
   const auto start = std::chrono::steady_clock::now();
-  auto finish = [&](std::string status, std::string message) {
-    return out.End(std::move(status), std::move(message), start);
+  auto finish = [&](v1::JobState status, std::string message) {
+    return out.End(status, std::move(message), start);
   };
   absl::StatusOr<v1::Scenario> scenario = VariantScenario(sweep.base, sweep.sweep, values);
-  if (!scenario.ok()) return finish("FAILED", std::string(scenario.status().message()));
+  if (!scenario.ok()) return finish(v1::FAILED, std::string(scenario.status().message()));
   if (absl::Status s = units::CheckScenario(*scenario); !s.ok()) {
-    return finish("FAILED", std::string(s.message()));
+    return finish(v1::FAILED, std::string(s.message()));
   }
   absl::StatusOr<client::JobResults> results = client::RunEmbedded(*scenario, options);
   if (!results.ok()) {
     const bool canceled = results.status().code() == absl::StatusCode::kCancelled;
-    return finish(canceled ? "CANCELED" : "FAILED", std::string(results.status().message()));
+    return finish(canceled ? v1::CANCELED : v1::FAILED, std::string(results.status().message()));
   }
   if (!c.keep_results.empty()) {
     const fs::path file = fs::path(c.keep_results) / ("variant-" + std::to_string(index) + ".csv");
     if (absl::Status s = WriteCsvFile(file.string(), *results); !s.ok()) {
-      return finish("FAILED", std::string(s.message()));
+      return finish(v1::FAILED, std::string(s.message()));
     }
   }
   return out.EndWithKpis(sweep.sweep, *results, start);
@@ -196,7 +196,7 @@ int Sweep(Options& o) {
     return Fail(s);
   }
   const auto succeeded = std::count_if(outcomes.begin(), outcomes.end(),
-                                       [](const Outcome& x) { return x.status == "SUCCEEDED"; });
+                                       [](const Outcome& x) { return x.status == v1::SUCCEEDED; });
   std::cerr << "sweep: " << values.size() << " variants, " << succeeded << " succeeded; table "
             << (c.out == "-" ? "on standard output" : "written to " + c.out) << "\n";
   return g_interrupted ? 130 : 0;

@@ -114,9 +114,9 @@ ResultTable SweepTableColumns(const v1::Sweep& sweep) {
   return table;
 }
 
-SweepOutcome& SweepOutcome::End(std::string end_status, std::string end_message,
+SweepOutcome& SweepOutcome::End(v1::JobState end_status, std::string end_message,
                                 std::chrono::steady_clock::time_point start) {
-  status = std::move(end_status);
+  status = end_status;
   message = std::move(end_message);
   wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return *this;
@@ -129,11 +129,11 @@ SweepOutcome& SweepOutcome::EndWithKpis(const v1::Sweep& sweep, const ResultTabl
     absl::StatusOr<double> value = ComputeKpi(kpi, results);
     if (!value.ok()) {
       kpis.clear();
-      return End("FAILED", std::string(value.status().message()), start);
+      return End(v1::FAILED, std::string(value.status().message()), start);
     }
     kpis.push_back(*value);
   }
-  return End("SUCCEEDED", "", start);
+  return End(v1::SUCCEEDED, "", start);
 }
 
 void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& values,
@@ -146,7 +146,7 @@ void AddSweepRow(ResultTable* table, uint64_t index, const std::vector<double>& 
     table->values.push_back(i < outcome.kpis.size() ? outcome.kpis[i] : kNaN);
   }
   table->values.insert(table->values.end(), {kNaN, outcome.wall_s, kNaN});
-  table->strings.insert(table->strings.end(), {outcome.status, outcome.message});
+  table->strings.insert(table->strings.end(), {v1::JobState_Name(outcome.status), outcome.message});
 }
 
 }  // namespace cosimo

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cosimo/common/plot.h"
+#include "cosimo/v1/job_service.pb.h"
 #include "plot_parts.h"
 
 namespace cosimo {
@@ -58,7 +59,8 @@ Selection SelectRows(const ResultTable& table, size_t x, size_t y) {
   Selection selection;
   for (size_t r = 0; r < table.rows(); ++r) {
     const size_t text = r * texts + status.value_or(0);
-    if (status && text < table.strings.size() && table.strings[text] == "FAILED") {
+    if (status && text < table.strings.size() &&
+        table.strings[text] == v1::JobState_Name(v1::FAILED)) {
       ++selection.failed;
     } else if (!std::isfinite(table.values[r * width + x]) ||
                !std::isfinite(table.values[r * width + y])) {

@@ -108,7 +108,7 @@ absl::Status SweepRun::Prepare() {
     for (size_t r = 0; r * columns < rows_.values.size(); ++r) {
       const auto k = static_cast<size_t>(rows_.values[r * columns]);
       if (k < finished.size()) finished[k] = true;
-      if (rows_.strings[2 * r] == "FAILED") ++failed_;
+      if (rows_.strings[2 * r] == v1::JobState_Name(v1::FAILED)) ++failed_;
     }
     stored_rows_ = rows_.values.size() / columns;
     stored_strings_ = rows_.strings.size();
@@ -178,7 +178,7 @@ void SweepRun::Lane(WorkerLease lease) {
 
 bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
   absl::MutexLock lock(&mutex_);
-  if (outcome.status == "CANCELED" && job_->cancel) {
+  if (outcome.status == v1::CANCELED && job_->cancel) {
     pending_.push_front(k);  // not run to its end: it runs again if the sweep resumes
     return false;
   }
@@ -194,10 +194,10 @@ bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
       pending_.push_front(k);
       return false;
     }
-    outcome.status = "FAILED";  // it lost its workers every time: no more tries
+    outcome.status = v1::FAILED;  // it lost its workers every time: no more tries
   }
   AddSweepRow(&rows_, k, values_[k], outcome);
-  if (outcome.status == "FAILED") ++failed_;
+  if (outcome.status == v1::FAILED) ++failed_;
   ++done_here_;
   wall_here_ += outcome.wall_s;
   StoreRows();
@@ -277,7 +277,7 @@ void SweepRun::StoreResults(uint64_t k, VariantOutcome* outcome) {
   const absl::Status s = env_.recorder->store()->PutResults(VariantResultsId(job_->id, k), stored);
   outcome->results.reset();
   if (!s.ok()) {
-    outcome->status = "FAILED";
+    outcome->status = v1::FAILED;
     outcome->message = "its results could not be stored: " + std::string(s.message());
     outcome->kpis.clear();
   }
@@ -336,7 +336,7 @@ void SweepRun::Store(ResultTable table) {
                          table.values.begin() + static_cast<std::ptrdiff_t>(r * columns),
                          table.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * columns));
     stored.strings.insert(stored.strings.end(), {table.strings[2 * r], table.strings[2 * r + 1]});
-    failed += table.strings[2 * r] == "FAILED" ? 1 : 0;
+    failed += table.strings[2 * r] == v1::JobState_Name(v1::FAILED) ? 1 : 0;
   }
   Clock* const clock = env_.recorder->clock();
   {

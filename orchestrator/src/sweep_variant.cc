@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "cosimo/common/job_state.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep.h"
@@ -95,13 +96,16 @@ void RunWhole(const std::vector<v1::Scenario>& scenarios, const v1::Sweep& sweep
     VariantOutcome* out = outs[i];
     if (!status.ok()) {
       out->lost_worker = worker.lost() && !canceled;
-      out->End(canceled ? "CANCELED" : "FAILED", std::string(status.message()), start);
+      out->End(canceled ? v1::CANCELED : v1::FAILED, std::string(status.message()), start);
       continue;
     }
     v1::VariantDone& done = *reply.mutable_variants_done()->mutable_done(static_cast<int>(i));
-    out->status = done.status();
+    // A string on the wire (VariantDone.status): the state's name.
+    if (!v1::JobState_Parse(done.status(), &out->status) || !IsFinished(out->status)) {
+      out->status = v1::FAILED;
+    }
     out->message = done.rows_exceeded() ? kRowsExceeded : done.message();
-    if (out->status == "SUCCEEDED") out->kpis.assign(done.kpis().begin(), done.kpis().end());
+    if (out->status == v1::SUCCEEDED) out->kpis.assign(done.kpis().begin(), done.kpis().end());
     out->wall_s = done.wall_s();  // its run on the worker
   }
 }
@@ -115,7 +119,7 @@ std::optional<v1::Scenario> CheckedVariant(const v1::Scenario& base, const v1::S
   absl::Status checked = scenario.ok() ? absl::OkStatus() : scenario.status();
   if (checked.ok() && context.check) checked = context.check(*scenario);
   if (!checked.ok()) {
-    out->End("FAILED", std::string(checked.message()), start);
+    out->End(v1::FAILED, std::string(checked.message()), start);
     return std::nullopt;
   }
   return *std::move(scenario);
@@ -128,8 +132,8 @@ VariantOutcome RunUnitByUnit(const v1::Scenario& base, const v1::Sweep& sweep,
                              const VariantContext& context) {
   VariantOutcome out;
   const auto start = std::chrono::steady_clock::now();
-  auto finish = [&](std::string status, std::string message) {
-    out.End(std::move(status), std::move(message), start);
+  auto finish = [&](v1::JobState status, std::string message) {
+    out.End(status, std::move(message), start);
     return out;
   };
   std::optional<v1::Scenario> scenario = CheckedVariant(base, sweep, values, context, &out);
@@ -139,13 +143,13 @@ VariantOutcome RunUnitByUnit(const v1::Scenario& base, const v1::Sweep& sweep,
       RunOnWorkers(*scenario, workers, context, &out.lost_worker, &rows_exceeded);
   if (!result.ok()) {
     if (rows_exceeded) {
-      return finish("FAILED", kRowsExceeded);
+      return finish(v1::FAILED, kRowsExceeded);
     }
     const bool canceled = context.cancel != nullptr && context.cancel->load();
-    return finish(canceled ? "CANCELED" : "FAILED", std::string(result.status().message()));
+    return finish(canceled ? v1::CANCELED : v1::FAILED, std::string(result.status().message()));
   }
   out.EndWithKpis(sweep, *result, start);
-  if (context.keep_results && out.status == "SUCCEEDED") out.results = *std::move(result);
+  if (context.keep_results && out.status == v1::SUCCEEDED) out.results = *std::move(result);
   return out;
 }
 

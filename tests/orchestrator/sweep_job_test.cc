@@ -118,7 +118,7 @@ TEST(SweepTableTest, ColumnsAndRowsAreThoseOfTheLocalTable) {
   EXPECT_EQ(table.columns, (std::vector<std::string>{"index", "a.p", "stop_time", "max(a.y)",
                                                      "last", "status", "wall_time_s", "message"}));
   VariantOutcome failed;
-  failed.status = "FAILED";
+  failed.status = v1::FAILED;
   failed.message = "why";
   failed.wall_s = 0.5;
   AddSweepRow(&table, 3, {1, 2}, failed);

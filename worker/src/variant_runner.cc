@@ -22,7 +22,7 @@ void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFet
   const auto start = std::chrono::steady_clock::now();
   SweepOutcome outcome;
   auto finish = [&](const SweepOutcome& o) {
-    done->set_status(o.status);
+    done->set_status(v1::JobState_Name(o.status));
     done->set_message(o.message);
     done->mutable_kpis()->Assign(o.kpis.begin(), o.kpis.end());
     done->set_wall_s(o.wall_s);
@@ -34,7 +34,7 @@ void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFet
       [&fetch](v1::LoadUnit* load) { return FetchUnitArtifacts(load, fetch); });
   if (!result.ok()) {
     done->set_rows_exceeded(observer.rows_exceeded());
-    return finish(outcome.End("FAILED", std::string(result.status().message()), start));
+    return finish(outcome.End(v1::FAILED, std::string(result.status().message()), start));
   }
   v1::Sweep sweep;
   *sweep.mutable_kpis() = command.kpis();

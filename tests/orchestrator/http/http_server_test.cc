@@ -64,9 +64,9 @@ class HttpServerTest : public orchestrator::testing::JobManagerFixture {
     for (uint64_t k = 0; k < 6; ++k) {
       SweepOutcome outcome;
       if (k == 1 || k == 4) {
-        outcome.End("FAILED", "unit 'car': refused", start);
+        outcome.End(v1::FAILED, "unit 'car': refused", start);
       } else {
-        outcome.End("SUCCEEDED", "", start);
+        outcome.End(v1::SUCCEEDED, "", start);
         outcome.kpis = {40.0 - static_cast<double>(k)};
       }
       AddSweepRow(&table, k, {1.0 + static_cast<double>(k)}, outcome);

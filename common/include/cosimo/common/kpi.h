@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/sweep.pb.h"
 
 namespace cosimo {
@@ -40,13 +41,14 @@ std::string KpiName(const v1::Kpi& kpi);
 ResultTable SweepTableColumns(const v1::Sweep& sweep);
 // ... and what became of one variant, its row but for the parameters' values.
 struct SweepOutcome {
-  std::string status = "CANCELED";  // SUCCEEDED, FAILED, CANCELED (never started or stopped)
-  std::string message;              // why it failed
-  std::vector<double> kpis;         // one per KPI when SUCCEEDED, else empty (NaN in the table)
+  // SUCCEEDED, FAILED, or CANCELED (never started or stopped); the table's text is its name.
+  v1::JobState status = v1::CANCELED;
+  std::string message;       // why it failed
+  std::vector<double> kpis;  // one per KPI when SUCCEEDED, else empty (NaN in the table)
   double wall_s = std::numeric_limits<double>::quiet_NaN();  // s of wall time of its run
 
   // Sets the status and message, and the wall time since `start`; returns *this.
-  SweepOutcome& End(std::string end_status, std::string end_message,
+  SweepOutcome& End(v1::JobState end_status, std::string end_message,
                     std::chrono::steady_clock::time_point start);
   // The sweep's KPIs of a succeeded variant's results: SUCCEEDED, or FAILED with the first KPI
   // that cannot be computed (then no KPI is kept); the wall time since `start`.
