@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/status.h"
+#include "orchestrator/src/job_access.h"
 #include "orchestrator/src/simulation_runner.h"
 #include "orchestrator/src/sweep_runner.h"
 #include "orchestrator/src/training_runner.h"
@@ -31,34 +32,6 @@ std::string NewJobId() {
   uint64_t bits = rng();
   for (int i = 0; i < 10; ++i, bits >>= 4) id.push_back(kHex[bits & 15]);
   return id;
-}
-
-// The error for an id that names no job. It quotes at most 64 bytes of the id: a client that
-// sent 60 MB got them echoed back.
-absl::Status UnknownJob(const std::string& job_id) {
-  constexpr size_t kQuoted = 64;
-  if (job_id.size() <= kQuoted) return absl::NotFoundError("unknown job id '" + job_id + "'");
-  return absl::NotFoundError("unknown job id '" + job_id.substr(0, kQuoted) + "...' (" +
-                             std::to_string(job_id.size()) + " bytes)");
-}
-
-// The error for a client that may not change `status`'s job (`verb`: "cancel", "delete").
-absl::Status NotYours(const v1::JobStatus& status, const Caller& caller, const std::string& verb) {
-  const std::string rule = "a client may " + verb +
-                           " only its own jobs unless its token is an admin's (admin in the "
-                           "orchestrator's --tokens-file, or the shared --token-file)";
-  if (status.owner().empty()) {
-    return absl::PermissionDeniedError("job " + status.job_id() +
-                                       " has no recorded owner (submitted before owners were "
-                                       "recorded): " +
-                                       rule);
-  }
-  return absl::PermissionDeniedError("job " + status.job_id() + " belongs to '" + status.owner() +
-                                     "', not to '" + caller.name + "': " + rule);
-}
-
-bool MayChange(const v1::JobStatus& status, const Caller& caller) {
-  return caller.admin || (!caller.name.empty() && caller.name == status.owner());
 }
 
 }  // namespace
@@ -235,37 +208,6 @@ absl::Status JobManager::ReserveQueueSlot(const std::string& owner) {
   return absl::OkStatus();
 }
 
-std::vector<v1::WorkerStatus> JobManager::Workers() const {
-  std::vector<v1::WorkerStatus> out;
-  for (const WorkerInfo& info : pool_->List()) {
-    v1::WorkerStatus& w = out.emplace_back();
-    w.set_worker_id(info.id);
-    w.set_host(info.host);
-    w.set_pid(info.pid);
-    for (const std::string& label : info.labels) w.add_labels(label);
-    w.set_busy(info.busy);
-    w.set_job_id(info.job_id);
-    w.set_slots(info.slots);
-    w.set_slots_busy(info.slots_busy);
-    w.set_messages(info.messages);
-  }
-  return out;
-}
-
-std::map<std::string, std::string> JobManager::RunningUnits() const { return running_units_.All(); }
-
-JobManager::Counts JobManager::Count() const {
-  Counts counts;
-  absl::ReaderMutexLock lock(&mutex_);
-  for (const auto& [id, job] : jobs_) {
-    ++counts.by_state[job->State()];
-    counts.job_ids.insert(id);
-    if (job->kind == JobKind::kSweep) counts.sweeps[id] = job->Status().sweep();
-  }
-  counts.queued = scheduler_.size();
-  return counts;
-}
-
 void JobManager::Schedule() {
   absl::MutexLock lock(&mutex_);
   if (shutdown_) return;
@@ -369,18 +311,6 @@ std::string JobManager::Resume(const std::shared_ptr<Job>& job, const std::strin
   return "";
 }
 
-std::shared_ptr<Job> JobManager::Find(const std::string& job_id) const {
-  auto it = jobs_.find(job_id);
-  return it == jobs_.end() ? nullptr : it->second;
-}
-
-absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
-  absl::ReaderMutexLock lock(&mutex_);
-  std::shared_ptr<Job> job = Find(job_id);
-  if (!job) return UnknownJob(job_id);
-  return job->Status();
-}
-
 absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, const Caller& caller) {
   absl::MutexLock lock(&mutex_);
   std::shared_ptr<Job> job = Find(job_id);
@@ -402,194 +332,6 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, cons
     job->resuming = false;
   }
   return job->status;
-}
-
-absl::Status JobManager::Delete(const std::string& job_id, const Caller& caller) {
-  absl::MutexLock use(&artifact_use_);
-  absl::MutexLock lock(&mutex_);
-  std::shared_ptr<Job> job = Find(job_id);
-  if (!job) return UnknownJob(job_id);
-  const v1::JobStatus status = job->Status();
-  if (!MayChange(status, caller)) return NotYours(status, caller, "delete");
-  if (!IsFinished(status.state())) {
-    return absl::FailedPreconditionError("job " + job_id + " is " +
-                                         v1::JobState_Name(status.state()) + ": cancel it first");
-  }
-  if (absl::Status s = store_->Delete(job_id); !s.ok()) return s;
-  jobs_.erase(job_id);
-  RemoveUnnamedArtifacts(job_id, job->artifacts);
-  return absl::OkStatus();
-}
-
-void JobManager::RemoveUnnamedArtifacts(const std::string& job_id,
-                                        const std::vector<std::string>& digests) {
-  const std::set<std::string> named = NamedArtifacts();
-  for (const std::string& digest : digests) {
-    if (named.count(digest) != 0 || !artifacts_->Has(digest)) continue;
-    if (absl::Status s = artifacts_->Remove(digest); !s.ok()) {
-      spdlog::warn("job {} deleted, but {}", job_id, s.message());
-    } else {
-      spdlog::info("artifact {} removed: no job names it any more", digest);
-    }
-  }
-}
-
-std::vector<std::string> JobManager::ExpireJobs(std::chrono::seconds older_than) {
-  const int64_t cutoff_ms =
-      clock_->UnixMs() - std::chrono::duration_cast<std::chrono::milliseconds>(older_than).count();
-  std::vector<std::string> expired;
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    for (const auto& [id, job] : jobs_) {
-      const v1::JobStatus st = job->Status();
-      // A job recorded before finish times were kept counts from its submission.
-      const int64_t ended_ms =
-          st.finished_unix_ms() != 0 ? st.finished_unix_ms() : st.submitted_unix_ms();
-      if (IsFinished(st.state()) && ended_ms < cutoff_ms) expired.push_back(id);
-    }
-  }
-  std::vector<std::string> deleted;
-  for (const std::string& id : expired) {
-    // Deleted by a client meanwhile: nothing left to do.
-    if (absl::Status s = Delete(id); !s.ok()) {
-      if (s.code() != absl::StatusCode::kNotFound) {
-        spdlog::warn("expiring job {}: {}", id, s.message());
-      }
-      continue;
-    }
-    spdlog::info("job {} expired: it ended more than {:g} days ago", id,
-                 static_cast<double>(older_than.count()) / 86400.0);
-    deleted.push_back(id);
-  }
-  return deleted;
-}
-
-std::vector<std::string> JobManager::PruneArtifacts(std::chrono::seconds older_than) {
-  absl::MutexLock use(&artifact_use_);
-  std::set<std::string> named;
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    named = NamedArtifacts();
-  }
-  std::vector<std::string> removed = artifacts_->Prune(named, older_than);
-  for (const std::string& what : removed) {
-    spdlog::info("artifact store: removed {}: no job names it and it was not used for {:g} h", what,
-                 static_cast<double>(older_than.count()) / 3600.0);
-  }
-  return removed;
-}
-
-std::set<std::string> JobManager::NamedArtifacts() const {
-  std::set<std::string> named;
-  for (const auto& [id, job] : jobs_) {
-    named.insert(job->artifacts.begin(), job->artifacts.end());
-  }
-  return named;
-}
-
-absl::StatusOr<JobManager::JobPage> JobManager::List(uint32_t page_size,
-                                                     const std::string& page_token) const {
-  constexpr uint32_t kDefaultPage = 100, kMaxPage = 1000;
-  page_size = page_size == 0 ? kDefaultPage : std::min(page_size, kMaxPage);
-  // Newest first; ties by id. A token is "<submitted_unix_ms>/<id>" of the last job of a page.
-  using Key = std::pair<int64_t, std::string>;
-  std::optional<Key> after;
-  if (!page_token.empty()) {
-    const size_t slash = page_token.find('/');
-    int64_t ms = 0;
-    if (slash == std::string::npos || page_token.size() > 128 ||
-        !absl::SimpleAtoi(page_token.substr(0, slash), &ms)) {
-      return absl::InvalidArgumentError("page_token is not one this orchestrator gave");
-    }
-    after = Key(ms, page_token.substr(slash + 1));
-  }
-  std::vector<std::pair<Key, std::shared_ptr<Job>>> selected;
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    for (const auto& [id, job] : jobs_) {
-      Key key(job->submitted_unix_ms, id);
-      if (!after || key < *after) selected.emplace_back(std::move(key), job);
-    }
-  }
-  const size_t count = std::min<size_t>(page_size, selected.size());
-  std::partial_sort(selected.begin(), selected.begin() + static_cast<std::ptrdiff_t>(count),
-                    selected.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  JobPage page;
-  for (size_t i = 0; i < count; ++i) page.jobs.push_back(selected[i].second->Status());
-  if (count < selected.size()) {
-    const Key& last = selected[count - 1].first;
-    page.next_page_token = std::to_string(last.first) + "/" + last.second;
-  }
-  return page;
-}
-
-absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) const {
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    std::shared_ptr<Job> job = Find(job_id);
-    if (!job) return UnknownJob(job_id);
-    const v1::JobStatus status = job->Status();
-    if (job->kind == JobKind::kTraining) {
-      return absl::FailedPreconditionError(
-          "job " + job_id +
-          " is a training job: its result is a weights file, not a results table "
-          "(GetTrainingResult; cosimo results JOB --out weights.json)");
-    }
-    if (status.state() != v1::SUCCEEDED) {
-      return absl::FailedPreconditionError(
-          "job " + job_id + " has no results: it is " + v1::JobState_Name(status.state()) +
-          (status.message().empty() ? "" : " (" + status.message() + ")"));
-    }
-  }
-  return store_->LoadResults(job_id);
-}
-
-absl::StatusOr<StoredResults> JobManager::VariantResults(const std::string& job_id,
-                                                         uint64_t variant) const {
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    std::shared_ptr<Job> job = Find(job_id);
-    if (!job) return UnknownJob(job_id);
-    if (absl::Status s = CheckVariantResults(job->Status(), variant); !s.ok()) return s;
-  }
-  absl::StatusOr<StoredResults> results = store_->LoadResults(VariantResultsId(job_id, variant));
-  if (results.status().code() == absl::StatusCode::kNotFound) {
-    return absl::FailedPreconditionError("variant " + std::to_string(variant) + " of job " +
-                                         job_id + " has no results: it has not succeeded (yet)");
-  }
-  return results;
-}
-
-absl::StatusOr<v1::TrainingResult> JobManager::TrainingResult(const std::string& job_id) const {
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    std::shared_ptr<Job> job = Find(job_id);
-    if (!job) return UnknownJob(job_id);
-    const v1::JobStatus status = job->Status();
-    if (job->kind != JobKind::kTraining) {
-      return absl::FailedPreconditionError("job " + job_id +
-                                           " is not a training job: its results are a table "
-                                           "(GetResults)");
-    }
-    if (status.state() != v1::SUCCEEDED) {
-      return absl::FailedPreconditionError(
-          "job " + job_id + " has no trained weights: it is " + v1::JobState_Name(status.state()) +
-          (status.message().empty() ? "" : " (" + status.message() + ")"));
-    }
-  }
-  return store_->LoadTrainingResult(job_id);
-}
-
-absl::StatusOr<v1::JobStatus> JobManager::WaitForChange(const std::string& job_id,
-                                                        uint64_t* version,
-                                                        std::chrono::milliseconds timeout) {
-  std::shared_ptr<Job> job;
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    job = Find(job_id);
-    if (!job) return UnknownJob(job_id);
-  }
-  return job->WaitForChange(version, absl::Now() + absl::FromChrono(timeout));
 }
 
 }  // namespace cosimo::orchestrator

@@ -2,7 +2,10 @@
 // each job on its own thread by the runner of its kind (JobRunner, job_runner.h: simulation or
 // training), cancellation, watching, listing, deletion and retention (the Housekeeper calls
 // ExpireJobs and PruneArtifacts), and durable records in the JobStore. A job that fails says
-// why; other jobs go on.
+// why; other jobs go on. Defined in three files: the lifecycle (submit, schedule, run, resume,
+// recover, cancel) in job_manager.cc, the queries (status, list, results, waiting for a change,
+// workers) in job_queries.cc, retention and deletion in job_retention.cc; who may change a job
+// is job_access.h.
 //
 // Every change of a job's status is written to the store; a write that fails is logged and fails
 // the job (a running job is stopped), so that what a client sees is never lost at a restart
