@@ -47,120 +47,15 @@
 #include "cosimo/common/status.h"
 #include "cosimo/ssp/ssp_import.h"
 #include "cosimo/units/scenario_check.h"
+#include "interrupts.h"
 #include "progress.h"
+#include "scenario_files.h"
 #include "train.h"
 #include "verbs.h"
 
 namespace cosimo::cli {
 
-std::atomic<bool> g_interrupted{false};
-
 namespace {
-
-// What Ctrl-C or SIGTERM does (README: exit 130 at once), as main goes on: `run` cancels its
-// job and stops its workers (a second signal exits at once); a watched job is left running and
-// the message says how to follow or cancel it; anything else exits.
-struct InterruptState {
-  absl::Mutex mutex;
-  bool cancel_run ABSL_GUARDED_BY(mutex) = false;
-  std::string watched_job ABSL_GUARDED_BY(mutex);
-  std::string temp_dir ABSL_GUARDED_BY(mutex);  // removed before exiting
-};
-InterruptState g_interrupt;
-
-void HandleInterrupts(sigset_t signals) {
-  int signal = 0;
-  sigwait(&signals, &signal);
-  g_interrupted = true;
-  std::string temp_dir, job;
-  bool cancel_run = false;
-  {
-    absl::MutexLock lock(&g_interrupt.mutex);
-    temp_dir = g_interrupt.temp_dir;
-    job = g_interrupt.watched_job;
-    cancel_run = g_interrupt.cancel_run;
-  }
-  if (cancel_run) {
-    std::cerr << "\ncosimo: interrupted: canceling the job and stopping its workers\n";
-    sigwait(&signals, &signal);
-  } else if (!job.empty()) {
-    std::cerr << "\ncosimo: interrupted; job " << job
-              << " is still running on the orchestrator (cosimo watch " << job
-              << " follows it again, cosimo cancel " << job << " stops it)\n";
-  } else {
-    std::cerr << "\ncosimo: interrupted\n";
-  }
-  std::error_code ignored;
-  if (!temp_dir.empty()) std::filesystem::remove_all(temp_dir, ignored);
-  std::fflush(stdout);
-  _exit(130);
-}
-
-}  // namespace
-
-void SetWatchedJob(const std::string& job) {
-  absl::MutexLock lock(&g_interrupt.mutex);
-  g_interrupt.watched_job = job;
-}
-
-namespace {
-
-bool IsFmu(const std::string& path) {
-  return std::filesystem::path(path).extension().string() == ".fmu";
-}
-
-bool IsSsp(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".ssp" || ext == ".ssd";
-}
-
-// An .ssp or .ssd as a scenario (cosimo/ssp/ssp_import.h); notices go to stderr.
-absl::StatusOr<v1::Scenario> ImportSystem(const std::string& path,
-                                          const ssp::SspImportOptions& options) {
-  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(path, options);
-  if (!imported.ok()) return imported.status();
-  for (const std::string& notice : imported->notices) std::cerr << "cosimo: " << notice << "\n";
-  return imported->scenario;
-}
-
-// The scenario `run` and `submit` are given: a JSON file (stop time and step from the FMUs'
-// DefaultExperiment when it leaves them out), an FMU on its own, or an SSP (ImportSystem).
-absl::StatusOr<v1::Scenario> LoadScenario(const std::string& path,
-                                          const ssp::SspImportOptions& options) {
-  if (IsSsp(path)) return ImportSystem(path, options);
-  if (IsFmu(path)) {
-    client::SingleFmuOptions fmu;
-    fmu.stop_time = options.stop_time;
-    fmu.step_size = options.step_size;
-    absl::StatusOr<client::SingleFmuScenario> single = client::ScenarioForFmu(path, fmu);
-    if (!single.ok()) return single.status();
-    for (const std::string& notice : single->notices) std::cerr << "cosimo: " << notice << "\n";
-    return single->scenario;
-  }
-  absl::StatusOr<v1::Scenario> scenario = cosimo::LoadScenarioFile(path);
-  if (!scenario.ok()) return scenario;
-  absl::StatusOr<std::vector<std::string>> notices = client::ApplyDefaultExperiments(&*scenario);
-  if (!notices.ok()) return notices.status();
-  for (const std::string& notice : *notices) std::cerr << "cosimo: " << notice << "\n";
-  return scenario;
-}
-
-// Writes `scenario` as JSON to `out`, its FMU paths relative to the file's folder.
-absl::Status WriteScenario(v1::Scenario scenario, const std::string& out) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::absolute(out).parent_path();
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  for (v1::Unit& unit : *scenario.mutable_units()) {
-    if (!unit.has_fmu()) continue;
-    unit.mutable_fmu()->set_path(
-        fs::path(unit.fmu().path()).lexically_relative(dir).generic_string());
-  }
-  std::ofstream file(out, std::ios::trunc);
-  file << cosimo::ScenarioToJson(scenario) << "\n";
-  if (!file) return absl::PermissionDeniedError("cannot write '" + out + "'");
-  return absl::OkStatus();
-}
 
 void AddSspOptions(CLI::App& cmd, Options& o) {
   cmd.add_option("--step-size,--step", o.ssp.step_size,
@@ -168,32 +63,6 @@ void AddSspOptions(CLI::App& cmd, Options& o) {
                  "stepSize, else a thousandth of the run)");
   cmd.add_option("--stop-time", o.ssp.stop_time,
                  "SSP or FMU input: override DefaultExperiment's stopTime");
-}
-
-// run and submit: the scenario loaded and checked, every problem in one round (structure,
-// units, parameters, variables). An SSP is imported into a folder removed when `temp` goes.
-struct TempFolder {
-  std::string path;
-  ~TempFolder() {
-    std::error_code ignored;
-    if (!path.empty()) std::filesystem::remove_all(path, ignored);
-  }
-};
-absl::StatusOr<v1::Scenario> CheckedScenario(Options& o, TempFolder& temp) {
-  if (IsSsp(o.scenario_path)) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "cosimo-ssp-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::InternalError("cannot create a folder for the SSP's FMUs");
-    }
-    temp.path = pattern;
-    o.ssp.resources_dir = pattern;
-    absl::MutexLock lock(&g_interrupt.mutex);
-    g_interrupt.temp_dir = pattern;
-  }
-  absl::StatusOr<v1::Scenario> scenario = LoadScenario(o.scenario_path, o.ssp);
-  if (!scenario.ok()) return scenario.status();
-  if (absl::Status s = cosimo::units::CheckScenario(*scenario); !s.ok()) return s;
-  return scenario;
 }
 
 void DefineRun(CLI::App& cmd, Options& o) {
@@ -385,20 +254,6 @@ constexpr Verb kVerbs[] = {
     {"sweep", "run a parameter sweep here, or as a job with --orchestrator; one row per variant",
      DefineSweep, Sweep},
 };
-
-// Ctrl-C / TERM: handled on a thread (sigwait) that asks a run to cancel.
-void StartInterruptHandler(bool cancel_run) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  {
-    absl::MutexLock lock(&g_interrupt.mutex);
-    g_interrupt.cancel_run = cancel_run;
-  }
-  std::thread(HandleInterrupts, signals).detach();
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include "cosimo/common/plot.h"
 #include "cosimo/common/security.h"
 #include "cosimo/ssp/ssp_import.h"
+#include "interrupts.h"
 #include "sweep_verb.h"
 #include "train.h"
 
@@ -23,11 +24,6 @@ namespace cosimo::cli {
 
 using client::Client;
 using client::JobResults;
-
-// Set by the interrupt handler (Ctrl-C, SIGTERM).
-extern std::atomic<bool> g_interrupted;
-// The job being watched: an interrupt says how to follow or cancel it.
-void SetWatchedJob(const std::string& job);
 
 // Everything the verbs' options fill in; each verb reads what it defined.
 struct Options {
