@@ -23,13 +23,6 @@ InputPolynomials Shift(const InputPolynomials& p, double d) {
   return q;
 }
 
-bool Crossed(const std::vector<double>& a, const std::vector<double>& b) {
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    if ((a[i] > 0.0 && b[i] <= 0.0) || (a[i] < 0.0 && b[i] >= 0.0)) return true;
-  }
-  return false;
-}
-
 void MeModel::Derivatives(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,
                           Eigen::Ref<Eigen::VectorXd> dxdt) const {
   if (!error_.ok() || !Keep(SetPoint(t, x, u)) ||

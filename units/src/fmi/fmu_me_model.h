@@ -15,8 +15,6 @@ namespace cosimo::units::fmu {
 
 // u(s + d) as a polynomial in s, from u(s) (Taylor shift of the coefficients).
 InputPolynomials Shift(const InputPolynomials& p, double d);
-// Whether an event indicator changed sign from `a` to `b`.
-bool Crossed(const std::vector<double>& a, const std::vector<double>& b);
 
 // The FMU seen as x' = F(x, u, t), y = G(x, u, t) by the solvers. FMI errors inside the
 // const methods are kept (first one wins) and make the results NaN, so the solver stops; the

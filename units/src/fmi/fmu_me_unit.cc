@@ -21,11 +21,13 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/status.h"
 #include "units/src/fmi/fmu_me_model.h"
 #include "units/src/fmi/fmu_unit_base.h"
 #include "units/src/fmi/fmu_units.h"
 #include "units/src/models/model.h"
 #include "units/src/solvers/solver.h"
+#include "units/src/solvers/state_events.h"
 
 namespace cosimo::units::fmu {
 namespace {
@@ -421,41 +423,29 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     return absl::OkStatus();
   }
 
-  // The state event in the chunk [t, *t_b] whose indicators crossed: bisection, re-integrating
-  // from the chunk's start (x_a, z_a, the solver's history) to within the event tolerance. On
-  // return *t_b is the bracket's end after the crossing, x_ the state there and *z_b its
+  // The state event in the chunk [t, *t_b] whose indicators crossed (LocateStateEvent,
+  // solvers/state_events.h), re-integrating from the chunk's start (x_a, the solver's history).
+  // On return *t_b is the bracket's end after the crossing, x_ the state there and *z_b its
   // indicators (or `status` says why the solver stopped).
-  absl::Status LocateStateEvent(const InputPolynomials& poly, const InputPolynomials& shifted,
-                                double t0, double t, const Eigen::VectorXd& x_a,
-                                const std::vector<double>& z_a,
-                                const std::shared_ptr<const void>& history, double* t_b,
-                                std::vector<double>* z_b, StepStatus* status,
-                                std::string* message) {
+  absl::Status LocateEvent(const InputPolynomials& poly, const InputPolynomials& shifted, double t0,
+                           double t, const Eigen::VectorXd& x_a, const std::vector<double>& z_a,
+                           const std::shared_ptr<const void>& history, double* t_b,
+                           std::vector<double>* z_b, StepStatus* status, std::string* message) {
     Eigen::VectorXd u(u_.size());
-    std::vector<double> z_m;
-    double lo = t, hi = *t_b;
-    Eigen::VectorXd x_hi = x_, x_m;
-    const double tolerance = std::max(1e-12, 1e-10 * std::max(1.0, std::abs(*t_b)));
-    while (hi - lo > tolerance) {
-      const double t_m = 0.5 * (lo + hi);
+    const IntegrateTo integrate_to = [&](double t_m, Eigen::VectorXd* x_m, std::vector<double>* z_m,
+                                         bool* stopped) {
       solver_->RestoreHistory(history);
-      x_m = x_a;
-      if (absl::Status s = Integrate(shifted, t, t_m - t, &x_m, status, message); !s.ok()) {
-        return s;
-      }
-      if (*status != StepStatus::kOk) return absl::OkStatus();
+      *x_m = x_a;
+      if (absl::Status s = Integrate(shifted, t, t_m - t, x_m, status, message); !s.ok()) return s;
+      *stopped = *status != StepStatus::kOk;
+      if (*stopped) return absl::OkStatus();
       poly.Value(t_m - t0, u);
-      if (absl::Status s = Indicators(t_m, x_m, u, &z_m); !s.ok()) return s;
-      if (Crossed(z_a, z_m)) {
-        hi = t_m;
-        x_hi = x_m;
-        *z_b = z_m;
-      } else {
-        lo = t_m;
-      }
-    }
-    *t_b = hi;
-    x_ = x_hi;
+      return Indicators(t_m, *x_m, u, z_m);
+    };
+    bool stopped = false;
+    Eigen::VectorXd x_hi = x_;
+    COSIMO_RETURN_IF_ERROR(LocateStateEvent(integrate_to, z_a, t, t_b, &x_hi, z_b, &stopped));
+    if (!stopped) x_ = x_hi;
     return absl::OkStatus();
   }
 
@@ -490,8 +480,8 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
         if (absl::Status s = Indicators(t_b, x_, u, &z_b); !s.ok()) return s;
         if (Crossed(z_a, z_b)) {
           const double chunk_end = t_b;
-          if (absl::Status s = LocateStateEvent(poly, shifted, t0, t, x_a, z_a, history, &t_b, &z_b,
-                                                status, message);
+          if (absl::Status s =
+                  LocateEvent(poly, shifted, t0, t, x_a, z_a, history, &t_b, &z_b, status, message);
               !s.ok()) {
             return s;
           }
