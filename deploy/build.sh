@@ -22,6 +22,9 @@ if command -v ccache >/dev/null; then
   # The test suites use precompiled headers (tests/CMakeLists.txt): ccache caches the files that
   # include one only with this sloppiness (no source of ours uses __DATE__ or __TIME__).
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}pch_defines,time_macros"
+  # Paths under the tree are hashed relative to it, so a second clone or worktree of the same
+  # sources (another branch, CI's fresh clone) reuses the objects the first one compiled.
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 fi
 cmake -S "$root" -B "$build_dir" "${configure[@]}" "$@"
 

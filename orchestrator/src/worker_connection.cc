@@ -75,10 +75,12 @@ absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out,
   auto canceled = [&] { return options.cancel != nullptr && options.cancel->load(); };
   auto expired = [&] { return std::chrono::steady_clock::now() >= deadline; };
   absl::MutexLock lock(&loop_->mutex());
+  waiting_.store(true);
   loop_->Wait(cv_, [&] {
     loop_->mutex().AssertHeld();
     return (has_reply_ && reply_seq_ == seq) || lost_ || canceled() || expired();
   });
+  waiting_.store(false);
   if (has_reply_ && reply_seq_ == seq) {
     out->Swap(&reply_);
     has_reply_ = false;
@@ -213,6 +215,7 @@ void WorkerConnection::OnRead(bool ok) {
   if (read_.body_case() != v1::WorkerMessage::kHeartbeat) {
     reply_.Swap(&read_);
     reply_seq_ = reply_.seq();
+    replies_read_.fetch_add(1, std::memory_order_relaxed);
     if (reply_.cpu() > 0) cpu_.store(static_cast<int>(reply_.cpu()) - 1, std::memory_order_relaxed);
     has_reply_ = true;
     cv_.Signal();

@@ -113,6 +113,10 @@ class WorkerConnection {
 
   // Messages written to the worker by jobs so far (a batch counts once; tests and benchmarks).
   uint64_t messages_written() const { return messages_written_.load(std::memory_order_relaxed); }
+  // Replies read from the worker so far (heartbeats not counted; tests).
+  uint64_t replies_read() const { return replies_read_.load(std::memory_order_relaxed); }
+  // A job waits in WaitReply now (tests: act while the wait is in progress, not before it).
+  bool waiting() const { return waiting_.load(); }
 
  private:
   enum class Op { kAccept, kRead, kWrite, kFinish };
@@ -156,6 +160,8 @@ class WorkerConnection {
   int slots_ = 1;
   bool runs_variants_ = false;
   std::atomic<uint64_t> messages_written_{0};
+  std::atomic<uint64_t> replies_read_{0};
+  std::atomic<bool> waiting_{false};
 
   std::unique_ptr<grpc::ServerContext> context_ ABSL_GUARDED_BY(loop_->mutex());
   std::unique_ptr<Stream> stream_ ABSL_GUARDED_BY(loop_->mutex());

@@ -124,8 +124,10 @@ class DistributedTest : public ::testing::Test {
       std::vector<std::string> argv = {BinDir() + "/cosimo-worker", "--orchestrator",
                                        orchestrator_->address(), "--cache-dir", dir_ + "/cache"};
       argv.insert(argv.end(), extra.begin(), extra.end());
-      workers_.push_back(std::make_unique<Process>(
-          argv, dir_ + "/worker" + std::to_string(workers_.size()) + ".log"));
+      // Appended piece by piece: GCC 12's -Wstringop-overread misfires on `a + b + ".log"` here.
+      std::string log = dir_;
+      log.append("/worker").append(std::to_string(workers_.size())).append(".log");
+      workers_.push_back(std::make_unique<Process>(argv, log));
     }
   }
 

@@ -6,8 +6,11 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -60,6 +63,49 @@ bool WaitForState(client::Client& client, const std::string& job, v1::JobState s
   return false;
 }
 
+// Polls `condition` every 20 ms until it holds or `timeout` passes.
+template <typename Condition>
+bool Eventually(Condition condition, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// How many of the orchestrator's workers are attached, and how many of them busy.
+int AttachedWorkers(client::Client& client, bool busy_only) {
+  absl::StatusOr<std::vector<v1::WorkerStatus>> workers = client.Workers();
+  if (!workers.ok()) return -1;
+  return static_cast<int>(
+      std::count_if(workers->begin(), workers->end(),
+                    [&](const v1::WorkerStatus& w) { return !busy_only || w.busy(); }));
+}
+
+// The job's time as the orchestrator stored it (jobs.status, a serialized JobStatus), read beside
+// the running orchestrator (its store is in WAL mode); -1 if not stored.
+double StoredTime(const std::string& data_dir, const std::string& id) {
+  sqlite3* db = nullptr;
+  double time = -1.0;
+  if (sqlite3_open_v2((data_dir + "/jobs.sqlite").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+      SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT status FROM jobs WHERE id = ?", -1, &stmt, nullptr) ==
+            SQLITE_OK &&
+        sqlite3_bind_text(stmt, 1, id.c_str(), -1, SQLITE_TRANSIENT) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      v1::JobStatus status;
+      if (status.ParseFromArray(sqlite3_column_blob(stmt, 0), sqlite3_column_bytes(stmt, 0))) {
+        time = status.time();
+      }
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return time;
+}
+
 // A worker killed mid-job: the job fails at once naming the unit, the worker and the time; the
 // other job goes on, and a new worker is used by the next job.
 TEST_F(DistributedTest, KilledWorkerFailsItsJobOnlyAndIsReplaced) {
@@ -72,7 +118,9 @@ TEST_F(DistributedTest, KilledWorkerFailsItsJobOnlyAndIsReplaced) {
   // Find a worker of the doomed job: the job of every worker is in the orchestrator's log, so
   // kill the workers one by one until the doomed job fails (the other job is short).
   ASSERT_TRUE(WaitForState(client, *other, v1::SUCCEEDED, std::chrono::seconds(60)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The other job's workers given back: only the doomed job's two are busy.
+  ASSERT_TRUE(
+      Eventually([&] { return AttachedWorkers(client, true) == 2; }, std::chrono::seconds(10)));
   const auto killed_at = std::chrono::steady_clock::now();
   for (auto& w : workers_) w->Signal(SIGKILL);  // only the doomed job's two are busy
   v1::JobStatus status;
@@ -117,7 +165,10 @@ TEST_F(DistributedTest, CancelStopsARunningJobAndFreesItsWorkers) {
   absl::StatusOr<std::string> job = client.Submit(LongCar());
   ASSERT_TRUE(job.ok());
   ASSERT_TRUE(WaitForState(client, *job, v1::RUNNING, std::chrono::seconds(20)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Stepping: the cancel stops a running master, not a job still loading its units.
+  ASSERT_TRUE(
+      Eventually([&] { return client.Get(*job).ok() && client.Get(*job)->steps_accepted() > 0; },
+                 std::chrono::seconds(20)));
   ASSERT_TRUE(client.Cancel(*job).ok());
   v1::JobStatus status;
   ASSERT_TRUE(WaitForState(client, *job, v1::CANCELED, std::chrono::seconds(10), &status));
@@ -142,7 +193,9 @@ TEST_F(DistributedTest, CancelInterruptsALongStep) {
   absl::StatusOr<std::string> job = client.Submit(SlowStep());
   ASSERT_TRUE(job.ok()) << job.status();
   ASSERT_TRUE(WaitForState(client, *job, v1::RUNNING, std::chrono::seconds(20)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Both workers hold the job's units: the cancel comes during the long first step.
+  ASSERT_TRUE(
+      Eventually([&] { return AttachedWorkers(client, true) == 2; }, std::chrono::seconds(20)));
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(client.Cancel(*job).ok());
   ASSERT_TRUE(WaitForState(client, *job, v1::CANCELED, std::chrono::seconds(10)));
@@ -384,13 +437,10 @@ TEST_F(DurableTest, RunningJobIsMarkedFailedAfterARestart) {
     ASSERT_TRUE(job.ok());
     id = *job;
     ASSERT_TRUE(WaitForState(client, id, v1::RUNNING, std::chrono::seconds(20)));
-    // Progress is stored once a second: past the first second of simulated progress, the store
-    // holds a time after the start (it held t=0 until the job ended).
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline && client.Get(id)->time() <= 0.0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // Progress is stored at most once a second (it held t=0 until the job ended): killed once
+    // the store holds a time after the start.
+    ASSERT_TRUE(
+        Eventually([&] { return StoredTime(data_dir_, id) > 0.0; }, std::chrono::seconds(20)));
   }
   orchestrator_->process().Signal(SIGKILL);
   orchestrator_->process().Wait(std::chrono::seconds(5));
@@ -467,7 +517,11 @@ TEST(ReconnectTest, WorkersReRegisterAfterAnOrchestratorRestart) {
   auto orchestrator = start_orchestrator("orchestrator1.log");
   const std::vector<std::unique_ptr<testing::Process>> workers =
       testing::ReconnectingWorkers(address, dir, 2);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  {
+    client::Client first(address);
+    ASSERT_TRUE(
+        Eventually([&] { return AttachedWorkers(first, false) == 2; }, std::chrono::seconds(20)));
+  }
   orchestrator->Stop();
   orchestrator = start_orchestrator("orchestrator2.log");
   client::Client client(address);
@@ -494,10 +548,15 @@ TEST(ReconnectTest, WorkerStopsPromptlyWhileItWaitsToConnect) {
   testing::Process worker(
       {testing::BinDir() + "/cosimo-worker", "--orchestrator", "127.0.0.1:" + std::to_string(port)},
       dir + "/worker.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into its 5 s attempt
+  // Its attempt has begun once its connection is there to accept (then 5 s to time out).
+  pollfd ready{silent, POLLIN, 0};
+  ASSERT_EQ(poll(&ready, 1, 10000), 1) << "the worker did not dial within 10 s";
+  const int dialed = accept(silent, nullptr, nullptr);
+  ASSERT_GE(dialed, 0);
   worker.Signal(SIGTERM);
   // Before, the attempt ran its 5 s out first.
   EXPECT_EQ(worker.Wait(std::chrono::seconds(3)), 0) << worker.log();
+  close(dialed);
   close(silent);
 }
 

@@ -383,7 +383,7 @@ TEST_F(WorkerServiceTest, AWorkerThatDiesWhileAJobWaitsFailsTheWaitNamingTheWork
     v1::WorkerMessage reply;
     return connection->WaitReply(1, &reply);
   });
-  std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(WaitFor([&] { return connection->waiting(); }));  // killed while the job waits
   worker->Kill();
   const absl::Status status = wait.get();
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
@@ -440,7 +440,7 @@ TEST_F(WorkerServiceTest, ACancelEndsTheWaitForAReply) {
     v1::WorkerMessage reply;
     return connection->WaitReply(1, &reply, {std::chrono::milliseconds(0), &cancel});
   });
-  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(WaitFor([&] { return connection->waiting(); }));  // canceled while the job waits
   const auto start = std::chrono::steady_clock::now();
   cancel = true;
   const absl::Status status = wait.get();
@@ -484,7 +484,7 @@ TEST_F(WorkerServiceTest, ClosingTheStreamsEndsEveryWorkersStreamAndFailsAWaitin
     v1::WorkerMessage reply;
     return connection->WaitReply(1, &reply);
   });
-  std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(WaitFor([&] { return connection->waiting(); }));  // closed while the job waits
   service_->CloseStreams(5s);
   const absl::Status status = wait.get();
   EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
@@ -570,8 +570,9 @@ TEST_F(DeferredReadTest, ALateReplyAfterTheJobReleasedTheWorkerDoesNotStopItsRea
   v1::OrchestratorMessage command;
   ASSERT_TRUE(worker->Read(&command));
   pool_->Release({connection});  // the job failed elsewhere and let the worker go
+  const uint64_t read = connection->replies_read();
   ASSERT_TRUE(worker->Reply(1));
-  std::this_thread::sleep_for(50ms);  // the reply is read
+  ASSERT_TRUE(WaitFor([&] { return connection->replies_read() > read; }));  // the reply is read
   worker->Kill();
   EXPECT_TRUE(WaitFor([&] { return pool_->List().empty(); }, 3s))
       << "a killed idle worker was still listed after 3 s";
