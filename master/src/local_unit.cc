@@ -4,13 +4,15 @@
 
 namespace cosimo::master {
 
-absl::StatusOr<std::unique_ptr<LocalUnit>> LocalUnit::Create(const v1::LoadUnit& load) {
-  absl::StatusOr<std::unique_ptr<units::UnitHost>> host = units::UnitHost::Create(load);
-  if (!host.ok()) return host.status();
-  return std::unique_ptr<LocalUnit>(new LocalUnit(load.unit().name(), *std::move(host)));
-}
-
 namespace {
+
+// RemoteUnit::Context's wording: the unit and the worker, unless the error names the unit.
+absl::Status InUnit(const absl::Status& status, const std::string& name, const std::string& where) {
+  if (status.ok() || where.empty()) return status;
+  if (status.message().find("unit '" + name + "'") != absl::string_view::npos) return status;
+  return absl::Status(status.code(),
+                      "unit '" + name + "' (" + where + "): " + std::string(status.message()));
+}
 
 // Member-wise swap: cheaper than std::swap's three moves of every member. Lists every member of
 // StepReply (common/include/cosimo/common/unit_api.h says so beside it); the size check fails
@@ -32,6 +34,13 @@ void SwapReplies(StepReply& a, StepReply& b) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<LocalUnit>> LocalUnit::Create(const v1::LoadUnit& load,
+                                                             const std::string& where) {
+  absl::StatusOr<std::unique_ptr<units::UnitHost>> host = units::UnitHost::Create(load);
+  if (!host.ok()) return InUnit(host.status(), load.unit().name(), where);
+  return std::unique_ptr<LocalUnit>(new LocalUnit(load.unit().name(), where, *std::move(host)));
+}
 
 void LocalUnit::Send(const UnitCommand& command) {
   pending_kind_ = command.kind;
@@ -62,19 +71,21 @@ absl::Status LocalUnit::Await(UnitResponse* response) {
     case UnitCommand::Kind::kReject:
       break;
   }
-  return pending_status_;
+  return InUnit(pending_status_, name_, where_);
 }
 
 absl::StatusOr<MasterResult> RunInProcess(const v1::Scenario& scenario,
                                           const std::vector<v1::LoadUnit>& loads,
-                                          const RunOptions& options, const PrepareLoad& prepare) {
+                                          const RunOptions& options, const PrepareLoad& prepare,
+                                          const InspectUnits& inspect) {
   std::vector<std::unique_ptr<LocalUnit>> units;
   absl::Status loaded;
   for (const v1::LoadUnit& given : loads) {
     v1::LoadUnit load = given;
-    if (prepare) loaded = prepare(&load);
+    if (prepare) loaded = InUnit(prepare(&load), load.unit().name(), options.where);
     absl::StatusOr<std::unique_ptr<LocalUnit>> unit =
-        loaded.ok() ? LocalUnit::Create(load) : absl::StatusOr<std::unique_ptr<LocalUnit>>(loaded);
+        loaded.ok() ? LocalUnit::Create(load, options.where)
+                    : absl::StatusOr<std::unique_ptr<LocalUnit>>(loaded);
     if (!unit.ok()) {
       loaded = unit.status();
       break;
@@ -83,7 +94,9 @@ absl::StatusOr<MasterResult> RunInProcess(const v1::Scenario& scenario,
   }
   std::vector<UnitProxy*> proxies;
   for (auto& unit : units) proxies.push_back(unit.get());
-  return RunOverUnits(scenario, proxies, loaded, options);
+  absl::StatusOr<MasterResult> result = RunOverUnits(scenario, proxies, loaded, options);
+  if (inspect) inspect(proxies);
+  return result;
 }
 
 }  // namespace cosimo::master

@@ -67,6 +67,7 @@ class JobManager {
   void set_checkpoint_interval(std::chrono::seconds interval) { checkpoint_interval_ = interval; }
   // How often one job resumes after losing a worker before it fails (0: never); 3 by default.
   void set_max_resumptions(int n) { max_resumptions_ = n; }
+  void set_master_in_worker(bool on) { master_in_worker_ = on; }
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, running ones
   // with a checkpoint queued to resume from it, and other running ones failed (their workers and
@@ -195,6 +196,7 @@ class JobManager {
   const std::chrono::milliseconds command_timeout_;
   std::chrono::seconds checkpoint_interval_{60};
   int max_resumptions_ = 3;
+  bool master_in_worker_ = true;
   Metrics* const metrics_;
   const JobLimits limits_;
   const bool ticks_;  // an unschedulable timeout is set: Tick runs

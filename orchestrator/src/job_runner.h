@@ -40,6 +40,9 @@ struct RunnerEnv {
   // Wall time between checkpoints besides algorithm.checkpoint_every (0: only by steps).
   std::chrono::seconds checkpoint_interval{60};
   int max_resumptions = 3;  // resumptions after a lost worker before the job fails (0: none)
+  // A simulation job whose units all sit on one worker that runs jobs (Hello.runs_jobs) runs its
+  // master in that worker (RunJob); false: always unit by unit from here.
+  bool master_in_worker = true;
   // Queues the job again, first in line, to resume from its checkpoint, its message `message`;
   // returns "" once it is queued, else why it is not (the orchestrator shuts down).
   std::function<std::string(const std::shared_ptr<Job>&, const std::string& message)> resume;

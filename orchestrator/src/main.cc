@@ -108,6 +108,10 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
                  "fails (0: a lost worker fails the job)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--master-in-worker", options.master_in_worker,
+                 "run the master of a job whose units all sit on one worker in that worker "
+                 "(false: every job's master runs here, unit by unit)")
+      ->capture_default_str();
   raw.command_timeout_s = static_cast<double>(options.command_timeout.count());
   app.add_option("--command-timeout-s", raw.command_timeout_s,
                  "fail a job whose unit does not answer one command (a step, a load) within this "

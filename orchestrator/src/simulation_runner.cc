@@ -42,6 +42,10 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
     return;
   }
   const std::optional<v1::JobCheckpoint>& checkpoint = *resume_from;
+  if (RunsOnOneWorker(lease)) {
+    RunOnWorker(job, scenario, std::move(lease), checkpoint);
+    return;
+  }
   const WorkerLease::Workers& workers = lease.workers();
   spdlog::info("job {} running on {} workers", job->id,
                std::set<std::shared_ptr<WorkerConnection>>(workers.begin(), workers.end()).size());
@@ -52,21 +56,8 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
   }
   env_.running_units->Set(workers, scenario);
   const absl::Status loaded = RemoteUnit::FinishLoads(units);
-  // Progress is also stored, at most once a second, so that a job failed by a restart (kill -9)
-  // reports the time it reached.
-  JobRecorder* const recorder = env_.recorder;
-  auto stored_at = recorder->clock()->Now();
-  auto publish = [recorder, job, &stored_at](const master::Progress& p) {
-    absl::MutexLock lock(&job->mutex);
-    job->status.set_time(p.time);
-    job->status.set_steps_accepted(p.steps_accepted);
-    job->status.set_steps_rejected(p.steps_rejected);
-    job->status.set_iterations(p.iterations);
-    recorder->Progressed(*job, &stored_at);
-  };
-  JobObserver observer(publish, &job->cancel, env_.metrics, job->id, recorder->clock(),
-                       env_.limits.max_recorded_rows, recorder->store(), env_.checkpoint_interval);
-  if (checkpoint) observer.ResumedFrom(*checkpoint);
+  const std::function<void(const master::Progress&)> publish = Publisher(job);
+  JobObserver observer = ObserverFor(job, publish, checkpoint);
   absl::StatusOr<master::MasterResult> result =
       master::RunOverUnits(scenario, RemoteUnit::Proxies(units), loaded,
                            {.observer = &observer, .resume = checkpoint ? &*checkpoint : nullptr});
@@ -83,7 +74,34 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
     EndFailedRun(job, result.status(), observer, lost_worker);
     return;
   }
-  StoreResults(*job, scenario, *std::move(result), std::move(variables));
+  StoreResults(*job, scenario, *std::move(result), std::move(variables), "orchestrator");
+}
+
+std::function<void(const master::Progress&)> SimulationRunner::Publisher(
+    const std::shared_ptr<Job>& job) const {
+  // Progress is also stored, at most once a second, so that a job failed by a restart (kill -9)
+  // reports the time it reached.
+  JobRecorder* const recorder = env_.recorder;
+  auto stored_at =
+      std::make_shared<std::chrono::steady_clock::time_point>(recorder->clock()->Now());
+  return [recorder, job, stored_at](const master::Progress& p) {
+    absl::MutexLock lock(&job->mutex);
+    job->status.set_time(p.time);
+    job->status.set_steps_accepted(p.steps_accepted);
+    job->status.set_steps_rejected(p.steps_rejected);
+    job->status.set_iterations(p.iterations);
+    recorder->Progressed(*job, stored_at.get());
+  };
+}
+
+JobObserver SimulationRunner::ObserverFor(
+    const std::shared_ptr<Job>& job, std::function<void(const master::Progress&)> publish,
+    const std::optional<v1::JobCheckpoint>& checkpoint) const {
+  JobObserver observer(std::move(publish), &job->cancel, env_.metrics, job->id,
+                       env_.recorder->clock(), env_.limits.max_recorded_rows,
+                       env_.recorder->store(), env_.checkpoint_interval);
+  if (checkpoint) observer.ResumedFrom(*checkpoint);
+  return observer;
 }
 
 absl::StatusOr<std::optional<v1::JobCheckpoint>> SimulationRunner::CheckpointToResume(
@@ -143,7 +161,8 @@ std::string SimulationRunner::ResumeAfterLoss(const std::shared_ptr<Job>& job,
 
 void SimulationRunner::StoreResults(Job& job, const v1::Scenario& scenario,
                                     master::MasterResult result,
-                                    std::vector<v1::RecordedVariable> variables) {
+                                    std::vector<v1::RecordedVariable> variables,
+                                    const std::string& master) {
   Clock* const clock = env_.recorder->clock();
   RunTimes times;
   {
@@ -157,6 +176,7 @@ void SimulationRunner::StoreResults(Job& job, const v1::Scenario& scenario,
   }
   StoredResults stored;
   stored.metadata = BuildResultsMetadata(scenario, result, std::move(variables), times);
+  stored.metadata.set_master(master);
   static_cast<ResultTable&>(stored) = std::move(static_cast<ResultTable&>(result));
   if (absl::Status s = env_.recorder->store()->PutResults(job.id, stored); !s.ok()) {
     env_.recorder->Finish(job, v1::FAILED,

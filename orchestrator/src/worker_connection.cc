@@ -276,6 +276,7 @@ void WorkerConnection::OnHello() {
   host_ = hello.host();
   slots_ = std::max(1, hello.slots());
   runs_variants_ = hello.runs_variants();
+  runs_jobs_ = hello.runs_jobs();
   labels_.assign(hello.labels().begin(), hello.labels().end());
   pid_ = hello.pid();
   welcome.mutable_welcome()->set_accepted(true);

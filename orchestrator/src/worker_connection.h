@@ -62,6 +62,7 @@ class WorkerConnection {
   int pid() const { return pid_; }
   int slots() const { return slots_; }                   // units it hosts at once, >= 1
   bool runs_variants() const { return runs_variants_; }  // Hello.runs_variants
+  bool runs_jobs() const { return runs_jobs_; }          // Hello.runs_jobs
   std::string Describe() const;                          // "worker w3 on host h1"
 
   // Job side. Sends one message to the worker (serialized at once: the caller may reuse it); false
@@ -159,6 +160,7 @@ class WorkerConnection {
   int pid_ = 0;
   int slots_ = 1;
   bool runs_variants_ = false;
+  bool runs_jobs_ = false;
   std::atomic<uint64_t> messages_written_{0};
   std::atomic<uint64_t> replies_read_{0};
   std::atomic<bool> waiting_{false};

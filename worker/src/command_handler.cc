@@ -66,6 +66,9 @@ class CommandHandler::Impl {
       case v1::OrchestratorMessage::kRunVariants:
         // Whole variants, no unit of the stream's: the session runs them (variant_runner.h).
         return Ack(absl::InvalidArgumentError("worker: RunVariants is not a unit command"), reply);
+      case v1::OrchestratorMessage::kRunJob:
+        // A whole job, no unit of the stream's: the session runs it (job_command.h).
+        return Ack(absl::InvalidArgumentError("worker: RunJob is not a unit command"), reply);
       case v1::OrchestratorMessage::kWelcome:
       case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:

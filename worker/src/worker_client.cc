@@ -22,6 +22,7 @@
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
 #include "cosimo/worker/artifact_cache.h"
+#include "cosimo/worker/job_command.h"
 #include "cosimo/worker/slot_handler.h"
 #include "cosimo/worker/train_command.h"
 #include "cosimo/worker/variant_runner.h"
@@ -169,6 +170,10 @@ class WorkerClient::Session {
         read = Train(&command);
         continue;
       }
+      if (command.has_run_job()) {
+        read = RunJob(&command);
+        continue;
+      }
       if (command.has_run_variants()) {
         // A sweep's variants whole, here (variant_runner.h); no unit of them stays loaded.
         reply_.Clear();
@@ -220,6 +225,28 @@ class WorkerClient::Session {
         },
         done_message.mutable_training_done());
     const bool written = Write(done_message);
+    reader.join();  // the next command, or the end of the stream
+    command->Swap(&next);
+    return read && written;
+  }
+
+  // A simulation job whole here (cosimo/worker/job_command.h): its messages with the command's
+  // seq, the last JobDone. A thread reads the stream meanwhile, as for Train: its end (a cancel)
+  // abandons the run at once. Returns whether a next command was read into `*command`.
+  bool RunJob(v1::OrchestratorMessage* command) {
+    const uint64_t seq = command->seq();
+    v1::OrchestratorMessage next;
+    bool read = false;
+    std::thread reader([&] {
+      read = stream_->Read(&next);
+      if (!read) units::AbandonRequest() = true;
+    });
+    const bool written = RunJobCommand(
+        command->run_job(), [this](const std::string& digest) { return Fetch(digest); },
+        [this, seq](v1::WorkerMessage* message) {
+          message->set_seq(seq);
+          return Write(*message);
+        });
     reader.join();  // the next command, or the end of the stream
     command->Swap(&next);
     return read && written;
@@ -341,6 +368,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   h->set_fmi3(true);
   h->set_slots(options_.slots);
   h->set_runs_variants(true);
+  h->set_runs_jobs(true);
   absl::Status result;
   v1::OrchestratorMessage welcome;
   if (!stream->Write(hello) || !stream->Read(&welcome) || !welcome.has_welcome()) {

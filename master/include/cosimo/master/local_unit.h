@@ -20,8 +20,11 @@ namespace cosimo::master {
 
 class LocalUnit final : public UnitProxy {
  public:
-  // Loads the unit described by `load` (as a worker would on LoadUnit).
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalUnit>> Create(const v1::LoadUnit& load);
+  // Loads the unit described by `load` (as a worker would on LoadUnit). With `where` (how an
+  // orchestrator names the worker, "worker w3 on host h1"), an error of the unit that does not
+  // name it reads "unit 'u' (<where>): ...", as a RemoteUnit's does.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<LocalUnit>> Create(
+      const v1::LoadUnit& load, const std::string& where = "");
 
   const std::string& name() const override { return name_; }
   const UnitDescription& description() const override { return host_->description(); }
@@ -31,10 +34,11 @@ class LocalUnit final : public UnitProxy {
   [[nodiscard]] absl::Status Await(UnitResponse* response) override;
 
  private:
-  LocalUnit(std::string name, std::unique_ptr<units::UnitHost> host)
-      : name_(std::move(name)), host_(std::move(host)) {}
+  LocalUnit(std::string name, std::string where, std::unique_ptr<units::UnitHost> host)
+      : name_(std::move(name)), where_(std::move(where)), host_(std::move(host)) {}
 
   std::string name_;
+  std::string where_;
   std::unique_ptr<units::UnitHost> host_;
   UnitResponse pending_;
   UnitCommand::Kind pending_kind_ = UnitCommand::Kind::kStep;  // what pending_ holds
@@ -45,12 +49,19 @@ class LocalUnit final : public UnitProxy {
 // ends the loading with it.
 using PrepareLoad = std::function<absl::Status(v1::LoadUnit*)>;
 
+// Reads the units after the run, before they are released (their descriptions); only the units
+// that loaded.
+using InspectUnits = std::function<void(const std::vector<UnitProxy*>&)>;
+
 // Loads `loads` (one per scenario unit, in order: LoadUnitFor's) as LocalUnits, each prepared
-// first when `prepare` is given, and runs `scenario` over them (RunOverUnits). Callers:
-// worker/src/variant_runner.cc, bench/inprocess_figures.cc, bench/sweep_figure.cc.
+// first when `prepare` is given, and runs `scenario` over them (RunOverUnits); `inspect`, when
+// given, reads the units afterwards. Errors of the units say options.where as
+// LocalUnit::Create's. Callers: worker/src/variant_runner.cc, worker/src/job_command.cc,
+// bench/inprocess_figures.cc, bench/sweep_figure.cc.
 [[nodiscard]] absl::StatusOr<MasterResult> RunInProcess(const v1::Scenario& scenario,
                                                         const std::vector<v1::LoadUnit>& loads,
                                                         const RunOptions& options = {},
-                                                        const PrepareLoad& prepare = {});
+                                                        const PrepareLoad& prepare = {},
+                                                        const InspectUnits& inspect = {});
 
 }  // namespace cosimo::master

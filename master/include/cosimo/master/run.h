@@ -9,6 +9,7 @@
 // worker), bench/inprocess_figures.cc and bench/sweep_figure.cc.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,6 +25,8 @@ struct RunOptions {
   MasterObserver* observer = nullptr;  // may be null
   // A checkpoint of an earlier run of the same scenario to go on from (RunMaster's `resume`).
   const v1::JobCheckpoint* resume = nullptr;
+  // RunInProcess only: how an orchestrator names the worker the units run on (LocalUnit::Create).
+  std::string where = {};
 };
 
 // RunMaster over `units` (one per scenario unit, in order) when `loaded` is OK, else `loaded`

@@ -67,6 +67,10 @@ struct ServerOptions {
   std::chrono::seconds checkpoint_interval{60};
   // How often one job resumes from its checkpoint after losing a worker before it fails (0: never).
   int max_resumptions = 3;
+  // A simulation job whose units all sit on one worker runs its master in that worker's process
+  // (one message per job and progress report instead of a round trip per macro step); false:
+  // every job runs its master here, unit by unit over the workers' streams (docs/deployment.md).
+  bool master_in_worker = true;
   // The largest artifact an upload may announce; bigger ones are refused before any byte is
   // written.
   uint64_t max_upload_bytes = uint64_t{4} << 30;

@@ -1,0 +1,147 @@
+#include "orchestrator/src/worker_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/unit_api_proto.h"
+#include "orchestrator/src/results_metadata.h"
+#include "orchestrator/src/simulation_runner.h"
+
+namespace cosimo::orchestrator {
+namespace {
+
+master::Progress FromProto(const v1::JobProgress& p) {
+  master::Progress out;
+  out.time = p.time();
+  out.steps_accepted = p.steps_accepted();
+  out.steps_rejected = p.steps_rejected();
+  out.iterations = p.iterations();
+  return out;
+}
+
+void Append(v1::ResultRows* rows, ResultTable* table) {
+  table->values.insert(table->values.end(), rows->values().begin(), rows->values().end());
+  for (std::string& text : *rows->mutable_strings()) table->strings.push_back(std::move(text));
+  table->integers.insert(table->integers.end(), rows->integers().begin(), rows->integers().end());
+}
+
+// The run's end: the result RunOverUnits would have given, the table's rows already in `result`.
+void Finish(const WorkerConnection& worker, const v1::JobDone& done, WorkerRun* run,
+            master::MasterResult* result) {
+  if (done.has_error()) {
+    run->result = cosimo::FromProto(done.error());
+    return;
+  }
+  result->columns.assign(done.columns().begin(), done.columns().end());
+  for (int type : done.types()) {
+    result->types.push_back(cosimo::FromProto(static_cast<v1::ValueType>(type)));
+  }
+  result->steps_accepted = done.steps_accepted();
+  result->steps_rejected = done.steps_rejected();
+  result->iterations_mean = done.iterations_mean();
+  result->iterations_max = done.iterations_max();
+  for (const v1::UnitRun& unit : done.units()) {
+    result->units.push_back(
+        {unit.name(), {worker.id(), worker.host()}, ReportFromProto(unit.report())});
+    run->descriptions.push_back(cosimo::FromProto(unit.loaded()));
+  }
+  run->result = std::move(*result);
+}
+
+}  // namespace
+
+WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
+                         const ReplyWaitOptions& wait, JobObserver& observer) {
+  constexpr uint64_t kSeq = 1;
+  WorkerRun run{absl::UnknownError("no JobDone"), {}};
+  v1::OrchestratorMessage message;
+  message.set_seq(kSeq);
+  *message.mutable_run_job() = command;
+  if (!worker.Write(message)) {
+    run.result = absl::UnavailableError(worker.Describe() + " is gone: " + worker.lost_reason());
+    return run;
+  }
+  master::MasterResult result;
+  v1::WorkerMessage reply;
+  while (true) {
+    if (absl::Status s = worker.WaitReply(kSeq, &reply, wait); !s.ok()) {
+      run.result = s;
+      return run;
+    }
+    switch (reply.body_case()) {
+      case v1::WorkerMessage::kJobProgress:
+        if (!reply.job_progress().cannot_checkpoint().empty()) {
+          observer.OnCheckpointFailed(
+              absl::FailedPreconditionError(reply.job_progress().cannot_checkpoint()));
+        }
+        observer.OnProgress(FromProto(reply.job_progress()));
+        break;
+      case v1::WorkerMessage::kJobCheckpoint:
+        observer.OnCheckpoint(reply.job_checkpoint());
+        break;
+      case v1::WorkerMessage::kResultRows:
+        Append(reply.mutable_result_rows(), &result);
+        break;
+      case v1::WorkerMessage::kJobDone:
+        observer.OnProgress(FromProto(reply.job_done().last()));
+        Finish(worker, reply.job_done(), &run, &result);
+        return run;
+      default:
+        run.result = absl::InternalError(
+            worker.Describe() + ": expected JobProgress, JobCheckpoint, ResultRows or JobDone");
+        return run;
+    }
+    worker.ResumeReads();  // the next message is read at once, not behind a command
+  }
+}
+
+bool SimulationRunner::RunsOnOneWorker(const WorkerLease& lease) const {
+  const WorkerLease::Workers& workers = lease.workers();
+  if (!env_.master_in_worker || workers.empty() || !workers.front()->runs_jobs()) return false;
+  return std::all_of(workers.begin(), workers.end(),
+                     [&](const auto& w) { return w == workers.front(); });
+}
+
+void SimulationRunner::RunOnWorker(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,
+                                   WorkerLease lease,
+                                   const std::optional<v1::JobCheckpoint>& checkpoint) {
+  const WorkerLease::Workers& workers = lease.workers();
+  WorkerConnection& worker = *workers.front();
+  spdlog::info("job {} running its master on {}", job->id, worker.Describe());
+  v1::RunJob command;
+  command.set_job_id(job->id);
+  *command.mutable_scenario() = scenario;
+  for (v1::LoadUnit& load : LoadUnitsFor(scenario, job->id)) *command.add_loads() = std::move(load);
+  if (checkpoint) *command.mutable_resume() = *checkpoint;
+  command.set_max_recorded_rows(env_.limits.max_recorded_rows);
+  command.set_checkpoint_interval_ms(
+      std::chrono::duration_cast<std::chrono::milliseconds>(env_.checkpoint_interval).count());
+  command.set_progress_interval_ms(100);
+  command.set_where(worker.Describe());
+  env_.running_units->Set(workers, scenario);
+  const std::function<void(const master::Progress&)> publish = Publisher(job);
+  JobObserver observer = ObserverFor(job, publish, checkpoint);
+  WorkerRun run = RunJobOnWorker(worker, command, {env_.command_timeout, &job->cancel}, observer);
+  const bool lost_worker = worker.lost();
+  std::vector<v1::RecordedVariable> variables;
+  if (run.result.ok()) {
+    std::vector<const UnitDescription*> descriptions;
+    for (const UnitDescription& d : run.descriptions) descriptions.push_back(&d);
+    variables = RecordedVariables(scenario, *run.result, descriptions);
+  }
+  env_.running_units->Clear(workers);
+  const std::string master = "worker " + worker.id();
+  lease.Release();
+  publish(observer.last());
+  if (!run.result.ok()) {
+    EndFailedRun(job, run.result.status(), observer, lost_worker);
+    return;
+  }
+  StoreResults(*job, scenario, *std::move(run.result), std::move(variables), master);
+}
+
+}  // namespace cosimo::orchestrator

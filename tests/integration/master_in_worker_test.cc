@@ -1,0 +1,209 @@
+// A job whose units all sit on one worker runs its master in that worker (RunJob, issue 40): its
+// results CSV, its metadata (but for the wall times and where it ran) and its failure messages
+// are byte for byte those of the unit-by-unit path (an orchestrator with
+// --master-in-worker=false), for every algorithm (Jacobi, Gauss-Seidel, fixed point, Newton with
+// a COSTARICA-estimated unit, adaptive steps with rejections), built-in units and a test FMU, and
+// for a job stopped by the row limit. A worker-run job resumes after kill -9 of its worker with
+// the CSV of a fault-free run; a cancel stops it at once and the worker serves the next job.
+#include <gmock/gmock.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "cosimo/common/csv.h"
+#include "tests/integration/fixture.h"
+
+namespace cosimo {
+namespace {
+
+using testing::DualMass;
+using ::testing::HasSubstr;
+using testing::OrchestratorProcess;
+using testing::Process;
+using ::testing::StartsWith;
+
+std::string Csv(const ResultTable& table) {
+  std::ostringstream out;
+  WriteCsv(out, table);
+  return out.str();
+}
+
+// The metadata but for what differs between two runs of a job: when and where it ran.
+v1::ResultsMetadata Comparable(v1::ResultsMetadata meta) {
+  meta.clear_wall_seconds();
+  meta.clear_started_unix_ms();
+  meta.clear_finished_unix_ms();
+  meta.clear_master();
+  for (v1::UnitReport& unit : *meta.mutable_units()) {
+    unit.clear_worker();
+    unit.clear_host();
+  }
+  return meta;
+}
+
+// An orchestrator (its extra flags) with its own worker(s) of 4 slots, keeping 400 rows a job.
+struct Site {
+  Site(const std::string& name, std::vector<std::string> flags, int workers = 1)
+      : dir(testing::TempDir(name)) {
+    flags.insert(flags.end(), {"--heartbeat-interval-ms", "100", "--heartbeat-timeout-ms", "1000"});
+    if (std::find(flags.begin(), flags.end(), "--max-recorded-rows") == flags.end()) {
+      flags.insert(flags.end(), {"--max-recorded-rows", "400"});
+    }
+    orchestrator = std::make_unique<OrchestratorProcess>(dir, flags);
+    for (int i = 0; i < workers; ++i) {
+      worker.push_back(std::make_unique<Process>(
+          std::vector<std::string>{testing::BinDir() + "/cosimo-worker", "--orchestrator",
+                                   orchestrator->address(), "--cache-dir", dir + "/cache",
+                                   "--slots", "4", "--reconnect-ms", "100"},
+          dir + "/worker" + std::to_string(i) + ".log"));
+    }
+    client = std::make_unique<client::Client>(orchestrator->address());
+    for (int i = 0; i < 600; ++i) {
+      absl::StatusOr<std::vector<v1::WorkerStatus>> w = client->Workers();
+      if (w.ok() && w->size() >= static_cast<size_t>(workers)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  v1::JobStatus Run(const v1::Scenario& scenario, std::string* id) {
+    absl::StatusOr<std::string> job = client->Submit(scenario);
+    EXPECT_TRUE(job.ok()) << job.status();
+    if (!job.ok()) return {};
+    *id = *job;
+    absl::StatusOr<v1::JobStatus> status = client->Watch(*job, nullptr, 50);
+    EXPECT_TRUE(status.ok()) << status.status();
+    return status.ok() ? *status : v1::JobStatus();
+  }
+
+  std::string dir;
+  std::unique_ptr<OrchestratorProcess> orchestrator;
+  std::vector<std::unique_ptr<Process>> worker;
+  std::unique_ptr<client::Client> client;
+};
+
+struct Case {
+  std::string name;
+  v1::Scenario scenario;
+};
+
+v1::Scenario Car(const std::string& kind) {
+  v1::Scenario s = testing::CarScenario(0.05);
+  s.mutable_algorithm()->set_kind(kind == "JACOBI" ? v1::Algorithm::JACOBI
+                                                   : v1::Algorithm::GAUSS_SEIDEL);
+  s.set_stop_time(5.0);
+  return s;
+}
+
+std::vector<Case> Cases() {
+  const std::string adaptive =
+      R"("adaptive": {"min_step": 1e-6, "max_step": 0.01, "tolerance": 1e-5},)";
+  return {
+      {"car Jacobi", Car("JACOBI")},
+      {"car Gauss-Seidel", Car("GAUSS_SEIDEL")},
+      {"dual mass fixed point, COSTARICA", DualMass("FIXED_POINT", "", 100.0, 2.0)},
+      {"dual mass Newton, COSTARICA", DualMass("NEWTON", "", 100.0, 2.0)},
+      {"dual mass adaptive Newton with rejections", DualMass("NEWTON", adaptive, 1e4, 0.25)},
+      {"FMU with a built-in", testing::MsdWithSpring(testing::Fmu("fmi2_msd"), 0.05)},
+      {"failing FMU", testing::MsdWithSpring(testing::Fmu("fmi2_error"), 0.01)},
+      {"over the row limit", DualMass("NEWTON", "", 100.0, 10.0)},
+  };
+}
+
+TEST(MasterInWorkerTest, ResultsMetadataAndFailuresAreThoseOfTheUnitByUnitPath) {
+  Site worker_run("cosimo-miw", {});
+  Site unit_by_unit("cosimo-ubu", {"--master-in-worker=false"});
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    std::string a_id, b_id;
+    const v1::JobStatus a = worker_run.Run(c.scenario, &a_id);
+    const v1::JobStatus b = unit_by_unit.Run(c.scenario, &b_id);
+    ASSERT_EQ(v1::JobState_Name(a.state()), v1::JobState_Name(b.state())) << a.message();
+    EXPECT_EQ(a.message(), b.message());
+    EXPECT_EQ(a.steps_accepted(), b.steps_accepted());
+    EXPECT_EQ(a.steps_rejected(), b.steps_rejected());
+    EXPECT_EQ(a.time(), b.time());
+    if (a.state() != v1::SUCCEEDED) continue;
+    absl::StatusOr<client::JobResults> ra = worker_run.client->Results(a_id);
+    absl::StatusOr<client::JobResults> rb = unit_by_unit.client->Results(b_id);
+    ASSERT_TRUE(ra.ok() && rb.ok());
+    EXPECT_EQ(Csv(*ra), Csv(*rb));
+    EXPECT_THAT(ra->metadata.master(), StartsWith("worker w"));
+    EXPECT_EQ(rb->metadata.master(), "orchestrator");
+    std::string diff;
+    google::protobuf::util::MessageDifferencer differencer;
+    differencer.ReportDifferencesToString(&diff);
+    EXPECT_TRUE(differencer.Compare(Comparable(ra->metadata), Comparable(rb->metadata))) << diff;
+  }
+  // Both kinds of run happened where they should.
+  EXPECT_THAT(worker_run.orchestrator->process().log(), HasSubstr("running its master on worker"));
+  EXPECT_THAT(unit_by_unit.orchestrator->process().log(),
+              ::testing::Not(HasSubstr("running its master on worker")));
+}
+
+// Waits until job `id` runs past simulated time `t`; false when it ended first.
+bool WaitForTime(client::Client& client, const std::string& id, double t) {
+  for (int i = 0; i < 3000; ++i) {
+    absl::StatusOr<v1::JobStatus> s = client.Get(id);
+    if (s.ok() && s->state() == v1::RUNNING && s->time() > t) return true;
+    if (s.ok() && s->state() != v1::RUNNING && s->state() != v1::QUEUED) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+int BusyWorkerPid(client::Client& client, const std::string& id) {
+  absl::StatusOr<std::vector<v1::WorkerStatus>> workers = client.Workers();
+  if (!workers.ok()) return -1;
+  for (const v1::WorkerStatus& w : *workers) {
+    if (w.busy() && w.job_id() == id) return w.pid();
+  }
+  return -1;
+}
+
+TEST(MasterInWorkerTest, KilledWorkerResumesFromItsCheckpointAsAFaultFreeRun) {
+  Site site("cosimo-miw-kill", {"--unschedulable-timeout-s", "30", "--max-recorded-rows", "100000"},
+            2);
+  // Long enough (60,000 steps) to be killed mid-run at its in-process speed; a checkpoint every
+  // 1 s of simulated time.
+  const v1::Scenario scenario = DualMass("NEWTON", R"("checkpoint_every": 100,)", 100.0, 600.0);
+  absl::StatusOr<std::string> id = site.client->Submit(scenario);
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_TRUE(WaitForTime(*site.client, *id, 5.0)) << "the job ended before the fault";
+  const int pid = BusyWorkerPid(*site.client, *id);
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  absl::StatusOr<v1::JobStatus> status = site.client->Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  const std::string log = site.orchestrator->process().log();
+  EXPECT_THAT(log, HasSubstr("resumes from its checkpoint at t="));
+  EXPECT_THAT(log, HasSubstr("running its master on worker"));
+  absl::StatusOr<client::JobResults> results = site.client->Results(*id);
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_THAT(results->metadata.master(), StartsWith("worker w"));
+  EXPECT_EQ(Csv(*results), Csv(testing::InProcess(scenario)));
+}
+
+TEST(MasterInWorkerTest, CancelStopsTheRunAndTheWorkerServesTheNextJob) {
+  Site site("cosimo-miw-cancel", {"--max-recorded-rows", "100000000"});
+  v1::Scenario slow = Car("JACOBI");
+  slow.set_stop_time(1e6);
+  absl::StatusOr<std::string> id = site.client->Submit(slow);
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_TRUE(WaitForTime(*site.client, *id, 0.5));
+  const auto asked = std::chrono::steady_clock::now();
+  ASSERT_TRUE(site.client->Cancel(*id).ok());
+  absl::StatusOr<v1::JobStatus> status = site.client->Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(3));
+  std::string next;
+  const v1::JobStatus done = site.Run(Car("JACOBI"), &next);
+  EXPECT_EQ(done.state(), v1::SUCCEEDED) << done.message();
+}
+
+}  // namespace
+}  // namespace cosimo
