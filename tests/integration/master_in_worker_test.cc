@@ -4,7 +4,8 @@
 // --master-in-worker=false), for every algorithm (Jacobi, Gauss-Seidel, fixed point, Newton with
 // a COSTARICA-estimated unit, adaptive steps with rejections), built-in units and a test FMU, and
 // for a job stopped by the row limit. A worker-run job resumes after kill -9 of its worker with
-// the CSV of a fault-free run; a cancel stops it at once and the worker serves the next job.
+// the CSV of a fault-free run, and after kill -9 of the orchestrator and its restart; a cancel
+// stops it at once and the worker serves the next job.
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -184,6 +185,43 @@ TEST(MasterInWorkerTest, KilledWorkerResumesFromItsCheckpointAsAFaultFreeRun) {
   absl::StatusOr<client::JobResults> results = site.client->Results(*id);
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_THAT(results->metadata.master(), StartsWith("worker w"));
+  EXPECT_EQ(Csv(*results), Csv(testing::InProcess(scenario)));
+}
+
+// kill -9 of the orchestrator while its worker runs the job: restarted on the same address and
+// data directory, it resumes the job from its checkpoint once the worker re-attaches.
+TEST(MasterInWorkerTest, KilledOrchestratorResumesTheJobAfterARestart) {
+  const std::string dir = testing::TempDir("cosimo-miw-restart");
+  const std::string data = dir + "/data";
+  auto first = std::make_unique<OrchestratorProcess>(
+      dir, std::vector<std::string>{"--data-dir", data, "--heartbeat-interval-ms", "100"});
+  ASSERT_GT(first->port(), 0) << first->process().log();
+  const std::string address = first->address();
+  Process worker({testing::BinDir() + "/cosimo-worker", "--orchestrator", address, "--slots", "2",
+                  "--reconnect-ms", "100", "--cache-dir", dir + "/cache"},
+                 dir + "/worker.log");
+  const v1::Scenario scenario = DualMass("NEWTON", R"("checkpoint_every": 100,)", 100.0, 600.0);
+  std::string id;
+  {
+    client::Client client(address);
+    absl::StatusOr<std::string> job = client.Submit(scenario);
+    ASSERT_TRUE(job.ok()) << job.status();
+    id = *job;
+    ASSERT_TRUE(WaitForTime(client, id, 5.0)) << "the job ended before the fault";
+  }
+  EXPECT_THAT(first->process().log(), HasSubstr("running its master on worker"));
+  first->process().Signal(SIGKILL);
+  first->process().Wait(std::chrono::seconds(5));
+  Process restarted(
+      {testing::BinDir() + "/cosimo-orchestrator", "--listen", address, "--data-dir", data},
+      dir + "/orchestrator2.log");
+  client::Client client(address);
+  absl::StatusOr<v1::JobStatus> status = testing::WatchOnceItAnswers(client, id);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  EXPECT_THAT(restarted.log(), HasSubstr("resumes from its checkpoint at t="));
+  absl::StatusOr<client::JobResults> results = client.Results(id);
+  ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_EQ(Csv(*results), Csv(testing::InProcess(scenario)));
 }
 
