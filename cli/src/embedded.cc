@@ -189,7 +189,10 @@ std::vector<EmbeddedWorkers> EmbeddedWorkerPlan(const v1::Scenario& scenario, in
     ++units[static_cast<size_t>(it - plan.begin())];
   }
   const int total = scenario.units_size();
-  for (size_t g = 0; g < plan.size(); ++g) {
+  for (size_t g = 0; g < plan.size() && max_workers <= 0; ++g) {
+    plan[g].slots = units[g];  // one process per label: its jobs' masters run in it (RunJob)
+  }
+  for (size_t g = 0; g < plan.size() && max_workers > 0; ++g) {
     const int share = static_cast<int>(static_cast<int64_t>(max_workers) * units[g] / total);
     plan[g].processes = std::clamp(share, 1, units[g]);
     plan[g].slots = (units[g] + plan[g].processes - 1) / plan[g].processes;
@@ -272,9 +275,7 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
   {
     WorkerProcesses workers;
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    for (const EmbeddedWorkers& group :
-         EmbeddedWorkerPlan(scenario, options.max_workers > 0 ? options.max_workers : cores)) {
+    for (const EmbeddedWorkers& group : EmbeddedWorkerPlan(scenario, options.max_workers)) {
       for (int i = 0; i < group.processes; ++i) {
         if (absl::Status s = workers.Spawn(binary, address, options, group.label, group.slots);
             !s.ok()) {

@@ -71,8 +71,9 @@ void DefineRun(CLI::App& cmd, Options& o) {
       ->required();
   AddResultsOut(cmd, o);
   cmd.add_option("--workers", o.run_workers,
-                 "at most this many worker processes, each hosting several units when the "
-                 "scenario has more (default: this machine's cores)")
+                 "spread the units over at most this many worker processes, each hosting several "
+                 "units when the scenario has more (default: one process holding all the units, "
+                 "per worker label, the master running in it)")
       ->check(CLI::Range(1, 4096));
   AddSspOptions(cmd, o);
 }

@@ -137,8 +137,8 @@ void DefineSweep(CLI::App& cmd, Options& o) {
                  "refuse a sweep of more variants than this")
       ->capture_default_str();
   cmd.add_option("--parallel", c.parallel,
-                 "variants run at once (default: this machine's cores); each has its share of "
-                 "the cores for its worker processes")
+                 "variants run at once (default: this machine's cores), each in one worker "
+                 "process of its own (per worker label) that runs its master")
       ->check(CLI::Range(1, 4096));
   cmd.add_flag("--wait", c.wait,
                "with --orchestrator: follow the sweep job and write its table (a sweep run here "
@@ -175,7 +175,7 @@ int Sweep(Options& o) {
   client::EmbeddedOptions options;
   options.cancel = &g_interrupted;
   options.worker_log_format = o.log.format;
-  options.max_workers = std::max(1, cores / std::max(parallel, 1));
+  options.max_workers = 0;  // one worker process per variant (and label): the master in it
   std::vector<Outcome> outcomes(values.size());
   std::atomic<size_t> next{0};
   absl::Mutex report;

@@ -53,7 +53,8 @@ def run(scenario: ScenarioLike, workers: int | None = None, *,
             (``.fmu``, run on its own from its DefaultExperiment), or a ``cosimo.v1.Scenario``.
             Files go to the program as they are; a dict or message is written to a temporary
             JSON with its relative paths taken from `base_dir` (default: the current folder).
-        workers: at most this many worker processes (``--workers``; default: the cores).
+        workers: spread the units over at most this many worker processes (``--workers``;
+            default: one process holding all the units, per worker label, the master in it).
         stop_time, step_size: instead of the scenario's (``--stop-time`` / ``--step-size`` for
             an SSP or an FMU).
         program: the ``cosimo`` program (default: :func:`find_program`).

@@ -140,6 +140,15 @@ TEST(EmbeddedWorkerPlanTest, AtMostOneProcessPerCoreWithSlotsForTheRest) {
   EXPECT_EQ(plan[1].label, "gpu");
   EXPECT_EQ(plan[1].processes, 1);
   EXPECT_EQ(plan[1].slots, 1);
+  // The default (no --workers): one process per label holding all its units.
+  plan = client::EmbeddedWorkerPlan(ring, 0);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].processes, 1);
+  EXPECT_EQ(plan[0].slots, 4);
+  plan = client::EmbeddedWorkerPlan(pinned, 0);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].slots, 3);
+  EXPECT_EQ(plan[1].slots, 1);
 }
 
 TEST(EmbeddedRunTest, OneWorkerProcessWithFourSlotsGivesTheCsvOfFour) {

@@ -92,8 +92,10 @@ struct EmbeddedOptions {
   std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
   // Default: $COSIMO_ORCHESTRATOR_BINARY, else cosimo-orchestrator beside us.
   std::string orchestrator_binary;
-  // At most this many worker processes (0: this machine's cores), each hosting several units
-  // (cosimo-worker --slots) when the scenario has more units than that (EmbeddedWorkerPlan).
+  // At most this many worker processes, each hosting several units (cosimo-worker --slots) when
+  // the scenario has more units than that (EmbeddedWorkerPlan). 0: one process per worker label
+  // holding all that label's units, so that a job's master runs in its worker (RunJob,
+  // docs/protocol.md) rather than a round trip per macro step away.
   int max_workers = 0;
   std::string worker_log_level = "warn";
   std::string orchestrator_log_level = "warn";          // `cosimo run --log-level`
@@ -105,7 +107,8 @@ struct EmbeddedOptions {
 // The worker processes of an embedded run: per worker label of the scenario's units (in order
 // of first use; "" for none), how many processes and how many slots each. The units of a label
 // share max(1, its share of `max_workers`) processes, as few slots each as covers them; so with no
-// labels: min(units, max_workers) processes of ceil(units / processes) slots.
+// labels: min(units, max_workers) processes of ceil(units / processes) slots. `max_workers` 0:
+// one process per label with a slot for each of its units.
 struct EmbeddedWorkers {
   std::string label;
   int processes = 1;
