@@ -45,6 +45,14 @@ std::string Csv(const ResultTable& table) {
 
 class SlotsTest : public DistributedTest {
  protected:
+  // The unit-by-unit path's batches are what these tests measure: a job on the four-slot worker
+  // would otherwise run its master in it (master_in_worker_test.cc).
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
+    args.push_back("--master-in-worker=false");
+    return args;
+  }
+
   // Four one-slot workers labelled "single" and one four-slot worker labelled "multi".
   void SetUp() override {
     DistributedTest::SetUp();
