@@ -36,6 +36,9 @@ struct Options {
 [[nodiscard]] absl::Status RunInProcessFigures(const Options& options, Report* report);
 // Figure 5 (FMU unit step against a bare fmi2DoStep loop).
 [[nodiscard]] absl::Status RunFmuFigure(const Options& options, Report* report);
+// Figures 9 (`cosimo run` of one FMU against the bare loop: per step, start-up) and 10 (`cosimo
+// run` of the car against RunInProcess).
+[[nodiscard]] absl::Status RunLocalRunFigures(const Options& options, Report* report);
 // The load figure (load.rss): a cosimo-orchestrator process's resident memory before and after
 // 200 tiny jobs submitted at once to 4 workers.
 [[nodiscard]] absl::Status RunLoadFigure(const Options& options, Report* report);

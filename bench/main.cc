@@ -122,6 +122,8 @@ int main(int argc, char** argv) {
   run({"fig4", "fig6"}, "figures 4 and 6 (in-process, COSTARICA)",
       [&] { return cosimo::bench::RunInProcessFigures(options, &report); });
   run({"fig5"}, "figure 5 (FMU)", [&] { return cosimo::bench::RunFmuFigure(options, &report); });
+  run({"fig9", "fig10"}, "figures 9 and 10 (`cosimo run` on one machine)",
+      [&] { return cosimo::bench::RunLocalRunFigures(options, &report); });
   run({"fig7"}, "figure 7 (hybrid unit training)",
       [&] { return cosimo::bench::RunHybridFigure(options, &report); });
   run({"fig8", "fig8.fmu"}, "figures 8 (sweeps through the service)",
