@@ -111,7 +111,7 @@ void SimulationRunner::RunOnWorker(const std::shared_ptr<Job>& job, const v1::Sc
                                    const std::optional<v1::JobCheckpoint>& checkpoint) {
   const WorkerLease::Workers& workers = lease.workers();
   WorkerConnection& worker = *workers.front();
-  spdlog::info("job {} running its master on {}", job->id, worker.Describe());
+  spdlog::info("job {} running on {}, its master there", job->id, worker.Describe());
   v1::RunJob command;
   command.set_job_id(job->id);
   *command.mutable_scenario() = scenario;

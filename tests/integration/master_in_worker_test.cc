@@ -139,9 +139,9 @@ TEST(MasterInWorkerTest, ResultsMetadataAndFailuresAreThoseOfTheUnitByUnitPath) 
     EXPECT_TRUE(differencer.Compare(Comparable(ra->metadata), Comparable(rb->metadata))) << diff;
   }
   // Both kinds of run happened where they should.
-  EXPECT_THAT(worker_run.orchestrator->process().log(), HasSubstr("running its master on worker"));
+  EXPECT_THAT(worker_run.orchestrator->process().log(), HasSubstr("its master there"));
   EXPECT_THAT(unit_by_unit.orchestrator->process().log(),
-              ::testing::Not(HasSubstr("running its master on worker")));
+              ::testing::Not(HasSubstr("its master there")));
 }
 
 // Waits until job `id` runs past simulated time `t`; false when it ended first.
@@ -181,7 +181,7 @@ TEST(MasterInWorkerTest, KilledWorkerResumesFromItsCheckpointAsAFaultFreeRun) {
   ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
   const std::string log = site.orchestrator->process().log();
   EXPECT_THAT(log, HasSubstr("resumes from its checkpoint at t="));
-  EXPECT_THAT(log, HasSubstr("running its master on worker"));
+  EXPECT_THAT(log, HasSubstr("its master there"));
   absl::StatusOr<client::JobResults> results = site.client->Results(*id);
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_THAT(results->metadata.master(), StartsWith("worker w"));
@@ -209,7 +209,7 @@ TEST(MasterInWorkerTest, KilledOrchestratorResumesTheJobAfterARestart) {
     id = *job;
     ASSERT_TRUE(WaitForTime(client, id, 5.0)) << "the job ended before the fault";
   }
-  EXPECT_THAT(first->process().log(), HasSubstr("running its master on worker"));
+  EXPECT_THAT(first->process().log(), HasSubstr("its master there"));
   first->process().Signal(SIGKILL);
   first->process().Wait(std::chrono::seconds(5));
   Process restarted(
