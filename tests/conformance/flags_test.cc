@@ -14,6 +14,7 @@ namespace cosimo {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::TempDir;
 using testing::WriteFile;
 
@@ -46,6 +47,22 @@ TEST_P(NoSetPriorConformance, TheFmuIsToldItsStepsAreFinal) {
 INSTANTIATE_TEST_SUITE_P(Fmus, NoSetPriorConformance,
                          ::testing::Values("fmi2_msd_flush", "fmi3_msd_flush"),
                          [](const auto& info) { return std::string(info.param); });
+
+// FMI 3 hasEventMode="false" (issue 46, 4): every FMI 3 test FMU without hasEventMode refuses
+// to be instantiated with eventModeUsed or earlyReturnAllowed (tests/fmus/fmi3_framework.c,
+// after FMI 3.0.1 section 4.2.1: eventModeUsed "may only be fmi3True, if hasEventMode =
+// fmi3True"), as the Reference FMU Roberts does. Cosimo asks for both only where the
+// <CoSimulation> element declares hasEventMode: the FMUs without it run, the one with it
+// handles its events in Event Mode.
+TEST(EventModeConformance, EventModeIsRequestedOnlyWhereDeclared) {
+  for (const char* fmu : {"fmi3_msd", "fmi3_msd_nostate", "fmi3_inputs", "fmi3_probe",
+                          "fmi3_bouncing_ball", "fmi3_bouncing_ball_events"}) {
+    const std::string dir = TempDir("conformance-event-mode");
+    const RunResult r = CosimoRun(dir, fmu, {Fmu(fmu), "--stop-time", "0.5"});
+    EXPECT_EQ(r.code, 0) << fmu << ": " << r.log;
+    EXPECT_THAT(r.log, Not(HasSubstr("is not supported"))) << fmu;
+  }
+}
 
 }  // namespace
 }  // namespace cosimo

@@ -145,7 +145,18 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
   return NULL;
 #endif
 #ifndef FMU_HAS_EVENT_MODE
-  if (event_mode_used) return NULL; /* hasEventMode="false" */
+  /* hasEventMode="false" (issue 46, 4), as the Reference FMUs (Roberts) refuse. FMI 3.0.1
+   * section 4.2.1 (fmi3InstantiateCoSimulation): eventModeUsed "may only be fmi3True, if
+   * hasEventMode = fmi3True, otherwise the FMU must raise an error"; and earlyReturnAllowed
+   * is for an importer that handles the early return, of which this FMU declares none
+   * (no hasEventMode, no canReturnEarlyAfterIntermediateUpdate). */
+  if (event_mode_used || early_return_allowed) {
+    if (log != NULL) {
+      log(env, fmi3Error, "logStatusError",
+          event_mode_used ? "Event Mode is not supported" : "early return is not supported");
+    }
+    return NULL;
+  }
 #endif
   c = NewInstance(env, log, false, logging_on);
   if (c != NULL) {
