@@ -6,9 +6,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -37,6 +39,66 @@ std::string Names(const Variables& variables, const std::string& causality = "")
     absl::StrAppend(&names, names.empty() ? "" : ", ", name);
   }
   return names.empty() ? "none" : names;
+}
+
+// The edit distance (Levenshtein, ignoring case) between a and b.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const bool same = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
+      const size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+// " did you mean 'x'?" with the names of `variables` closest to `name` (at most three, at an
+// edit distance of at most a third of the name's length, and at least 1), or "".
+std::string DidYouMean(const Variables& variables, const std::string& name) {
+  const size_t limit = std::max<size_t>(1, name.size() / 3);
+  size_t best = limit + 1;
+  std::vector<std::string> closest;
+  for (const auto& [candidate, causality] : variables) {
+    const size_t d = EditDistance(name, candidate);
+    if (d > best) continue;
+    if (d < best) closest.clear(), best = d;
+    closest.push_back(candidate);
+  }
+  if (closest.empty() || closest.size() > 3) return "";
+  std::string text = " did you mean ";
+  for (size_t k = 0; k < closest.size(); ++k) {
+    absl::StrAppend(&text, k == 0 ? "" : (k + 1 == closest.size() ? " or " : ", "), "'", closest[k],
+                    "'");
+  }
+  return text + "?";
+}
+
+// What a misspelt reference is told: the closest names, then the names it may take (a `from`
+// takes an output; a `to` an input; parameters belong in `parameters` but are listed beside the
+// inputs, a `to` being a value the unit receives; `record` any variable).
+enum class RefKind { kRecord, kFrom, kTo };
+std::string NoVariable(const Variables& variables, const std::string& name, RefKind kind) {
+  std::string text = absl::StrCat("has no variable '", name, "'");
+  if (const std::string mean = DidYouMean(variables, name); !mean.empty()) {
+    absl::StrAppend(&text, ";", mean);
+  }
+  switch (kind) {
+    case RefKind::kFrom:
+      return absl::StrCat(text, " (outputs: ", Names(variables, "output"), ")");
+    case RefKind::kTo:
+      return absl::StrCat(text, " (inputs: ", Names(variables, "input"),
+                          "; parameters: ", Names(variables, "parameter"), ")");
+    case RefKind::kRecord:
+      break;
+  }
+  return absl::StrCat(text, " (variables: ", Names(variables), ")");
 }
 
 // What one check read of files that never change (ScenarioCheckOptions::files_immutable), for
@@ -209,8 +271,8 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
   }
   // A reference "<unit>.<variable>" in `field`: the variable's causality, or nullopt after a
   // problem (none when the unit itself could not be read).
-  auto lookup = [&](const std::string& text,
-                    const std::string& field) -> std::optional<std::string> {
+  auto lookup = [&](const std::string& text, const std::string& field,
+                    RefKind kind) -> std::optional<std::string> {
     absl::StatusOr<VariableRef> ref = ParseVariableRef(text, field);
     if (!ref.ok()) {
       problems.push_back(std::string(ref.status().message()));
@@ -224,24 +286,27 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
     if (!unit->second) return std::nullopt;
     auto variable = unit->second->find(ref->variable);
     if (variable == unit->second->end()) {
-      problems.push_back(absl::StrCat(field, ": unit '", ref->unit, "' has no variable '",
-                                      ref->variable, "' (variables: ", Names(*unit->second), ")"));
+      problems.push_back(absl::StrCat(field, ": unit '", ref->unit, "' ",
+                                      NoVariable(*unit->second, ref->variable, kind)));
       return std::nullopt;
     }
     return variable->second;
   };
   for (int i = 0; i < scenario.record_size(); ++i) {
-    (void)lookup(scenario.record(i), absl::StrCat("record[", i, "] '", scenario.record(i), "'"));
+    (void)lookup(scenario.record(i), absl::StrCat("record[", i, "] '", scenario.record(i), "'"),
+                 RefKind::kRecord);
   }
   for (int i = 0; i < scenario.connections_size(); ++i) {
     const v1::Connection& c = scenario.connections(i);
     const std::string field = absl::StrCat("connections[", i, "]");
-    if (std::optional<std::string> from = lookup(c.from(), field + ".from '" + c.from() + "'");
+    if (std::optional<std::string> from =
+            lookup(c.from(), field + ".from '" + c.from() + "'", RefKind::kFrom);
         from && *from != "output") {
       problems.push_back(
           absl::StrCat(field, ".from: '", c.from(), "' is ", *from, ", not an output"));
     }
-    if (std::optional<std::string> to = lookup(c.to(), field + ".to '" + c.to() + "'");
+    if (std::optional<std::string> to =
+            lookup(c.to(), field + ".to '" + c.to() + "'", RefKind::kTo);
         to && *to != "input") {
       problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
     }
