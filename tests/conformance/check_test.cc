@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "tests/conformance/conformance_util.h"
@@ -50,6 +51,32 @@ TEST(MisspeltNames, NothingCloseSuggestsNothing) {
   EXPECT_NE(r.code, 0);
   EXPECT_THAT(r.log, HasSubstr("unit 'a' has no variable 'velocity' (outputs: e_out, sum, x, y)"));
   EXPECT_THAT(r.log, Not(HasSubstr("did you mean")));
+}
+
+// Non-finite values (issue 46, 6): fmi2_msd with m = 0 computes v' = -inf from the first step
+// on. By default the job fails at the first non-finite output, naming the unit, the output and
+// the time; algorithm.allow_non_finite records the values and goes on.
+TEST(NonFinite, TheFirstNonFiniteOutputFailsTheJob) {
+  for (const bool allow : {false, true}) {
+    const std::string dir = TempDir("conformance-nan");
+    std::string scenario = OneFmuScenario("fmi2_msd", 1.0, 0.1, "", {"x", "v"}, R"({ "m": 0 })");
+    if (allow) {
+      const std::string kind = R"("kind": "JACOBI")";
+      scenario.replace(scenario.find(kind), kind.size(), kind + R"(, "allow_non_finite": true)");
+    }
+    WriteFile(dir + "/s.json", scenario);
+    const RunResult r = CosimoRun(dir, "nan", {dir + "/s.json"});
+    if (allow) {
+      ASSERT_EQ(r.code, 0) << r.log;
+      EXPECT_EQ(r.table.rows.size(), 11u);
+      EXPECT_FALSE(std::isfinite(r.table.rows.back()[2])) << r.log;
+    } else {
+      EXPECT_NE(r.code, 0);
+      EXPECT_THAT(r.log,
+                  ::testing::ContainsRegex("unit 'u': output '[xv]' is -?(inf|nan) at t=0.1 "));
+      EXPECT_THAT(r.log, HasSubstr("algorithm.allow_non_finite"));
+    }
+  }
 }
 
 }  // namespace
