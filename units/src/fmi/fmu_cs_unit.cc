@@ -279,12 +279,16 @@ class CoSimulationUnit : public FmuUnitBase {
     // currentCommunicationPoint in this simulation run [the slave can use this flag to flush a
     // result buffer]"; FMI 3.0.1 section 4.2.2 (fmi3DoStep) likewise. Rollback restores the
     // snapshot taken at the start of the step being tried, never an earlier one, and a
-    // checkpoint is restored into a new instance: true. False only once the protocol's explicit
-    // Save kept a snapshot that may be restored after later steps (SetEarlierStateKept).
-    const bool no_set_prior = !earlier_state_kept_;
+    // checkpoint is restored into a new instance: true. False once the protocol's explicit Save
+    // kept a snapshot that may be restored after later steps (SetEarlierStateKept).
+    // A tentative step's substeps after an early return start after request.time, which the
+    // master may restore: false for them.
+    const bool final_step = request.mode == StepMode::kFinal && !earlier_state_kept_;
+    const bool first_no_set_prior = !earlier_state_kept_;
     const double t_end = request.time + request.step;
     double t = time_;
     for (int substeps = 1;; ++substeps) {
+      const bool no_set_prior = substeps == 1 ? first_no_set_prior : final_step;
       if (absl::Status s = instance_->DoStep(t, t_end - t, no_set_prior, outcome); !s.ok()) {
         return s;
       }
