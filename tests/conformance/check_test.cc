@@ -79,5 +79,32 @@ TEST(NonFinite, TheFirstNonFiniteOutputFailsTheJob) {
   }
 }
 
+// Type mismatches (issue 46, 7), caught with the scenario before anything runs, every one in
+// one report naming both ends and both types: floats feed floats, integers integers that hold
+// every value of theirs (FMI 3 widths: no narrowing), Boolean Boolean, an Enumeration the same
+// Enumeration. fmi3_inputs: y Float64 and e_out Int32 outputs; u Float64, n Int32, flag
+// Boolean, e Enumeration 'Mode', count UInt64 inputs.
+TEST(TypeMismatches, EveryMismatchIsReportedBeforeTheRun) {
+  const std::string dir = TempDir("conformance-check");
+  std::string scenario = TwoUnits(R"({ "from": "a.y", "to": "b.u" },
+      { "from": "a.y", "to": "b.n" }, { "from": "a.e_out", "to": "b.flag" },
+      { "from": "a.e_out", "to": "b.count" }, { "from": "a.e_out", "to": "b.e" })");
+  for (size_t at = scenario.find("fmi2_inputs"); at != std::string::npos;
+       at = scenario.find("fmi2_inputs")) {
+    scenario.replace(at, 11, "fmi3_inputs");
+  }
+  WriteFile(dir + "/s.json", scenario);
+  const RunResult r = CosimoRun(dir, "types", {dir + "/s.json"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.log, HasSubstr("4 problems"));
+  EXPECT_THAT(r.log, Not(HasSubstr("connections[0]")));
+  EXPECT_THAT(r.log, HasSubstr("connections[1]: 'a.y' (Float64) cannot feed 'b.n' (Int32)"));
+  EXPECT_THAT(r.log, HasSubstr("connections[2]: 'a.e_out' (Int32) cannot feed 'b.flag' (Boolean)"));
+  EXPECT_THAT(r.log, HasSubstr("connections[3]: 'a.e_out' (Int32) cannot feed 'b.count' (UInt64): "
+                               "an UInt64 does not hold every Int32 (narrowing)"));
+  EXPECT_THAT(r.log, HasSubstr("connections[4]: 'a.e_out' (Int32) cannot feed 'b.e' "
+                               "(Enumeration 'Mode')"));
+}
+
 }  // namespace
 }  // namespace cosimo
