@@ -143,6 +143,7 @@ absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario)
         a.checkpoint_every(), ")"));
   }
   s.checkpoint_every = a.checkpoint_every();
+  s.allow_non_finite = a.allow_non_finite();
   // Aitken starts from the relaxation written and adapts it; the factor written is a
   // relaxation either way, (0, 1] (docs/scenario.md).
   if (!(std::isfinite(a.relaxation()) && a.relaxation() >= 0.0 && a.relaxation() <= 1.0)) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/fmi/model_description.h"
@@ -101,6 +102,8 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   }
   for (const fmi::ScalarVariable& v : md->variables) {
     e.variables.emplace_back(v.name, CausalityName(v.causality));
+    e.variable_types.push_back(v.enumeration.empty() ? std::string(fmi::VarTypeName(v.type))
+                                                     : "Enumeration '" + v.enumeration + "'");
     if (v.type == fmi::VarType::kClock || (v.is_array && v.first_element < 0)) {
       e.unrecordable.push_back(v.name);
     }

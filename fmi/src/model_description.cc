@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <pugixml.hpp>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "absl/strings/ascii.h"
@@ -423,6 +425,10 @@ class ModelDescriptionParser {
     if (!node.attribute("valueReference")) return Bad(source_, where + " has no valueReference");
     v.value_reference = static_cast<uint32_t>(node.attribute("valueReference").as_ullong());
     v.description = node.attribute("description").as_string();
+    if (std::string_view(type_node.name()) == "Enumeration") {
+      v.enumeration = type_node.attribute("declaredType").as_string();
+      if (v.enumeration.empty()) v.enumeration = "?";
+    }
     v.type = type;
     v.unit = type_node.attribute("unit").as_string();
     auto causality = ParseCausality(node.attribute("causality").as_string());

@@ -6,8 +6,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/status.h"
@@ -112,6 +114,7 @@ class MasterRun {
       }
       if (config_.tentative) COSIMO_RETURN_IF_ERROR(units_.CommitAll(t_next));
       units_.TakeReplies(t_next);
+      if (!config_.algorithm.allow_non_finite) COSIMO_RETURN_IF_ERROR(CheckFinite(t_next));
       ++counters_.steps_accepted;
       counters_.accepted_iterations += static_cast<uint64_t>(attempt.iterations);
       counters_.iterations_max =
@@ -122,6 +125,25 @@ class MasterRun {
       for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress);
       step_control_.AfterAcceptance(h, attempt);
       if (t < stop && CheckpointDue()) COSIMO_RETURN_IF_ERROR(Checkpoint());
+    }
+    return absl::OkStatus();
+  }
+
+  // The first NaN or infinite accepted output, in scenario and output order, fails the run
+  // (algorithm.allow_non_finite records it instead): a unit that diverges is not a result.
+  absl::Status CheckFinite(double t) const {
+    const std::vector<UnitSlot>& slots = units_.slots();
+    for (size_t u = 0; u < slots.size(); ++u) {
+      const Eigen::VectorXd& y = slots[u].outputs;
+      for (Eigen::Index k = 0; k < y.size(); ++k) {
+        if (std::isfinite(y(k))) continue;
+        const auto& outputs = config_.descriptions[u].outputs;
+        return absl::FailedPreconditionError(absl::StrCat(
+            "unit '", slots[u].name, "': output '",
+            static_cast<size_t>(k) < outputs.size() ? outputs[static_cast<size_t>(k)].name : "?",
+            "' is ", y(k), " at t=", t,
+            " (set algorithm.allow_non_finite to record non-finite values and go on)"));
+      }
     }
     return absl::OkStatus();
   }

@@ -28,6 +28,7 @@ typedef struct {
   Phase phase;
   bool logging_on;
   bool terminated_by_model;
+  double committed[MODEL_MAX_REALS]; /* FMU_RESTARTS_UNLESS_NO_SET_PRIOR: see CommitStates */
 } Instance;
 
 typedef struct {
@@ -44,6 +45,25 @@ static void Log(Instance* c, fmi2Status status, const char* category, const char
   vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
   c->cb.logger(c->cb.componentEnvironment, c->name, status, category, "%s", buffer);
+}
+
+/* FMU_RESTARTS_UNLESS_NO_SET_PRIOR (issue 46, 1): like the OSP FMUs that keep a step's result
+ * pending until the importer promises not to go back before it, fmi2DoStep with
+ * noSetFMUStatePriorToCurrentPoint = false restarts from the states of the last step that had
+ * it true (or of initialisation, or of the last fmi2SetFMUstate). Time still advances, so only
+ * the values are wrong: what an importer that says false where it could say true gets. */
+static void CommitStates(Instance* c) {
+  int k;
+  for (k = 0; k < kNumStates; ++k) c->committed[k] = c->m.r[kStateVr[k]];
+}
+static void RestartStates(Instance* c, bool no_set_prior) {
+  int k;
+#ifdef FMU_RESTARTS_UNLESS_NO_SET_PRIOR
+  if (no_set_prior) return;
+  for (k = 0; k < kNumStates; ++k) c->m.r[kStateVr[k]] = c->committed[k];
+#else
+  (void)c, (void)no_set_prior, (void)k;
+#endif
 }
 
 static bool Allowed(Instance* c, int phases, const char* function) {
@@ -120,6 +140,7 @@ FMI2_EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     c->phase = kEventMode;
   }
   Log(c, fmi2OK, "logEvents", "%s initialised (label %s)", kModelName, c->m.s);
+  CommitStates(c);
   return fmi2OK;
 }
 
@@ -282,6 +303,7 @@ FMI2_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate state) {
   c->m = saved->m;
   c->phase = saved->phase;
   c->terminated_by_model = saved->terminated_by_model;
+  CommitStates(c);
   return fmi2OK;
 }
 
@@ -483,7 +505,6 @@ FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp,
 FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
                                   fmi2Boolean no_set_prior) {
   Instance* c = (Instance*)comp;
-  (void)no_set_prior;
   if (!Allowed(c, kStepMode, "fmi2DoStep")) return fmi2Error;
   if (c->terminated_by_model) return fmi2Discard;
   if (t < c->m.time - 1e-9 || t > c->m.time + 1e-9 || h <= 0.0) {
@@ -502,7 +523,9 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
     Log(c, fmi2Warning, "logStatusWarning", "the model ends its simulation at t=%.17g", t);
     return fmi2Discard;
   }
+  RestartStates(c, no_set_prior);
   (void)ModelIntegrate(&c->m, h, false);
+  if (no_set_prior) CommitStates(c);
   return fmi2OK;
 }
 

@@ -43,6 +43,7 @@ typedef struct {
   fmi3LogMessageCallback log;
   double t_start; /* FMU_EARLY_RETURN_AT_END: the FMU's own clock, t_start + n * h_fixed */
   double h_fixed;
+  double committed[MODEL_MAX_REALS]; /* FMU_RESTARTS_UNLESS_NO_SET_PRIOR: see CommitStates */
 } Instance;
 
 static void Log(Instance* c, fmi3Status status, const char* category, const char* format, ...) {
@@ -53,6 +54,25 @@ static void Log(Instance* c, fmi3Status status, const char* category, const char
   vsnprintf(buffer, sizeof(buffer), format, args);
   va_end(args);
   c->log(c->env, status, category, buffer);
+}
+
+/* FMU_RESTARTS_UNLESS_NO_SET_PRIOR (issue 46, 1): like the OSP FMUs that keep a step's result
+ * pending until the importer promises not to go back before it, fmi3DoStep with
+ * noSetFMUStatePriorToCurrentPoint = false restarts from the states of the last step that had
+ * it true (or of initialisation, or of the last fmi3SetFMUstate). Time still advances, so only
+ * the values are wrong: what an importer that says false where it could say true gets. */
+static void CommitStates(Instance* c) {
+  int k;
+  for (k = 0; k < kNumStates; ++k) c->committed[k] = c->m.r[kStateVr[k]];
+}
+static void RestartStates(Instance* c, bool no_set_prior) {
+  int k;
+#ifdef FMU_RESTARTS_UNLESS_NO_SET_PRIOR
+  if (no_set_prior) return;
+  for (k = 0; k < kNumStates; ++k) c->m.r[kStateVr[k]] = c->committed[k];
+#else
+  (void)c, (void)no_set_prior, (void)k;
+#endif
 }
 
 static bool Allowed(Instance* c, int phases, const char* function) {
@@ -125,7 +145,18 @@ FMI3_EXPORT fmi3Instance fmi3InstantiateCoSimulation(
   return NULL;
 #endif
 #ifndef FMU_HAS_EVENT_MODE
-  if (event_mode_used) return NULL; /* hasEventMode="false" */
+  /* hasEventMode="false" (issue 46, 4), as the Reference FMUs (Roberts) refuse. FMI 3.0.1
+   * section 4.2.1 (fmi3InstantiateCoSimulation): eventModeUsed "may only be fmi3True, if
+   * hasEventMode = fmi3True, otherwise the FMU must raise an error"; and earlyReturnAllowed
+   * is for an importer that handles the early return, of which this FMU declares none
+   * (no hasEventMode, no canReturnEarlyAfterIntermediateUpdate). */
+  if (event_mode_used || early_return_allowed) {
+    if (log != NULL) {
+      log(env, fmi3Error, "logStatusError",
+          event_mode_used ? "Event Mode is not supported" : "early return is not supported");
+    }
+    return NULL;
+  }
 #endif
   c = NewInstance(env, log, false, logging_on);
   if (c != NULL) {
@@ -160,6 +191,7 @@ FMI3_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance inst) {
     ModelEventUpdate(&c->m, &changed);
     c->phase = kStepMode;
   }
+  CommitStates(c);
   return fmi3OK;
 }
 
@@ -440,6 +472,7 @@ FMI3_EXPORT fmi3Status fmi3SetFMUState(fmi3Instance inst, fmi3FMUState state) {
   c->m = saved->m;
   c->phase = saved->phase;
   c->terminated_by_model = saved->terminated_by_model;
+  CommitStates(c);
   return fmi3OK;
 }
 
@@ -642,7 +675,6 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 
                                   fmi3Boolean* terminate, fmi3Boolean* early_return,
                                   fmi3Float64* last_successful_time) {
   Instance* c = (Instance*)inst;
-  (void)no_set_prior;
   *event_handling_needed = false;
   *terminate = false;
   *early_return = false;
@@ -671,10 +703,12 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 
     c->phase = kFailed;
     return fmi3Error;
   }
+  RestartStates(c, no_set_prior);
   if (ModelIntegrate(&c->m, h, c->event_mode_used && c->early_return_allowed)) {
     *event_handling_needed = true;
     *early_return = c->m.time < t + h - 1e-12;
   }
+  if (no_set_prior) CommitStates(c);
 #ifdef FMU_EARLY_RETURN_AT_END
   /* As some exporters do: the FMU keeps its own clock, t_start + n * h_fixed (h_fixed the first
    * step's size), and returns "early" at the end of every step that ends on it, at its own

@@ -6,9 +6,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -23,6 +25,10 @@ namespace {
 
 // A unit's variables by name: "input", "output" or another causality.
 using Variables = std::map<std::string, std::string>;
+// Their types where the connection check knows them (FmuExperiment::variable_types; a built-in's
+// Real variables "Float64"); a table column has none: a number of any type, held for discrete
+// inputs.
+using Types = std::map<std::string, std::string>;
 
 // Up to 12 names of `variables` with the given causality (empty: any), for messages.
 std::string Names(const Variables& variables, const std::string& causality = "") {
@@ -37,6 +43,120 @@ std::string Names(const Variables& variables, const std::string& causality = "")
     absl::StrAppend(&names, names.empty() ? "" : ", ", name);
   }
   return names.empty() ? "none" : names;
+}
+
+// The edit distance (Levenshtein, ignoring case) between a and b.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const bool same = absl::ascii_tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        absl::ascii_tolower(static_cast<unsigned char>(b[j - 1]));
+      const size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+// " did you mean 'x'?" with the names of `variables` closest to `name` (at most three, at an
+// edit distance of at most a third of the name's length, and at least 1), or "".
+std::string DidYouMean(const Variables& variables, const std::string& name) {
+  const size_t limit = std::max<size_t>(1, name.size() / 3);
+  size_t best = limit + 1;
+  std::vector<std::string> closest;
+  for (const auto& [candidate, causality] : variables) {
+    const size_t d = EditDistance(name, candidate);
+    if (d > best) continue;
+    if (d < best) closest.clear(), best = d;
+    closest.push_back(candidate);
+  }
+  if (closest.empty() || closest.size() > 3) return "";
+  std::string text = " did you mean ";
+  for (size_t k = 0; k < closest.size(); ++k) {
+    absl::StrAppend(&text, k == 0 ? "" : (k + 1 == closest.size() ? " or " : ", "), "'", closest[k],
+                    "'");
+  }
+  return text + "?";
+}
+
+// What a misspelt reference is told: the closest names, then the names it may take (a `from`
+// takes an output; a `to` an input; parameters belong in `parameters` but are listed beside the
+// inputs, a `to` being a value the unit receives; `record` any variable).
+enum class RefKind { kRecord, kFrom, kTo };
+std::string NoVariable(const Variables& variables, const std::string& name, RefKind kind) {
+  std::string text = absl::StrCat("has no variable '", name, "'");
+  if (const std::string mean = DidYouMean(variables, name); !mean.empty()) {
+    absl::StrAppend(&text, ";", mean);
+  }
+  switch (kind) {
+    case RefKind::kFrom:
+      return absl::StrCat(text, " (outputs: ", Names(variables, "output"), ")");
+    case RefKind::kTo:
+      return absl::StrCat(text, " (inputs: ", Names(variables, "input"),
+                          "; parameters: ", Names(variables, "parameter"), ")");
+    case RefKind::kRecord:
+      break;
+  }
+  return absl::StrCat(text, " (variables: ", Names(variables), ")");
+}
+
+// An integer type's sign and width ("Int8" ... "UInt64"); bits 0: not an integer type (an
+// Enumeration is not one here: it feeds the same Enumeration only).
+struct IntegerType {
+  bool is_signed = false;
+  int bits = 0;
+};
+IntegerType IntegerTypeOf(const std::string& type) {
+  for (const int bits : {8, 16, 32, 64}) {
+    if (type == absl::StrCat("Int", bits)) return {true, bits};
+    if (type == absl::StrCat("UInt", bits)) return {false, bits};
+  }
+  return {};
+}
+
+// Why an output of type `from` cannot feed an input of type `to`, or "" when it can: floats feed
+// floats, integers integers that hold every value of theirs (FMI 3 widths: no narrowing),
+// Boolean Boolean, an Enumeration the same Enumeration. An end without a type (a table column)
+// feeds any number (a discrete input holds its samples; a value that is none of the input's is
+// an error of the step naming the input). String variables are recorded, not connected (the
+// coupling says so when the run starts).
+std::string TypeMismatch(const std::string& from, const std::string& to) {
+  if (from.empty() || to.empty() || from == "String" || to == "String") return "";
+  const auto is_float = [](const std::string& t) { return t == "Float64" || t == "Float32"; };
+  if (is_float(from) && is_float(to)) return "";
+  const IntegerType a = IntegerTypeOf(from), b = IntegerTypeOf(to);
+  if (a.bits > 0 && b.bits > 0) {
+    const bool fits = b.is_signed ? (a.is_signed ? b.bits >= a.bits : b.bits > a.bits)
+                                  : (!a.is_signed && b.bits >= a.bits);
+    return fits ? "" : absl::StrCat("an ", to, " does not hold every ", from, " (narrowing)");
+  }
+  if (from == to) return "";
+  return "floats feed floats, integers integers, Boolean Boolean, an Enumeration the same "
+         "Enumeration";
+}
+
+// A connection between two variables whose units were read: a problem when their types differ.
+void CheckTypes(const v1::Connection& c, const std::string& field,
+                const std::map<std::string, Types>& types, std::vector<std::string>* problems) {
+  absl::StatusOr<VariableRef> from = ParseVariableRef(c.from(), field);
+  absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), field);
+  if (!from.ok() || !to.ok()) return;
+  const auto type_of = [&](const VariableRef& ref) -> std::string {
+    auto unit = types.find(ref.unit);
+    if (unit == types.end()) return "";
+    auto type = unit->second.find(ref.variable);
+    return type == unit->second.end() ? "" : type->second;
+  };
+  const std::string from_type = type_of(*from), to_type = type_of(*to);
+  if (const std::string why = TypeMismatch(from_type, to_type); !why.empty()) {
+    problems->push_back(absl::StrCat(field, ": '", c.from(), "' (", from_type, ") cannot feed '",
+                                     c.to(), "' (", to_type, "): ", why));
+  }
 }
 
 // What one check read of files that never change (ScenarioCheckOptions::files_immutable), for
@@ -79,7 +199,7 @@ class ReadFilesCache {
 };
 
 std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::string& field,
-                                          std::vector<std::string>* problems) {
+                                          Types* types, std::vector<std::string>* problems) {
   absl::StatusOr<UnitDescription> described = DescribeBuiltinUnit(unit);
   if (!described.ok()) {
     problems->push_back(absl::StrCat(field, ": ", described.status().message()));
@@ -88,14 +208,17 @@ std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::strin
   Variables v;
   const UnitDescription& d = *described;
   for (const auto* list : {&d.others, &d.inputs, &d.outputs}) {
-    for (const VariableInfo& info : *list) v[info.name] = CausalityName(info.causality);
+    for (const VariableInfo& info : *list) {
+      v[info.name] = CausalityName(info.causality);
+      if (info.type == ValueType::kReal) (*types)[info.name] = "Float64";
+    }
   }
   return v;
 }
 
 std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& file,
                                       const std::string& field, const ScenarioCheckOptions& options,
-                                      std::vector<std::string>* problems) {
+                                      Types* types, std::vector<std::string>* problems) {
   const bool by_path = !unit.fmu().path().empty();
   const std::string& named = by_path ? unit.fmu().path() : unit.fmu().digest();
   absl::StatusOr<FmuExperiment> fmu = options.files_immutable
@@ -139,7 +262,10 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
     }
   }
   Variables v;
-  for (const auto& [name, causality] : fmu->variables) v[name] = causality;
+  for (size_t k = 0; k < fmu->variables.size(); ++k) {
+    v[fmu->variables[k].first] = fmu->variables[k].second;
+    if (k < fmu->variable_types.size()) (*types)[fmu->variables[k].first] = fmu->variable_types[k];
+  }
   for (const auto& [name, value] : unit.parameters()) {
     if (v.count(name) == 0) {
       problems->push_back(absl::StrCat(field, ".parameters.", name, ": the FMU has no variable '",
@@ -190,16 +316,17 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
                                       const ScenarioCheckOptions& options) {
   std::vector<std::string> problems;
   std::map<std::string, std::optional<Variables>> units;
+  std::map<std::string, Types> types;
   for (int i = 0; i < scenario.units_size(); ++i) {
     const v1::Unit& unit = scenario.units(i);
     const std::string field = absl::StrCat("units[", i, "] ('", unit.name(), "')");
     std::optional<Variables> v;
     if (unit.has_builtin()) {
-      v = BuiltinVariables(unit, field, &problems);
+      v = BuiltinVariables(unit, field, &types[unit.name()], &problems);
     } else if (unit.has_fmu()) {
       const std::string file = options.file(unit.fmu().path(), unit.fmu().digest());
       if (!file.empty()) {
-        v = FmuVariables(unit, file, field, options, &problems);
+        v = FmuVariables(unit, file, field, options, &types[unit.name()], &problems);
       }
     } else if (unit.has_table()) {
       const std::string file = options.file(unit.table().path(), unit.table().digest());
@@ -209,8 +336,8 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
   }
   // A reference "<unit>.<variable>" in `field`: the variable's causality, or nullopt after a
   // problem (none when the unit itself could not be read).
-  auto lookup = [&](const std::string& text,
-                    const std::string& field) -> std::optional<std::string> {
+  auto lookup = [&](const std::string& text, const std::string& field,
+                    RefKind kind) -> std::optional<std::string> {
     absl::StatusOr<VariableRef> ref = ParseVariableRef(text, field);
     if (!ref.ok()) {
       problems.push_back(std::string(ref.status().message()));
@@ -224,27 +351,31 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
     if (!unit->second) return std::nullopt;
     auto variable = unit->second->find(ref->variable);
     if (variable == unit->second->end()) {
-      problems.push_back(absl::StrCat(field, ": unit '", ref->unit, "' has no variable '",
-                                      ref->variable, "' (variables: ", Names(*unit->second), ")"));
+      problems.push_back(absl::StrCat(field, ": unit '", ref->unit, "' ",
+                                      NoVariable(*unit->second, ref->variable, kind)));
       return std::nullopt;
     }
     return variable->second;
   };
   for (int i = 0; i < scenario.record_size(); ++i) {
-    (void)lookup(scenario.record(i), absl::StrCat("record[", i, "] '", scenario.record(i), "'"));
+    (void)lookup(scenario.record(i), absl::StrCat("record[", i, "] '", scenario.record(i), "'"),
+                 RefKind::kRecord);
   }
   for (int i = 0; i < scenario.connections_size(); ++i) {
     const v1::Connection& c = scenario.connections(i);
     const std::string field = absl::StrCat("connections[", i, "]");
-    if (std::optional<std::string> from = lookup(c.from(), field + ".from '" + c.from() + "'");
-        from && *from != "output") {
+    const std::optional<std::string> from =
+        lookup(c.from(), field + ".from '" + c.from() + "'", RefKind::kFrom);
+    if (from && *from != "output") {
       problems.push_back(
           absl::StrCat(field, ".from: '", c.from(), "' is ", *from, ", not an output"));
     }
-    if (std::optional<std::string> to = lookup(c.to(), field + ".to '" + c.to() + "'");
-        to && *to != "input") {
+    const std::optional<std::string> to =
+        lookup(c.to(), field + ".to '" + c.to() + "'", RefKind::kTo);
+    if (to && *to != "input") {
       problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
     }
+    if (from && to) CheckTypes(c, field, types, &problems);
   }
   return problems;
 }

@@ -86,9 +86,11 @@ class UnitHost::Impl {
 
   absl::Status Reject() { return policy_->Reject(); }
 
+  // An explicit snapshot: the client may restore it after later steps, before their start.
   absl::Status Save() {
     absl::StatusOr<std::unique_ptr<UnitSnapshot>> saved = host_.unit().Save();
     if (!saved.ok()) return saved.status();
+    host_.unit().SetEarlierStateKept();
     host_.snapshot = *std::move(saved);
     host_.snapshot_time = host_.unit().time();
     host_.dirty = false;

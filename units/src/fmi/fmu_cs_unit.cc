@@ -6,7 +6,8 @@
 // FMI 2 with canInterpolateInputs, their time derivatives up to order max(1,
 // maxOutputDerivativeOrder): FMI 2 declares no maximum order of input derivatives, and an FMU
 // that extrapolates its outputs to that order is taken to interpolate its inputs to it too),
-// fmiXDoStep(t[N], H), read outputs (and output derivatives where maxOutputDerivativeOrder > 0).
+// fmiXDoStep(t[N], H, noSetFMUStatePriorToCurrentPoint = true but after an explicit Save),
+// read outputs (and output derivatives where maxOutputDerivativeOrder > 0).
 // FMI 3 with hasEventMode: the instance uses event mode and may return early. Initialize ends
 // with the event iteration and fmi3EnterStepMode. When fmi3DoStep returns early (at
 // lastSuccessfulTime < t[N] + H) or asks for event handling, the unit sets the inputs to their
@@ -168,6 +169,8 @@ class CoSimulationUnit : public FmuUnitBase {
     }
   }
 
+  void SetEarlierStateKept() override { earlier_state_kept_ = true; }
+
   absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() override {
     if (!kind().can_get_and_set_fmu_state) {
       return absl::UnimplementedError(Prefix() + "the FMU does not offer canGetAndSetFMUstate");
@@ -271,10 +274,21 @@ class CoSimulationUnit : public FmuUnitBase {
   // ending its simulation in an event counts as terminated there.
   absl::Status DoSteps(const StepRequest& request, DoStepOutcome* outcome) {
     constexpr int kMaxSubsteps = 100000;
-    const bool no_set_prior = !kind().can_get_and_set_fmu_state;
+    // FMI 2.0.4 section 4.2.2 (fmi2DoStep): "noSetFMUStatePriorToCurrentPoint = fmi2True if
+    // fmi2SetFMUstate will no longer be called for time instants prior to
+    // currentCommunicationPoint in this simulation run [the slave can use this flag to flush a
+    // result buffer]"; FMI 3.0.1 section 4.2.2 (fmi3DoStep) likewise. Rollback restores the
+    // snapshot taken at the start of the step being tried, never an earlier one, and a
+    // checkpoint is restored into a new instance: true. False once the protocol's explicit Save
+    // kept a snapshot that may be restored after later steps (SetEarlierStateKept).
+    // A tentative step's substeps after an early return start after request.time, which the
+    // master may restore: false for them.
+    const bool final_step = request.mode == StepMode::kFinal && !earlier_state_kept_;
+    const bool first_no_set_prior = !earlier_state_kept_;
     const double t_end = request.time + request.step;
     double t = time_;
     for (int substeps = 1;; ++substeps) {
+      const bool no_set_prior = substeps == 1 ? first_no_set_prior : final_step;
       if (absl::Status s = instance_->DoStep(t, t_end - t, no_set_prior, outcome); !s.ok()) {
         return s;
       }
@@ -353,7 +367,8 @@ class CoSimulationUnit : public FmuUnitBase {
 
   bool initialized_ = false;
   bool ended_ = false;
-  Eigen::VectorXd inputs_at_;  // DoSteps' buffer
+  bool earlier_state_kept_ = false;  // SetEarlierStateKept: noSetFMUStatePriorToCurrentPoint false
+  Eigen::VectorXd inputs_at_;        // DoSteps' buffer
   std::vector<uint32_t> real_input_vrs_;
   std::vector<int> real_input_positions_;
   int input_derivative_order_ = 0;            // highest order set (0: none)

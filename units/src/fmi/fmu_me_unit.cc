@@ -130,11 +130,18 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
                        &reply->recorded_strings, &reply->integers);
   }
 
+  void SetEarlierStateKept() override { earlier_state_kept_ = true; }
+
   void Step(const StepRequest& request, StepReply* reply) override {
     reply->estimated = false;
     reply->message.clear();
     reply->end_time = time_;
     reply->derivatives.resize(0);
+    // fmiXCompletedIntegratorStep's noSetFMUStatePriorToCurrentPoint (FMI 2.0.4 section 3.2.2,
+    // FMI 3.0.1 section 3.2.1: the FMU state is not set back before the integrator's current
+    // point): in a tentative step the master may restore the start of the communication step,
+    // which is before the integrator's points inside it; a final step is never undone.
+    no_set_prior_ = request.mode == StepMode::kFinal && !earlier_state_kept_;
     if (!initialized_ || instance_->failed()) {
       return Fail(reply,
                   absl::FailedPreconditionError(
@@ -497,8 +504,8 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
       if (absl::Status s = model_.SetPoint(t, x_, u); !s.ok()) return s;
       bool step_event = false, terminate = false;
       if (kind().needs_completed_integrator_step) {
-        if (absl::Status s = instance_->CompletedIntegratorStep(!kind().can_get_and_set_fmu_state,
-                                                                &step_event, &terminate);
+        if (absl::Status s =
+                instance_->CompletedIntegratorStep(no_set_prior_, &step_event, &terminate);
             !s.ok()) {
           return s;
         }
@@ -566,6 +573,8 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   double chunk_ = 0.0;
   bool initialized_ = false;
   bool ended_ = false;
+  bool earlier_state_kept_ = false;  // SetEarlierStateKept
+  bool no_set_prior_ = false;        // this step's noSetFMUStatePriorToCurrentPoint
   bool has_events_ = false;
   Eigen::VectorXd x_, u_;
   std::vector<double> z_;

@@ -58,6 +58,7 @@ class TransformedUnit final : public Unit {
     if (own_.inputs.coefficients.cols() > 0) own_.inputs.coefficients.col(0) += offset_;
     unit_->Step(own_, reply);
   }
+  void SetEarlierStateKept() override { unit_->SetEarlierStateKept(); }
   absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() override { return unit_->Save(); }
   absl::Status Restore(const UnitSnapshot& snapshot) override { return unit_->Restore(snapshot); }
   absl::StatusOr<std::string> Serialize(const UnitSnapshot& snapshot) override {

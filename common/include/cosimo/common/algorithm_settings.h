@@ -36,7 +36,8 @@ struct AlgorithmSettings {
   bool adaptive = false;
   double min_step = 0.0, max_step = 0.0;  // s; resolved, min_step <= step_size <= max_step
   double error_tolerance = 0.0;           // adaptive.tolerance resolved; 0: no error estimate
-  int checkpoint_every = 0;  // accepted steps between checkpoints; 0: by wall time only
+  int checkpoint_every = 0;       // accepted steps between checkpoints; 0: by wall time only
+  bool allow_non_finite = false;  // false: a NaN or infinite output fails the run
 };
 
 // Errors name the field ("algorithm.adaptive.min_step ...") and the value written.

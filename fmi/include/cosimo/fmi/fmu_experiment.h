@@ -40,6 +40,10 @@ struct FmuExperiment {
   // "calculatedParameter", "structuralParameter", "independent"; FMI 2's default "local"), the
   // arrays and then their elements.
   std::vector<std::pair<std::string, std::string>> variables;
+  // Their types, in the same order: "Float64", "Float32", "Int8" ... "UInt64" (FMI 2: Real is
+  // Float64, Integer Int32), "Boolean", "String", "Binary", "Clock", or "Enumeration 'T'" with
+  // its declaredType T.
+  std::vector<std::string> variable_types;
   std::vector<std::string> binaries;  // archive entries under binaries/
 };
 

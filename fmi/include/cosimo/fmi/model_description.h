@@ -68,6 +68,7 @@ struct ScalarVariable {
   std::string description;
   std::string unit;
   VarType type = VarType::kFloat64;
+  std::string enumeration;  // an Enumeration: its declaredType (type is then an integer type)
   uint32_t value_reference = 0;
   FmiCausality causality = FmiCausality::kLocal;
   Variability variability = Variability::kContinuous;

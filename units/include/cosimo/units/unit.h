@@ -86,6 +86,12 @@ class Unit {
   // Integrates one communication step. Fills every field of `reply` (its storage is reused).
   virtual void Step(const StepRequest& request, StepReply* reply) = 0;
 
+  // The host keeps a snapshot that a Restore may set the unit back to although it is older
+  // than the start of a later step (an explicit Save command of the protocol; rollback's own
+  // snapshots are always taken at the start of the step being tried). From then on FMU
+  // Co-Simulation units pass noSetFMUStatePriorToCurrentPoint = false to fmiXDoStep.
+  virtual void SetEarlierStateKept() {}
+
   [[nodiscard]] virtual absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() {
     return absl::UnimplementedError("this unit cannot save its state");
   }
