@@ -89,7 +89,9 @@ absl::StatusOr<v1::Scenario> CheckedScenario(Options& o, TempFolder& temp) {
       return absl::InternalError("cannot create a folder for the SSP's FMUs");
     }
     temp.path = pattern;
-    o.ssp.resources_dir = pattern;
+    // A folder inside it, so that the import's own temporary folder (beside its destination)
+    // is inside it too.
+    o.ssp.resources_dir = pattern + "/fmus";
     SetInterruptTempDir(pattern);
   }
   absl::StatusOr<v1::Scenario> scenario = LoadScenario(o.scenario_path, o.ssp);

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/fmi/archive_names.h"
 #include "cosimo/fmi/zip_archive.h"
+#include "ssp/src/ssp_staging.h"
 
 namespace cosimo::ssp {
 namespace fs = std::filesystem;
@@ -69,8 +70,10 @@ class SspSource {
     return text;
   }
 
-  // The path a unit can load `name` from: extracted under `dir`, or the file beside the .ssd.
-  absl::StatusOr<std::string> Materialize(const std::string& name, const std::string& dir) const {
+  // The path a unit can load `name` from: the file beside the .ssd, or the archive's entry
+  // extracted through `staging` (the path it has once committed). The name is checked before
+  // anything is written (IsSafeEntryName: no absolute path, no "..").
+  absl::StatusOr<std::string> Materialize(const std::string& name, Staging* staging) const {
     if (!archived()) {
       const fs::path p = (dir_ / name).lexically_normal();
       if (!fs::is_regular_file(p)) {
@@ -78,32 +81,40 @@ class SspSource {
       }
       return p.string();
     }
-    const fs::path target = (fs::absolute(dir) / name).lexically_normal();
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) {
-      return absl::InternalError(
-          absl::StrCat("cannot create '", target.parent_path().string(), "': ", ec.message()));
+    if (absl::Status s = CheckEntry(name); !s.ok()) return s;
+    bool fresh = false;
+    absl::StatusOr<fs::path> file = staging->FileFor(name, &fresh);
+    if (!file.ok()) return file.status();
+    if (fresh) {
+      std::ofstream out(*file, std::ios::binary | std::ios::trunc);
+      if (!out) return absl::InternalError(absl::StrCat("cannot write '", file->string(), "'"));
+      absl::Status s = Stream(name, [&](const char* data, size_t n) {
+        out.write(data, static_cast<std::streamsize>(n));
+        return static_cast<bool>(out);
+      });
+      if (!s.ok()) return s;
+      out.close();
+      if (!out) return absl::InternalError(absl::StrCat("cannot write '", file->string(), "'"));
     }
-    std::ofstream out(target, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::InternalError(absl::StrCat("cannot write '", target.string(), "'"));
-    absl::Status s = Stream(name, [&](const char* data, size_t n) {
-      out.write(data, static_cast<std::streamsize>(n));
-      return static_cast<bool>(out);
-    });
-    if (!s.ok()) return s;
-    out.close();
-    if (!out) return absl::InternalError(absl::StrCat("cannot write '", target.string(), "'"));
-    return target.string();
+    return staging->FinalPath(name).string();
   }
 
  private:
-  template <typename Sink>
-  absl::Status Stream(const std::string& name, Sink sink) const {
+  // A name inside the archive (IsSafeEntryName) that the archive has.
+  absl::Status CheckEntry(const std::string& name) const {
     if (!IsSafeEntryName(name)) {
       return absl::InvalidArgumentError(
           absl::StrCat("'", name, "' is not a relative path inside the archive"));
     }
+    if (zip_name_locate(archive_.get(), name.c_str(), 0) < 0) {
+      return absl::NotFoundError(absl::StrCat("the archive has no entry '", name, "'"));
+    }
+    return absl::OkStatus();
+  }
+
+  template <typename Sink>
+  absl::Status Stream(const std::string& name, Sink sink) const {
+    if (absl::Status s = CheckEntry(name); !s.ok()) return s;
     ZipEntry file(zip_fopen(archive_.get(), name.c_str(), 0));
     if (file == nullptr) {
       return absl::NotFoundError(absl::StrCat("the archive has no entry '", name, "'"));

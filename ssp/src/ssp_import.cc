@@ -21,8 +21,9 @@ namespace {
 
 class Importer {
  public:
-  Importer(const SspSource& source, const SspImportOptions& options, SspImport* out)
-      : source_(source), options_(options), out_(out) {}
+  Importer(const SspSource& source, const SspImportOptions& options, Staging* staging,
+           SspImport* out)
+      : source_(source), options_(options), staging_(staging), out_(out) {}
 
   absl::Status Run() {
     ssd_.name = source_.ssd_name();
@@ -57,6 +58,7 @@ class Importer {
     for (const auto& [node, path] : nested_first_) Bindings(ssd_, node, nullptr, path);
     ResolveConnections();
     if (!problems_.empty()) return problems_.ToStatus();
+    if (absl::Status s = staging_->Commit(); !s.ok()) return s;  // the system is accepted
     Algorithm(root, system);
     return absl::OkStatus();
   }
@@ -187,7 +189,7 @@ class Importer {
                                                      "', which another component has already"));
     }
     absl::StatusOr<std::string> path = SourcePath(source);
-    if (path.ok()) path = source_.Materialize(*path, options_.resources_dir);
+    if (path.ok()) path = source_.Materialize(*path, staging_);
     if (!path.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
                                                      "', source '", source,
@@ -541,6 +543,7 @@ class Importer {
 
   const SspSource& source_;
   const SspImportOptions& options_;
+  Staging* staging_;
   SspImport* out_;
   XmlFile ssd_;
   Problems problems_;
@@ -561,7 +564,8 @@ absl::StatusOr<SspImport> ImportSsp(const std::string& path, const SspImportOpti
     return absl::InvalidArgumentError("SSP import: no folder to extract the FMUs to");
   }
   SspImport out;
-  Importer importer(*source, options, &out);
+  Staging staging(options.resources_dir);
+  Importer importer(*source, options, &staging, &out);
   if (absl::Status s = importer.Run(); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("SSP '", path, "': ", s.message()));
   }

@@ -37,7 +37,10 @@
 namespace cosimo::ssp {
 
 struct SspImportOptions {
-  // Where the archive's FMUs are extracted (created if needed); unused for an .ssd.
+  // Where the archive's FMUs are extracted (created if needed); unused for an .ssd. They are
+  // written first into a temporary folder beside it and moved into it once the import is
+  // accepted: a refused import writes nothing there, nor anywhere else (entries named by an
+  // absolute path or climbing out with ".." are refused before anything is written).
   std::string resources_dir;
   double step_size = 0.0;  // > 0: the scenario's algorithm.step_size; 0: (stop - start) / 1000
   double stop_time = 0.0;  // > 0: overrides DefaultExperiment's stopTime

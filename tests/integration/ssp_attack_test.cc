@@ -1,0 +1,152 @@
+// Crafted SSP archives (issue 41): component sources that name a file outside the extraction
+// folder (an absolute path, a climb with ".."), refused before anything is written, by the
+// library and by `cosimo import`, `run` and `submit`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cosimo/ssp/ssp_import.h"
+#include "tests/integration/process.h"
+
+namespace cosimo {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::BinDir;
+using ::testing::HasSubstr;
+using testing::Process;
+using testing::ReadFile;
+using testing::WriteFile;
+
+constexpr const char* kPrecious = "a user's file: it must keep this content\n";
+
+// A system of one good component (extracted first) and one whose source is `source`.
+std::string TwoComponents(const std::string& source) {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<ssd:SystemStructureDescription version="1.0" name="attack"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">
+  <ssd:System name="root">
+    <ssd:Elements>
+      <ssd:Component name="good" source="resources/msd.fmu"/>
+      <ssd:Component name="evil" source=")" +
+         source + R"("/>
+    </ssd:Elements>
+  </ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="1"/>
+</ssd:SystemStructureDescription>
+)";
+}
+
+class SspAttackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir("cosimo-ssp-attack");
+    victim_ = dir_ + "/victim.txt";
+    WriteFile(victim_, kPrecious);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // An .ssp of `ssd` and resources/msd.fmu (a test FMU).
+  std::string Pack(const std::string& ssd) {
+    const std::string system = dir_ + "/system";
+    fs::remove_all(system);
+    fs::create_directories(system + "/resources");
+    fs::copy_file(std::string(COSIMO_BINARY_DIR) + "/fmus/fmi2_msd.fmu",
+                  system + "/resources/msd.fmu");
+    WriteFile(system + "/SystemStructure.ssd", ssd);
+    const std::string ssp = dir_ + "/attack.ssp";
+    fs::remove(ssp);
+    const std::string command = "cd " + system + " && zip -q -r " + ssp +
+                                " SystemStructure.ssd resources > " + dir_ + "/zip.log 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << ReadFile(dir_ + "/zip.log");
+    return ssp;
+  }
+
+  // The files and folders in dir_ now, but for the test's own.
+  std::vector<std::string> Made() const {
+    std::vector<std::string> made;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir_)) {
+      const std::string name = e.path().filename().string();
+      if (name != "victim.txt" && name != "system" && name != "attack.ssp" && name != "zip.log" &&
+          name.find(".log") == std::string::npos) {
+        made.push_back(name);
+      }
+    }
+    return made;
+  }
+
+  std::string dir_;
+  std::string victim_;
+};
+
+// The attack of issue 41 item 1: the source names the user's file, absolutely or by climbing
+// out of the resources folder (dir_/deep/out/../../victim.txt is dir_/victim.txt).
+TEST_F(SspAttackTest, SourceOutsideTheFolderIsRefusedBeforeAnythingIsWritten) {
+  for (const std::string& source : {victim_, std::string("../../victim.txt")}) {
+    SCOPED_TRACE(source);
+    ssp::SspImportOptions options;
+    options.resources_dir = dir_ + "/deep/out";
+    absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(TwoComponents(source)), options);
+    ASSERT_FALSE(imported.ok());
+    EXPECT_THAT(std::string(imported.status().message()),
+                HasSubstr("component 'evil', source '" + source + "': '" + source +
+                          "' is not a relative path inside the archive"));
+    EXPECT_EQ(ReadFile(victim_), kPrecious);
+    EXPECT_THAT(Made(), ::testing::IsEmpty());  // not deep/, not out/, no temporary folder
+  }
+
+  // The same system without the bad component is extracted whole, nothing left beside it.
+  ssp::SspImportOptions options;
+  options.resources_dir = dir_ + "/deep/out";
+  std::string good = TwoComponents("");
+  good.erase(good.find(R"(      <ssd:Component name="evil")"),
+             std::string(R"(      <ssd:Component name="evil" source=""/>)").size() + 1);
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(good), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->scenario.units(0).fmu().path(), dir_ + "/deep/out/resources/msd.fmu");
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/deep/out/resources/msd.fmu"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ + "/deep"), fs::directory_iterator()), 1);
+}
+
+// A link in the destination (left there by someone else) is not followed out of it.
+TEST_F(SspAttackTest, LinkInTheDestinationIsNotFollowed) {
+  fs::create_directories(dir_ + "/out");
+  fs::create_directories(dir_ + "/elsewhere");
+  fs::create_directory_symlink(dir_ + "/elsewhere", dir_ + "/out/resources");
+  std::string good = TwoComponents("resources/msd.fmu");
+  ssp::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(good), options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(std::string(imported.status().message()), HasSubstr("is a symbolic link"));
+  EXPECT_TRUE(fs::is_empty(dir_ + "/elsewhere"));
+}
+
+// The verbs that import an SSP: `import`, `run` and `submit` (the Python package's submit runs
+// `cosimo import`) exit 2 naming the entry, and the user's file keeps its content.
+TEST_F(SspAttackTest, EveryVerbRefusesTheArchiveAndLeavesTheFileAlone) {
+  for (const std::string& source : {victim_, std::string("../../victim.txt")}) {
+    const std::string ssp = Pack(TwoComponents(source));
+    const std::vector<std::vector<std::string>> verbs = {
+        {"import", ssp, "--out", dir_ + "/deep/scenario.json"},
+        {"run", ssp, "--out", dir_ + "/deep/results.csv"},
+        {"submit", ssp, "--orchestrator", "127.0.0.1:1"},
+    };
+    for (const std::vector<std::string>& verb : verbs) {
+      SCOPED_TRACE(verb[0] + " " + source);
+      std::vector<std::string> argv = {BinDir() + "/cosimo"};
+      argv.insert(argv.end(), verb.begin(), verb.end());
+      Process p(argv, dir_ + "/" + verb[0] + ".log");
+      EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 2) << p.log();
+      EXPECT_THAT(p.log(), HasSubstr("component 'evil', source '" + source + "'"));
+      EXPECT_THAT(p.log(), HasSubstr("is not a relative path inside the archive"));
+      EXPECT_EQ(ReadFile(victim_), kPrecious);
+      EXPECT_THAT(Made(), ::testing::IsEmpty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cosimo
