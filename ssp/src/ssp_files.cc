@@ -69,10 +69,17 @@ std::optional<double> NumberAttribute(const pugi::xml_node& node, const char* na
 }
 
 pugi::xml_node Find(const pugi::xml_node& node, const char* local) {
-  for (pugi::xml_node c : node.children()) {
-    if (c.type() != pugi::node_element) continue;
-    if (std::strcmp(LocalName(c), local) == 0) return c;
-    if (pugi::xml_node found = Find(c, local)) return found;
+  // Depth first without recursion (an annotation may nest as deep as the input makes it): down
+  // to the first child, else on to the next sibling of the nearest ancestor that has one.
+  pugi::xml_node c = node.first_child();
+  while (c && c != node) {
+    if (c.type() == pugi::node_element && std::strcmp(LocalName(c), local) == 0) return c;
+    if (c.type() == pugi::node_element && c.first_child()) {
+      c = c.first_child();
+      continue;
+    }
+    while (c != node && !c.next_sibling()) c = c.parent();
+    if (c != node) c = c.next_sibling();
   }
   return {};
 }

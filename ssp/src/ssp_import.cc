@@ -137,7 +137,12 @@ class Importer {
 
   // The elements of the system at `path` ("" for the top one, else "sub." and so on): FMU
   // components become units, nested systems are flattened into their components.
-  void Elements(const pugi::xml_node& system, const std::string& path) {
+  void Elements(const pugi::xml_node& system, const std::string& path, int depth = 0) {
+    if (depth > kMaxSystemDepth) {  // before the recursion overflows the stack (issue 41)
+      problems_.Invalid(absl::StrCat(ssd_.Where(system), ": system '", path, "' is nested ", depth,
+                                     " levels deep; the limit is ", kMaxSystemDepth));
+      return;
+    }
     systems_.insert(path);
     for (pugi::xml_node connector : Children(Child(system, "Connectors"), "Connector")) {
       kinds_[{path, connector.attribute("name").value()}] = connector.attribute("kind").value();
@@ -148,7 +153,7 @@ class Importer {
       const std::string name = element.attribute("name").value();
       const std::string full = Join(path, name);
       if (kind == "System") {
-        Elements(element, full);
+        Elements(element, full, depth + 1);
         continue;
       }
       if (kind != "Component") {
@@ -358,21 +363,27 @@ class Importer {
   // the connectors of nested systems, each connection's ssc:LinearTransformation applied to a
   // number. Returns how many component variables it reached.
   int SystemFlow(const Port& port, const google::protobuf::Value& value, std::set<Port>* seen) {
-    if (!seen->insert(port).second) return 0;  // a loop of system connectors
-    bound_.insert(port);
     int reached = 0;
-    for (const Edge& edge : edges_) {
-      if (edge.from != port) continue;
-      google::protobuf::Value passed = value;
-      if (passed.kind_case() == google::protobuf::Value::kNumberValue) {
-        passed.set_number_value(edge.transform.factor * passed.number_value() +
-                                edge.transform.offset);
-      }
-      if (auto it = element_units_.find(edge.to.first); it != element_units_.end()) {
-        (*it->second->mutable_parameters())[edge.to.second] = std::move(passed);
-        ++reached;
-      } else {
-        reached += SystemFlow(edge.to, passed, seen);
+    // A chain of system connectors can be as long as the input makes it: no recursion.
+    std::vector<std::pair<Port, google::protobuf::Value>> pending = {{port, value}};
+    while (!pending.empty()) {
+      auto [from, carried] = std::move(pending.back());
+      pending.pop_back();
+      if (!seen->insert(from).second) continue;  // a loop of system connectors
+      bound_.insert(from);
+      for (const Edge& edge : edges_) {
+        if (edge.from != from) continue;
+        google::protobuf::Value passed = carried;
+        if (passed.kind_case() == google::protobuf::Value::kNumberValue) {
+          passed.set_number_value(edge.transform.factor * passed.number_value() +
+                                  edge.transform.offset);
+        }
+        if (auto it = element_units_.find(edge.to.first); it != element_units_.end()) {
+          (*it->second->mutable_parameters())[edge.to.second] = std::move(passed);
+          ++reached;
+        } else {
+          pending.emplace_back(edge.to, std::move(passed));
+        }
       }
     }
     return reached;

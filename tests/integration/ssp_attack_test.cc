@@ -1,6 +1,6 @@
 // Crafted SSP archives (issue 41): component sources that name a file outside the extraction
 // folder (an absolute path, a climb with ".."), refused before anything is written, by the
-// library and by `cosimo import`, `run` and `submit`.
+// library and by `cosimo import`, `run` and `submit`; systems nested 10,000 deep.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -146,6 +146,52 @@ TEST_F(SspAttackTest, EveryVerbRefusesTheArchiveAndLeavesTheFileAlone) {
       EXPECT_THAT(Made(), ::testing::IsEmpty());
     }
   }
+}
+
+// Issue 41 item 4: 10,000 nested systems crashed the import (stack overflow); they are refused
+// naming the first system too deep, by the library and by `cosimo import`.
+TEST_F(SspAttackTest, TenThousandNestedSystemsAreRefusedNamingTheDepth) {
+  std::string ssd = R"(<ssd:SystemStructureDescription version="1.0" name="deep"
+    xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">
+  <ssd:System name="root"><ssd:Elements>)";
+  std::string path;
+  for (int i = 1; i <= 10000; ++i) {
+    ssd += "<ssd:System name=\"s\"><ssd:Elements>";
+    if (i <= ssp::kMaxSystemDepth + 1) path += path.empty() ? "s" : ".s";
+  }
+  ssd += R"(<ssd:Component name="c" source="resources/msd.fmu"/>)";
+  for (int i = 1; i <= 10000; ++i) ssd += "</ssd:Elements></ssd:System>";
+  ssd += R"(</ssd:Elements></ssd:System>
+  <ssd:DefaultExperiment startTime="0" stopTime="1"/>
+</ssd:SystemStructureDescription>
+)";
+  const std::string ssp = Pack(ssd);
+  ssp::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(ssp, options);
+  ASSERT_FALSE(imported.ok());
+  const std::string expected = "system '" + path + "' is nested 101 levels deep; the limit is 100";
+  EXPECT_THAT(std::string(imported.status().message()), HasSubstr(expected));
+  Process import({BinDir() + "/cosimo", "import", ssp, "--out", dir_ + "/deep.json"},
+                 dir_ + "/import.log");
+  EXPECT_EQ(import.Wait(std::chrono::seconds(60)), 2) << import.log();
+  EXPECT_THAT(import.log(), HasSubstr(expected));
+
+  // An annotation nested 200,000 deep, searched for the step (no recursion either).
+  std::string annotated = TwoComponents("resources/msd.fmu");
+  annotated.erase(
+      annotated.find(R"(      <ssd:Component name="evil")"),
+      std::string(R"(      <ssd:Component name="evil" source="resources/msd.fmu"/>)").size() + 1);
+  std::string annotation = R"(<ssd:DefaultExperiment startTime="0" stopTime="1"><ssd:Annotations>
+    <ssd:Annotation type="com.opensimulationplatform">)";
+  for (int i = 0; i < 200000; ++i) annotation += "<a>";
+  for (int i = 0; i < 200000; ++i) annotation += "</a>";
+  annotation += "</ssd:Annotation></ssd:Annotations></ssd:DefaultExperiment>";
+  const std::string experiment = R"(<ssd:DefaultExperiment startTime="0" stopTime="1"/>)";
+  annotated.replace(annotated.find(experiment), experiment.size(), annotation);
+  imported = ssp::ImportSsp(Pack(annotated), options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_DOUBLE_EQ(imported->scenario.algorithm().step_size(), 0.001);
 }
 
 }  // namespace

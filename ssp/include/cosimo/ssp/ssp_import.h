@@ -36,6 +36,10 @@
 
 namespace cosimo::ssp {
 
+// How deep systems may nest inside each other (the top system is at depth 0); a deeper one is
+// refused naming it, before the import's recursion could overflow the stack.
+inline constexpr int kMaxSystemDepth = 100;
+
 struct SspImportOptions {
   // Where the archive's FMUs are extracted (created if needed); unused for an .ssd. They are
   // written first into a temporary folder beside it and moved into it once the import is
