@@ -63,6 +63,25 @@ void AddSspOptions(CLI::App& cmd, Options& o) {
                  "stepSize, else a thousandth of the run)");
   cmd.add_option("--stop-time", o.ssp.stop_time,
                  "SSP or FMU input: override DefaultExperiment's stopTime");
+  // The SSP's limits in MiB (ssp::SspLimits, in bytes).
+  struct Limit {
+    const char* flag;
+    uint64_t* bytes;
+    const char* help;
+  };
+  for (const Limit& limit :
+       {Limit{"--ssp-max-document-mb", &o.ssp.limits.max_document_bytes,
+              "SSP input: the largest XML document (.ssd, .ssv, .ssm) it may hold, MiB"},
+        Limit{"--ssp-max-file-mb", &o.ssp.limits.max_file_bytes,
+              "SSP input: the largest file (an FMU) it may extract, MiB"},
+        Limit{"--ssp-max-total-mb", &o.ssp.limits.max_total_bytes,
+              "SSP input: the most it may extract, every file together, MiB"}}) {
+    uint64_t* bytes = limit.bytes;
+    cmd.add_option_function<uint64_t>(
+           limit.flag, [bytes](const uint64_t& mb) { *bytes = mb << 20; }, limit.help)
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30))
+        ->default_str(std::to_string(*bytes >> 20));
+  }
 }
 
 void DefineRun(CLI::App& cmd, Options& o) {

@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <pugixml.hpp>
 #include <sstream>
@@ -21,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/fmi/archive_names.h"
 #include "cosimo/fmi/zip_archive.h"
+#include "cosimo/ssp/ssp_import.h"
 #include "ssp/src/ssp_staging.h"
 
 namespace cosimo::ssp {
@@ -29,9 +32,10 @@ namespace fs = std::filesystem;
 // The files of an SSP: entries of its archive, or files beside an .ssd.
 class SspSource {
  public:
-  static absl::StatusOr<SspSource> Open(const std::string& path) {
+  static absl::StatusOr<SspSource> Open(const std::string& path, const SspLimits& limits) {
     SspSource source;
     source.path_ = path;
+    source.limits_ = limits;
     if (fs::path(path).extension() == ".ssd") {
       source.dir_ = fs::absolute(path).parent_path();
       return source;
@@ -51,8 +55,13 @@ class SspSource {
     return archived() ? "SystemStructure.ssd" : fs::path(path_).filename().string();
   }
 
+  // An XML document of the SSP, within limits.max_document_bytes.
   absl::StatusOr<std::string> Read(const std::string& name) const {
+    const Limit limit{limits_.max_document_bytes, "an XML document", "--ssp-max-document-mb"};
     if (!archived()) {
+      std::error_code ec;
+      const uintmax_t size = fs::file_size(dir_ / name, ec);
+      if (!ec && size > limit.bytes) return TooLarge(name, size, limit);
       std::ifstream in(dir_ / name, std::ios::binary);
       if (!in) {
         return absl::NotFoundError(absl::StrCat("cannot read '", (dir_ / name).string(), "'"));
@@ -62,7 +71,7 @@ class SspSource {
       return s.str();
     }
     std::string text;
-    absl::Status s = Stream(name, [&](const char* data, size_t n) {
+    absl::Status s = Stream(name, {limit}, [&](const char* data, size_t n) {
       text.append(data, n);
       return true;
     });
@@ -73,7 +82,7 @@ class SspSource {
   // The path a unit can load `name` from: the file beside the .ssd, or the archive's entry
   // extracted through `staging` (the path it has once committed). The name is checked before
   // anything is written (IsSafeEntryName: no absolute path, no "..").
-  absl::StatusOr<std::string> Materialize(const std::string& name, Staging* staging) const {
+  absl::StatusOr<std::string> Materialize(const std::string& name, Staging* staging) {
     if (!archived()) {
       const fs::path p = (dir_ / name).lexically_normal();
       if (!fs::is_regular_file(p)) {
@@ -88,8 +97,13 @@ class SspSource {
     if (fresh) {
       std::ofstream out(*file, std::ios::binary | std::ios::trunc);
       if (!out) return absl::InternalError(absl::StrCat("cannot write '", file->string(), "'"));
-      absl::Status s = Stream(name, [&](const char* data, size_t n) {
+      const Limit each{limits_.max_file_bytes, "one extracted file", "--ssp-max-file-mb"};
+      const Limit total{limits_.max_total_bytes,
+                        absl::StrCat("the files extracted together (", extracted_, " before it)"),
+                        "--ssp-max-total-mb", extracted_};
+      absl::Status s = Stream(name, {each, total}, [&](const char* data, size_t n) {
         out.write(data, static_cast<std::streamsize>(n));
+        extracted_ += n;
         return static_cast<bool>(out);
       });
       if (!s.ok()) return s;
@@ -112,14 +126,37 @@ class SspSource {
     return absl::OkStatus();
   }
 
+  // A bound on what a member unpacks to, and how the error names it.
+  struct Limit {
+    uint64_t bytes;
+    std::string what;   // "one extracted file"
+    const char* flag;   // "--ssp-max-file-mb"
+    uint64_t used = 0;  // what counts against it already
+  };
+  static absl::Status TooLarge(const std::string& name, uint64_t size, const Limit& limit) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", name, "' unpacks to ", size, " bytes or more, over the limit for ",
+                     limit.what, " of ", limit.bytes, " bytes (", limit.flag, ")"));
+  }
+
+  // The entry's bytes to `sink`, refused when its declared size or the bytes inflated pass a
+  // limit.
   template <typename Sink>
-  absl::Status Stream(const std::string& name, Sink sink) const {
+  absl::Status Stream(const std::string& name, std::initializer_list<Limit> limits,
+                      Sink sink) const {
     if (absl::Status s = CheckEntry(name); !s.ok()) return s;
+    zip_stat_t stat;
+    if (zip_stat(archive_.get(), name.c_str(), 0, &stat) == 0 && (stat.valid & ZIP_STAT_SIZE)) {
+      for (const Limit& limit : limits) {
+        if (limit.used + stat.size > limit.bytes) return TooLarge(name, stat.size, limit);
+      }
+    }
     ZipEntry file(zip_fopen(archive_.get(), name.c_str(), 0));
     if (file == nullptr) {
       return absl::NotFoundError(absl::StrCat("the archive has no entry '", name, "'"));
     }
     char buffer[1 << 16];
+    uint64_t inflated = 0;
     while (true) {
       const zip_int64_t n = zip_fread(file.get(), buffer, sizeof(buffer));
       if (n < 0) {
@@ -127,6 +164,10 @@ class SspSource {
             absl::StrCat("corrupt entry '", name, "': ", zip_file_strerror(file.get())));
       }
       if (n == 0) return absl::OkStatus();
+      inflated += static_cast<uint64_t>(n);
+      for (const Limit& limit : limits) {  // the declared size may lie
+        if (limit.used + inflated > limit.bytes) return TooLarge(name, inflated, limit);
+      }
       if (!sink(buffer, static_cast<size_t>(n))) {
         return absl::InternalError(absl::StrCat("cannot write the contents of '", name, "'"));
       }
@@ -136,6 +177,8 @@ class SspSource {
   std::string path_;
   fs::path dir_;
   ZipArchive archive_;
+  SspLimits limits_;
+  uint64_t extracted_ = 0;  // bytes written by Materialize
 };
 
 // An SSP `source` is a URI reference relative to the SSD: percent-decoded and normalised

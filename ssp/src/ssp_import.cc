@@ -21,8 +21,7 @@ namespace {
 
 class Importer {
  public:
-  Importer(const SspSource& source, const SspImportOptions& options, Staging* staging,
-           SspImport* out)
+  Importer(SspSource& source, const SspImportOptions& options, Staging* staging, SspImport* out)
       : source_(source), options_(options), staging_(staging), out_(out) {}
 
   absl::Status Run() {
@@ -552,7 +551,7 @@ class Importer {
     }
   }
 
-  const SspSource& source_;
+  SspSource& source_;
   const SspImportOptions& options_;
   Staging* staging_;
   SspImport* out_;
@@ -569,7 +568,7 @@ class Importer {
 }  // namespace
 
 absl::StatusOr<SspImport> ImportSsp(const std::string& path, const SspImportOptions& options) {
-  absl::StatusOr<SspSource> source = SspSource::Open(path);
+  absl::StatusOr<SspSource> source = SspSource::Open(path, options.limits);
   if (!source.ok()) return source.status();
   if (source->archived() && options.resources_dir.empty()) {
     return absl::InvalidArgumentError("SSP import: no folder to extract the FMUs to");

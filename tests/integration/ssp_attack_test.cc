@@ -1,11 +1,14 @@
 // Crafted SSP archives (issue 41): component sources that name a file outside the extraction
 // folder (an absolute path, a climb with ".."), refused before anything is written, by the
-// library and by `cosimo import`, `run` and `submit`; systems nested 10,000 deep.
+// library and by `cosimo import`, `run` and `submit`; systems nested 10,000 deep; members
+// larger than the limits, declared so or lying about it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "cosimo/ssp/ssp_import.h"
 #include "tests/integration/process.h"
@@ -22,21 +25,54 @@ using testing::WriteFile;
 
 constexpr const char* kPrecious = "a user's file: it must keep this content\n";
 
-// A system of one good component (extracted first) and one whose source is `source`.
-std::string TwoComponents(const std::string& source) {
+// A system of the given components.
+std::string System(const std::string& components) {
   return R"(<?xml version="1.0" encoding="UTF-8"?>
 <ssd:SystemStructureDescription version="1.0" name="attack"
     xmlns:ssd="http://ssp-standard.org/SSP1/SystemStructureDescription">
   <ssd:System name="root">
     <ssd:Elements>
-      <ssd:Component name="good" source="resources/msd.fmu"/>
-      <ssd:Component name="evil" source=")" +
-         source + R"("/>
+)" + components +
+         R"(
     </ssd:Elements>
   </ssd:System>
   <ssd:DefaultExperiment startTime="0" stopTime="1"/>
 </ssd:SystemStructureDescription>
 )";
+}
+
+// A system of one good component (extracted first) and one whose source is `source`.
+std::string TwoComponents(const std::string& source) {
+  return System(R"(      <ssd:Component name="good" source="resources/msd.fmu"/>
+      <ssd:Component name="evil" source=")" +
+                source + R"("/>)");
+}
+
+// Sets the uncompressed size that the zip archive at `path` declares for entry `name`, in its
+// local header and its central directory entry (a lie when it is smaller than the contents).
+void DeclareSize(const std::string& path, const std::string& name, uint32_t size) {
+  std::string zip = ReadFile(path);
+  auto put = [&](size_t at) {
+    for (int i = 0; i < 4; ++i) zip[at + i] = static_cast<char>((size >> (8 * i)) & 0xff);
+  };
+  auto u16 = [&](size_t at) {
+    return static_cast<size_t>(static_cast<unsigned char>(zip[at])) |
+           static_cast<size_t>(static_cast<unsigned char>(zip[at + 1])) << 8;
+  };
+  int patched = 0;
+  for (size_t at = 0; (at = zip.find("PK", at)) != std::string::npos; ++at) {
+    if (zip.compare(at, 4, "PK\x03\x04") == 0 && zip.compare(at + 30, name.size(), name) == 0 &&
+        u16(at + 26) == name.size()) {
+      put(at + 22);
+      ++patched;
+    } else if (zip.compare(at, 4, "PK\x01\x02") == 0 &&
+               zip.compare(at + 46, name.size(), name) == 0 && u16(at + 28) == name.size()) {
+      put(at + 24);
+      ++patched;
+    }
+  }
+  ASSERT_EQ(patched, 2) << name;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << zip;
 }
 
 class SspAttackTest : public ::testing::Test {
@@ -48,13 +84,15 @@ class SspAttackTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // An .ssp of `ssd` and resources/msd.fmu (a test FMU).
-  std::string Pack(const std::string& ssd) {
+  // An .ssp of `ssd`, resources/msd.fmu (a test FMU) and resources/zeros.fmu (`zeros` zero
+  // bytes, deflated to a few hundred).
+  std::string Pack(const std::string& ssd, size_t zeros = 0) {
     const std::string system = dir_ + "/system";
     fs::remove_all(system);
     fs::create_directories(system + "/resources");
     fs::copy_file(std::string(COSIMO_BINARY_DIR) + "/fmus/fmi2_msd.fmu",
                   system + "/resources/msd.fmu");
+    std::ofstream(system + "/resources/zeros.fmu", std::ios::binary) << std::string(zeros, '\0');
     WriteFile(system + "/SystemStructure.ssd", ssd);
     const std::string ssp = dir_ + "/attack.ssp";
     fs::remove(ssp);
@@ -192,6 +230,70 @@ TEST_F(SspAttackTest, TenThousandNestedSystemsAreRefusedNamingTheDepth) {
   imported = ssp::ImportSsp(Pack(annotated), options);
   ASSERT_TRUE(imported.ok()) << imported.status();
   EXPECT_DOUBLE_EQ(imported->scenario.algorithm().step_size(), 0.001);
+}
+
+// Issue 41 item 5: members are refused past the limits (set small here), named with the limit,
+// whether the archive declares their size or lies about it; nothing is left behind.
+TEST_F(SspAttackTest, MembersOverTheSizeLimitsAreRefusedNamingTheLimit) {
+  const std::string good = System(R"(<ssd:Component name="good" source="resources/msd.fmu"/>)");
+  const size_t fmu_size = fs::file_size(std::string(COSIMO_BINARY_DIR) + "/fmus/fmi2_msd.fmu");
+  ssp::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  options.limits.max_file_bytes = 1000;
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(Pack(good), options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(std::string(imported.status().message()),
+              HasSubstr("'resources/msd.fmu' unpacks to " + std::to_string(fmu_size) +
+                        " bytes or more, over the limit for one extracted file of 1000 bytes "
+                        "(--ssp-max-file-mb)"));
+  EXPECT_THAT(Made(), ::testing::IsEmpty());
+
+  options.limits = ssp::SspLimits();
+  options.limits.max_total_bytes = fmu_size + 10;  // two FMUs: the second one passes it
+  imported = ssp::ImportSsp(Pack(System(R"(<ssd:Component name="a" source="resources/msd.fmu"/>
+                     <ssd:Component name="b" source="resources/zeros.fmu"/>)"),
+                                 100),
+                            options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(std::string(imported.status().message()),
+              HasSubstr("'resources/zeros.fmu' unpacks to 100 bytes or more, over the limit for "
+                        "the files extracted together (" +
+                        std::to_string(fmu_size) + " before it) of " +
+                        std::to_string(fmu_size + 10) + " bytes (--ssp-max-total-mb)"));
+
+  options.limits = ssp::SspLimits();
+  options.limits.max_document_bytes = 100;
+  imported = ssp::ImportSsp(Pack(good), options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(std::string(imported.status().message()),
+              HasSubstr("'SystemStructure.ssd' unpacks to " + std::to_string(good.size()) +
+                        " bytes or more, over the limit for an XML document of 100 bytes "
+                        "(--ssp-max-document-mb)"));
+
+  // A 1 MiB member that declares 100 bytes: stopped by the bytes inflated.
+  options.limits = ssp::SspLimits();
+  options.limits.max_file_bytes = 10000;
+  const std::string lying =
+      Pack(System(R"(<ssd:Component name="z" source="resources/zeros.fmu"/>)"), 1 << 20);
+  DeclareSize(lying, "resources/zeros.fmu", 100);
+  imported = ssp::ImportSsp(lying, options);
+  ASSERT_FALSE(imported.ok());
+  EXPECT_THAT(std::string(imported.status().message()),
+              HasSubstr("'resources/zeros.fmu' unpacks to 65536 bytes or more, over the limit "
+                        "for one extracted file of 10000 bytes"));
+  EXPECT_THAT(Made(), ::testing::IsEmpty());
+
+  // `cosimo import` with the flag: 2 MiB over a limit of 1 MiB.
+  const std::string big =
+      Pack(System(R"(<ssd:Component name="z" source="resources/zeros.fmu"/>)"), 2 << 20);
+  Process import(
+      {BinDir() + "/cosimo", "import", big, "--out", dir_ + "/big.json", "--ssp-max-file-mb", "1"},
+      dir_ + "/import.log");
+  EXPECT_EQ(import.Wait(std::chrono::seconds(60)), 2) << import.log();
+  EXPECT_THAT(import.log(), HasSubstr("'resources/zeros.fmu' unpacks to 2097152 bytes or more, "
+                                      "over the limit for one extracted file of 1048576 bytes "
+                                      "(--ssp-max-file-mb)"));
+  EXPECT_THAT(Made(), ::testing::IsEmpty());
 }
 
 }  // namespace

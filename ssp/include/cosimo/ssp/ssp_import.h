@@ -28,6 +28,7 @@
 // Thread safety: none needed (functions).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,17 @@ namespace cosimo::ssp {
 // refused naming it, before the import's recursion could overflow the stack.
 inline constexpr int kMaxSystemDepth = 100;
 
+// What an SSP's members may unpack to, each refused naming the member and the limit (issue 41:
+// a 1 MB archive holding a 1 GiB SystemStructure.ssd used 2.1 GB): checked against the sizes
+// the archive declares before anything is read or written, and against the bytes actually
+// inflated. `cosimo` sets them with --ssp-max-document-mb, --ssp-max-file-mb and
+// --ssp-max-total-mb.
+struct SspLimits {
+  uint64_t max_document_bytes = uint64_t{64} << 20;  // each XML document read (.ssd, .ssv, .ssm)
+  uint64_t max_file_bytes = uint64_t{512} << 20;     // each file extracted (an FMU)
+  uint64_t max_total_bytes = uint64_t{2} << 30;      // every file extracted, together
+};
+
 struct SspImportOptions {
   // Where the archive's FMUs are extracted (created if needed); unused for an .ssd. They are
   // written first into a temporary folder beside it and moved into it once the import is
@@ -48,6 +60,7 @@ struct SspImportOptions {
   std::string resources_dir;
   double step_size = 0.0;  // > 0: the scenario's algorithm.step_size; 0: (stop - start) / 1000
   double stop_time = 0.0;  // > 0: overrides DefaultExperiment's stopTime
+  SspLimits limits;
 };
 
 struct SspImport {
