@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -49,6 +50,8 @@ void CheckSpace(const pb::RepeatedField<double>& v, const std::string& field, bo
   }
 }
 
+constexpr double kMaxNormalDeviations = 9.0;
+
 // uniform, normal, log_uniform: [p, q]. A normal's standard deviation may be 0 in a RANDOM
 // design (every value the mean), not in a LATIN_HYPERCUBE's, whose strata are of equal
 // probability.
@@ -66,6 +69,14 @@ void CheckPair(const pb::RepeatedField<double>& v, const std::string& field,
     problems.push_back(field + ": the standard deviation must be > 0 in a LATIN_HYPERCUBE design");
   } else if (normal && v[1] < 0.0) {
     problems.push_back(field + ": the standard deviation must be >= 0");
+  } else if (normal && !(std::abs(v[0]) + kMaxNormalDeviations * v[1] <=
+                         std::numeric_limits<double>::max())) {
+    // A design's standard normal values reach 8.6 (Box-Muller from 53-bit uniforms) and 8.2
+    // (the Latin hypercube's quantiles of 2^-53 and 1 - 2^-53): beyond, values would overflow.
+    problems.push_back(field + ": the mean plus " + FormatDouble(kMaxNormalDeviations) +
+                       " standard deviations must stay within the double range (" +
+                       FormatDouble(std::numeric_limits<double>::max()) +
+                       "); the values would overflow");
   } else if (!normal && v[0] > v[1]) {
     problems.push_back(field + ": low must be <= high");
   } else if (log && v[0] <= 0.0) {

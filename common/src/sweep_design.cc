@@ -8,6 +8,19 @@
 namespace cosimo {
 namespace {
 
+// a + (b - a) t for t in [0, 1], within [min(a, b), max(a, b)], without overflow where b - a
+// overflows (a and b of opposite signs near the ends of the double range: issue 41).
+double Between(double a, double b, double t) {
+  const double d = b - a;
+  const double v = std::isfinite(d) ? a + d * t : a * (1.0 - t) + b * t;
+  return std::clamp(v, std::min(a, b), std::max(a, b));
+}
+
+// exp(Between(log a, log b, t)) within [min(a, b), max(a, b)]; a, b > 0.
+double LogBetween(double a, double b, double t) {
+  return std::clamp(std::exp(Between(std::log(a), std::log(b), t)), std::min(a, b), std::max(a, b));
+}
+
 // The grid values of a validated parameter.
 std::vector<double> Axis(const v1::SweepParameter& p) {
   if (p.linspace_size() == 3) {
@@ -22,14 +35,11 @@ std::vector<double> Axis(const v1::SweepParameter& p) {
 // A value of the parameter's distribution from its quantile u in [0, 1] (a Latin hypercube's;
 // uniform and log-uniform values of a RANDOM design too).
 double FromUnit(const v1::SweepParameter& p, double u) {
-  if (p.log_uniform_size() == 2) {
-    const double lo = std::log(p.log_uniform(0));
-    return std::exp(lo + (std::log(p.log_uniform(1)) - lo) * u);
-  }
+  if (p.log_uniform_size() == 2) return LogBetween(p.log_uniform(0), p.log_uniform(1), u);
   if (p.normal_size() == 2) {
     return p.normal(0) + p.normal(1) * InverseNormalCdf(std::clamp(u, 0x1.0p-53, 1 - 0x1.0p-53));
   }
-  return p.uniform(0) + (p.uniform(1) - p.uniform(0)) * u;
+  return Between(p.uniform(0), p.uniform(1), u);
 }
 
 // A polynomial's value at x, its coefficients from the constant term up (Horner).
@@ -128,25 +138,21 @@ double InverseNormalCdf(double p) {
 std::vector<double> Linspace(double a, double b, int64_t n) {
   std::vector<double> out;
   for (int64_t i = 0; i < n; ++i) {
-    out.push_back(i + 1 == n && n > 1 ? b
-                                      : a + (b - a) * static_cast<double>(i) /
-                                                static_cast<double>(std::max<int64_t>(n - 1, 1)));
+    out.push_back(i == 0 ? a
+                  : i + 1 == n
+                      ? b
+                      : Between(a, b, static_cast<double>(i) / static_cast<double>(n - 1)));
   }
   return out;
 }
 
 std::vector<double> Logspace(double a, double b, int64_t n) {
   std::vector<double> out;
-  const double la = std::log(a);
-  const double lb = std::log(b);
   for (int64_t i = 0; i < n; ++i) {
-    if (i == 0) {
-      out.push_back(a);
-    } else if (i + 1 == n) {
-      out.push_back(b);
-    } else {
-      out.push_back(std::exp(la + (lb - la) * static_cast<double>(i) / static_cast<double>(n - 1)));
-    }
+    out.push_back(i == 0 ? a
+                  : i + 1 == n
+                      ? b
+                      : LogBetween(a, b, static_cast<double>(i) / static_cast<double>(n - 1)));
   }
   return out;
 }

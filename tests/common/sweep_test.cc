@@ -5,8 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep_design.h"
@@ -71,6 +73,56 @@ TEST(SweepTest, BadRangesNameTheirField) {
   EXPECT_EQ(Problems(R"({"scenario_file": "b.json",
       "parameters": [ {"name": "a.x", "logspace": [0, 1, 2]} ]})"),
             "parameters[0].logspace: a and b must be > 0");
+}
+
+// Issue 41 item 6, its inputs: linspace over the double range gave -nan and inf
+// (a + (b - a) t with b - a overflowing). Every value is now finite, between the bounds, the
+// first exactly a and the last exactly b; the same for logspace and the random designs' bounds,
+// and a normal whose values would overflow is refused naming the bound.
+TEST(SweepTest, DesignsOverTheDoubleRangeStayFiniteOrAreRefused) {
+  const v1::Sweep sweep = Parse(R"({"scenario_file": "b.json",
+    "parameters": [ {"name": "a.x", "linspace": [1e308, -1e308, 3]},
+                    {"name": "a.y", "linspace": [-1.7e308, 1.7e308, 5]},
+                    {"name": "a.z", "logspace": [1e-308, 1.7e308, 3]} ]})");
+  ASSERT_TRUE(ValidateSweep(sweep).ok()) << ValidateSweep(sweep);
+  const std::vector<std::vector<double>> values = DesignValues(sweep);
+  ASSERT_EQ(values.size(), 45u);
+  std::vector<std::set<double>> axes(3);
+  for (const std::vector<double>& v : values) {
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_TRUE(std::isfinite(v[i])) << i;
+      axes[i].insert(v[i]);
+    }
+  }
+  EXPECT_EQ(axes[0], (std::set<double>{1e308, 0.0, -1e308}));
+  EXPECT_EQ(Linspace(1e308, -1e308, 3), (std::vector<double>{1e308, 0.0, -1e308}));
+  const std::vector<double> wide = Linspace(-1.7e308, 1.7e308, 5);
+  EXPECT_EQ(wide.front(), -1.7e308);
+  EXPECT_EQ(wide.back(), 1.7e308);
+  EXPECT_DOUBLE_EQ(wide[1], -8.5e307);
+  EXPECT_EQ(wide[2], 0.0);
+  EXPECT_DOUBLE_EQ(wide[3], 8.5e307);
+  const std::vector<double> log = Logspace(1e-308, 1.7e308, 3);
+  EXPECT_EQ(log.front(), 1e-308);
+  EXPECT_EQ(log.back(), 1.7e308);
+
+  // The random designs: uniform over the whole range stays in it; log_uniform likewise.
+  for (const char* kind : {"RANDOM", "LATIN_HYPERCUBE"}) {
+    const v1::Sweep random = Parse(std::string(R"({"scenario_file": "b.json",
+      "design": {"kind": ")") + kind +
+                                   R"(", "samples": 64, "seed": 1},
+      "parameters": [ {"name": "a.x", "uniform": [-1.7976931348623157e308, 1.7976931348623157e308]},
+                      {"name": "a.y", "log_uniform": [5e-324, 1.7976931348623157e308]} ]})");
+    ASSERT_TRUE(ValidateSweep(random).ok()) << ValidateSweep(random);
+    for (const std::vector<double>& v : DesignValues(random)) {
+      EXPECT_TRUE(std::isfinite(v[0])) << kind;
+      EXPECT_TRUE(std::isfinite(v[1]) && v[1] > 0.0) << kind;
+    }
+  }
+  EXPECT_EQ(Problems(R"({"scenario_file": "b.json", "design": {"kind": "RANDOM", "samples": 3},
+      "parameters": [ {"name": "a.x", "normal": [1e308, 1e307]} ]})"),
+            "parameters[0].normal: the mean plus 9 standard deviations must stay within the double "
+            "range (1.7976931348623157e+308); the values would overflow");
 }
 
 TEST(SweepTest, DesignsTakeTheirOwnSources) {

@@ -39,11 +39,12 @@ double StandardNormal(std::mt19937_64& rng);
 // Python's statistics.NormalDist.inv_cdf.
 double InverseNormalCdf(double p);
 
-// n values from a to b inclusive, evenly spaced (a + (b - a) i / (n - 1); the last is b; n = 1:
-// a). n >= 1.
+// n values from a to b inclusive, evenly spaced (a + (b - a) i / (n - 1), or
+// a (1 - t) + b t with t = i / (n - 1) where b - a overflows the double range; the first is a, the
+// last b, every value between them; n = 1: a). n >= 1.
 std::vector<double> Linspace(double a, double b, int64_t n);
 // n values from a to b inclusive, evenly spaced in log (exp(log a + (log b - log a) i / (n - 1));
-// the first a, the last b). a, b > 0, n >= 1.
+// the first a, the last b, every value between them). a, b > 0, n >= 1.
 std::vector<double> Logspace(double a, double b, int64_t n);
 
 // Every combination of the axes' values, the first axis varying slowest; [variant][axis].
