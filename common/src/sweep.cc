@@ -121,8 +121,15 @@ void CheckParameter(const v1::SweepParameter& p, const std::string& field,
   }
 }
 
+// The columns of a sweep's table besides its parameters and KPIs (SweepTableColumns).
+const std::set<std::string> kTableColumns = {"index", "status", "wall_time_s", "message"};
+
+// Each KPI's column name: unique, and neither a parameter's nor one of the table's own (issue
+// 41: a KPI named "status" gave a table with two status columns).
 void CheckKpis(const v1::Sweep& sweep, Problems& problems) {
   std::set<std::string> names;
+  std::set<std::string> parameters;
+  for (const v1::SweepParameter& p : sweep.parameters()) parameters.insert(p.name());
   for (int i = 0; i < sweep.kpis_size(); ++i) {
     const v1::Kpi& kpi = sweep.kpis(i);
     const std::string field = absl::StrCat("kpis[", i, "]");
@@ -133,8 +140,18 @@ void CheckKpis(const v1::Sweep& sweep, Problems& problems) {
     if (kpi.kind() == v1::Kpi::FIRST_CROSSING && !std::isfinite(kpi.level())) {
       problems.push_back(field + ".level: must be finite");
     }
-    if (!names.insert(KpiName(kpi)).second) {
-      problems.push_back(field + ": a second KPI named '" + KpiName(kpi) + "' (give it a name)");
+    const std::string name = KpiName(kpi);
+    if (kTableColumns.count(name) != 0) {
+      problems.push_back(absl::StrCat(
+          field, ": the name '", name,
+          "' is a column the sweep's table has already (index, status, wall_time_s, message); "
+          "give it another name"));
+    } else if (parameters.count(name) != 0) {
+      problems.push_back(absl::StrCat(field, ": the name '", name,
+                                      "' is a swept parameter's (a column of the sweep's table); "
+                                      "give it another name"));
+    } else if (!names.insert(name).second) {
+      problems.push_back(field + ": a second KPI named '" + name + "' (give it a name)");
     }
   }
 }

@@ -163,6 +163,29 @@ TEST(SweepTest, TheRestOfTheSweepIsChecked) {
               HasSubstr("parameter: no such field"));
 }
 
+// Issue 41 item 7: KPIs named like a parameter or like the table's own columns gave a header
+// with repeated names (a "status" column of numbers); each is refused naming the KPI.
+TEST(SweepTest, KpiNamesThatCollideWithTheTablesColumnsAreRefused) {
+  EXPECT_EQ(Problems(R"({"scenario_file": "b.json",
+      "parameters": [ {"name": "a.x", "values": [1, 2]} ],
+      "kpis": [ {"variable": "a.y", "name": "index"}, {"variable": "a.y", "name": "status"},
+                {"variable": "a.y", "name": "message", "kind": "MAX"},
+                {"variable": "a.y", "name": "wall_time_s", "kind": "MIN"},
+                {"variable": "a.y", "name": "a.x", "kind": "MEAN"},
+                {"variable": "a.y", "name": "peak", "kind": "MAX"} ]})"),
+            "5 problems:\n"
+            "  kpis[0]: the name 'index' is a column the sweep's table has already (index, "
+            "status, wall_time_s, message); give it another name\n"
+            "  kpis[1]: the name 'status' is a column the sweep's table has already (index, "
+            "status, wall_time_s, message); give it another name\n"
+            "  kpis[2]: the name 'message' is a column the sweep's table has already (index, "
+            "status, wall_time_s, message); give it another name\n"
+            "  kpis[3]: the name 'wall_time_s' is a column the sweep's table has already (index, "
+            "status, wall_time_s, message); give it another name\n"
+            "  kpis[4]: the name 'a.x' is a swept parameter's (a column of the sweep's table); "
+            "give it another name");
+}
+
 v1::Scenario Base() {
   absl::StatusOr<v1::Scenario> base = ParseScenarioJson(kBase);
   EXPECT_TRUE(base.ok()) << base.status();
