@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -60,9 +61,11 @@ namespace {
 void AddSspOptions(CLI::App& cmd, Options& o) {
   cmd.add_option("--step-size,--step", o.ssp.step_size,
                  "SSP or FMU input: the communication step (default: DefaultExperiment's "
-                 "stepSize, else a thousandth of the run)");
+                 "stepSize, else a thousandth of the run)")
+      ->check(cosimo::Within(0, 1e300));
   cmd.add_option("--stop-time", o.ssp.stop_time,
-                 "SSP or FMU input: override DefaultExperiment's stopTime");
+                 "SSP or FMU input: override DefaultExperiment's stopTime")
+      ->check(cosimo::Within(0, 1e300));
   // The SSP's limits in MiB (ssp::SspLimits, in bytes).
   struct Limit {
     const char* flag;
@@ -79,7 +82,7 @@ void AddSspOptions(CLI::App& cmd, Options& o) {
     uint64_t* bytes = limit.bytes;
     cmd.add_option_function<uint64_t>(
            limit.flag, [bytes](const uint64_t& mb) { *bytes = mb << 20; }, limit.help)
-        ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30))
+        ->check(cosimo::Within(uint64_t{1}, uint64_t{1} << 30))
         ->default_str(std::to_string(*bytes >> 20));
   }
 }
@@ -93,7 +96,7 @@ void DefineRun(CLI::App& cmd, Options& o) {
                  "spread the units over at most this many worker processes, each hosting several "
                  "units when the scenario has more (default: one process holding all the units, "
                  "per worker label, the master running in it)")
-      ->check(CLI::Range(1, 4096));
+      ->check(cosimo::Within(1, 4096));
   AddSspOptions(cmd, o);
 }
 
@@ -173,7 +176,8 @@ void DefinePlot(CLI::App& cmd, Options& o) {
                  "(status FAILED) and NaN values are left out and counted in a caption");
   cmd.add_option("--title", o.plot_options.title, "title (default: the CSV's file name)");
   cmd.add_option("--width", o.plot_options.width, "width in pixels (a scatter plot is 2/3 as high)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(64, 16384));
 }
 
 // Time plots, or with --x and --y a scatter plot.
@@ -214,8 +218,12 @@ void DefineTrain(CLI::App& cmd, Options& o) {
                  "measured CSV: time, then <unit>.<variable> columns (a results CSV)")
       ->required();
   cmd.add_option("--unit", t.unit, "the hybrid unit to train")->required();
-  cmd.add_option("--epochs", t.epochs, "Adam steps, one simulation each")->capture_default_str();
-  cmd.add_option("--learning-rate", t.learning_rate, "Adam's step size")->capture_default_str();
+  cmd.add_option("--epochs", t.epochs, "Adam steps, one simulation each")
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 1e7));
+  cmd.add_option("--learning-rate", t.learning_rate, "Adam's step size")
+      ->capture_default_str()
+      ->check(cosimo::Within(std::numeric_limits<double>::min(), 1e6));
   cmd.add_option("--out", t.out, "weights file to write (default: <unit>.weights.json)");
   AddOrchestrator(cmd, o,
                   "submit the training as a job to this orchestrator HOST:PORT and print its "
@@ -305,7 +313,7 @@ void DefineResults(CLI::App& cmd, Options& o) {
   cmd.add_option("--variant", o.variant,
                  "a sweep job's variant K: its full results (a sweep that keeps them, "
                  "\"keep_results\": \"ALL\"), not the sweep's table")
-      ->check(CLI::NonNegativeNumber);
+      ->check(cosimo::Within(0, 9e15));
   AddOrchestrator(cmd, o);
 }
 

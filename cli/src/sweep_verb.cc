@@ -16,6 +16,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cosimo/client/client.h"
 #include "cosimo/client/fmu_scenario.h"
+#include "cosimo/common/command_line.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/sweep.h"
@@ -135,11 +136,12 @@ void DefineSweep(CLI::App& cmd, Options& o) {
                  "write each variant's results CSV (as cosimo run writes it) to DIR/variant-K.csv");
   cmd.add_option("--max-sweep-variants", c.max_variants,
                  "refuse a sweep of more variants than this")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 1e12));
   cmd.add_option("--parallel", c.parallel,
                  "variants run at once (default: this machine's cores), each in one worker "
                  "process of its own (per worker label) that runs its master")
-      ->check(CLI::Range(1, 4096));
+      ->check(cosimo::Within(1, 4096));
   cmd.add_flag("--wait", c.wait,
                "with --orchestrator: follow the sweep job and write its table (a sweep run here "
                "always waits)");

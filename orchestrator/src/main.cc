@@ -52,10 +52,12 @@ void AddServiceOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& optio
   raw.heartbeat_interval_ms = static_cast<int>(options.heartbeat_interval.count());
   app.add_option("--heartbeat-timeout-ms", raw.heartbeat_timeout_ms,
                  "silence after which a worker is declared lost, ms")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 86400e3));
   app.add_option("--heartbeat-interval-ms", raw.heartbeat_interval_ms,
                  "heartbeat period asked of workers, ms")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 3600e3));
   app.add_option("--tls-cert", options.tls_cert_file,
                  "serve TLS with this PEM certificate chain (with --tls-key)");
   app.add_option("--tls-key", options.tls_key_file, "the PEM private key of --tls-cert");
@@ -83,31 +85,31 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
                  "remove artifacts that no job names and nobody used for this long, and "
                  "abandoned uploads (0: keep them forever)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 24.0 * 365 * 100));
+      ->check(cosimo::Within(0.0, 24.0 * 365 * 100));
   raw.job_retention_days = static_cast<double>(options.job_retention.count()) / 86400.0;
   app.add_option("--job-retention-days", raw.job_retention_days,
                  "delete finished jobs and their results this long after they ended (0: keep "
                  "them until a client deletes them)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 365.0 * 100));
+      ->check(cosimo::Within(0.0, 365.0 * 100));
   raw.unschedulable_timeout_s = static_cast<int>(options.unschedulable_timeout.count());
   app.add_option("--unschedulable-timeout-s", raw.unschedulable_timeout_s,
                  "fail a queued job that needs more workers than are attached (busy or idle, "
                  "matching its labels) once that has lasted this long, s (0: it waits)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(cosimo::Within(0, 365.0 * 86400));
   raw.checkpoint_interval_s = static_cast<int>(options.checkpoint_interval.count());
   app.add_option("--checkpoint-interval-s", raw.checkpoint_interval_s,
                  "checkpoint every running job this often, s, besides the scenario's "
                  "algorithm.checkpoint_every (0: only by steps); a job resumes from its last "
                  "checkpoint after losing a worker or the orchestrator")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(cosimo::Within(0, 365.0 * 86400));
   app.add_option("--max-resumptions", options.max_resumptions,
                  "how often one job resumes from its checkpoint after losing a worker before it "
                  "fails (0: a lost worker fails the job)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(cosimo::Within(0, 1e6));
   app.add_option("--master-in-worker", options.master_in_worker,
                  "run the master of a job whose units all sit on one worker in that worker "
                  "(false: every job's master runs here, unit by unit)")
@@ -117,37 +119,37 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
                  "fail a job whose unit does not answer one command (a step, a load) within this "
                  "long, s (0: no limit)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 365.0 * 86400));
+      ->check(cosimo::Within(0.0, 365.0 * 86400));
   raw.max_upload_mb = options.max_upload_bytes >> 20;
   app.add_option("--max-upload-mb", raw.max_upload_mb,
                  "refuse uploads of artifacts bigger than this, MiB")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+      ->check(cosimo::Within(uint64_t{1}, uint64_t{1} << 30));
   raw.max_message_mb = options.max_message_bytes >> 20;
   app.add_option("--max-message-mb", raw.max_message_mb,
                  "refuse gRPC messages bigger than this (a submitted scenario, a worker's reply), "
                  "MiB")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{2047}));
+      ->check(cosimo::Within(uint64_t{1}, uint64_t{2047}));
   raw.max_scenario_kb = options.limits.max_scenario_bytes >> 10;
   app.add_option("--max-scenario-kb", raw.max_scenario_kb,
                  "refuse scenarios bigger than this (serialized), KiB")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+      ->check(cosimo::Within(uint64_t{1}, uint64_t{1} << 30));
   app.add_option("--max-units-per-job", options.limits.max_units,
                  "refuse jobs of more units than this")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(cosimo::Within(1, 1 << 20));
   app.add_option("--max-queued-jobs-per-client", options.limits.max_queued_per_client,
                  "refuse a client's submission while it has this many jobs queued (with "
                  "--tokens-file each client counts its own; without, all count together)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 30));
+      ->check(cosimo::Within(1, 1 << 30));
   app.add_option("--max-recorded-rows", options.limits.max_recorded_rows,
                  "fail a job that records more rows of results than this (it fails when it gets "
                  "there)")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+      ->check(cosimo::Within(uint64_t{1}, uint64_t{1} << 40));
   app.add_option("--http", options.http_listen,
                  "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
                  "the gRPC port; default: off)");

@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
   uint64_t cache_max_mb = options.cache_max_bytes >> 20;
   app.add_option("--cache-max-mb", cache_max_mb,
                  "artifact cache limit, MiB: the least recently used artifacts go")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(0, 1 << 30));
   options.security = cosimo::ClientSecurityFromEnvironment();
   app.add_option("--tls-ca", options.security.tls_ca_file,
                  "dial TLS, trusting the PEM certificates in this file (default: $COSIMO_TLS_CA)");
@@ -52,22 +53,24 @@ int main(int argc, char** argv) {
   app.add_flag("--once", options.once, "exit when the connection ends instead of reconnecting");
   app.add_option("--reconnect-ms", options.reconnect_ms,
                  "first wait between connection attempts, ms")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 3600e3));
   size_t fmu_cache = cosimo::units::kDefaultFmuCacheSize;
   app.add_option("--fmu-cache", fmu_cache,
                  "unpacked FMUs kept loaded between the units made from one file (a sweep's "
                  "variants), 0: unpack each unit's FMU anew")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(0, 4096));
   app.add_option("--slots", options.slots,
                  "how many units this worker hosts at once; the units of a job on one worker get "
                  "one message per step")
-      ->check(CLI::Range(1, 4096))
+      ->check(cosimo::Within(1, 4096))
       ->capture_default_str();
   int threads = 0;
   app.add_option("--threads", threads,
                  "threads that step the units of one message (default: the smaller of --slots and "
                  "this machine's cores)")
-      ->check(CLI::Range(1, 4096));
+      ->check(cosimo::Within(1, 4096));
   std::string cpus;
   app.add_option("--cpus", cpus,
                  "run only on these CPUs, as taskset -c takes them (0, 2-3, 0,2-3); --threads "
@@ -85,7 +88,8 @@ int main(int argc, char** argv) {
                "within --health-max-age-s, else 1");
   int health_max_age_s = 30;
   app.add_option("--health-max-age-s", health_max_age_s, "for --health-check, seconds")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 365.0 * 86400));
   cosimo::LogOptions log;
   cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
