@@ -18,9 +18,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -74,9 +76,10 @@ class TokenCheck {
   // The holder of the token in `authorization` ("Bearer <token>"); an anonymous admin when no
   // token is required; nullopt for an unknown token. The HTTP server checks its Authorization
   // header (or its ?token= and cookie) with this.
-  std::optional<Caller> Identify(grpc::string_ref authorization) const {
+  std::optional<Caller> Identify(grpc::string_ref given) const {
     const std::shared_ptr<const std::vector<Entry>> entries = Snapshot();
     if (entries->empty()) return Caller{};
+    const std::string authorization = Canonical(given);
     // Every entry is compared, so that the time taken does not tell which one matched.
     const Entry* found = nullptr;
     for (const Entry& entry : *entries) {
@@ -134,6 +137,20 @@ class TokenCheck {
   }
 
  private:
+  // "Bearer <token>" for an authorization whose scheme is "Bearer" in any case, followed by one
+  // or more spaces (RFC 9110 section 11.1: "It uses a case-insensitive token to identify the
+  // authentication scheme"; section 11.4: 1*SP before the credentials); anything else as given.
+  static std::string Canonical(grpc::string_ref given) {
+    constexpr std::string_view kScheme = "bearer";
+    std::string value(given.data(), given.size());
+    if (value.size() <= kScheme.size() || value[kScheme.size()] != ' ') return value;
+    for (size_t i = 0; i < kScheme.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(value[i])) != kScheme[i]) return value;
+    }
+    const size_t token = value.find_first_not_of(' ', kScheme.size());
+    return token == std::string::npos ? value : "Bearer " + value.substr(token);
+  }
+
   // Compares in time that depends on the lengths only.
   static bool SameSecret(grpc::string_ref given, const std::string& expected) {
     if (given.size() != expected.size()) return false;

@@ -383,6 +383,23 @@ TEST_F(SecuredHttpTest, EveryPathNeedsTheTokenAsHeaderQueryOrCookie) {
 
 // With --tokens-file beside --token-file, every client's token opens the HTTP port (it only
 // reads, so ownership does not restrict it), and the jobs' JSON names their owner.
+// The scheme in any case, with more than one space (issue 41 item 11: "bearer" got 401; RFC 9110
+// section 11.1: the scheme is case-insensitive); another scheme is not taken.
+TEST_F(SecuredHttpTest, TheSchemeIsCaseInsensitive) {
+  std::unique_ptr<httplib::SSLClient> https = Https();
+  const std::vector<std::pair<const char*, int>> cases = {{"bearer s3cret; token%", 200},
+                                                          {"BEARER s3cret; token%", 200},
+                                                          {"bEaReR   s3cret; token%", 200},
+                                                          {"Basic s3cret; token%", 401},
+                                                          {"bearer wrong", 401},
+                                                          {"bearers3cret; token%", 401}};
+  for (const auto& [authorization, status] : cases) {
+    httplib::Result r = https->Get("/metrics", {{"Authorization", authorization}});
+    ASSERT_TRUE(r) << authorization;
+    EXPECT_EQ(r->status, status) << authorization;
+  }
+}
+
 class NamedTokensHttpTest : public SecuredHttpTest {
  protected:
   std::vector<std::string> OrchestratorArgs() override {
