@@ -227,7 +227,7 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
     // Asked to cancel: the job ends at its next communication point; a step that takes
     // longer is not waited for (the workers are stopped below).
     if (cancel_asked && std::chrono::steady_clock::now() - cancel_time > kCancelGrace) {
-      final_status = absl::CancelledError("job " + job + " canceled");
+      final_status = absl::CancelledError("the run was canceled");
       break;
     }
     final_status = client.Get(job);
@@ -295,11 +295,14 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
       results = client.Results(*job);
     } else if (final_status->state() == v1::CANCELED && !workers_failed.empty()) {
       // The cause, not only "canceled before it started" (a 1000-unit run said just that).
-      results = absl::UnavailableError("job " + *job + " could not start: " + workers_failed);
+      results = absl::UnavailableError("the run could not start: " + workers_failed);
     } else if (final_status->state() == v1::CANCELED) {
-      results = absl::CancelledError("job " + *job + " canceled");
+      results = absl::CancelledError("the run was canceled");
     } else {
-      results = absl::AbortedError("job " + *job + " failed: " + final_status->message());
+      // The job's own message: its id is this run's private orchestrator's, drawn anew each
+      // time (issue 41: a local sweep's failed rows differed from run to run and from the
+      // service's table).
+      results = absl::AbortedError(final_status->message());
     }
     workers.StopAll();
   }

@@ -86,8 +86,13 @@ absl::Status SetField(pb::Message* message, const std::string& path, double valu
   return absl::InvalidArgumentError(what + ": empty");
 }
 
-bool SetsAlready(const v1::Unit& unit, const std::string& parameter) {
-  return Parameters(unit).Has(parameter);
+// The base gives the parameter a number already: a sweep's number in its place passes the checks
+// the base passed (not so in place of a string: issue 41, a String parameter swept with numbers).
+bool SetsAlreadyANumber(const v1::Unit& unit, const std::string& parameter) {
+  const Parameters parameters(unit);
+  const auto it = parameters.values().find(parameter);
+  return it != parameters.values().end() &&
+         it->second.kind_case() == google::protobuf::Value::kNumberValue;
 }
 
 // The variable is recorded by `base` (a name of its record, or an element of an array so named).
@@ -170,7 +175,7 @@ absl::Status CheckSweepAgainstBase(const v1::Sweep& sweep, const v1::Scenario& b
     for (const v1::Unit& u : base.units()) {
       if (dot != std::string::npos && u.name() == p.name().substr(0, dot)) unit = &u;
     }
-    if (unit != nullptr && SetsAlready(*unit, p.name().substr(dot + 1))) continue;
+    if (unit != nullptr && SetsAlreadyANumber(*unit, p.name().substr(dot + 1))) continue;
     if (absl::Status s = check(probe); !s.ok()) {
       return absl::InvalidArgumentError(field + ": '" + p.name() + "' with " +
                                         FormatDouble(FirstValue(p)) + ": " +

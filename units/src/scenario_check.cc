@@ -270,6 +270,14 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
     if (v.count(name) == 0) {
       problems->push_back(absl::StrCat(field, ".parameters.", name, ": the FMU has no variable '",
                                        name, "' (parameters: ", Names(v, "parameter"), ")"));
+    } else if (auto type = types->find(name);
+               type != types->end() && type->second == "String" &&
+               value.kind_case() != google::protobuf::Value::kStringValue) {
+      // Caught here, not by every variant at its start (issue 41: a sweep of numbers over it).
+      problems->push_back(absl::StrCat(
+          field, ".parameters.", name, ": the FMU's variable '", name,
+          "' is a String: give it a string, not ",
+          value.kind_case() == google::protobuf::Value::kNumberValue ? "a number" : "this value"));
     }
   }
   return v;
