@@ -30,7 +30,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -223,7 +222,7 @@ void DefineTrain(CLI::App& cmd, Options& o) {
       ->check(cosimo::Within(1, 1e7));
   cmd.add_option("--learning-rate", t.learning_rate, "Adam's step size")
       ->capture_default_str()
-      ->check(cosimo::Within(std::numeric_limits<double>::min(), 1e6));
+      ->check(cosimo::Within(0, 1e6));  // 0 too: the training's own check names it
   cmd.add_option("--out", t.out, "weights file to write (default: <unit>.weights.json)");
   AddOrchestrator(cmd, o,
                   "submit the training as a job to this orchestrator HOST:PORT and print its "
