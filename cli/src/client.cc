@@ -85,7 +85,7 @@ absl::StatusOr<std::string> Client::Upload(const std::string& path) {
   chunk.set_digest(*digest);
   chunk.set_size(size);
   chunk.set_file_name(fs::path(path).filename().string());
-  std::string buffer(1 << 20, '\0');
+  std::string buffer(FileChunkBytes(size), '\0');
   bool sent_any = false;
   while (in || !sent_any) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
