@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -265,6 +266,10 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id,
     if (chunk.has_header()) {
       FromProto(chunk.header(), &results);
       results.metadata = chunk.header().metadata();
+      // Reserved at once rather than grown (each fresh page a page fault): a simulation's rows
+      // are its accepted steps and its start.
+      const uint64_t rows = std::min<uint64_t>(results.metadata.steps_accepted() + 1, 10'000'000);
+      results.values.reserve(rows * results.columns.size());
     } else {
       AppendRows(chunk.rows(), &results);
     }
