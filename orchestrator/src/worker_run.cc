@@ -8,6 +8,7 @@
 
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/unit_api_proto.h"
+#include "orchestrator/src/checkpoint_relay.h"
 #include "orchestrator/src/results_metadata.h"
 #include "orchestrator/src/simulation_runner.h"
 
@@ -82,6 +83,7 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
   }
   master::MasterResult result;
   std::vector<v1::ResultRows> chunks;  // the table's rows until JobDone
+  CheckpointRelay checkpoints(observer);
   v1::WorkerMessage reply;
   while (true) {
     if (absl::Status s = worker.WaitReply(kSeq, &reply, wait); !s.ok()) {
@@ -97,7 +99,7 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
         observer.OnProgress(FromProto(reply.job_progress()));
         break;
       case v1::WorkerMessage::kJobCheckpoint:
-        observer.OnCheckpoint(reply.job_checkpoint());
+        checkpoints.Pass(std::move(*reply.mutable_job_checkpoint()));
         break;
       case v1::WorkerMessage::kResultRows:
         chunks.emplace_back().Swap(reply.mutable_result_rows());
