@@ -18,11 +18,13 @@ struct Options {
   std::vector<int> scaling_units = {2, 4, 8, 16, 32};  // figure 2
   std::string worker_binary;                           // cosimo-worker
   std::string orchestrator_binary;                     // cosimo-orchestrator (the load figure)
-  std::string fmu_path;      // figure 5: the test FMU archive (fmi2_msd.fmu)
-  std::string fmu_library;   // figure 5: its shared library, for the bare loop
-  std::string car_scenario;  // fig8: examples/car.json
-  std::string log_path;      // child process output
-  std::string only;          // comma-separated figure ids to run ("fig1,fig5"); empty: all
+  std::string fmu_path;           // figure 5: the test FMU archive (fmi2_msd.fmu)
+  std::string fmu_library;        // figure 5: its shared library, for the bare loop
+  std::string cheap_fmu_path;     // fig9.cheap: fmi2_msd_cheap.fmu (one RK4 step a DoStep)
+  std::string cheap_fmu_library;  // its shared library
+  std::string car_scenario;       // fig8: examples/car.json
+  std::string log_path;           // child process output
+  std::string only;               // comma-separated figure ids to run ("fig1,fig5"); empty: all
 
   // Whether figure `id` ("fig1" ... "fig6") is to be measured.
   bool Wants(const std::string& id) const;

@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
   options.orchestrator_binary = COSIMO_BENCH_ORCHESTRATOR;
   options.fmu_path = COSIMO_BENCH_FMU;
   options.fmu_library = COSIMO_BENCH_FMU_LIBRARY;
+  options.cheap_fmu_path = COSIMO_BENCH_CHEAP_FMU;
+  options.cheap_fmu_library = COSIMO_BENCH_CHEAP_FMU_LIBRARY;
   options.car_scenario = COSIMO_BENCH_CAR;
   options.log_path = "/tmp/cosimo-bench.log";
   std::string json_path, peer, ping_mode, ping_out;

@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -85,7 +86,7 @@ absl::StatusOr<std::string> Client::Upload(const std::string& path) {
   chunk.set_digest(*digest);
   chunk.set_size(size);
   chunk.set_file_name(fs::path(path).filename().string());
-  std::string buffer(1 << 20, '\0');
+  std::string buffer(FileChunkBytes(size), '\0');
   bool sent_any = false;
   while (in || !sent_any) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
@@ -265,6 +266,10 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id,
     if (chunk.has_header()) {
       FromProto(chunk.header(), &results);
       results.metadata = chunk.header().metadata();
+      // Reserved at once rather than grown (each fresh page a page fault): a simulation's rows
+      // are its accepted steps and its start.
+      const uint64_t rows = std::min<uint64_t>(results.metadata.steps_accepted() + 1, 10'000'000);
+      results.values.reserve(rows * results.columns.size());
     } else {
       AppendRows(chunk.rows(), &results);
     }

@@ -1,7 +1,9 @@
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,13 +11,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/client/client.h"
+#include "cosimo/client/phase_timer.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
@@ -45,8 +47,9 @@ class ChildProcesses {
 
   // Starts `argv` in a process group of its own: Ctrl-C on the terminal reaches `cosimo run`
   // only, which cancels the job and then stops its children (a worker stopped first would fail
-  // the job). The child dies with this process, whatever kills it.
-  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv) {
+  // the job). The child dies with this process, whatever kills it. `fd` (when >= 0, a
+  // close-on-exec descriptor of ours) is the child's descriptor 3; it inherits no other.
+  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1) {
     // Built before the fork: the child only execs.
     std::vector<char*> args;
     for (std::string& a : argv) args.push_back(a.data());
@@ -61,6 +64,11 @@ class ChildProcesses {
       sigset_t none;
       sigemptyset(&none);
       pthread_sigmask(SIG_SETMASK, &none, nullptr);
+      if (fd == 3) {
+        fcntl(3, F_SETFD, 0);
+      } else if (fd >= 0) {
+        dup2(fd, 3);
+      }
       execv(args[0], args.data());
       _exit(127);
     }
@@ -83,13 +91,23 @@ class ChildProcesses {
     return "";
   }
 
-  void StopAll() {
+  // Asks every child to stop (SIGTERM), without waiting; StopAll waits.
+  void Terminate() {
     for (pid_t pid : pids_) {
-      if (std::find(reaped_.begin(), reaped_.end(), pid) == reaped_.end()) kill(pid, SIGTERM);
+      if (!Reaped(pid) &&
+          std::find(terminated_.begin(), terminated_.end(), pid) == terminated_.end()) {
+        kill(pid, SIGTERM);
+        terminated_.push_back(pid);
+      }
     }
+  }
+
+  // Terminates every child and waits for them (at most 3 s, then SIGKILL).
+  void StopAll() {
+    Terminate();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     for (pid_t pid : pids_) {
-      if (std::find(reaped_.begin(), reaped_.end(), pid) != reaped_.end()) continue;
+      if (Reaped(pid)) continue;
       int status = 0;
       while (waitpid(pid, &status, WNOHANG) == 0) {
         if (std::chrono::steady_clock::now() > deadline) {
@@ -97,79 +115,154 @@ class ChildProcesses {
           waitpid(pid, &status, 0);
           break;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
       }
     }
     pids_.clear();
     reaped_.clear();
+    terminated_.clear();
   }
 
  private:
+  bool Reaped(pid_t pid) const {
+    return std::find(reaped_.begin(), reaped_.end(), pid) != reaped_.end();
+  }
+
   std::vector<pid_t> pids_;
   std::vector<pid_t> reaped_;
+  std::vector<pid_t> terminated_;
 };
 
-// The worker processes of one embedded run.
+// The worker processes of one embedded run. Each starts at once and waits, with its process
+// loaded, for the orchestrator's address on a socket of ours (cosimo-worker --orchestrator-fd),
+// so that it dials the moment the orchestrator listens, while that one starts.
 class WorkerProcesses {
  public:
+  ~WorkerProcesses() { StopAll(); }
+
   // `label`: the worker label of the units it hosts (empty: none), so pinned scenarios run
   // unchanged on one machine; `slots`: how many units it hosts.
-  absl::Status Spawn(const std::string& binary, const std::string& address,
-                     const EmbeddedOptions& options, const std::string& label, int slots) {
-    std::vector<std::string> argv = {
-        binary,        "--orchestrator",         address,        "--once",
-        "--log-level", options.worker_log_level, "--log-format", options.worker_log_format};
+  absl::Status Spawn(const std::string& binary, const EmbeddedOptions& options,
+                     const std::string& label, int slots) {
+    int ends[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+      return absl::ResourceExhaustedError("cannot create a socket pair for a worker");
+    }
+    std::vector<std::string> argv = {binary,
+                                     "--orchestrator-fd",
+                                     "3",
+                                     "--once",
+                                     "--log-level",
+                                     options.worker_log_level,
+                                     "--log-format",
+                                     options.worker_log_format};
     if (!label.empty()) argv.insert(argv.end(), {"--label", label});
     if (slots > 1) argv.insert(argv.end(), {"--slots", std::to_string(slots)});
-    return children_.Spawn(std::move(argv)).status();
+    absl::StatusOr<pid_t> pid = children_.Spawn(std::move(argv), ends[1]);
+    close(ends[1]);
+    if (!pid.ok()) {
+      close(ends[0]);
+      return pid.status();
+    }
+    sockets_.push_back(ends[0]);
+    return absl::OkStatus();
   }
+
+  // Tells every worker where to dial (a worker that died meanwhile is noticed by Exited).
+  void Dial(const std::string& address) {
+    const std::string line = address + "\n";
+    for (int fd : sockets_) (void)send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+    CloseSockets();
+  }
+
   std::string Exited() { return children_.Exited("worker"); }
-  void StopAll() { children_.StopAll(); }
+  void Terminate() { children_.Terminate(); }
+  // Workers still waiting for an address see their socket close and exit.
+  void StopAll() {
+    CloseSockets();
+    children_.StopAll();
+  }
 
  private:
-  ChildProcesses children_;
-};
-
-// The run's orchestrator: a cosimo-orchestrator process on loopback, on a port of its choosing
-// (written to a file in a folder of its own); stopped after the workers.
-class OrchestratorProcess {
- public:
-  ~OrchestratorProcess() {
-    child_.StopAll();
-    std::error_code ignored;
-    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  void CloseSockets() {
+    for (int fd : sockets_) close(fd);
+    sockets_.clear();
   }
 
-  // Starts it and waits until it listens (at most 30 s); its address.
-  absl::StatusOr<std::string> Start(const std::string& binary, const EmbeddedOptions& options) {
-    std::string pattern = (fs::temp_directory_path() / "cosimo-run-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      return absl::InternalError("cannot create a folder for the orchestrator's port file");
+  ChildProcesses children_;
+  std::vector<int> sockets_;  // ours of each worker's pair, until Dial
+};
+
+// The run's orchestrator: a cosimo-orchestrator process on loopback, on a port of its choosing,
+// which it writes to a pipe of ours (--port-file /dev/fd/3) once it listens.
+class OrchestratorProcess {
+ public:
+  ~OrchestratorProcess() { StopAll(); }
+
+  // Starts it; Listening() waits for its address.
+  absl::Status Start(const std::string& binary, const EmbeddedOptions& options) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) {
+      return absl::ResourceExhaustedError("cannot create a pipe for the orchestrator's port");
     }
-    dir_ = pattern;
-    const std::string port_file = dir_ + "/port";
+    binary_ = binary;
     absl::StatusOr<pid_t> pid = child_.Spawn(
-        {binary, "--listen", "127.0.0.1:0", "--port-file", port_file, "--heartbeat-interval-ms",
+        {binary, "--listen", "127.0.0.1:0", "--port-file", "/dev/fd/3", "--heartbeat-interval-ms",
          "500", "--heartbeat-timeout-ms", "10000", "--log-level", options.orchestrator_log_level,
-         "--log-format", options.worker_log_format});
-    if (!pid.ok()) return pid.status();
+         "--log-format", options.worker_log_format},
+        ends[1]);
+    close(ends[1]);
+    if (!pid.ok()) {
+      close(ends[0]);
+      return pid.status();
+    }
+    port_pipe_ = ends[0];
+    return absl::OkStatus();
+  }
+
+  // Waits until it listens (at most 30 s); its address.
+  absl::StatusOr<std::string> Listening() {
+    std::string text;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream in(port_file);
-      int port = 0;
-      if (in >> port && port > 0) return absl::StrCat("127.0.0.1:", port);
+    while (text.find('\n') == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        return absl::DeadlineExceededError("the orchestrator (" + binary_ +
+                                           ") did not listen within 30 s");
+      }
+      pollfd p{port_pipe_, POLLIN, 0};
+      const int ready = poll(&p, 1, static_cast<int>(left.count()));
+      if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+      char buffer[64];
+      const ssize_t n = ready < 0 ? -1 : read(port_pipe_, buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // it closed the pipe: it exited
+      text.append(buffer, static_cast<size_t>(n));
+    }
+    const int port = std::atoi(text.c_str());
+    if (port > 0) return absl::StrCat("127.0.0.1:", port);
+    // An orchestrator that cannot listen exits with its error logged.
+    for (int i = 0; i < 100; ++i) {
       if (std::string exited = child_.Exited("orchestrator"); !exited.empty()) {
-        return absl::UnavailableError(exited + " (" + binary + ")");
+        return absl::UnavailableError(exited + " (" + binary_ + ")");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    return absl::DeadlineExceededError("the orchestrator (" + binary +
-                                       ") did not listen within 30 s");
+    return absl::UnavailableError("the orchestrator (" + binary_ + ") gave no port");
+  }
+
+  void Terminate() { child_.Terminate(); }
+  void StopAll() {
+    if (port_pipe_ >= 0) close(port_pipe_);
+    port_pipe_ = -1;
+    child_.StopAll();
   }
 
  private:
   ChildProcesses child_;
-  std::string dir_;
+  std::string binary_;
+  int port_pipe_ = -1;  // ours of the pipe it writes its port to
 };
 
 }  // namespace
@@ -207,8 +300,9 @@ namespace {
 // workers' included, and would pick up their replies and hand them to the job thread, two
 // thread wakes per step (the embedded run took 125 us per step against 72-92 us for a
 // standalone orchestrator, docs/benchmarks.md). Between short GetJob calls no thread waits
-// in gRPC. Cancel on request; notice workers that die before attaching (`workers_failed` says
-// which, and the job is canceled).
+// in gRPC. The first polls come quickly (a short job ends within milliseconds of its submit),
+// then every 50 ms. Cancel on request; notice workers that die before attaching
+// (`workers_failed` says which, and the job is canceled).
 absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
                                         const EmbeddedOptions& options, WorkerProcesses& workers,
                                         std::string* workers_failed) {
@@ -218,6 +312,7 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
   std::chrono::steady_clock::time_point cancel_time;
   // The job waits while its workers start: that is shown only if it lasts.
   const auto submitted = std::chrono::steady_clock::now();
+  std::chrono::microseconds poll{500};
   while (true) {
     if (!cancel_asked && options.cancel != nullptr && options.cancel->load()) {
       if (!cancel_sent) (void)client.Cancel(job);
@@ -245,7 +340,8 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
         cancel_sent = true;
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(poll);
+    poll = std::min<std::chrono::microseconds>(poll * 5 / 4, std::chrono::milliseconds(50));
   }
   return final_status;
 }
@@ -267,32 +363,46 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
           absl::StrCat("cannot find the program '", program, "' (set ", variable, ")"));
     }
   }
+  PhaseTimer own_timer;
+  PhaseTimer& timer = options.timings != nullptr ? *options.timings : own_timer;
+  // The orchestrator first (its start is the longer), then the workers while it starts.
   OrchestratorProcess server;
-  absl::StatusOr<std::string> started = server.Start(orchestrator_binary, options);
-  if (!started.ok()) return started.status();
-  const std::string address = *started;
-
+  if (absl::Status s = server.Start(orchestrator_binary, options); !s.ok()) return s;
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
   {
     WorkerProcesses workers;
     for (const EmbeddedWorkers& group : EmbeddedWorkerPlan(scenario, options.max_workers)) {
       for (int i = 0; i < group.processes; ++i) {
-        if (absl::Status s = workers.Spawn(binary, address, options, group.label, group.slots);
-            !s.ok()) {
+        if (absl::Status s = workers.Spawn(binary, options, group.label, group.slots); !s.ok()) {
           return s;
         }
       }
     }
+    timer.Mark("orchestrator and worker processes started");
+    absl::StatusOr<std::string> started = server.Listening();
+    if (!started.ok()) return started.status();
+    const std::string address = *started;
+    timer.Mark("orchestrator listening on " + address);
+    workers.Dial(address);
     Client client(address);
     absl::StatusOr<std::string> job = client.Submit(scenario);
     if (!job.ok()) return job.status();
+    timer.Mark("job submitted (artifacts uploaded)");
     std::string workers_failed;  // why the job was canceled for want of its workers
     const absl::StatusOr<v1::JobStatus> final_status =
         FollowJob(client, *job, options, workers, &workers_failed);
+    timer.Mark("job's end seen (GetJob)");
     if (!final_status.ok()) {
       results = final_status.status();
     } else if (final_status->state() == v1::SUCCEEDED) {
       results = client.Results(*job);
+      if (results.ok()) {
+        timer.MarkAt("job started on its worker (orchestrator's clock)",
+                     results->metadata.started_unix_ms());
+        timer.MarkAt("job's results stored (orchestrator's clock)",
+                     results->metadata.finished_unix_ms());
+      }
+      timer.Mark("results downloaded");
     } else if (final_status->state() == v1::CANCELED && !workers_failed.empty()) {
       // The cause, not only "canceled before it started" (a 1000-unit run said just that).
       results = absl::UnavailableError("the run could not start: " + workers_failed);
@@ -304,8 +414,13 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
       // service's table).
       results = absl::AbortedError(final_status->message());
     }
+    // Both at once: the worker (--once) ends with its stream or on the signal.
+    workers.Terminate();
+    server.Terminate();
     workers.StopAll();
   }
+  server.StopAll();
+  timer.Mark("orchestrator and workers stopped");
   return results;
 }
 

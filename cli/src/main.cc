@@ -96,13 +96,18 @@ void DefineRun(CLI::App& cmd, Options& o) {
                  "units when the scenario has more (default: one process holding all the units, "
                  "per worker label, the master running in it)")
       ->check(cosimo::Within(1, 4096));
+  cmd.add_flag("--timings", o.timings,
+               "print where the run's wall time went (start-up, the job, results) on standard "
+               "error; the debug log has it too");
   AddSspOptions(cmd, o);
 }
 
 int Run(Options& o) {
+  client::PhaseTimer timer;  // from here: the program's own loading is not in it
   TempFolder temp;
   absl::StatusOr<v1::Scenario> scenario = CheckedScenario(o, temp);
   if (!scenario.ok()) return Fail(scenario.status(), 2);
+  timer.Mark("scenario read and checked");
   client::ProgressPrinter printer;
   client::EmbeddedOptions options;
   options.on_update = [&](const v1::JobStatus& s) { printer.Update(s); };
@@ -110,10 +115,14 @@ int Run(Options& o) {
   options.worker_log_format = o.log.format;
   options.orchestrator_log_level = o.log.level;
   options.max_workers = o.run_workers;
+  options.timings = &timer;
+  if (o.log.level == "debug" || o.log.level == "trace") options.worker_log_level = o.log.level;
   absl::StatusOr<JobResults> results = client::RunEmbedded(*scenario, options);
   printer.Finish();
   if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
   if (absl::Status s = WriteResults(*results, o.out, o.metadata_out); !s.ok()) return Fail(s);
+  timer.Mark("results written");
+  if (o.timings) std::cerr << "timings (wall, from the start of `cosimo run`):\n" << timer.Report();
   return 0;
 }
 

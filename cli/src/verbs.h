@@ -33,6 +33,7 @@ struct Options {
   bool wait = false;
   int64_t variant = -1;  // results --variant K (-1: none)
   int run_workers = 0;
+  bool timings = false;  // cosimo run --timings
   ssp::SspImportOptions ssp;
   std::string import_out = "scenario.json";
   std::string plot_csv, plot_out = "plot.svg";

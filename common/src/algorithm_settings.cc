@@ -172,4 +172,11 @@ absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario)
   return s;
 }
 
+size_t ExpectedRows(const AlgorithmSettings& a) {
+  const double rows = a.adaptive || a.step_size <= 0.0
+                          ? 64.0
+                          : std::ceil((a.stop_time - a.start_time) / a.step_size) + 1.0;
+  return static_cast<size_t>(std::clamp(rows, 1.0, 1e7));
+}
+
 }  // namespace cosimo

@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -40,13 +42,19 @@ absl::StatusOr<std::string> DigestOfFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError("cannot read '" + path + "'");
   Sha256 sha;
-  std::vector<char> buffer(1 << 20);
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  std::vector<char> buffer(FileChunkBytes(ec ? uint64_t{1} << 20 : size));
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     if (in.gcount() > 0) sha.Update(buffer.data(), static_cast<size_t>(in.gcount()));
   }
   if (in.bad()) return absl::DataLossError("error while reading '" + path + "'");
   return sha.Finish();
+}
+
+size_t FileChunkBytes(uint64_t size) {
+  return static_cast<size_t>(std::clamp<uint64_t>(size, 1, uint64_t{1} << 20));
 }
 
 bool IsValidDigest(std::string_view digest) {

@@ -15,11 +15,7 @@ Recorder::Recorder(const MasterConfig& config, ResultTable* table)
     table_->columns.push_back(c.name);
     table_->types.push_back(c.type);
   }
-  const AlgorithmSettings& a = config.algorithm;
-  const double expected_rows =
-      a.adaptive ? 64.0 : std::ceil((a.stop_time - a.start_time) / a.step_size) + 1.0;
-  table_->values.reserve(static_cast<size_t>(std::min(expected_rows, 1e7)) *
-                         table_->columns.size());
+  table_->values.reserve(ExpectedRows(config.algorithm) * table_->columns.size());
 }
 
 void Recorder::Record(double t, const std::vector<UnitSlot>& units) {

@@ -218,7 +218,7 @@ grpc::Status ArtifactServiceImpl::Fetch(grpc::ServerContext* context,
   if (!in) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot read artifact");
   v1::FetchChunk chunk;
   chunk.set_size(*size);
-  std::string buffer(1 << 20, '\0');
+  std::string buffer(FileChunkBytes(*size), '\0');
   bool first = true;
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));

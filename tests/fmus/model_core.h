@@ -18,8 +18,10 @@
 #define MODEL_MAX_INTS 8
 #define MODEL_MAX_BOOLS 8
 #define MODEL_MAX_STRING 128
-#define MODEL_MAX_WIDE 4         /* Int64 and UInt64 variables (FMI 3) */
-#define MODEL_INTERNAL_STEP 1e-4 /* s, RK4 substep of DoStep */
+#define MODEL_MAX_WIDE 4 /* Int64 and UInt64 variables (FMI 3) */
+#ifndef MODEL_INTERNAL_STEP
+#define MODEL_INTERNAL_STEP 1e-4 /* s, RK4 substep of DoStep (fmi2_msd_cheap: one per DoStep) */
+#endif
 
 typedef struct {
   double time;

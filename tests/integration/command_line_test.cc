@@ -159,6 +159,39 @@ size_t Lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// `cosimo run --timings`: the moments of the run on standard error, in the order they happen,
+// from the scenario checked to the results written; none without the flag.
+TEST(SingleFmuTest, TimingsListTheMomentsOfTheRunInOrder) {
+  const std::string dir = TempDir("cosimo-timings");
+  Process run({BinDir() + "/cosimo", "run", TestFmu("fmi2_msd"), "--stop-time", "0.01", "--step",
+               "0.01", "--out", dir + "/msd.csv", "--timings"},
+              dir + "/run.log");
+  ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+  EXPECT_EQ(Lines(ReadFile(dir + "/msd.csv")), 1u + 2u);
+  const std::string log = run.log();
+  size_t at = log.find("timings (wall, from the start of `cosimo run`):");
+  ASSERT_NE(at, std::string::npos) << log;
+  // The client's own moments, each after the one before (the orchestrator's two, on its clock
+  // in whole ms, fall between them).
+  for (const char* moment :
+       {"scenario read and checked", "orchestrator and worker processes started",
+        "orchestrator listening on 127.0.0.1:", "job submitted (artifacts uploaded)",
+        "job's end seen", "results downloaded", "orchestrator and workers stopped",
+        "results written"}) {
+    const size_t next = log.find(moment, at);
+    ASSERT_NE(next, std::string::npos) << moment << " missing after offset " << at << ":\n" << log;
+    at = next;
+  }
+  EXPECT_THAT(log, HasSubstr("job started on its worker (orchestrator's clock)"));
+  EXPECT_THAT(log, HasSubstr("job's results stored (orchestrator's clock)"));
+
+  Process quiet({BinDir() + "/cosimo", "run", TestFmu("fmi2_msd"), "--stop-time", "0.01", "--step",
+                 "0.01", "--out", dir + "/quiet.csv"},
+                dir + "/quiet.log");
+  ASSERT_EQ(quiet.Wait(std::chrono::seconds(120)), 0) << quiet.log();
+  EXPECT_THAT(quiet.log(), ::testing::Not(HasSubstr("timings (wall")));
+}
+
 // `cosimo run model.fmu`, like `fmpy simulate`: its DefaultExperiment, every output recorded.
 TEST(SingleFmuTest, RunsAnFmuOnItsOwnFromItsDefaultExperiment) {
   const std::string dir = TempDir("cosimo-fmu");

@@ -9,9 +9,11 @@
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -23,6 +25,24 @@
 #include "cosimo/common/status.h"
 #include "cosimo/units/unit_factory.h"
 #include "cosimo/worker/worker_client.h"
+
+namespace {
+
+// The first line of descriptor `fd` (without its newline; empty at its end), then closed.
+std::string ReadLine(int fd) {
+  std::string line;
+  char c = 0;
+  while (true) {
+    const ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') break;
+    line.push_back(c);
+  }
+  close(fd);
+  return line;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   cosimo::SetUpProcess();
@@ -76,6 +96,11 @@ int main(int argc, char** argv) {
                  "run only on these CPUs, as taskset -c takes them (0, 2-3, 0,2-3); --threads "
                  "then defaults to at most as many threads as CPUs");
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
+  int orchestrator_fd = -1;
+  app.add_option("--orchestrator-fd", orchestrator_fd,
+                 "read the orchestrator's address from this descriptor (one line) instead, "
+                 "waiting for it: `cosimo run` starts its worker while its orchestrator starts")
+      ->group("");
   if (const char* health = std::getenv("COSIMO_WORKER_HEALTH_FILE"); health != nullptr) {
     options.health_file = health;
   }
@@ -125,6 +150,14 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (orchestrator_fd >= 0) {
+    // Until the address comes, a stop is the descriptor's end (cosimo run closes it).
+    options.orchestrator = ReadLine(orchestrator_fd);
+    if (options.orchestrator.empty()) {
+      spdlog::debug("--orchestrator-fd {}: closed before an address came", orchestrator_fd);
+      return 1;
+    }
+  }
   cosimo::worker::WorkerClient client(options);
   std::thread([&client, signals] {
     int signal = 0;

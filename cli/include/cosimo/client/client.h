@@ -16,6 +16,7 @@
 #include <grpcpp/security/credentials.h>
 
 #include "absl/status/statusor.h"
+#include "cosimo/client/phase_timer.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/job_service.grpc.pb.h"
@@ -103,6 +104,8 @@ struct EmbeddedOptions {
   std::function<void(const v1::JobStatus&)> on_update;  // progress, may be empty
   // Set to true (from another thread, e.g. on Ctrl-C) to cancel the job.
   const std::atomic<bool>* cancel = nullptr;
+  // Where the run's wall time goes (`cosimo run --timings`): marked as it goes; may be null.
+  PhaseTimer* timings = nullptr;
 };
 // The worker processes of an embedded run: per worker label of the scenario's units (in order
 // of first use; "" for none), how many processes and how many slots each. The units of a label

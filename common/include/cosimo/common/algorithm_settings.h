@@ -43,4 +43,9 @@ struct AlgorithmSettings {
 // Errors name the field ("algorithm.adaptive.min_step ...") and the value written.
 [[nodiscard]] absl::StatusOr<AlgorithmSettings> ResolveAlgorithm(const v1::Scenario& scenario);
 
+// The rows a run records (the start and one per accepted step) as far as known beforehand: with a
+// fixed step, ceil((stop - start) / H) + 1; adaptive, 64; at most 10^7. For reserving a table's
+// memory once rather than growing it (every fresh page a page fault).
+size_t ExpectedRows(const AlgorithmSettings& algorithm);
+
 }  // namespace cosimo
