@@ -218,6 +218,17 @@ absl::StatusOr<v1::JobStatus> Client::Cancel(const std::string& job_id) {
   return response.status();
 }
 
+absl::StatusOr<v1::JobStatus> Client::Resume(const std::string& job_id) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::ResumeJobRequest request;
+  request.set_job_id(job_id);
+  v1::ResumeJobResponse response;
+  absl::Status s = Rpc(jobs_->ResumeJob(&context, request, &response), "resume", target_);
+  if (!s.ok()) return s;
+  return response.status();
+}
+
 absl::Status Client::Delete(const std::string& job_id) {
   grpc::ClientContext context;
   SetDeadline(&context);

@@ -91,6 +91,11 @@ int Results(Options& o) {
         o.job_id, o.variant >= 0 ? std::optional<uint64_t>(o.variant) : std::nullopt);
     if (!r.ok()) return Fail(r.status());
     if (absl::Status s = WriteResults(*r, o.out, o.metadata_out); !s.ok()) return Fail(s);
+    if (r->metadata.partial()) {
+      std::cerr << "cosimo: partial table: job " << o.job_id << " is "
+                << v1::JobState_Name(status->state())
+                << "; its variants not run are CANCELED rows (cosimo resume runs them)\n";
+    }
     return 0;
   });
 }
@@ -119,6 +124,16 @@ int Cancel(Options& o) {
     absl::StatusOr<v1::JobStatus> s = client.Cancel(o.job_id);
     if (!s.ok()) return Fail(s.status());
     std::cout << s->job_id() << " " << v1::JobState_Name(s->state()) << "\n";
+    return 0;
+  });
+}
+
+int Resume(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<v1::JobStatus> s = client.Resume(o.job_id);
+    if (!s.ok()) return Fail(s.status());
+    std::cout << s->job_id() << " " << v1::JobState_Name(s->state()) << ": " << s->message()
+              << "\n";
     return 0;
   });
 }

@@ -6,6 +6,7 @@
 //   run, submit and import of an SSP (run and submit of an FMU too) take --stop-time T and
 //   --step-size H (also --step)
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
+//   cosimo resume JOB   (a sweep that failed or was canceled: runs the rest, keeps its rows)
 //   cosimo status JOB | cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png] [--title T]
 //   cosimo plot TABLE.csv --x PARAM --y KPI [--out plot.svg|plot.png] [--title T]   (a scatter
@@ -276,6 +277,8 @@ constexpr Verb kVerbs[] = {
     {"results", "write a succeeded job's results as CSV", DefineResults, Results},
     {"status", "print one job's status, once", AddJob, Status},
     {"cancel", "cancel a queued or running job", AddJob, Cancel},
+    {"resume", "run the rest of a sweep that failed or was canceled, keeping its finished rows",
+     AddJob, Resume},
     {"list", "list the orchestrator's jobs",
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, List},
     {"delete", "forget a finished job and its results", AddJob, Delete},

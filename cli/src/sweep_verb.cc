@@ -109,17 +109,20 @@ int SubmitSweep(Options& o, const LoadedSweep& sweep) {
     if (!job.ok()) return Fail(job.status(), ExitCodeFor(job.status()));
     std::cout << *job << std::endl;
     if (!c.wait) return 0;
-    if (const int code = WatchToEnd(client, *job); code != 0) return code;
+    // A sweep that failed or was canceled still has the rows it finished (partial).
+    const int code = WatchToEnd(client, *job);
     absl::StatusOr<JobResults> table = client.Results(*job);
-    if (!table.ok()) return Fail(table.status());
+    if (!table.ok()) return code != 0 ? code : Fail(table.status());
     if (c.out == "-") {
       WriteCsv(std::cout, *table);
     } else if (absl::Status s = WriteCsvFile(c.out, *table); !s.ok()) {
       return Fail(s);
     }
-    std::cerr << "sweep " << *job << ": table "
-              << (c.out == "-" ? "on standard output" : "written to " + c.out) << "\n";
-    return 0;
+    std::cerr << "sweep " << *job << ": " << (table->metadata.partial() ? "partial table" : "table")
+              << (c.out == "-" ? " on standard output" : " written to " + c.out)
+              << (table->metadata.partial() ? " (cosimo resume " + *job + " runs the rest)" : "")
+              << "\n";
+    return code;
   });
 }
 

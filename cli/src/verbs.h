@@ -92,6 +92,7 @@ void DefineResults(CLI::App& cmd, Options& o);
 int Results(Options& o);
 int Status(Options& o);
 int Cancel(Options& o);
+int Resume(Options& o);
 int Delete(Options& o);
 int List(Options& o);
 int Workers(Options& o);

@@ -312,6 +312,47 @@ std::string JobManager::Resume(const std::shared_ptr<Job>& job, const std::strin
   return "";
 }
 
+absl::StatusOr<v1::JobStatus> JobManager::ResumeEnded(const std::string& job_id,
+                                                      const Caller& caller) {
+  v1::JobStatus resumed;
+  {
+    absl::MutexLock lock(&mutex_);
+    if (shutdown_) return absl::UnavailableError("the orchestrator is shutting down");
+    std::shared_ptr<Job> job = Find(job_id);
+    if (!job) return UnknownJob(job_id);
+    absl::MutexLock job_lock(&job->mutex);
+    if (!MayChange(job->status, caller)) return NotYours(job->status, caller, "resume");
+    const v1::JobState state = job->status.state();
+    if (job->kind != JobKind::kSweep) {
+      return absl::FailedPreconditionError(
+          "job " + job_id +
+          " is not a sweep: only a sweep resumes from its finished variants (submit the "
+          "scenario again)");
+    }
+    if (state != v1::FAILED && state != v1::CANCELED) {
+      return absl::FailedPreconditionError("job " + job_id + " is " + v1::JobState_Name(state) +
+                                           ": only a sweep that failed or was canceled resumes");
+    }
+    job->cancel = false;
+    job->resumptions = 0;
+    job->resuming = false;
+    job->store_error.clear();
+    job->unschedulable_since.reset();
+    job->status.set_state(v1::QUEUED);
+    job->status.set_finished_unix_ms(0);
+    job->status.set_message("resumed: " + std::to_string(job->status.sweep().variants_done()) +
+                            " variants done are kept, the others run");
+    if (!recorder_.Record(*job)) return absl::InternalError(job->store_error);
+    job->Touch();
+    scheduler_.Add(job);
+    resumed = job->status;
+  }
+  spdlog::info("job {}: {} by {}", job_id, resumed.message(),
+               caller.name.empty() ? "a client" : caller.name);
+  Schedule();
+  return resumed;
+}
+
 absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, const Caller& caller) {
   absl::MutexLock lock(&mutex_);
   std::shared_ptr<Job> job = Find(job_id);
@@ -329,7 +370,7 @@ absl::StatusOr<v1::JobStatus> JobManager::Cancel(const std::string& job_id, cons
     job->status.set_finished_unix_ms(clock_->UnixMs());
     recorder_.Record(*job);
     job->Touch();
-    if (job->resuming) recorder_.DropCheckpoint(*job);
+    if (job->resuming) recorder_.DropCheckpoint(*job, v1::CANCELED);
     job->resuming = false;
   }
   return job->status;

@@ -87,6 +87,11 @@ class JobManager {
   // owner otherwise).
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
                                                      const Caller& caller = {});
+  // Queues a sweep that ended FAILED or CANCELED again: it keeps its finished variants' rows
+  // (its checkpoint) and runs the others. FailedPrecondition for another job or state; the
+  // owner or an admin only.
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> ResumeEnded(const std::string& job_id,
+                                                          const Caller& caller = {});
   // The workers attached to the pool.
   std::vector<v1::WorkerStatus> Workers() const;
   // The unit each busy worker runs: worker id -> unit name.
@@ -107,8 +112,9 @@ class JobManager {
   };
   [[nodiscard]] absl::StatusOr<JobPage> List(uint32_t page_size,
                                              const std::string& page_token) const;
-  // A succeeded simulation job's results table, a succeeded sweep's table; FailedPrecondition
-  // for a training job.
+  // A succeeded simulation job's results table, a sweep's table (partial while it runs and
+  // after it failed or was canceled: UnfinishedSweepTable); FailedPrecondition for a training
+  // job.
   [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
   // Variant `variant`'s full results of a sweep job that keeps them (keep_results ALL), once that
   // variant has succeeded; FailedPrecondition otherwise, InvalidArgument past the last variant.

@@ -111,6 +111,10 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
           " is a training job: its result is a weights file, not a results table "
           "(GetTrainingResult; cosimo results JOB --out weights.json)");
     }
+    if (job->kind == JobKind::kSweep && status.state() != v1::SUCCEEDED &&
+        status.state() != v1::QUEUED) {
+      return UnfinishedSweepTable(status, *store_);
+    }
     if (status.state() != v1::SUCCEEDED) {
       return absl::FailedPreconditionError(
           "job " + job_id + " has no results: it is " + v1::JobState_Name(status.state()) +

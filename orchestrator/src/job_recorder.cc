@@ -51,7 +51,7 @@ void JobRecorder::Finish(Job& job, v1::JobState state, const std::string& messag
     job.Touch();
     ended = job.status;
   }
-  DropCheckpoint(job);
+  DropCheckpoint(job, ended.state());
   if (ended.state() == v1::SUCCEEDED) {
     spdlog::info("job {} succeeded", job.id);
   } else {
@@ -71,8 +71,10 @@ void JobRecorder::FinishUnsuccessful(Job& job, const absl::Status& status, std::
   Finish(job, canceled ? v1::CANCELED : v1::FAILED, canceled ? "canceled" : message);
 }
 
-void JobRecorder::DropCheckpoint(const Job& job) {
-  // Only a running job resumes: an ended one's checkpoint is of no more use.
+void JobRecorder::DropCheckpoint(const Job& job, v1::JobState ended) {
+  // Only a running job resumes: an ended one's checkpoint is of no more use, but for the
+  // finished rows of a sweep that may resume.
+  if (job.kind == JobKind::kSweep && ended != v1::SUCCEEDED) return;
   if (absl::Status s = store_->DeleteCheckpoint(job.id); !s.ok()) {
     spdlog::warn("job {}: its checkpoint could not be removed: {}", job.id, s.message());
   }

@@ -51,8 +51,10 @@ class JobRecorder {
   // unless the message names a time already.
   void FinishUnsuccessful(Job& job, const absl::Status& status, std::string message,
                           const std::string& reached) ABSL_LOCKS_EXCLUDED(job.mutex);
-  // Once the job has ended: its checkpoint removed from the store (a failure is logged).
-  void DropCheckpoint(const Job& job);
+  // Once the job has ended `ended`: its checkpoint removed from the store (a failure is
+  // logged), except a sweep's that did not succeed: its finished rows stay for its partial
+  // table and for `cosimo resume` (JobManager::ResumeEnded) until it is deleted.
+  void DropCheckpoint(const Job& job, v1::JobState ended);
 
  private:
   JobStore* const store_;

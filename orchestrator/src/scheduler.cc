@@ -67,7 +67,7 @@ void Scheduler::Drop(Job& job) {
   job.status.set_finished_unix_ms(recorder_->clock()->UnixMs());
   job.resuming = false;
   job.Touch();
-  recorder_->DropCheckpoint(job);
+  recorder_->DropCheckpoint(job, v1::FAILED);
 }
 
 bool Scheduler::KeepWaiting(Job& job) {
@@ -96,7 +96,7 @@ bool Scheduler::KeepWaiting(Job& job) {
       recorder_->Record(job);
       job.Touch();
       spdlog::warn("job {} {}", job.id, job.status.message());
-      if (job.resuming) recorder_->DropCheckpoint(job);
+      if (job.resuming) recorder_->DropCheckpoint(job, v1::FAILED);
       job.resuming = false;
       return false;
     }

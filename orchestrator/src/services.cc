@@ -66,6 +66,17 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status JobServiceImpl::ResumeJob(grpc::ServerContext* context,
+                                       const v1::ResumeJobRequest* request,
+                                       v1::ResumeJobResponse* response) {
+  Caller caller;
+  if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
+  absl::StatusOr<v1::JobStatus> status = jobs_->ResumeEnded(request->job_id(), caller);
+  if (!status.ok()) return ToGrpcStatus(status.status());
+  *response->mutable_status() = *std::move(status);
+  return grpc::Status::OK;
+}
+
 grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext* context,
                                       const v1::ListJobsRequest* request,
                                       v1::ListJobsResponse* response) {

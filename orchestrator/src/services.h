@@ -25,6 +25,8 @@ class JobServiceImpl final : public v1::JobService::Service {
                         grpc::ServerWriter<v1::JobStatus>* writer) override;
   grpc::Status CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
                          v1::CancelJobResponse* response) override;
+  grpc::Status ResumeJob(grpc::ServerContext* context, const v1::ResumeJobRequest* request,
+                         v1::ResumeJobResponse* response) override;
   grpc::Status ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
                         v1::ListJobsResponse* response) override;
   grpc::Status GetResults(grpc::ServerContext* context, const v1::GetResultsRequest* request,

@@ -13,6 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "cosimo/common/status.h"
 #include "cosimo/common/sweep_design.h"
 #include "cosimo/common/version.h"
 #include "orchestrator/src/sweep_variant.h"
@@ -20,6 +21,47 @@
 
 namespace cosimo::orchestrator {
 namespace {
+
+// The rows of a sweep's checkpoint appended to `rows` (its columns set): DataLoss when they are
+// not those of its table.
+absl::Status ReadSweepRows(const v1::JobCheckpoint& checkpoint, ResultTable* rows) {
+  const size_t columns = rows->columns.size();
+  if (std::vector<std::string>(checkpoint.columns().begin(), checkpoint.columns().end()) !=
+          rows->columns ||
+      checkpoint.strings_size() * columns != 2 * static_cast<size_t>(checkpoint.values_size())) {
+    return absl::DataLossError("the stored rows are not those of this sweep's table");
+  }
+  rows->values.assign(checkpoint.values().begin(), checkpoint.values().end());
+  rows->strings.assign(checkpoint.strings().begin(), checkpoint.strings().end());
+  return absl::OkStatus();
+}
+
+// `table`'s rows (the sweep's, in the order they finished) in index order, with the metadata
+// every sweep table has; `failed` counts the FAILED rows.
+StoredResults SortedSweepTable(const v1::Sweep& sweep, const v1::Scenario& base,
+                               const ResultTable& table, uint64_t* failed) {
+  const size_t columns = table.columns.size();
+  const size_t rows = table.values.size() / columns;
+  std::vector<size_t> order(rows);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return table.values[a * columns] < table.values[b * columns];
+  });
+  StoredResults stored;
+  static_cast<ResultTable&>(stored) = SweepTableColumns(sweep);
+  *failed = 0;
+  for (size_t r : order) {
+    stored.values.insert(stored.values.end(),
+                         table.values.begin() + static_cast<std::ptrdiff_t>(r * columns),
+                         table.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * columns));
+    stored.strings.insert(stored.strings.end(), {table.strings[2 * r], table.strings[2 * r + 1]});
+    *failed += table.strings[2 * r] == v1::JobState_Name(v1::FAILED) ? 1 : 0;
+  }
+  stored.metadata.set_start_time(base.start_time());
+  stored.metadata.set_stop_time(base.stop_time());
+  stored.metadata.set_cosimo_version(kVersion);
+  return stored;
+}
 
 // One run of a sweep job: the variants still to run, the rows of those finished, the lanes.
 class SweepRun {
@@ -96,15 +138,8 @@ absl::Status SweepRun::Prepare() {
     return checkpoint.status();
   }
   if (checkpoint.ok()) {
+    COSIMO_RETURN_IF_ERROR(ReadSweepRows(*checkpoint, &rows_));
     const size_t columns = rows_.columns.size();
-    if (std::vector<std::string>(checkpoint->columns().begin(), checkpoint->columns().end()) !=
-            rows_.columns ||
-        checkpoint->strings_size() * columns !=
-            2 * static_cast<size_t>(checkpoint->values_size())) {
-      return absl::DataLossError("the stored rows are not those of this sweep's table");
-    }
-    rows_.values.assign(checkpoint->values().begin(), checkpoint->values().end());
-    rows_.strings.assign(checkpoint->strings().begin(), checkpoint->strings().end());
     for (size_t r = 0; r * columns < rows_.values.size(); ++r) {
       const auto k = static_cast<size_t>(rows_.values[r * columns]);
       if (k < finished.size()) finished[k] = true;
@@ -321,23 +356,9 @@ void SweepRun::End() {
 }
 
 void SweepRun::Store(ResultTable table) {
-  const size_t columns = table.columns.size();
-  const size_t rows = table.values.size() / columns;
-  std::vector<size_t> order(rows);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return table.values[a * columns] < table.values[b * columns];
-  });
-  StoredResults stored;
-  static_cast<ResultTable&>(stored) = SweepTableColumns(sweep_);
+  const size_t rows = table.values.size() / table.columns.size();
   uint64_t failed = 0;
-  for (size_t r : order) {
-    stored.values.insert(stored.values.end(),
-                         table.values.begin() + static_cast<std::ptrdiff_t>(r * columns),
-                         table.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * columns));
-    stored.strings.insert(stored.strings.end(), {table.strings[2 * r], table.strings[2 * r + 1]});
-    failed += table.strings[2 * r] == v1::JobState_Name(v1::FAILED) ? 1 : 0;
-  }
+  StoredResults stored = SortedSweepTable(sweep_, base_, table, &failed);
   Clock* const clock = env_.recorder->clock();
   {
     absl::ReaderMutexLock lock(&job_->mutex);
@@ -346,9 +367,6 @@ void SweepRun::Store(ResultTable table) {
         std::chrono::duration<double>(clock->Now() - job_->started).count());
   }
   stored.metadata.set_finished_unix_ms(clock->UnixMs());
-  stored.metadata.set_start_time(base_.start_time());
-  stored.metadata.set_stop_time(base_.stop_time());
-  stored.metadata.set_cosimo_version(kVersion);
   if (absl::Status s = env_.recorder->store()->PutResults(job_->id, stored); !s.ok()) {
     env_.recorder->Finish(*job_, v1::FAILED,
                           "the sweep table could not be stored: " + std::string(s.message()));
@@ -367,6 +385,37 @@ v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep) {
   status.mutable_sweep()->clear_base();
   status.set_variants_total(VariantCount(sweep));
   return status;
+}
+
+absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status, JobStore& store) {
+  const v1::Sweep& sweep = status.sweep().sweep();
+  ResultTable rows = SweepTableColumns(sweep);
+  absl::StatusOr<v1::JobCheckpoint> checkpoint = store.LoadCheckpoint(status.job_id());
+  if (checkpoint.ok()) {
+    COSIMO_RETURN_IF_ERROR(ReadSweepRows(*checkpoint, &rows));
+  } else if (checkpoint.status().code() != absl::StatusCode::kNotFound) {
+    return checkpoint.status();
+  }
+  absl::StatusOr<v1::Scenario> base = store.LoadScenario(status.job_id());
+  if (!base.ok()) return base.status();
+  const std::vector<std::vector<double>> values = DesignValues(sweep);
+  std::vector<bool> finished(values.size(), false);
+  const size_t columns = rows.columns.size();
+  for (size_t r = 0; r * columns < rows.values.size(); ++r) {
+    const auto k = static_cast<size_t>(rows.values[r * columns]);
+    if (k < finished.size()) finished[k] = true;
+  }
+  SweepOutcome not_run;
+  not_run.status = v1::CANCELED;
+  not_run.message = "not run: the sweep is " + v1::JobState_Name(status.state()) +
+                    (status.state() == v1::RUNNING ? "" : " (cosimo resume runs it)");
+  for (uint64_t k = 0; k < values.size(); ++k) {
+    if (!finished[k]) AddSweepRow(&rows, k, values[k], not_run);
+  }
+  uint64_t failed = 0;
+  StoredResults stored = SortedSweepTable(sweep, *base, rows, &failed);
+  stored.metadata.set_partial(true);
+  return stored;
 }
 
 std::string VariantResultsId(const std::string& job_id, uint64_t variant) {

@@ -23,10 +23,12 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include "cosimo/v1/job_service.pb.h"
 #include "cosimo/v1/sweep.pb.h"
 #include "orchestrator/src/job_runner.h"
+#include "orchestrator/src/job_store.h"
 
 namespace cosimo::orchestrator {
 
@@ -43,6 +45,12 @@ std::string VariantResultsId(const std::string& job_id, uint64_t variant);
 // otherwise) that keeps them (FailedPrecondition naming keep_results), `variant` one of its
 // variants (InvalidArgument).
 [[nodiscard]] absl::Status CheckVariantResults(const v1::JobStatus& status, uint64_t variant);
+
+// The table of a sweep that has not succeeded (RUNNING, FAILED or CANCELED): the rows of its
+// finished variants (its checkpoint, kept until it succeeds or is deleted) and a CANCELED
+// "not run" row for each other variant, in index order; metadata.partial set.
+[[nodiscard]] absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status,
+                                                                 JobStore& store);
 
 class SweepRunner final : public JobRunner {
  public:

@@ -502,9 +502,21 @@ class Job:
         self._last = JobStatus.from_proto(response.status)
         return self._last
 
+    def resume(self) -> JobStatus:
+        """Queues a sweep that failed or was canceled again (``cosimo resume``): its finished
+        variants' rows are kept, the others run. Raises CosimoError (FAILED_PRECONDITION) for
+        another job or a sweep that has not ended or succeeded."""
+        response = self.client._call(self.client._jobs.ResumeJob,
+                                     job_pb.ResumeJobRequest(job_id=self.id),
+                                     f"resume {self.id}")
+        self._last = JobStatus.from_proto(response.status)
+        return self._last
+
     def results(self) -> Results:
-        """The results of the succeeded job (``cosimo results``). Raises CosimoError
-        (FAILED_PRECONDITION, naming the state and reason) for a job that did not succeed."""
+        """The results of the succeeded job (``cosimo results``); a sweep's table also while it
+        runs and after it failed or was canceled (partial: its variants not run are CANCELED
+        rows). Raises CosimoError (FAILED_PRECONDITION, naming the state and reason) for
+        another job that did not succeed."""
         what = f"results of {self.id}"
         call = self.client._jobs.GetResults(job_pb.GetResultsRequest(job_id=self.id),
                                             timeout=self.client.timeout * 10)

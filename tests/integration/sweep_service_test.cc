@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -181,6 +183,103 @@ TEST_F(SweepServiceTest, CancelStopsTheSweep) {
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
   EXPECT_LT(status->sweep().variants_done(), 20u);
+  // Its finished rows stay readable: a partial table, the others CANCELED "not run" rows.
+  absl::StatusOr<client::JobResults> partial = client.Results(*id);
+  ASSERT_TRUE(partial.ok()) << partial.status();
+  EXPECT_TRUE(partial->metadata.partial());
+  ASSERT_EQ(partial->rows(), 20u);
+  size_t not_run = 0;
+  for (size_t r = 0; r < partial->rows(); ++r) {
+    not_run += partial->strings[2 * r + 1].rfind("not run", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(not_run, 20u - status->sweep().variants_done());
+}
+
+// Counts the rows of a sweep table by their status.
+std::map<std::string, size_t> StatusCounts(const ResultTable& table) {
+  std::map<std::string, size_t> counts;
+  for (size_t r = 0; r < table.rows(); ++r) ++counts[table.strings[2 * r]];
+  return counts;
+}
+
+class SweepOutageTest : public SweepServiceTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = SweepServiceTest::OrchestratorArgs();
+    args.insert(args.end(), {"--unschedulable-timeout-s", "1"});
+    return args;
+  }
+};
+
+// Issue 41 item 3: a sweep whose only worker is lost for longer than --unschedulable-timeout-s
+// fails, but keeps the rows of the variants it finished: `cosimo results` gives them with the
+// others as "not run" rows, and `cosimo resume` runs only those, ending with the table a local
+// sweep writes (but for the wall times).
+TEST_F(SweepOutageTest, AFailedSweepKeepsItsFinishedRowsAndResumesTheRest) {
+  constexpr uint64_t kVariants = 24;
+  StartWorkers(1);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(100), GainSweep(kVariants));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 2);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::RUNNING) << "the sweep ended before the outage";
+  workers_[0]->Signal(SIGKILL);
+  workers_[0]->Wait(std::chrono::seconds(5));
+  status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::FAILED) << status->message();
+  EXPECT_THAT(status->message(), HasSubstr("cannot be scheduled"));
+  const uint64_t done = status->sweep().variants_done();
+  ASSERT_GE(done, 2u);
+  ASSERT_LT(done, kVariants);
+
+  Process partial_cli({BinDir() + "/cosimo", "results", *id, "--orchestrator",
+                       orchestrator_->address(), "--out", dir_ + "/partial.csv"},
+                      dir_ + "/partial.log");
+  ASSERT_EQ(partial_cli.Wait(std::chrono::seconds(60)), 0) << partial_cli.log();
+  EXPECT_THAT(partial_cli.log(), HasSubstr("partial table"));
+  absl::StatusOr<ResultTable> partial = ReadCsvFile(dir_ + "/partial.csv");
+  ASSERT_TRUE(partial.ok()) << partial.status();
+  ASSERT_EQ(partial->rows(), kVariants);
+  std::map<std::string, size_t> counts = StatusCounts(*partial);
+  EXPECT_EQ(counts["SUCCEEDED"], done);
+  EXPECT_EQ(counts["CANCELED"], kVariants - done);
+  absl::StatusOr<client::JobResults> kept = client.Results(*id);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_TRUE(kept->metadata.partial());
+
+  absl::StatusOr<v1::JobStatus> resumed = client.Resume(*id);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->state(), v1::QUEUED);
+  StartWorkers(1);
+  status = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  EXPECT_THAT(orchestrator_->process().log(),
+              HasSubstr("sweep of 24 variants, " + std::to_string(kVariants - done) + " to run"));
+  absl::StatusOr<client::JobResults> there = client.Results(*id);
+  ASSERT_TRUE(there.ok()) << there.status();
+  EXPECT_FALSE(there->metadata.partial());
+  EXPECT_EQ(StatusCounts(*there)["SUCCEEDED"], kVariants);
+  const size_t w = kept->columns.size();
+  for (size_t i = 0; i < kept->values.size(); ++i) {  // the rows kept: those finished before
+    if (kept->strings[2 * (i / w)] != "SUCCEEDED" || std::isnan(kept->values[i])) continue;
+    EXPECT_EQ(there->values[i], kept->values[i]) << "row " << i / w << ", " << kept->columns[i % w];
+  }
+  // The same sweep, uninterrupted.
+  absl::StatusOr<std::string> whole = client.SubmitSweep(LongCar(100), GainSweep(kVariants));
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  status = client.Watch(*whole, nullptr, 50);
+  ASSERT_TRUE(status.ok() && status->state() == v1::SUCCEEDED) << status->message();
+  absl::StatusOr<client::JobResults> uninterrupted = client.Results(*whole);
+  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
+  ExpectSameTableButWallTime(*uninterrupted, *there);
+
+  absl::StatusOr<v1::JobStatus> again = client.Resume(*id);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(again.status().message(), HasSubstr("is SUCCEEDED"));
 }
 
 TEST_F(SweepServiceTest, KeptVariantResultsAreThoseOfTheVariantsScenario) {

@@ -58,6 +58,8 @@ class Client {
       const std::string& job_id, const std::function<void(const v1::JobStatus&)>& on_update,
       int min_interval_ms = 200);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id);
+  // Queues a failed or canceled sweep again: its finished variants are kept (ResumeJob).
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Resume(const std::string& job_id);
   [[nodiscard]] absl::StatusOr<std::vector<v1::JobStatus>> List();
   // The workers attached to the orchestrator.
   [[nodiscard]] absl::StatusOr<std::vector<v1::WorkerStatus>> Workers();
