@@ -217,8 +217,17 @@ class SweepOutageTest : public SweepServiceTest {
 // sweep writes (but for the wall times).
 TEST_F(SweepOutageTest, AFailedSweepKeepsItsFinishedRowsAndResumesTheRest) {
   constexpr uint64_t kVariants = 24;
-  StartWorkers(1);
   client::Client client(orchestrator_->address());
+  // Attached before the sweep comes: a second without a worker would fail it.
+  auto attach_one = [&] {
+    const size_t before = client.Workers()->size();
+    StartWorkers(1, {"--slots", "2"});  // the car's two units: its variants run whole there
+    for (int i = 0; i < 800 && client.Workers()->size() == before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return client.Workers()->size() > before;
+  };
+  ASSERT_TRUE(attach_one());
   absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(100), GainSweep(kVariants));
   ASSERT_TRUE(id.ok()) << id.status();
   absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 2);
@@ -252,7 +261,7 @@ TEST_F(SweepOutageTest, AFailedSweepKeepsItsFinishedRowsAndResumesTheRest) {
   absl::StatusOr<v1::JobStatus> resumed = client.Resume(*id);
   ASSERT_TRUE(resumed.ok()) << resumed.status();
   EXPECT_EQ(resumed->state(), v1::QUEUED);
-  StartWorkers(1);
+  ASSERT_TRUE(attach_one());
   status = client.Watch(*id, nullptr, 50);
   ASSERT_TRUE(status.ok()) << status.status();
   ASSERT_EQ(status->state(), v1::SUCCEEDED) << status->message();
