@@ -58,7 +58,7 @@ class MasterRun {
         units_(config),
         algorithm_(MakeAlgorithm(units_)),
         step_control_(config),
-        recorder_(config, &result_),
+        recorder_(config, &result_, observer != nullptr ? observer->RowChunkBytes() : 0),
         progress_reporter_(observer),
         observer_(observer) {}
 
@@ -74,6 +74,7 @@ class MasterRun {
       }
     }
     if (s.ok()) s = TimeLoop();
+    if (s.ok() && recorder_.streams()) s = recorder_.Flush(*observer_);
     if (!s.ok()) {
       TerminateQuietly();
       return s;
@@ -82,6 +83,7 @@ class MasterRun {
     result_.steps_accepted = counters_.steps_accepted;
     result_.steps_rejected = counters_.steps_rejected;
     result_.iterations_max = counters_.iterations_max;
+    result_.rows_held_max = recorder_.rows_held_max();
     result_.iterations_mean = counters_.steps_accepted == 0
                                   ? 0.0
                                   : static_cast<double>(counters_.accepted_iterations) /
@@ -123,6 +125,7 @@ class MasterRun {
       ++n;
       const Progress progress = counters_.At(t);
       for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress);
+      if (recorder_.Full()) COSIMO_RETURN_IF_ERROR(recorder_.Flush(*observer_));
       step_control_.AfterAcceptance(h, attempt);
       if (t < stop && CheckpointDue()) COSIMO_RETURN_IF_ERROR(Checkpoint());
     }
@@ -170,14 +173,28 @@ class MasterRun {
     checkpoint.set_step_index(n_);
     checkpoint.set_next_step_size(step_control_.next_step());
     counters_.SaveTo(&checkpoint);
-    CheckpointTable(result_, observer_ != nullptr ? observer_->Checkpointed() : CheckpointMark{},
-                    &checkpoint);
+    if (recorder_.streams()) {
+      // Every row so far goes before the checkpoint, which only counts them.
+      COSIMO_RETURN_IF_ERROR(recorder_.Flush(*observer_));
+      CheckpointTable(result_, {}, &checkpoint);
+      checkpoint.set_rows_streamed(recorder_.rows_recorded());
+    } else {
+      CheckpointTable(result_, observer_ != nullptr ? observer_->Checkpointed() : CheckpointMark{},
+                      &checkpoint);
+    }
     if (observer_ != nullptr) observer_->OnCheckpoint(checkpoint);
     return absl::OkStatus();
   }
 
   absl::Status Resume(const v1::JobCheckpoint& checkpoint) {
+    if (checkpoint.rows_streamed() > 0 && !recorder_.streams()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the checkpoint's first ", checkpoint.rows_streamed(),
+                       " rows were streamed to the job's store, not kept in it"));
+    }
     COSIMO_RETURN_IF_ERROR(RestoreTable(checkpoint, &result_));
+    recorder_.StartAt(checkpoint.rows_streamed());
+    recorder_.Recount();
     COSIMO_RETURN_IF_ERROR(RestoreUnits(units_, checkpoint));
     t_ = checkpoint.time();
     n_ = checkpoint.step_index();

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
 
 namespace cosimo::orchestrator {
@@ -73,6 +74,23 @@ void JobObserver::OnCheckpoint(const v1::JobCheckpoint& checkpoint) {
   stored_.strings = checkpoint.strings_from() + static_cast<uint64_t>(checkpoint.strings_size());
   checkpoint_time_ = checkpoint.time();
   spdlog::debug("job {}: checkpoint at t={}", job_id_, checkpoint.time());
+}
+
+absl::Status JobObserver::OnRows(uint64_t first_row, const ResultTable& rows) {
+  v1::ResultRows chunk;
+  RowsToProto(rows, 0, rows.rows(), &chunk);
+  return AppendRows(first_row, rows.rows(), chunk);
+}
+
+absl::Status JobObserver::AppendRows(uint64_t first_row, uint64_t row_count,
+                                     const v1::ResultRows& rows) {
+  absl::Status s = store_->AppendRows(job_id_, first_row, row_count, rows);
+  if (!s.ok()) {
+    spdlog::error("job {}: rows {} to {} could not be stored: {}", job_id_, first_row,
+                  first_row + row_count, s.message());
+    if (rows_error_.ok()) rows_error_ = s;
+  }
+  return s;
 }
 
 void JobObserver::OnCheckpointFailed(const absl::Status& why) {

@@ -4,8 +4,11 @@
 // and checkpoints (issue 18): taken every `checkpoint_interval` of wall time (besides the
 // scenario's algorithm.checkpoint_every) and written to the job store, the latest only; each
 // carries the results' rows since the one stored before (Checkpointed()).
-// Remembers what a resumption needs to know: the time of the last checkpoint stored and why
-// none could be taken. Used on the job's thread only.
+// Rows (issue 40): the master hands its rows over in chunks of row_chunk_bytes() as it records
+// them (OnRows), and a job run on a worker sends them so (AppendRows): each is appended to the
+// job store at once, so neither holds the whole table; a chunk the store cannot take stops the
+// run (rows_error()). Remembers what a resumption needs to know: the time of the last checkpoint
+// stored and why none could be taken. Used on the job's thread only.
 #pragma once
 
 #include <atomic>
@@ -20,6 +23,9 @@
 #include "orchestrator/src/metrics.h"
 
 namespace cosimo::orchestrator {
+
+// Bytes of rows the master hands over at once (about; MasterObserver::RowChunkBytes).
+inline constexpr size_t kRowChunkBytes = size_t{1} << 20;
 
 class JobObserver final : public master::MasterObserver {
  public:
@@ -47,6 +53,16 @@ class JobObserver final : public master::MasterObserver {
   // Why the job cannot resume from a checkpoint: a unit cannot serialise, or the store failed.
   const std::string& cannot_checkpoint() const { return cannot_checkpoint_; }
 
+  size_t RowChunkBytes() override { return row_chunk_bytes_; }
+  // Tests: smaller chunks (0: every row kept by the master, none streamed).
+  void set_row_chunk_bytes(size_t bytes) { row_chunk_bytes_ = bytes; }
+  [[nodiscard]] absl::Status OnRows(uint64_t first_row, const ResultTable& rows) override;
+  // Rows `first_row` on, `row_count` of them, into the job's store; an error is also rows_error().
+  [[nodiscard]] absl::Status AppendRows(uint64_t first_row, uint64_t row_count,
+                                        const v1::ResultRows& rows);
+  // Why the job's rows could not be stored (OK: they were).
+  const absl::Status& rows_error() const { return rows_error_; }
+
  private:
   std::function<void(const master::Progress&)> publish_;
   std::atomic<bool>* cancel_;
@@ -64,6 +80,8 @@ class JobObserver final : public master::MasterObserver {
   std::optional<double> checkpoint_time_;
   master::CheckpointMark stored_;  // what the store's checkpoint holds of this run's results
   std::string cannot_checkpoint_;
+  size_t row_chunk_bytes_ = kRowChunkBytes;
+  absl::Status rows_error_;
 };
 
 }  // namespace cosimo::orchestrator

@@ -52,6 +52,12 @@ void JobRecorder::Finish(Job& job, v1::JobState state, const std::string& messag
     ended = job.status;
   }
   DropCheckpoint(job, ended.state());
+  // The rows a run stored as it went are results only with the results record.
+  if (ended.state() != v1::SUCCEEDED) {
+    if (absl::Status s = store_->TruncateRows(job.id, 0); !s.ok()) {
+      spdlog::warn("job {}: its stored rows could not be removed: {}", job.id, s.message());
+    }
+  }
   if (ended.state() == v1::SUCCEEDED) {
     spdlog::info("job {} succeeded", job.id);
   } else {

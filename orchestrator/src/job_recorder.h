@@ -43,7 +43,8 @@ class JobRecorder {
   void Progressed(Job& job, std::chrono::steady_clock::time_point* stored_at)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(job.mutex);
   // Ends the job in `state` with `message` (FAILED naming the store's error instead after a
-  // failed write), records it and drops its checkpoint.
+  // failed write), records it and drops its checkpoint, and, unless it succeeded, the rows its
+  // runs stored as they went (JobStore::AppendRows).
   void Finish(Job& job, v1::JobState state, const std::string& message)
       ABSL_LOCKS_EXCLUDED(job.mutex);
   // A job that did not succeed: CANCELED when a client canceled it, FAILED otherwise (also when

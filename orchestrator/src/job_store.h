@@ -4,6 +4,7 @@
 // orchestrator, and tests use fakes (a store whose writes fail). Implementations are thread safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct StoredJob {
 
 struct StoredResults : ResultTable {
   v1::ResultsMetadata metadata;
+  // PutResults: true when the job's rows were appended as they were recorded (AppendRows) and
+  // these rows, if any, follow them; false when these are every row (any appended are dropped).
+  bool after_appended_rows = false;
 };
 
 class JobStore {
@@ -33,9 +37,19 @@ class JobStore {
                                          const v1::Scenario& scenario) = 0;
   // The job's status replaces the stored one.
   [[nodiscard]] virtual absl::Status UpdateStatus(const v1::JobStatus& status) = 0;
-  // A succeeded job's results, all or nothing.
+  // A succeeded job's results, all or nothing (with after_appended_rows, the rows appended
+  // before become part of them).
   [[nodiscard]] virtual absl::Status PutResults(const std::string& job_id,
                                                 const StoredResults& results) = 0;
+  // A running job's results' rows as they are recorded (issue 40): `rows`, `row_count` whole
+  // rows, are the job's rows from `first_row` on, which must continue the rows appended before
+  // (FailedPrecondition otherwise, naming both). No results read shows them before PutResults.
+  [[nodiscard]] virtual absl::Status AppendRows(const std::string& job_id, uint64_t first_row,
+                                                uint64_t row_count, const v1::ResultRows& rows) = 0;
+  // Keeps the first `rows` rows appended and drops the others: a run resumed from a checkpoint
+  // that counts `rows` records them again; 0 drops all (a run from the start, a job that did not
+  // succeed). Nothing to drop is not an error.
+  [[nodiscard]] virtual absl::Status TruncateRows(const std::string& job_id, uint64_t rows) = 0;
   [[nodiscard]] virtual absl::StatusOr<std::vector<StoredJob>> LoadAll() = 0;
   // The scenario stored with the job (NotFound when there is no such job).
   [[nodiscard]] virtual absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) = 0;

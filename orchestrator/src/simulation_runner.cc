@@ -42,6 +42,15 @@ void SimulationRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& 
     return;
   }
   const std::optional<v1::JobCheckpoint>& checkpoint = *resume_from;
+  // The rows an earlier run stored past its checkpoint are recorded again.
+  if (absl::Status s = env_.recorder->store()->TruncateRows(
+          job->id, checkpoint ? checkpoint->rows_streamed() : 0);
+      !s.ok()) {
+    lease.Release();
+    env_.recorder->Finish(*job, v1::FAILED,
+                          "its stored rows could not be cut back: " + std::string(s.message()));
+    return;
+  }
   if (RunsOnOneWorker(lease)) {
     RunOnWorker(job, scenario, std::move(lease), checkpoint);
     return;
@@ -118,6 +127,14 @@ absl::StatusOr<std::optional<v1::JobCheckpoint>> SimulationRunner::CheckpointToR
 
 void SimulationRunner::EndFailedRun(const std::shared_ptr<Job>& job, const absl::Status& error,
                                     const JobObserver& observer, bool lost_worker) {
+  const std::string reached =
+      " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
+  if (!observer.rows_error().ok()) {  // the store failed, not the run
+    env_.recorder->Finish(
+        *job, v1::FAILED,
+        "results could not be stored: " + std::string(observer.rows_error().message()) + reached);
+    return;
+  }
   const bool stopped = error.code() == absl::StatusCode::kCancelled || job->cancel;
   std::string message(error.message());
   if (!stopped && lost_worker) {
@@ -125,8 +142,6 @@ void SimulationRunner::EndFailedRun(const std::shared_ptr<Job>& job, const absl:
     if (why.empty()) return;  // queued to resume
     message += "; could not resume: " + why;
   }
-  const std::string reached =
-      " (simulated time reached: t=" + std::to_string(observer.last().time) + ")";
   if (!job->cancel && observer.rows_exceeded()) {
     // Stopped by the orchestrator's limit on recorded rows, not by a client: failed.
     env_.recorder->Finish(*job, v1::FAILED, RowsExceeded(env_.limits.max_recorded_rows) + reached);
@@ -177,6 +192,7 @@ void SimulationRunner::StoreResults(Job& job, const v1::Scenario& scenario,
   StoredResults stored;
   stored.metadata = BuildResultsMetadata(scenario, result, std::move(variables), times);
   stored.metadata.set_master(master);
+  stored.after_appended_rows = true;  // the run streamed its rows (JobObserver::OnRows)
   static_cast<ResultTable&>(stored) = std::move(static_cast<ResultTable&>(result));
   if (absl::Status s = env_.recorder->store()->PutResults(job.id, stored); !s.ok()) {
     env_.recorder->Finish(job, v1::FAILED,

@@ -82,8 +82,9 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       "  id TEXT PRIMARY KEY, submitted_ms INTEGER, status BLOB, scenario BLOB, owner TEXT);"
       "CREATE TABLE IF NOT EXISTS results ("
       "  id TEXT PRIMARY KEY, columns BLOB, values_blob BLOB, metadata BLOB, strings BLOB);"
-      // Rows of results, in order of `seq`: each chunk a serialized ResultRows. Results stored
-      // before chunks existed have their rows in results.values_blob / strings instead.
+      // Rows of results, in order of `seq`: each chunk a serialized ResultRows, `seq` its first
+      // row and row_count its rows. Results stored before chunks existed have their rows in
+      // results.values_blob / strings instead.
       "CREATE TABLE IF NOT EXISTS result_chunks ("
       "  id TEXT, seq INTEGER, rows BLOB, PRIMARY KEY (id, seq));"
       // The latest checkpoint of a running job: a serialized JobCheckpoint without its rows
@@ -102,6 +103,11 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
   // only an admin may cancel or delete).
   if (absl::Status s = store->AddColumnIfMissing("results", "strings BLOB"); !s.ok()) return s;
   if (absl::Status s = store->AddColumnIfMissing("jobs", "owner TEXT"); !s.ok()) return s;
+  // Chunks stored before rows were appended as they came have no row_count (NULL): their seq
+  // counts chunks, not rows, and they belong to results already complete.
+  if (absl::Status s = store->AddColumnIfMissing("result_chunks", "row_count INTEGER"); !s.ok()) {
+    return s;
+  }
   return store;
 }
 
@@ -238,8 +244,13 @@ absl::Status SqliteJobStore::PutResults(const std::string& job_id, const StoredR
 
 absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
                                               const StoredResults& results) {
-  COSIMO_RETURN_IF_ERROR(RunForJobLocked("DELETE FROM result_chunks WHERE id = ?", job_id,
-                                         "replace results of " + job_id));
+  uint64_t stored = 0;
+  if (results.after_appended_rows) {
+    COSIMO_ASSIGN_OR_RETURN(stored, StoredRowsLocked(job_id));
+  } else {
+    COSIMO_RETURN_IF_ERROR(RunForJobLocked("DELETE FROM result_chunks WHERE id = ?", job_id,
+                                           "replace results of " + job_id));
+  }
   {
     Statement s;
     if (sqlite3_prepare_v2(db_,
@@ -264,25 +275,13 @@ absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
     }
     if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store results of " + job_id);
   }
-  Statement s;
-  if (sqlite3_prepare_v2(db_, "INSERT INTO result_chunks (id, seq, rows) VALUES (?, ?, ?)", -1,
-                         &s.stmt, nullptr) != SQLITE_OK) {
-    return Error("prepare result chunks");
-  }
   v1::ResultRows rows;
-  int64_t seq = 0;
-  for (size_t first = 0; first < results.rows(); ++seq) {
+  for (size_t first = 0; first < results.rows();) {
     const size_t end = ChunkEnd(results, first, options_.chunk_bytes);
     RowsToProto(results, first, end - first, &rows);
-    const std::string what = "rows " + std::to_string(first) + " to " + std::to_string(end - 1) +
-                             " of the results of " + job_id;
-    if (sqlite3_reset(s.stmt) != SQLITE_OK ||
-        sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-        sqlite3_bind_int64(s.stmt, 2, seq) != SQLITE_OK) {
-      return Error("bind " + what);
-    }
-    if (absl::Status b = BindBlob(s.stmt, 3, rows.SerializeAsString(), what); !b.ok()) return b;
-    if (sqlite3_step(s.stmt) != SQLITE_DONE) return Error("store " + what);
+    const std::string what = "rows " + std::to_string(stored + first) + " to " +
+                             std::to_string(stored + end - 1) + " of the results of " + job_id;
+    COSIMO_RETURN_IF_ERROR(InsertChunkLocked(job_id, stored + first, end - first, rows, what));
     first = end;
   }
   return absl::OkStatus();
@@ -421,7 +420,7 @@ absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job
     if (!rows.ParseFromString(ColumnBlob(chunks.stmt, 0))) {
       return absl::DataLossError("job store: a chunk of the results of " + job_id + " is corrupt");
     }
-    AppendRows(rows, &results);
+    cosimo::AppendRows(rows, &results);
   }
   if (rc != SQLITE_DONE) return Error("read the results of " + job_id);
   if (!results.columns.empty() && results.values.size() % results.columns.size() != 0) {

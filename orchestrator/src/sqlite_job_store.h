@@ -3,7 +3,10 @@
 // memory (the embedded `cosimo run`). Thread safe (one connection, serialised by a mutex).
 //
 // Results are stored in chunks of whole rows (a few MiB each), all in one transaction: SQLite
-// holds at most 1e9 bytes in one blob, so a table bigger than that is never one blob. Every
+// holds at most 1e9 bytes in one blob, so a table bigger than that is never one blob. A running
+// job's chunks are appended as its rows come (AppendRows, sqlite_result_rows.cc: one row of
+// result_chunks each, keyed by the job and its first row) and its results record, written once
+// it succeeded, makes them visible. Every
 // SQLite return code is checked; a table that cannot be stored is an error, never a partial or
 // empty result.
 #pragma once
@@ -48,6 +51,9 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::Status UpdateStatus(const v1::JobStatus& status) override;
   [[nodiscard]] absl::Status PutResults(const std::string& job_id,
                                         const StoredResults& results) override;
+  [[nodiscard]] absl::Status AppendRows(const std::string& job_id, uint64_t first_row,
+                                        uint64_t row_count, const v1::ResultRows& rows) override;
+  [[nodiscard]] absl::Status TruncateRows(const std::string& job_id, uint64_t rows) override;
   [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll() override;
   [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
@@ -75,6 +81,14 @@ class SqliteJobStore final : public JobStore {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
                                               const StoredResults& results)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // sqlite_result_rows.cc. The rows the job's result chunks hold (the end of the last one).
+  [[nodiscard]] absl::StatusOr<uint64_t> StoredRowsLocked(const std::string& job_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // One result chunk: `row_count` rows from `first_row` on.
+  [[nodiscard]] absl::Status InsertChunkLocked(const std::string& job_id, uint64_t first_row,
+                                               uint64_t row_count, const v1::ResultRows& rows,
+                                               const std::string& what)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // One serialized message per job in `column` of `table` (keyed by id): stored in a table of
   // its own, replacing the job's earlier one (PutMessage); read back, also the scenario column

@@ -24,28 +24,7 @@ master::Progress FromProto(const v1::JobProgress& p) {
   return out;
 }
 
-// The table's rows from the chunks as they came, each moved in once, its memory reserved at once
-// rather than grown (every fresh page a page fault).
-void Concatenate(std::vector<v1::ResultRows>* chunks, ResultTable* table) {
-  size_t values = 0, strings = 0, integers = 0;
-  for (const v1::ResultRows& c : *chunks) {
-    values += static_cast<size_t>(c.values_size());
-    strings += static_cast<size_t>(c.strings_size());
-    integers += static_cast<size_t>(c.integers_size());
-  }
-  table->values.reserve(values);
-  table->strings.reserve(strings);
-  table->integers.reserve(integers);
-  for (v1::ResultRows& rows : *chunks) {
-    table->values.insert(table->values.end(), rows.values().begin(), rows.values().end());
-    for (std::string& text : *rows.mutable_strings()) table->strings.push_back(std::move(text));
-    table->integers.insert(table->integers.end(), rows.integers().begin(), rows.integers().end());
-    rows.Clear();
-  }
-  chunks->clear();
-}
-
-// The run's end: the result RunOverUnits would have given, the table's rows already in `result`.
+// The run's end: the result RunOverUnits would have given, its rows streamed to the store.
 void Finish(const WorkerConnection& worker, const v1::JobDone& done, WorkerRun* run,
             master::MasterResult* result) {
   if (done.has_error()) {
@@ -60,6 +39,7 @@ void Finish(const WorkerConnection& worker, const v1::JobDone& done, WorkerRun* 
   result->steps_rejected = done.steps_rejected();
   result->iterations_mean = done.iterations_mean();
   result->iterations_max = done.iterations_max();
+  result->rows_held_max = done.rows_held_max();
   for (const v1::UnitRun& unit : done.units()) {
     result->units.push_back(
         {unit.name(), {worker.id(), worker.host()}, ReportFromProto(unit.report())});
@@ -82,7 +62,6 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
     return run;
   }
   master::MasterResult result;
-  std::vector<v1::ResultRows> chunks;  // the table's rows until JobDone
   CheckpointRelay checkpoints(observer);
   v1::WorkerMessage reply;
   while (true) {
@@ -101,17 +80,26 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
       case v1::WorkerMessage::kJobCheckpoint:
         checkpoints.Pass(std::move(*reply.mutable_job_checkpoint()));
         break;
-      case v1::WorkerMessage::kResultRows:
-        chunks.emplace_back().Swap(reply.mutable_result_rows());
+      case v1::WorkerMessage::kJobRows:
+        // Stored before the next read is posted: while the store takes it, the stream's flow
+        // control holds the worker back.
+        if (absl::Status s =
+                observer.AppendRows(reply.job_rows().first_row(), reply.job_rows().row_count(),
+                                    reply.job_rows().rows());
+            !s.ok()) {
+          worker.MarkLost("given up: the job's rows could not be stored");
+          worker.CancelStream();
+          run.result = s;
+          return run;
+        }
         break;
       case v1::WorkerMessage::kJobDone:
         observer.OnProgress(FromProto(reply.job_done().last()));
-        Concatenate(&chunks, &result);
         Finish(worker, reply.job_done(), &run, &result);
         return run;
       default:
         run.result = absl::InternalError(
-            worker.Describe() + ": expected JobProgress, JobCheckpoint, ResultRows or JobDone");
+            worker.Describe() + ": expected JobProgress, JobCheckpoint, JobRows or JobDone");
         return run;
     }
     worker.ResumeReads();  // the next message is read at once, not behind a command

@@ -1,10 +1,10 @@
 // The orchestrator's side of a simulation job run whole on one worker (RunJob,
 // proto/cosimo/v1/worker_service.proto): the command out, then the worker's messages fed to the
 // job's observer as the unit-by-unit path feeds it (progress, checkpoints stored, a checkpoint
-// that cannot be taken), the results table's rows gathered, and the run's end turned into the
-// MasterResult (or the failure, with the worker's code and message) that RunOverUnits would
-// have given. SimulationRunner::RunOnWorker (worker_run.cc) drives it. Stateless; runs on the
-// job's thread.
+// that cannot be taken, the results table's rows appended to the store chunk by chunk as they
+// come, one chunk held at a time), and the run's end turned into the MasterResult (without rows)
+// or the failure, with the worker's code and message, that RunOverUnits would have given.
+// SimulationRunner::RunOnWorker (worker_run.cc) drives it. Stateless; runs on the job's thread.
 #pragma once
 
 #include <vector>

@@ -4,12 +4,14 @@
 // --master-in-worker=false), for every algorithm (Jacobi, Gauss-Seidel, fixed point, Newton with
 // a COSTARICA-estimated unit, adaptive steps with rejections), built-in units and a test FMU, and
 // for a job stopped by the row limit. A worker-run job resumes after kill -9 of its worker with
-// the CSV of a fault-free run, and after kill -9 of the orchestrator and its restart; a cancel
+// the CSV of a fault-free run (its rows reaching the orchestrator's store while it runs, some
+// stored before the fault), and after kill -9 of the orchestrator and its restart; a cancel
 // stops it at once and the worker serves the next job.
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <sstream>
@@ -155,6 +157,38 @@ bool WaitForTime(client::Client& client, const std::string& id, double t) {
   return false;
 }
 
+// The rows of job `id` the orchestrator's store in `data_dir` holds so far (its result chunks).
+uint64_t StoredRows(const std::string& data_dir, const std::string& id) {
+  sqlite3* db = nullptr;
+  uint64_t rows = 0;
+  if (sqlite3_open_v2((data_dir + "/jobs.sqlite").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+      SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT MAX(seq + row_count) FROM result_chunks WHERE id = ?", -1,
+                           &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_bind_text(stmt, 1, id.c_str(), -1, SQLITE_TRANSIENT) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      rows = static_cast<uint64_t>(sqlite3_column_int64(stmt, 0));
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return rows;
+}
+
+// Waits until the store holds rows of job `id` while it is still running; false when it ended
+// first.
+bool WaitForStoredRows(client::Client& client, const std::string& data_dir, const std::string& id) {
+  for (int i = 0; i < 3000; ++i) {
+    const uint64_t rows = StoredRows(data_dir, id);
+    absl::StatusOr<v1::JobStatus> s = client.Get(id);
+    if (s.ok() && s->state() == v1::RUNNING && rows > 0) return true;
+    if (s.ok() && s->state() != v1::RUNNING && s->state() != v1::QUEUED) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 int BusyWorkerPid(client::Client& client, const std::string& id) {
   absl::StatusOr<std::vector<v1::WorkerStatus>> workers = client.Workers();
   if (!workers.ok()) return -1;
@@ -165,14 +199,20 @@ int BusyWorkerPid(client::Client& client, const std::string& id) {
 }
 
 TEST(MasterInWorkerTest, KilledWorkerResumesFromItsCheckpointAsAFaultFreeRun) {
-  Site site("cosimo-miw-kill", {"--unschedulable-timeout-s", "30", "--max-recorded-rows", "100000"},
-            2);
+  const std::string data = testing::TempDir("cosimo-miw-kill-data");
+  Site site(
+      "cosimo-miw-kill",
+      {"--unschedulable-timeout-s", "30", "--max-recorded-rows", "100000", "--data-dir", data}, 2);
   // Long enough (60,000 steps) to be killed mid-run at its in-process speed; a checkpoint every
   // 1 s of simulated time.
   const v1::Scenario scenario = DualMass("NEWTON", R"("checkpoint_every": 100,)", 100.0, 600.0);
   absl::StatusOr<std::string> id = site.client->Submit(scenario);
   ASSERT_TRUE(id.ok()) << id.status();
+  // Its rows reach the store while it runs (streamed, not sent after the run), and the fault
+  // comes with rows stored, some of them past the checkpoint it resumes from, likely.
+  ASSERT_TRUE(WaitForStoredRows(*site.client, data, *id)) << "no rows stored while it ran";
   ASSERT_TRUE(WaitForTime(*site.client, *id, 5.0)) << "the job ended before the fault";
+  EXPECT_GT(StoredRows(data, *id), 0u);
   const int pid = BusyWorkerPid(*site.client, *id);
   ASSERT_GT(pid, 0);
   ASSERT_EQ(kill(pid, SIGKILL), 0);

@@ -42,6 +42,13 @@ class FlakyJobStore final : public JobStore {
   absl::Status PutResults(const std::string& job_id, const StoredResults& results) override {
     return store_->PutResults(job_id, results);
   }
+  absl::Status AppendRows(const std::string& job_id, uint64_t first_row, uint64_t row_count,
+                          const v1::ResultRows& rows) override {
+    return store_->AppendRows(job_id, first_row, row_count, rows);
+  }
+  absl::Status TruncateRows(const std::string& job_id, uint64_t rows) override {
+    return store_->TruncateRows(job_id, rows);
+  }
   absl::StatusOr<std::vector<StoredJob>> LoadAll() override { return store_->LoadAll(); }
   absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override {
     return store_->LoadScenario(job_id);

@@ -1,7 +1,9 @@
 // The SQLite job store: results tables round-trip with their column types and string cells, in
 // chunks when they are bigger than one chunk or than SQLite's blob limit, a table that cannot be
 // stored is an error (never a silently empty result), and a store written before string columns,
-// chunks or job owners existed still opens and reads. A job's latest checkpoint is kept.
+// chunks or job owners existed still opens and reads. A job's latest checkpoint is kept. A running
+// job's rows are appended as they come, each chunk continuing the last, cut back to a count (in
+// the middle of a chunk too) and shown only once the results record is stored.
 #include "orchestrator/src/sqlite_job_store.h"
 
 #include <gmock/gmock.h>
@@ -11,7 +13,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <string>
+
+#include "cosimo/common/results_proto.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -346,6 +351,55 @@ TEST(SqliteJobStoreTest, OpensAStoreWrittenBeforeOwnersAndRecordsThem) {
   EXPECT_EQ((*jobs)[0].status.state(), v1::SUCCEEDED);
   EXPECT_EQ((*jobs)[1].status.owner(), "alice");
   std::filesystem::remove(path);
+}
+
+// Rows `first` to `first + count - 1` of a table with a time, a number and a text column.
+v1::ResultRows Rows(int first, int count) {
+  v1::ResultRows rows;
+  for (int r = first; r < first + count; ++r) {
+    rows.add_values(r);
+    rows.add_values(10.0 * r);
+    rows.add_values(std::nan(""));
+    rows.add_strings("row " + std::to_string(r));
+  }
+  return rows;
+}
+
+TEST(SqliteJobStoreTest, AppendedRowsContinueEachOtherAreCutBackAndBecomeTheResults) {
+  std::unique_ptr<SqliteJobStore> store = *SqliteJobStore::Open("");
+  ASSERT_TRUE(store->AppendRows("job-1", 0, 10, Rows(0, 10)).ok());
+  ASSERT_TRUE(store->AppendRows("job-1", 10, 10, Rows(10, 10)).ok());
+  absl::Status gap = store->AppendRows("job-1", 25, 5, Rows(25, 5));
+  EXPECT_EQ(gap.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(gap.message(), HasSubstr("do not continue the 20 rows"));
+  EXPECT_EQ(store->LoadResults("job-1").status().code(), absl::StatusCode::kNotFound)
+      << "not results before the record";
+
+  // Back to 15 rows: the second chunk keeps its first 5; then on from row 15.
+  ASSERT_TRUE(store->TruncateRows("job-1", 15).ok());
+  EXPECT_EQ(store->AppendRows("job-1", 20, 5, Rows(20, 5)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(store->AppendRows("job-1", 15, 5, Rows(15, 5)).ok());
+  StoredResults record;
+  record.columns = {"time", "x", "label"};
+  record.types = {ValueType::kReal, ValueType::kReal, ValueType::kString};
+  record.after_appended_rows = true;
+  AppendRows(Rows(20, 2), &record);  // the rows left in the run's table follow
+  ASSERT_TRUE(store->PutResults("job-1", record).ok());
+  absl::StatusOr<StoredResults> loaded = store->LoadResults("job-1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->rows(), 22u);
+  for (size_t r = 0; r < 22; ++r) {
+    EXPECT_EQ(loaded->values[3 * r], static_cast<double>(r));
+    EXPECT_EQ(loaded->values[3 * r + 1], 10.0 * static_cast<double>(r));
+    EXPECT_EQ(loaded->strings[r], "row " + std::to_string(r));
+  }
+
+  // A job that did not succeed drops them all.
+  ASSERT_TRUE(store->AppendRows("job-2", 0, 4, Rows(0, 4)).ok());
+  ASSERT_TRUE(store->TruncateRows("job-2", 0).ok());
+  EXPECT_TRUE(store->AppendRows("job-2", 0, 1, Rows(0, 1)).ok()) << "from row 0 again";
+  EXPECT_TRUE(store->TruncateRows("job-3", 7).ok()) << "nothing to drop is no error";
 }
 
 }  // namespace

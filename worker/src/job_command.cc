@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "cosimo/master/local_unit.h"
 #include "cosimo/master/master.h"
@@ -31,14 +32,9 @@ class ForwardingObserver final : public master::MasterObserver {
         max_rows_(command.max_recorded_rows()),
         checkpoint_interval_(std::chrono::milliseconds(command.checkpoint_interval_ms())),
         progress_interval_(std::chrono::milliseconds(command.progress_interval_ms())),
-        last_checkpoint_(Clock::now()) {
-    if (command.has_resume()) {
-      const v1::JobCheckpoint& resume = command.resume();
-      const auto columns = static_cast<uint64_t>(resume.columns_size());
-      sent_.rows = columns == 0 ? 0 : static_cast<uint64_t>(resume.values_size()) / columns;
-      sent_.strings = static_cast<uint64_t>(resume.strings_size());
-    }
-  }
+        chunk_bytes_(command.result_chunk_bytes() > 0 ? command.result_chunk_bytes()
+                                                      : kResultRowsChunkBytes),
+        last_checkpoint_(Clock::now()) {}
 
   void OnStart(double) override { last_checkpoint_ = Clock::now(); }
   void OnProgress(const master::Progress& progress) override {
@@ -58,12 +54,18 @@ class ForwardingObserver final : public master::MasterObserver {
   void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override {
     last_checkpoint_ = Clock::now();
     *message_.mutable_job_checkpoint() = checkpoint;
-    if (!Send()) return;
-    // What the orchestrator stores: the rows of the checkpoints before and of this one.
-    const auto columns = static_cast<uint64_t>(checkpoint.columns_size());
-    sent_.rows = checkpoint.rows_from() +
-                 (columns == 0 ? 0 : static_cast<uint64_t>(checkpoint.values_size()) / columns);
-    sent_.strings = checkpoint.strings_from() + static_cast<uint64_t>(checkpoint.strings_size());
+    Send();
+  }
+  size_t RowChunkBytes() override { return chunk_bytes_; }
+  // Sent at once: the stream's write waits while the orchestrator's flow-control window is full,
+  // so no more than this chunk is held here.
+  absl::Status OnRows(uint64_t first_row, const ResultTable& rows) override {
+    v1::JobRows* chunk = message_.mutable_job_rows();
+    chunk->set_first_row(first_row);
+    chunk->set_row_count(rows.rows());
+    RowsToProto(rows, 0, rows.rows(), chunk->mutable_rows());
+    if (!Send()) return absl::CancelledError("the orchestrator's stream ended");
+    return absl::OkStatus();
   }
   void OnCheckpointFailed(const absl::Status& why) override {
     v1::JobProgress* p = message_.mutable_job_progress();
@@ -71,7 +73,6 @@ class ForwardingObserver final : public master::MasterObserver {
     p->set_cannot_checkpoint(std::string(why.message()));
     Send();
   }
-  master::CheckpointMark Checkpointed() override { return sent_; }
 
   const master::Progress& last() const { return last_; }
   bool rows_exceeded() const { return rows_exceeded_; }
@@ -88,45 +89,14 @@ class ForwardingObserver final : public master::MasterObserver {
   const uint64_t max_rows_;
   const Clock::duration checkpoint_interval_;
   const Clock::duration progress_interval_;
+  const size_t chunk_bytes_;
   Clock::time_point last_checkpoint_;
   Clock::time_point last_sent_;
   master::Progress last_;
-  master::CheckpointMark sent_;
   bool rows_exceeded_ = false;
   bool gone_ = false;
   v1::WorkerMessage message_;
 };
-
-// The table's rows in chunks of at most about kResultRowsChunkBytes each.
-bool SendRows(const ResultTable& table, const JobMessageSink& send) {
-  const size_t columns = table.columns.size();
-  const size_t texts = table.string_columns();
-  const size_t integers = table.integers.empty() ? 0 : table.integer_columns();
-  const size_t rows = table.rows();
-  v1::WorkerMessage message;
-  size_t bytes = 0;
-  for (size_t row = 0; row < rows; ++row) {
-    v1::ResultRows* chunk = message.mutable_result_rows();
-    chunk->mutable_values()->Add(
-        table.values.begin() + static_cast<std::ptrdiff_t>(row * columns),
-        table.values.begin() + static_cast<std::ptrdiff_t>((row + 1) * columns));
-    bytes += columns * sizeof(double);
-    for (size_t j = row * texts; j < (row + 1) * texts; ++j) {
-      chunk->add_strings(table.strings[j]);
-      bytes += table.strings[j].size() + 8;
-    }
-    for (size_t j = row * integers; j < (row + 1) * integers; ++j) {
-      chunk->add_integers(table.integers[j]);
-      bytes += sizeof(uint64_t);
-    }
-    if (bytes >= kResultRowsChunkBytes || row + 1 == rows) {
-      if (!send(&message)) return false;
-      message.Clear();
-      bytes = 0;
-    }
-  }
-  return true;
-}
 
 void Succeeded(const master::MasterResult& result, const std::vector<v1::UnitLoaded>& loaded,
                v1::JobDone* done) {
@@ -142,6 +112,7 @@ void Succeeded(const master::MasterResult& result, const std::vector<v1::UnitLoa
   }
   for (const std::string& column : result.columns) done->add_columns(column);
   for (ValueType type : result.types) done->add_types(cosimo::ToProto(type));
+  done->set_rows_held_max(result.rows_held_max);
 }
 
 }  // namespace
@@ -171,8 +142,7 @@ bool RunJobCommand(const v1::RunJob& command, const CommandHandler::ArtifactFetc
     done->set_rows_exceeded(observer.rows_exceeded());
     return send(&message);
   }
-  if (!SendRows(*result, send)) return false;
-  Succeeded(*result, loaded, done);
+  Succeeded(*result, loaded, done);  // its rows streamed: none left in `result`
   return send(&message);
 }
 

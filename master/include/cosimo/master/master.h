@@ -58,6 +58,18 @@ class MasterObserver {
   // A checkpoint could not be taken (a unit cannot serialise its state, and why): the run goes
   // on without checkpoints. Called once.
   virtual void OnCheckpointFailed(const absl::Status& /*why*/) {}
+
+  // Rows streamed as they are recorded (issue 40). Asked once, before the first row: the bytes
+  // of rows (8 a number, a text's length and 8) the master holds before it hands them to OnRows;
+  // 0, the default, keeps every row in the MasterResult and in every checkpoint.
+  virtual size_t RowChunkBytes() { return 0; }
+  // With RowChunkBytes() > 0: rows `first_row` on of the job's table (`rows` holds the columns
+  // and these rows only), every row once and in order, when the rows held reach RowChunkBytes(),
+  // before every checkpoint (whose rows_streamed then counts them all) and at the end of a run
+  // that succeeded (its MasterResult then has no rows). An error stops the run with it.
+  [[nodiscard]] virtual absl::Status OnRows(uint64_t /*first_row*/, const ResultTable& /*rows*/) {
+    return absl::OkStatus();
+  }
 };
 
 struct UnitSummary {
@@ -95,6 +107,9 @@ struct MasterResult : ResultTable {
   double iterations_mean = 0.0;  // internal iterations per accepted step
   uint64_t iterations_max = 0;
   std::vector<UnitSummary> units;
+  // The most rows the table held at once: every row, or with rows streamed about one chunk (the
+  // bound of its memory, which tests check).
+  uint64_t rows_held_max = 0;
 };
 
 // Errors name the time reached and the units involved. `observer` may be null. With `resume`
