@@ -44,8 +44,8 @@ absl::Status Rpc(const grpc::Status& status, const std::string& what, const std:
   if (status.ok()) return absl::OkStatus();
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
       status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-    return absl::UnavailableError(what + ": cannot reach the orchestrator at " + target + " (" +
-                                  status.error_message() + ")");
+    return absl::UnavailableError("cannot reach the orchestrator at " + target + " (" + what +
+                                  ": " + status.error_message() + ")");
   }
   // gRPC's own refusal of a message over the orchestrator's limit names no flag.
   if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
@@ -110,6 +110,8 @@ absl::Status Client::UploadArtifacts(v1::Scenario* scenario) {
     for (const UnitArtifact& artifact : MutableUnitArtifacts(&unit)) {
       if (artifact.path->empty() || !artifact.digest->empty()) continue;
       absl::StatusOr<std::string> uploaded = Upload(*artifact.path);
+      // An unreachable orchestrator is not the unit's fault: said as it is.
+      if (absl::IsUnavailable(uploaded.status())) return uploaded.status();
       if (!uploaded.ok()) return Annotate(uploaded.status(), "unit '" + unit.name() + "'");
       *artifact.digest = *uploaded;
     }

@@ -5,8 +5,11 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cosimo/client/results_file.h"
+#include "cosimo/common/job_state.h"
 #include "progress.h"
 #include "verbs.h"
 
@@ -42,6 +45,23 @@ absl::Status WriteResults(const JobResults& results, const std::string& out, std
             << results.rows() << " rows, " << results.columns.size() << " columns"
             << (metadata.empty() ? "" : "; metadata in " + metadata) << ")\n";
   return absl::OkStatus();
+}
+
+std::string AlignedColumns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const std::vector<std::string>& row : rows) {
+    width.resize(std::max(width.size(), row.size()), 0);
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::string text;
+  for (const std::vector<std::string>& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      text += row[c];
+      if (c + 1 < row.size()) text.append(width[c] - row[c].size() + 1, ' ');
+    }
+    text += "\n";
+  }
+  return text;
 }
 
 int WatchToEnd(Client& client, const std::string& job) {
@@ -123,7 +143,13 @@ int Cancel(Options& o) {
   return WithClient(o, [&](Client& client) {
     absl::StatusOr<v1::JobStatus> s = client.Cancel(o.job_id);
     if (!s.ok()) return Fail(s.status());
-    std::cout << s->job_id() << " " << v1::JobState_Name(s->state()) << "\n";
+    // A running job stops at its next step: say what it became, or that it was asked to.
+    if (IsFinished(s->state())) {
+      std::cout << s->job_id() << " " << v1::JobState_Name(s->state()) << "\n";
+    } else {
+      std::cout << s->job_id() << " cancel requested (cosimo watch " << s->job_id()
+                << " follows it to its end)\n";
+    }
     return 0;
   });
 }
@@ -179,8 +205,8 @@ int Workers(Options& o) {
   return WithClient(o, [&](Client& client) {
     absl::StatusOr<std::vector<v1::WorkerStatus>> pool = client.Workers();
     if (!pool.ok()) return Fail(pool.status());
-    std::printf("%-8s %-24s %-8s %-10s %-7s %-16s %s\n", "WORKER", "HOST", "PID", "STATE", "SLOTS",
-                "JOB", "LABELS");
+    std::vector<std::vector<std::string>> rows = {
+        {"WORKER", "HOST", "PID", "STATE", "SLOTS", "JOB", "LABELS"}};
     for (const v1::WorkerStatus& w : *pool) {
       std::string labels;
       for (const std::string& label : w.labels()) labels += (labels.empty() ? "" : ",") + label;
@@ -188,11 +214,10 @@ int Workers(Options& o) {
       // worker from before slots reports).
       const std::string slots =
           std::to_string(w.slots_busy()) + "/" + std::to_string(std::max(w.slots(), 1));
-      std::printf("%-8s %-24s %-8d %-10s %-7s %-16s %s\n", w.worker_id().c_str(), w.host().c_str(),
-                  w.pid(), w.busy() ? "busy" : "idle", slots.c_str(),
-                  w.job_id().empty() ? "-" : w.job_id().c_str(),
-                  labels.empty() ? "-" : labels.c_str());
+      rows.push_back({w.worker_id(), w.host(), std::to_string(w.pid()), w.busy() ? "busy" : "idle",
+                      slots, w.job_id().empty() ? "-" : w.job_id(), labels.empty() ? "-" : labels});
     }
+    std::cout << AlignedColumns(rows);
     std::cerr << pool->size() << " worker" << (pool->size() == 1 ? "" : "s") << "\n";
     return 0;
   });

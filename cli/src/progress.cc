@@ -54,8 +54,11 @@ std::string ProgressPrinter::Fields(const v1::JobStatus& s, int detail) {
   const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
   const double iterations_per_step =
       s.steps_accepted() > 0 ? static_cast<double>(s.iterations()) / s.steps_accepted() : 0.0;
+  // No ETA until there is a rate: a second of running and a percent done (the first statuses
+  // of a short job come before its steps do, and would promise minutes).
+  constexpr double kMinWall = 1.0, kMinFraction = 0.01;
   std::string eta = "--";
-  if (fraction > 0 && fraction < 1 && s.wall_seconds() > 0) {
+  if (fraction >= kMinFraction && fraction < 1 && s.wall_seconds() >= kMinWall) {
     const double remaining = s.wall_seconds() * (1 - fraction) / fraction;
     char buffer[32];
     std::snprintf(buffer, sizeof(buffer), "%.0fs", std::ceil(remaining));

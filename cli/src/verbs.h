@@ -92,6 +92,8 @@ void DefineResults(CLI::App& cmd, Options& o);
 int Results(Options& o);
 int Status(Options& o);
 int Cancel(Options& o);
+// `rows` as text, each column as wide as its widest entry plus one space (the last unpadded).
+std::string AlignedColumns(const std::vector<std::vector<std::string>>& rows);
 int Resume(Options& o);
 int Delete(Options& o);
 int List(Options& o);

@@ -182,6 +182,9 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
   const std::string where = absl::StrCat("FMU archive '", fmu_path, "'");
   int error_code = 0;
   ZipArchive archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error_code));
+  if (archive == nullptr && error_code == ZIP_ER_NOENT) {
+    return absl::NotFoundError(absl::StrCat(where, ": file not found"));
+  }
   if (archive == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": cannot open as a zip archive: ", ZipErrorText(error_code)));

@@ -18,6 +18,9 @@ absl::StatusOr<std::string> ReadModelDescription(const std::string& fmu_path,
                                                  std::vector<std::string>* binaries) {
   int error = 0;
   ZipArchive archive(zip_open(fmu_path.c_str(), ZIP_RDONLY, &error));
+  if (archive == nullptr && error == ZIP_ER_NOENT) {
+    return absl::NotFoundError(absl::StrCat("FMU '", name, "': file not found: ", fmu_path));
+  }
   if (archive == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("FMU '", name, "': cannot open as a zip archive: ", ZipErrorText(error)));

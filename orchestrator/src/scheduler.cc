@@ -19,6 +19,11 @@ int PoolWorkerSource::CountAvailable(const std::vector<std::string>& labels) con
   return pool_->CountAvailable(labels);
 }
 
+std::optional<v1::CrashReport> PoolWorkerSource::CrashOf(const std::string& job_id,
+                                                         int64_t variant) const {
+  return pool_->CrashOf(job_id, variant);
+}
+
 int PoolWorkerSource::CountMatching(const std::vector<std::string>& labels) const {
   return pool_->CountMatching(labels);
 }

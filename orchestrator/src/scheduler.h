@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cosimo/v1/worker_service.pb.h"
 #include "orchestrator/src/clock.h"
 #include "orchestrator/src/job.h"
 #include "orchestrator/src/job_recorder.h"
@@ -37,6 +38,12 @@ class WorkerSource {
   // How many of `labels` idle workers could serve now; how many attached ones could, busy or not.
   virtual int CountAvailable(const std::vector<std::string>& labels) const = 0;
   virtual int CountMatching(const std::vector<std::string>& labels) const = 0;
+  // The latest crash report of job `job_id`'s variant `variant` (WorkerPool::CrashOf).
+  virtual std::optional<v1::CrashReport> CrashOf(const std::string& job_id, int64_t variant) const {
+    (void)job_id;
+    (void)variant;
+    return std::nullopt;
+  }
 };
 
 // A WorkerSource over a WorkerPool (not owned).
@@ -47,6 +54,7 @@ class PoolWorkerSource final : public WorkerSource {
                                         const std::string& job_id) override;
   int CountAvailable(const std::vector<std::string>& labels) const override;
   int CountMatching(const std::vector<std::string>& labels) const override;
+  std::optional<v1::CrashReport> CrashOf(const std::string& job_id, int64_t variant) const override;
 
  private:
   WorkerPool* const pool_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "cosimo/common/crash.h"
 #include "cosimo/common/status.h"
 #include "cosimo/common/sweep_design.h"
 #include "cosimo/common/version.h"
@@ -85,9 +87,14 @@ class SweepRun {
   void Lane(WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
   // Up to `n` variants to run next (none: the lane ends).
   std::vector<uint64_t> Next(int n) ABSL_LOCKS_EXCLUDED(mutex_);
-  // Variant k's outcome: its row kept (and stored), or k queued again after a lost worker.
-  // False when the lane ends.
+  // Variant k's outcome: its row kept (and stored), or k queued again, to run alone, after its
+  // first lost worker; FAILED after its second (LostTwice). False when the lane ends.
   bool Finished(uint64_t k, VariantOutcome outcome) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Whether variant k lost its worker before (or resuming is off): this loss fails it.
+  bool LostBefore(uint64_t k) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Its row's message after its last lost worker (`last`: why), naming the crash a restarted
+  // worker reported.
+  std::string LostTwice(uint64_t k, const std::string& last) const ABSL_LOCKS_EXCLUDED(mutex_);
   // Appends the rows after those stored to the job's checkpoint.
   void StoreRows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -107,6 +114,8 @@ class SweepRun {
 
   absl::Mutex mutex_;
   std::deque<uint64_t> pending_ ABSL_GUARDED_BY(mutex_);
+  // Variants that were running when their worker was lost: how often (they run again alone).
+  std::map<uint64_t, int> losses_ ABSL_GUARDED_BY(mutex_);
   ResultTable rows_ ABSL_GUARDED_BY(mutex_);  // finished variants, in the order they finished
   uint64_t stored_rows_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t stored_strings_ ABSL_GUARDED_BY(mutex_) = 0;
@@ -176,8 +185,13 @@ std::vector<uint64_t> SweepRun::Next(int n) {
   absl::MutexLock lock(&mutex_);
   std::vector<uint64_t> ks;
   while (!pending_.empty() && !job_->cancel && static_cast<int>(ks.size()) < n) {
+    // A variant that was running when its worker was lost runs again alone: if it crashed the
+    // worker, it takes no other variant with it this time.
+    const bool suspect = losses_.contains(pending_.front());
+    if (suspect && !ks.empty()) break;
     ks.push_back(pending_.front());
     pending_.pop_front();
+    if (suspect) break;
   }
   return ks;
 }
@@ -196,7 +210,7 @@ void SweepRun::Lane(WorkerLease lease) {
     std::vector<std::vector<double>> values;
     for (uint64_t k : ks) values.push_back(values_[k]);
     std::vector<VariantOutcome> outcomes =
-        RunSweepVariants(base_, sweep_, values, lease.workers(), context_);
+        RunSweepVariants(base_, sweep_, ks, values, lease.workers(), context_);
     bool go_on = true;
     for (size_t i = 0; i < ks.size(); ++i) {
       if (outcomes[i].results) StoreResults(ks[i], &outcomes[i]);
@@ -211,25 +225,48 @@ void SweepRun::Lane(WorkerLease lease) {
   lane_ended_.SignalAll();
 }
 
+bool SweepRun::LostBefore(uint64_t k) {
+  absl::MutexLock lock(&mutex_);
+  return env_.max_resumptions == 0 || losses_.contains(k);
+}
+
+std::string SweepRun::LostTwice(uint64_t k, const std::string& last) const {
+  // The worker that crashed reports the signal once it is started again (its supervisor's
+  // restart, with its --crash-file): wait a little for that report.
+  constexpr int kPolls = 60;  // 3 s
+  std::optional<v1::CrashReport> crash;
+  for (int i = 0; i < kPolls && env_.workers != nullptr && !job_->cancel; ++i) {
+    crash = env_.workers->CrashOf(job_->id, static_cast<int64_t>(k));
+    if (crash) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string what = env_.max_resumptions == 0 ? "its worker was lost while it ran"
+                                                     : "its worker was lost twice while it ran";
+  if (crash) return what + ": the worker crashed, " + DescribeCrash(*crash, /*with_job=*/false);
+  return what + " (" + last +
+         "); no crash report came back (a worker started again with the same --crash-file "
+         "reports the signal)";
+}
+
 bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
+  if (outcome.lost_worker && LostBefore(k)) {
+    outcome.status = v1::FAILED;  // it is the one that kills its worker: no more tries
+    outcome.message = LostTwice(k, outcome.message);
+    outcome.lost_worker = false;
+    Finished(k, std::move(outcome));
+    return false;  // the lane's worker is gone
+  }
   absl::MutexLock lock(&mutex_);
   if (outcome.status == v1::CANCELED && job_->cancel) {
     pending_.push_front(k);  // not run to its end: it runs again if the sweep resumes
     return false;
   }
   if (outcome.lost_worker) {
-    int resumptions = 0;
-    {
-      absl::ReaderMutexLock job_lock(&job_->mutex);
-      resumptions = job_->resumptions;
-    }
-    if (resumptions < env_.max_resumptions) {
-      spdlog::warn("job {}: variant {} lost its worker ({}); it runs again", job_->id, k,
-                   outcome.message);
-      pending_.push_front(k);
-      return false;
-    }
-    outcome.status = v1::FAILED;  // it lost its workers every time: no more tries
+    ++losses_[k];
+    spdlog::warn("job {}: variant {} lost its worker ({}); it runs again, alone", job_->id, k,
+                 outcome.message);
+    pending_.push_front(k);
+    return false;
   }
   AddSweepRow(&rows_, k, values_[k], outcome);
   if (outcome.status == v1::FAILED) ++failed_;
@@ -237,7 +274,7 @@ bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
   wall_here_ += outcome.wall_s;
   StoreRows();
   Publish();
-  return !outcome.lost_worker;
+  return true;
 }
 
 void SweepRun::StoreRows() {

@@ -57,8 +57,8 @@ bool RunsWhole(const WorkerLease::Workers& workers, const VariantContext& contex
 // The variants' scenarios as one command to their worker; `outs[i]` gets scenario i's outcome.
 // The wait is the command timeout per macro step of every variant (their many steps are one
 // command here).
-void RunWhole(const std::vector<v1::Scenario>& scenarios, const v1::Sweep& sweep,
-              WorkerConnection& worker, const VariantContext& context,
+void RunWhole(const std::vector<v1::Scenario>& scenarios, const std::vector<uint64_t>& indices,
+              const v1::Sweep& sweep, WorkerConnection& worker, const VariantContext& context,
               const std::vector<VariantOutcome*>& outs) {
   constexpr uint64_t kSeq = 1;
   const auto start = std::chrono::steady_clock::now();
@@ -66,9 +66,11 @@ void RunWhole(const std::vector<v1::Scenario>& scenarios, const v1::Sweep& sweep
   command.set_seq(kSeq);
   ReplyWaitOptions wait{context.command_timeout, context.cancel};
   int64_t steps = 0;
-  for (const v1::Scenario& scenario : scenarios) {
+  for (size_t v = 0; v < scenarios.size(); ++v) {
+    const v1::Scenario& scenario = scenarios[v];
     v1::RunVariant* run = command.mutable_run_variants()->add_variants();
     run->set_job_id(context.job_id);
+    run->set_variant(static_cast<int64_t>(indices[v]));
     *run->mutable_scenario() = scenario;
     for (int i = 0; i < scenario.units_size(); ++i) {
       *run->add_loads() = LoadUnitFor(scenario, i, context.job_id);
@@ -161,6 +163,7 @@ int VariantsAtOnce(const WorkerLease::Workers& workers, const VariantContext& co
 }
 
 std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1::Sweep& sweep,
+                                             const std::vector<uint64_t>& indices,
                                              const std::vector<std::vector<double>>& values,
                                              const WorkerLease::Workers& workers,
                                              const VariantContext& context) {
@@ -174,15 +177,17 @@ std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1:
   std::vector<VariantOutcome> outs(values.size());
   std::vector<v1::Scenario> scenarios;
   std::vector<VariantOutcome*> sent;
+  std::vector<uint64_t> sent_indices;
   for (size_t i = 0; i < values.size(); ++i) {
     if (std::optional<v1::Scenario> s = CheckedVariant(base, sweep, values[i], context, &outs[i])) {
       scenarios.push_back(*std::move(s));
       sent.push_back(&outs[i]);
+      sent_indices.push_back(indices[i]);
     }
   }
   if (scenarios.empty()) return outs;
   if (context.running_units != nullptr) context.running_units->Set(workers, scenarios.front());
-  RunWhole(scenarios, sweep, *workers.front(), context, sent);
+  RunWhole(scenarios, sent_indices, sweep, *workers.front(), context, sent);
   if (context.running_units != nullptr) context.running_units->Clear(workers);
   return outs;
 }

@@ -55,11 +55,12 @@ struct VariantContext {
 // slots / the units of a variant, at least 1); else 1.
 int VariantsAtOnce(const WorkerLease::Workers& workers, const VariantContext& context);
 
-// Runs the variants of `base` with `values` (one per sweep parameter each; at most
+// Runs the variants `indices` of `base` with `values` (one per sweep parameter each; at most
 // VariantsAtOnce of them) on `workers` (a lease of one worker slot per unit, WorkerLabelsOf
 // order): whole on their worker (RunVariants) when it can, else one after the other unit by unit.
 // One outcome each, in their order.
 std::vector<VariantOutcome> RunSweepVariants(const v1::Scenario& base, const v1::Sweep& sweep,
+                                             const std::vector<uint64_t>& indices,
                                              const std::vector<std::vector<double>>& values,
                                              const WorkerLease::Workers& workers,
                                              const VariantContext& context);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "cosimo/common/crash.h"
 #include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
@@ -279,6 +280,11 @@ void WorkerConnection::OnHello() {
   runs_jobs_ = hello.runs_jobs();
   labels_.assign(hello.labels().begin(), hello.labels().end());
   pid_ = hello.pid();
+  if (hello.has_crash()) {
+    spdlog::warn("worker {} (host {}, pid {}) started after the one before it crashed: {}", id_,
+                 host_, pid_, DescribeCrash(hello.crash()));
+    pool_->RecordCrash(hello.crash());
+  }
   welcome.mutable_welcome()->set_accepted(true);
   welcome.mutable_welcome()->set_worker_id(id_);
   welcome.mutable_welcome()->set_heartbeat_ms(static_cast<int>(heartbeat_interval_.count()));

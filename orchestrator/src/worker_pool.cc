@@ -240,4 +240,20 @@ void WorkerPool::CheckWorkersLocked() {
   }
 }
 
+void WorkerPool::RecordCrash(const v1::CrashReport& report) {
+  constexpr size_t kKept = 256;
+  absl::MutexLock lock(&mutex_);
+  crashes_.push_back(report);
+  if (crashes_.size() > kKept) crashes_.pop_front();
+}
+
+std::optional<v1::CrashReport> WorkerPool::CrashOf(const std::string& job_id,
+                                                   int64_t variant) const {
+  absl::MutexLock lock(&mutex_);
+  for (auto it = crashes_.rbegin(); it != crashes_.rend(); ++it) {
+    if (it->job_id() == job_id && (it->variant() == variant || it->variant() < 0)) return *it;
+  }
+  return std::nullopt;
+}
+
 }  // namespace cosimo::orchestrator

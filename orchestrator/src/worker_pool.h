@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -91,6 +92,13 @@ class WorkerPool {
   int CountMatching(const std::vector<std::string>& labels) const;
 
   std::vector<WorkerInfo> List() const;
+  // A crash report a worker sent in its Hello (the worker process before it died of a signal),
+  // kept (the latest 256) for the job that ran the unit to name the crash.
+  void RecordCrash(const v1::CrashReport& report) ABSL_LOCKS_EXCLUDED(mutex_);
+  // The latest report of a crash in job `job_id` while it ran sweep variant `variant` (or no
+  // variant: a unit run unit by unit).
+  std::optional<v1::CrashReport> CrashOf(const std::string& job_id, int64_t variant) const
+      ABSL_LOCKS_EXCLUDED(mutex_);
   // Called (without locks held) whenever the pool changes: a worker came, left or was freed.
   void SetOnChange(std::function<void()> on_change) ABSL_LOCKS_EXCLUDED(mutex_);
   // One pass of the watchdog (which makes one every fifth of the heartbeat timeout, at least
@@ -123,6 +131,7 @@ class WorkerPool {
     std::string job_id;
   };
   std::map<const WorkerConnection*, Assignment> assigned_ ABSL_GUARDED_BY(mutex_);
+  std::deque<v1::CrashReport> crashes_ ABSL_GUARDED_BY(mutex_);  // oldest first
   std::function<void()> on_change_ ABSL_GUARDED_BY(mutex_);
   absl::CondVar watchdog_cv_;
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;

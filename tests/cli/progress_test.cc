@@ -36,6 +36,15 @@ TEST(ProgressTest, LineShowsFractionRateIterationsRejectionsAndEta) {
   EXPECT_THAT(line, HasSubstr("ETA 15s"));  // 75% left at 25% per 5 s
 }
 
+// Issue 42: the first status of a job that takes 0.7 s came after 0.05 s at 0.02% done and
+// promised "ETA 280s". No ETA until a second has passed and a percent is done.
+TEST(ProgressTest, NoEtaUntilThereIsARate) {
+  EXPECT_THAT(ProgressPrinter::FormatLine(Running(0.002, 0.05), 20), HasSubstr("ETA --"));
+  EXPECT_THAT(ProgressPrinter::FormatLine(Running(0.5, 0.5), 20), HasSubstr("ETA --"));
+  EXPECT_THAT(ProgressPrinter::FormatLine(Running(0.05, 2.0), 20), HasSubstr("ETA --"));
+  EXPECT_THAT(ProgressPrinter::FormatLine(Running(5, 1.0), 20), HasSubstr("ETA 1s"));
+}
+
 // The bar is redrawn in place with \r: a line as wide as the terminal (or wider) wraps, and every
 // redraw then starts a new line.
 TEST(ProgressTest, LineFitsTheTerminalWidth) {

@@ -6,10 +6,13 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "cosimo/client/client.h"
 #include "cosimo/common/process.h"
+#include "cosimo/common/scenario.h"
 #include "cosimo/common/version.h"
 #include "tests/integration/fixture.h"
 #include "tests/integration/process.h"
@@ -67,7 +70,9 @@ TEST(CommandLineTest, RunWritesTheCsvToStandardOutputAndTheMetadataWhereAsked) {
 
 TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
   StartWorkers(1);
-  StartWorkers(1, {"--label", "licensed", "--host", "sim-b", "--slots", "3"});
+  // A host name wider than the column's header: the columns still line up (issue 42).
+  const std::string host = "sim-b-with-a-host-name-wider-than-its-column.example.org";
+  StartWorkers(1, {"--label", "licensed", "--host", host, "--slots", "3"});
   client::Client client(orchestrator_->address());
   // The log level may follow the verb.
   std::string log;
@@ -89,6 +94,70 @@ TEST_F(DistributedTest, WorkersVerbListsTheAttachedWorkers) {
   EXPECT_THAT(log, HasSubstr("SLOTS"));
   EXPECT_THAT(log, HasSubstr(" 0/3 "));
   EXPECT_THAT(log, HasSubstr(" 0/1 "));
+  // Every row's STATE starts where the header's does.
+  std::istringstream lines(log);
+  size_t state_at = std::string::npos;
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("WORKER ", 0) == 0) state_at = line.find("STATE");
+    if (line.find(" idle ") == std::string::npos) continue;
+    ASSERT_NE(state_at, std::string::npos) << log;
+    EXPECT_EQ(line.find(" idle ") + 1, state_at) << log;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2) << log;
+}
+
+// `cosimo cancel` says what became of the job: CANCELED for a queued one, "cancel requested" for
+// a running one, which stops at its next step (issue 42: it printed the state before the cancel).
+TEST_F(DistributedTest, CancelSaysWhatTheJobBecame) {
+  const std::string scenario = std::string(COSIMO_SOURCE_DIR) + "/examples/car.json";
+  auto cli = [&](std::vector<std::string> args, const std::string& name) {
+    args.insert(args.begin(), BinDir() + "/cosimo");
+    args.insert(args.end(), {"--orchestrator", orchestrator_->address()});
+    Process p(args, dir_ + "/" + name + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(60)), 0) << p.log();
+    return p.log();
+  };
+  const std::string queued = cli({"submit", scenario}, "submit1");
+  const std::string id = queued.substr(0, queued.find('\n'));
+  EXPECT_EQ(cli({"cancel", id}, "cancel1"), id + " CANCELED\n");
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<v1::Scenario> long_car = LoadScenarioFile(scenario);
+  ASSERT_TRUE(long_car.ok()) << long_car.status();
+  long_car->set_stop_time(1e7);
+  absl::StatusOr<std::string> running = client.Submit(*long_car);
+  ASSERT_TRUE(running.ok()) << running.status();
+  for (int i = 0; i < 400 && client.Get(*running)->state() != v1::RUNNING; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_EQ(client.Get(*running)->state(), v1::RUNNING);
+  EXPECT_THAT(cli({"cancel", *running}, "cancel2"), StartsWith(*running + " cancel requested"));
+  absl::StatusOr<v1::JobStatus> end = client.Watch(*running, nullptr, 50);
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(end->state(), v1::CANCELED);
+}
+
+// An unreachable orchestrator is said first, not as a unit's upload failing; a missing FMU file
+// is "file not found" (issue 42).
+TEST(CommandLineTest, UnreachableOrchestratorAndMissingFmuAreSaidPlainly) {
+  const std::string dir = TempDir("cosimo-plain-errors");
+  WriteFile(dir + "/fmu.json", R"({"name": "one", "start_time": 0, "stop_time": 1,
+      "units": [{"name": "chassis", "fmu": {"path": ")" +
+                                   Fmu("fmi2_msd") + R"("}}],
+      "algorithm": {"kind": "JACOBI", "step_size": 0.01}})");
+  Process submit(
+      {BinDir() + "/cosimo", "submit", dir + "/fmu.json", "--orchestrator", "127.0.0.1:1"},
+      dir + "/submit.log");
+  EXPECT_EQ(submit.Wait(std::chrono::seconds(60)), 1) << submit.log();
+  EXPECT_THAT(submit.log(), StartsWith("cosimo: cannot reach the orchestrator at 127.0.0.1:1"));
+  EXPECT_THAT(submit.log(), ::testing::Not(HasSubstr("unit 'chassis'")));
+  Process run({BinDir() + "/cosimo", "run", dir + "/missing.fmu"}, dir + "/run.log");
+  EXPECT_NE(run.Wait(std::chrono::seconds(60)), 0) << run.log();
+  EXPECT_THAT(run.log(), HasSubstr("file not found"));
+  EXPECT_THAT(run.log(), ::testing::Not(HasSubstr("zip")));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(DistributedTest, WorkerWithCpusRunsEveryThreadThere) {

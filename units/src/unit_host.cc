@@ -13,6 +13,7 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/units/crash_context.h"
 #include "cosimo/units/unit_factory.h"
 #include "units/src/host/host_checkpoint.h"
 #include "units/src/host/hosted_unit.h"
@@ -27,7 +28,11 @@ class UnitHost::Impl {
       : host_(std::move(unit), load.unit().name(), /*keep_recorded=*/!rollback,
               rollback ? UnitMode::kRollback : UnitMode::kEstimate),
         policy_(rollback ? host::NewRollbackPolicy(&host_) : host::NewEstimatePolicy(&host_)),
-        stop_time_(load.stop_time()) {}
+        stop_time_(load.stop_time()),
+        job_id_(load.job_id()) {}
+
+  const std::string& name() const { return host_.name(); }
+  const std::string& job_id() const { return job_id_; }
 
   const UnitDescription& description() const { return host_.unit().description(); }
   IterativeMode mode() const { return policy_->mode(); }
@@ -163,6 +168,7 @@ class UnitHost::Impl {
   host::HostedUnit host_;
   std::unique_ptr<host::TentativePolicy> policy_;
   double stop_time_;
+  const std::string job_id_;  // for a crash report (crash_context.h)
 };
 
 UnitHost::UnitHost(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -229,6 +235,9 @@ absl::Status UnitHost::RestoreCheckpoint(std::string_view bytes) {
 absl::StatusOr<UnitReport> UnitHost::Terminate() { return impl_->Terminate(); }
 
 absl::Status UnitHost::Run(const UnitCommand& command, UnitResponse* response) {
+  const ScopedUnitCall call(
+      impl_->job_id().c_str(), impl_->name().c_str(),
+      command.kind == UnitCommand::Kind::kStep ? command.step.time : command.time);
   switch (command.kind) {
     case UnitCommand::Kind::kInitialize:
       return Initialize(command.time, &response->outputs, command.hold_outputs);

@@ -24,6 +24,7 @@
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
 #include "cosimo/units/unit_factory.h"
+#include "cosimo/worker/crash_report.h"
 #include "cosimo/worker/worker_client.h"
 
 namespace {
@@ -107,6 +108,15 @@ int main(int argc, char** argv) {
   app.add_option("--health-file", options.health_file,
                  "write this file while attached, at every heartbeat; removed when the connection "
                  "ends (default: $COSIMO_WORKER_HEALTH_FILE)");
+  std::string crash_file;
+  app.add_option("--crash-file", crash_file,
+                 "when a unit's code kills the worker with a signal (SIGSEGV...), write what it "
+                 "ran to this file; the next worker started with it reports that to the "
+                 "orchestrator, which names the crash in the job (give each worker its own; "
+                 "default: $COSIMO_WORKER_CRASH_FILE, else none)");
+  if (const char* crash = std::getenv("COSIMO_WORKER_CRASH_FILE"); crash != nullptr) {
+    crash_file = crash;
+  }
   bool health_check = false;
   app.add_flag("--health-check", health_check,
                "check another worker's health file instead of running: exit 0 if it was written "
@@ -142,6 +152,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.threads = std::min(options.slots, threads > 0 ? threads : cores);
+  options.crash = cosimo::worker::TakeCrashReport(crash_file);
+  cosimo::worker::InstallCrashReport(crash_file);
 
   // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can
   // take locks safely; every other thread inherits the blocked mask.

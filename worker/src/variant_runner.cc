@@ -14,12 +14,14 @@
 #include "cosimo/master/local_unit.h"
 #include "cosimo/master/master.h"
 #include "cosimo/units/abandon.h"
+#include "cosimo/units/crash_context.h"
 
 namespace cosimo::worker {
 
 void RunVariant(const v1::RunVariant& command, const CommandHandler::ArtifactFetcher& fetch,
                 v1::VariantDone* done) {
   const auto start = std::chrono::steady_clock::now();
+  const units::ScopedVariant variant(command.variant());
   SweepOutcome outcome;
   auto finish = [&](const SweepOutcome& o) {
     done->set_status(v1::JobState_Name(o.status));

@@ -369,6 +369,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
   h->set_slots(options_.slots);
   h->set_runs_variants(true);
   h->set_runs_jobs(true);
+  if (options_.crash) *h->mutable_crash() = *options_.crash;
   absl::Status result;
   v1::OrchestratorMessage welcome;
   if (!stream->Write(hello) || !stream->Read(&welcome) || !welcome.has_welcome()) {
@@ -379,6 +380,7 @@ absl::Status WorkerClient::RunOnce(bool* connected) {
     spdlog::error("{}", result.message());
   } else {
     *connected = true;
+    options_.crash.reset();  // reported
     spdlog::info("attached to {} as worker {} (host {}, {} slot{}, {} thread{})",
                  options_.orchestrator, welcome.welcome().worker_id(), options_.host,
                  options_.slots, options_.slots == 1 ? "" : "s", options_.threads,

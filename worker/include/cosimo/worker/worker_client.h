@@ -11,12 +11,14 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "cosimo/common/security.h"
+#include "cosimo/v1/worker_service.pb.h"
 
 namespace cosimo::worker {
 
@@ -36,6 +38,9 @@ struct WorkerOptions {
   // Health file (empty: none): written when the orchestrator welcomes the worker, rewritten at
   // every heartbeat sent, removed when the connection ends; CheckHealthFile reads it.
   std::string health_file;
+  // The crash report of the worker process before this one (crash file), sent in the first
+  // Hello that is welcomed.
+  std::optional<v1::CrashReport> crash;
 };
 
 // The health check of a worker (`cosimo-worker --health-check`, the images' HEALTHCHECK): OK
