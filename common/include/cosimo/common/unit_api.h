@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ struct VariableInfo {
   // Inputs: takes values only at events (FMI variability discrete, or an integer or Boolean
   // type); what feeds it from a table is held between the table's samples.
   bool discrete = false;
+  // Further names of the same variable (FMI 3 <Alias>), which a scenario may use instead.
+  std::vector<std::string> aliases = {};
+
+  // Whether `n` is its name or one of its aliases.
+  bool IsCalled(const std::string& n) const {
+    return name == n || std::find(aliases.begin(), aliases.end(), n) != aliases.end();
+  }
 };
 
 // What the unit implementation offers. These are contracts (tutorial, Table 3): the orchestrator
