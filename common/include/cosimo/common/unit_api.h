@@ -71,6 +71,13 @@ struct UnitDescription {
   std::vector<VariableInfo> outputs;  // order used by StepReply
   std::vector<VariableInfo> others;   // states, parameters, locals (recordable)
   Capabilities capabilities;
+  // Times (s, ascending) at which the outputs jump, known before the run: a table's repeated
+  // time stamps, and every sample of a table that holds its values. Time events: the master
+  // ends a communication step on each, so that the units fed see the jump when it happens.
+  std::vector<double> event_times;
+  // Times (s, ascending) at which an output held for a discrete input changes (an interpolated
+  // table's samples): time events when one of the unit's outputs feeds a discrete input.
+  std::vector<double> sample_times;
 };
 
 // Inputs on a step [t, t + h] as polynomials in s = t' - t:
