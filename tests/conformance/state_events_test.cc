@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ double ThermostatX(double t) {
 struct SolverCase {
   const char* name;
   const char* solver;
+  friend void PrintTo(const SolverCase& c, std::ostream* os) { *os << c.name; }
 };
 
 class StateEventConformance : public ::testing::TestWithParam<SolverCase> {};
