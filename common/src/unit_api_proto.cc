@@ -43,6 +43,7 @@ void AddVariables(const std::vector<VariableInfo>& variables, v1::UnitLoaded* ou
     p->set_description(v.description);
     p->set_type(ToProto(v.type));
     p->set_discrete(v.discrete);
+    for (const std::string& alias : v.aliases) p->add_aliases(alias);
   }
 }
 
@@ -119,6 +120,8 @@ void ToProto(const UnitDescription& d, v1::UnitLoaded* out) {
   AddVariables(d.inputs, out);
   AddVariables(d.outputs, out);
   AddVariables(d.others, out);
+  out->mutable_event_times()->Assign(d.event_times.begin(), d.event_times.end());
+  out->mutable_sample_times()->Assign(d.sample_times.begin(), d.sample_times.end());
   v1::Capabilities* c = out->mutable_capabilities();
   c->set_can_rollback(d.capabilities.can_rollback);
   c->set_provides_jacobians(d.capabilities.provides_jacobians);
@@ -135,6 +138,7 @@ UnitDescription FromProto(const v1::UnitLoaded& loaded) {
   for (const v1::Variable& p : loaded.variables()) {
     VariableInfo v{p.name(),        FromProto(p.causality()), p.unit(),
                    p.description(), FromProto(p.type()),      p.discrete()};
+    v.aliases.assign(p.aliases().begin(), p.aliases().end());
     if (v.type == ValueType::kString) {
       d.others.push_back(std::move(v));
     } else if (v.causality == Causality::kInput) {
@@ -154,6 +158,8 @@ UnitDescription FromProto(const v1::UnitLoaded& loaded) {
   d.capabilities.output_reactive = c.output_reactive();
   d.capabilities.max_output_derivative_order = c.max_output_derivative_order();
   d.capabilities.max_input_order = c.max_input_order();
+  d.event_times.assign(loaded.event_times().begin(), loaded.event_times().end());
+  d.sample_times.assign(loaded.sample_times().begin(), loaded.sample_times().end());
   return d;
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 int FindVariable(const std::vector<VariableInfo>& vars, const std::string& name) {
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (vars[i].name == name) return static_cast<int>(i);
+    if (vars[i].IsCalled(name)) return static_cast<int>(i);
   }
   return -1;
 }
@@ -33,9 +33,17 @@ std::vector<int> VariablesNamed(const std::vector<VariableInfo>& vars, const std
   if (const int i = FindVariable(vars, name); i >= 0) return {i};
   std::vector<int> elements;
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (!ElementSuffix(vars[i].name, name).empty()) elements.push_back(static_cast<int>(i));
+    if (!NameAs(vars[i], name).empty()) elements.push_back(static_cast<int>(i));
   }
   return elements;
+}
+
+std::string NameAs(const VariableInfo& v, const std::string& name) {
+  if (v.name == name || !ElementSuffix(v.name, name).empty()) return v.name;
+  for (const std::string& alias : v.aliases) {
+    if (alias == name || !ElementSuffix(alias, name).empty()) return alias;
+  }
+  return "";
 }
 
 std::vector<std::string> RecordedNames(const v1::Scenario& scenario, int unit) {

@@ -104,11 +104,14 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
     e.stop_time = md->default_stop_time;
   }
   for (const fmi::ScalarVariable& v : md->variables) {
-    e.variables.emplace_back(v.name, CausalityName(v.causality));
-    e.variable_types.push_back(v.enumeration.empty() ? std::string(fmi::VarTypeName(v.type))
-                                                     : "Enumeration '" + v.enumeration + "'");
-    if (v.type == fmi::VarType::kClock || (v.is_array && v.first_element < 0)) {
-      e.unrecordable.push_back(v.name);
+    const std::string type = v.enumeration.empty() ? std::string(fmi::VarTypeName(v.type))
+                                                   : "Enumeration '" + v.enumeration + "'";
+    const bool unrecordable = v.type == fmi::VarType::kClock || (v.is_array && v.first_element < 0);
+    for (size_t a = 0; a <= v.aliases.size(); ++a) {  // the name, then the FMI 3 aliases
+      const std::string& name = a == 0 ? v.name : v.aliases[a - 1];
+      e.variables.emplace_back(name, CausalityName(v.causality));
+      e.variable_types.push_back(type);
+      if (unrecordable) e.unrecordable.push_back(name);
     }
   }
   for (int i : md->Scalars()) {

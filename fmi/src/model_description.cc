@@ -9,11 +9,11 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "fmi/src/model_description_attributes.h"
 
 namespace cosimo::fmi {
 namespace {
@@ -36,101 +36,6 @@ constexpr TypeName kFmi3Types[] = {
 
 absl::Status Bad(const std::string& source, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(source, ": ", what));
-}
-
-absl::StatusOr<FmiCausality> ParseCausality(const std::string& text) {
-  if (text.empty() || text == "local") return FmiCausality::kLocal;
-  if (text == "parameter") return FmiCausality::kParameter;
-  if (text == "calculatedParameter") return FmiCausality::kCalculatedParameter;
-  if (text == "structuralParameter") return FmiCausality::kStructuralParameter;
-  if (text == "input") return FmiCausality::kInput;
-  if (text == "output") return FmiCausality::kOutput;
-  if (text == "independent") return FmiCausality::kIndependent;
-  return absl::InvalidArgumentError("unknown causality '" + text + "'");
-}
-
-absl::StatusOr<Variability> ParseVariability(const std::string& text, VarType type) {
-  if (text.empty()) {
-    return type == VarType::kFloat64 || type == VarType::kFloat32 ? Variability::kContinuous
-                                                                  : Variability::kDiscrete;
-  }
-  if (text == "constant") return Variability::kConstant;
-  if (text == "fixed") return Variability::kFixed;
-  if (text == "tunable") return Variability::kTunable;
-  if (text == "discrete") return Variability::kDiscrete;
-  if (text == "continuous") return Variability::kContinuous;
-  return absl::InvalidArgumentError("unknown variability '" + text + "'");
-}
-
-absl::StatusOr<Initial> ParseInitial(const std::string& text, const ScalarVariable& v) {
-  if (text == "exact") return Initial::kExact;
-  if (text == "approx") return Initial::kApprox;
-  if (text == "calculated") return Initial::kCalculated;
-  if (!text.empty()) return absl::InvalidArgumentError("unknown initial '" + text + "'");
-  // Defaults (FMI 2.0 table in 2.2.7, FMI 3.0 table in 2.4.7.5).
-  switch (v.causality) {
-    case FmiCausality::kParameter:
-    case FmiCausality::kStructuralParameter:
-      return Initial::kExact;
-    case FmiCausality::kCalculatedParameter:
-      return Initial::kCalculated;
-    case FmiCausality::kInput:
-    case FmiCausality::kIndependent:
-      return Initial::kNone;
-    case FmiCausality::kOutput:
-    case FmiCausality::kLocal:
-      if (v.variability == Variability::kConstant) return Initial::kExact;
-      return v.start ? Initial::kApprox : Initial::kCalculated;
-  }
-  return Initial::kNone;
-}
-
-// "1 4 7" -> integers.
-absl::StatusOr<std::vector<int64_t>> ParseList(const char* text) {
-  std::vector<int64_t> out;
-  for (absl::string_view part : absl::StrSplit(text, ' ', absl::SkipWhitespace())) {
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(part, &value)) {
-      return absl::InvalidArgumentError(absl::StrCat("'", part, "' is not an integer"));
-    }
-    out.push_back(value);
-  }
-  return out;
-}
-
-// Letters, digits, '_', '-' and '.', not starting with '.': no folder separator, no "..".
-bool IsPlainFileName(const std::string& name) {
-  if (name.empty() || name.front() == '.' || name.size() > 255) return false;
-  for (const char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
-void ReadKind(const pugi::xml_node& node, FmiVersion version, KindInfo* kind) {
-  if (!node) return;
-  kind->offered = true;
-  kind->model_identifier = node.attribute("modelIdentifier").as_string();
-  const bool fmi2 = version == FmiVersion::kFmi2;
-  kind->can_get_and_set_fmu_state =
-      node.attribute(fmi2 ? "canGetAndSetFMUstate" : "canGetAndSetFMUState").as_bool(false);
-  kind->can_serialize_fmu_state =
-      node.attribute(fmi2 ? "canSerializeFMUstate" : "canSerializeFMUState").as_bool(false);
-  kind->provides_directional_derivative =
-      node.attribute(fmi2 ? "providesDirectionalDerivative" : "providesDirectionalDerivatives")
-          .as_bool(false);
-  kind->can_be_instantiated_only_once_per_process =
-      node.attribute("canBeInstantiatedOnlyOncePerProcess").as_bool(false);
-  kind->can_handle_variable_communication_step_size =
-      node.attribute("canHandleVariableCommunicationStepSize").as_bool(false);
-  kind->can_interpolate_inputs = fmi2 && node.attribute("canInterpolateInputs").as_bool(false);
-  kind->max_output_derivative_order = node.attribute("maxOutputDerivativeOrder").as_int(0);
-  kind->has_event_mode = !fmi2 && node.attribute("hasEventMode").as_bool(false);
-  kind->needs_completed_integrator_step =
-      fmi2 ? !node.attribute("completedIntegratorStepNotNeeded").as_bool(false)
-           : node.attribute("needsCompletedIntegratorStep").as_bool(false);
 }
 
 // An FMI 3 <Dimension>: a fixed size, or the structural parameter that holds it.
@@ -225,6 +130,11 @@ std::string ExpandArray(int a, const std::vector<RawDimension>& raw,
     element.derivative_of = -1;  // ExpandArrayDerivatives
     if (starts.size() == size) element.start = starts[e];
     if (starts.size() == 1) element.start = starts[0];
+    element.aliases.clear();
+    for (const std::string& alias : base.aliases) {
+      element.aliases.push_back(ElementName(alias, dims, e));
+      by_name->emplace(element.aliases.back(), static_cast<int>(md->variables.size()));
+    }
     (*by_name)[element.name] = static_cast<int>(md->variables.size());
     md->variables.push_back(std::move(element));
   }
@@ -458,7 +368,23 @@ class ModelDescriptionParser {
     raw_dimensions_.push_back(std::move(dims));
     raw_derivative_.push_back(type_node.attribute("derivative").as_llong(-1));
     md_.by_name_[v.name] = static_cast<int>(md_.variables.size());
+    if (absl::Status s = Aliases(node, &v); !s.ok()) return s;
     md_.variables.push_back(std::move(v));
+    return absl::OkStatus();
+  }
+
+  // FMI 3 <Alias name description displayUnit> children of a variable (FMI 3.0.1, section
+  // 2.4.7): further names of the same variable, with nothing of their own but a description and
+  // a display unit; names unique among all the variables' names and aliases.
+  absl::Status Aliases(const pugi::xml_node& node, ScalarVariable* v) {
+    for (const pugi::xml_node alias : node.children("Alias")) {
+      const std::string name = alias.attribute("name").as_string();
+      if (name.empty()) return Bad(source_, "an <Alias> of '" + v->name + "' has no name");
+      if (!md_.by_name_.emplace(name, static_cast<int>(md_.variables.size())).second) {
+        return Bad(source_, "the alias '" + name + "' of '" + v->name + "' is declared twice");
+      }
+      v->aliases.push_back(name);
+    }
     return absl::OkStatus();
   }
 

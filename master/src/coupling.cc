@@ -15,7 +15,7 @@ namespace {
 
 int FindVariable(const std::vector<VariableInfo>& vars, const std::string& name) {
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (vars[i].name == name) return static_cast<int>(i);
+    if (vars[i].IsCalled(name)) return static_cast<int>(i);
   }
   return -1;
 }
@@ -92,8 +92,9 @@ absl::StatusOr<Coupling> ResolveCoupling(const v1::Scenario& scenario,
     }
     bool same_shape = outputs.size() == inputs.size();
     for (size_t k = 0; k < outputs.size() && same_shape && outputs.size() > 1; ++k) {
-      same_shape = ElementSuffix(units[fu].outputs[outputs[k]].name, from.variable) ==
-                   ElementSuffix(units[tu].inputs[inputs[k]].name, to.variable);
+      same_shape =
+          ElementSuffix(NameAs(units[fu].outputs[outputs[k]], from.variable), from.variable) ==
+          ElementSuffix(NameAs(units[tu].inputs[inputs[k]], to.variable), to.variable);
     }
     if (!same_shape) {
       return absl::InvalidArgumentError(
@@ -144,7 +145,9 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
     // An output, or an FMI 3 array of outputs: one column per element.
     if (const std::vector<int> named = VariablesNamed(outputs, ref.variable); !named.empty()) {
       for (int o : named) {
-        RecordColumn column{ref.unit + "." + outputs[o].name, u, o, -1, outputs[o].type};
+        // Named as written: an alias's column is called by the alias.
+        RecordColumn column{ref.unit + "." + NameAs(outputs[o], ref.variable), u, o, -1,
+                            outputs[o].type};
         if (column.type == ValueType::kInteger) {
           column.integer =
               static_cast<int>(std::count_if(outputs.begin(), outputs.begin() + o, is_integer));
@@ -173,7 +176,8 @@ absl::StatusOr<RecordPlan> PlanRecording(const v1::Scenario& scenario,
     const int integer_outputs =
         static_cast<int>(std::count_if(outputs.begin(), outputs.end(), is_integer));
     for (const VariableInfo* info : named) {
-      RecordColumn column{ref.unit + "." + info->name, u, -1, before++, info->type};
+      RecordColumn column{ref.unit + "." + NameAs(*info, ref.variable), u, -1, before++,
+                          info->type};
       if (column.type == ValueType::kInteger) column.integer = integer_outputs + integers_before++;
       plan.columns.push_back(std::move(column));
     }

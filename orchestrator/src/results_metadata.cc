@@ -38,7 +38,7 @@ std::vector<v1::RecordedVariable> RecordedVariables(
       const VariableInfo* found = nullptr;
       for (const auto* list : {&d.outputs, &d.inputs, &d.others}) {
         for (const VariableInfo& info : *list) {
-          if (found == nullptr && info.name == name) found = &info;
+          if (found == nullptr && info.IsCalled(name)) found = &info;
         }
       }
       if (found != nullptr) {

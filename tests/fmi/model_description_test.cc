@@ -194,6 +194,36 @@ TEST(FmiModelDescriptionTest, Fmi3ArraysThatCannotBeExpandedSayWhy) {
   EXPECT_LT(md->Find("big[1,1]"), 0);
 }
 
+// FMI 3 <Alias> names (FMI 3.0.1 section 2.4.7): Find gives the aliased variable; an array's
+// alias names its elements too; a name given twice (as a variable or an alias) is refused.
+TEST(FmiModelDescriptionTest, Fmi3AliasesNameTheirVariable) {
+  const std::string xml = R"(<fmiModelDescription fmiVersion="3.0" modelName="m"
+      instantiationToken="t"><CoSimulation modelIdentifier="m"/><ModelVariables>
+    <Float64 name="h" valueReference="1" causality="output" unit="m">
+      <Alias name="h_ft" description="in feet" displayUnit="ft"/><Alias name="height"/></Float64>
+    <Float64 name="y" valueReference="4" causality="output"><Dimension start="2"/>
+      <Alias name="w"/></Float64>
+  </ModelVariables></fmiModelDescription>)";
+  auto md = ParseModelDescriptionText(xml, "a.xml");
+  ASSERT_TRUE(md.ok()) << md.status();
+  EXPECT_EQ(md->Find("h_ft"), md->Find("h"));
+  EXPECT_EQ(md->Find("height"), md->Find("h"));
+  EXPECT_EQ(md->variables[static_cast<size_t>(md->Find("h"))].aliases,
+            (std::vector<std::string>{"h_ft", "height"}));
+  EXPECT_EQ(md->Find("w"), md->Find("y"));
+  EXPECT_EQ(md->Find("w[2]"), md->Find("y[2]"));
+  EXPECT_EQ(md->variables[static_cast<size_t>(md->Find("y[2]"))].aliases,
+            (std::vector<std::string>{"w[2]"}));
+  EXPECT_EQ(md->ArrayOf("w[1]"), md->Find("y"));
+
+  std::string twice = xml;
+  twice.replace(twice.find("\"height\""), 8, "\"y\"");
+  auto refused = ParseModelDescriptionText(twice, "a.xml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("'y' is declared twice"), std::string::npos)
+      << refused.status();
+}
+
 // A modelDescription.xml bigger than the limit is refused before it is read (a 2.5 GiB one cost
 // the worker 7.9 GB). The big file here is sparse: it takes no disk space.
 TEST(FmiModelDescriptionTest, OversizedFileIsRefusedUnread) {

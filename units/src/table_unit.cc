@@ -40,6 +40,16 @@ class TableUnit final : public Unit {
     caps.output_reactive = false;
     caps.input_reactive = false;
     caps.max_output_derivative_order = 1;
+    // Time events: a repeated time stamp is a jump; a held table changes at every sample (an
+    // interpolated one only where a discrete input holds it).
+    for (size_t r = 0; r < times_.size(); ++r) {
+      if (r > 0 && times_[r] == times_[r - 1]) continue;
+      description_.sample_times.push_back(times_[r]);
+      const bool jump = r + 1 < times_.size() && times_[r + 1] == times_[r];
+      if (jump || interpolation_ == TableInterpolation::kHold) {
+        description_.event_times.push_back(times_[r]);
+      }
+    }
   }
 
   const UnitDescription& description() const override { return description_; }

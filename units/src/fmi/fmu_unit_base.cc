@@ -54,8 +54,10 @@ double StartNumber(const fmi::ScalarVariable& v) {
 
 VariableInfo Info(const fmi::ModelDescription& md, int index, bool is_state) {
   const fmi::ScalarVariable& v = md.variables[index];
-  return VariableInfo{v.name, ToCausality(md, index, is_state), v.unit, v.description,
-                      ToValueType(v.type)};
+  VariableInfo info{v.name, ToCausality(md, index, is_state), v.unit, v.description,
+                    ToValueType(v.type)};
+  info.aliases = v.aliases;
+  return info;
 }
 
 }  // namespace

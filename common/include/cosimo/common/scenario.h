@@ -66,10 +66,14 @@ int FindUnit(const v1::Scenario& scenario, const std::string& name);
 [[nodiscard]] absl::Status CheckUnitRef(const v1::Scenario& scenario, std::string_view text,
                                         const std::string& field, VariableRef* ref);
 
-// The variables of `vars` a scenario name stands for: the one so named, else the elements of
-// the FMI 3 array so named ("y" for "y[1,1]", "y[1,2]", ... in the description's order,
-// row-major); empty when none.
+// The variables of `vars` a scenario name stands for: the one so named (or so aliased:
+// VariableInfo::aliases), else the elements of the FMI 3 array so named ("y" for "y[1,1]",
+// "y[1,2]", ... in the description's order, row-major); empty when none.
 std::vector<int> VariablesNamed(const std::vector<VariableInfo>& vars, const std::string& name);
+// The name of `v` that the scenario name `name` stands for: its own name or the alias written
+// (the element of an aliased array: "a[1,2]" for `name` "a"); "" when `name` does not name it.
+// Results columns take this name, so that a column is called what the user wrote.
+std::string NameAs(const VariableInfo& v, const std::string& name);
 // "[1,2]" of "y[1,2]" for base "y"; "" when `name` is not an element of array `base`.
 std::string_view ElementSuffix(const std::string& name, const std::string& base);
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,13 @@ struct VariableInfo {
   // Inputs: takes values only at events (FMI variability discrete, or an integer or Boolean
   // type); what feeds it from a table is held between the table's samples.
   bool discrete = false;
+  // Further names of the same variable (FMI 3 <Alias>), which a scenario may use instead.
+  std::vector<std::string> aliases = {};
+
+  // Whether `n` is its name or one of its aliases.
+  bool IsCalled(const std::string& n) const {
+    return name == n || std::find(aliases.begin(), aliases.end(), n) != aliases.end();
+  }
 };
 
 // What the unit implementation offers. These are contracts (tutorial, Table 3): the orchestrator
@@ -63,6 +71,13 @@ struct UnitDescription {
   std::vector<VariableInfo> outputs;  // order used by StepReply
   std::vector<VariableInfo> others;   // states, parameters, locals (recordable)
   Capabilities capabilities;
+  // Times (s, ascending) at which the outputs jump, known before the run: a table's repeated
+  // time stamps, and every sample of a table that holds its values. Time events: the master
+  // ends a communication step on each, so that the units fed see the jump when it happens.
+  std::vector<double> event_times;
+  // Times (s, ascending) at which an output held for a discrete input changes (an interpolated
+  // table's samples): time events when one of the unit's outputs feeds a discrete input.
+  std::vector<double> sample_times;
 };
 
 // Inputs on a step [t, t + h] as polynomials in s = t' - t:

@@ -38,7 +38,8 @@ struct FmuExperiment {
   std::vector<std::string> states, derivatives, continuous_locals;
   // Every variable: name and causality ("input", "output", "parameter", "local",
   // "calculatedParameter", "structuralParameter", "independent"; FMI 2's default "local"), the
-  // arrays and then their elements.
+  // arrays and then their elements; each followed by its FMI 3 aliases (<Alias>), with its
+  // causality and type.
   std::vector<std::pair<std::string, std::string>> variables;
   // Their types, in the same order: "Float64", "Float32", "Int8" ... "UInt64" (FMI 2: Real is
   // Float64, Integer Int32), "Boolean", "String", "Binary", "Clock", or "Enumeration 'T'" with

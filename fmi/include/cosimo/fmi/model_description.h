@@ -75,6 +75,12 @@ struct ScalarVariable {
   Initial initial = Initial::kNone;
   std::optional<std::string> start;  // as written
   int derivative_of = -1;            // index of the state this is the derivative of
+  // FMI 3 <Alias> children: other names of this variable (same value, same value reference),
+  // found by ModelDescription::Find; an array's aliases name its elements too ("a[1,2]" for
+  // "y[1,2]" when "a" is an alias of "y"). Their displayUnit is not read (display units are not
+  // parsed at all). FMI 2 aliases are variables of their own that share a (type, value
+  // reference): FMI 2.0 has no negated aliases (FMI 1.0's alias="negatedAlias" was removed).
+  std::vector<std::string> aliases;
   // FMI 3 arrays. The array itself: is_array, its dimensions (from <Dimension start> or the
   // start value of the structural parameter <Dimension valueReference> names), `size` values,
   // and its elements at [first_element, first_element + size) in `variables` (-1: not expanded,
@@ -129,7 +135,7 @@ struct ModelDescription {
   int number_of_event_indicators = 0;
   std::optional<double> default_start_time, default_stop_time, default_tolerance, default_step_size;
 
-  // Index in `variables`, or -1.
+  // Index in `variables` of the variable or FMI 3 alias `name`, or -1.
   int Find(const std::string& name) const;
   // Every variable that holds one value, in declaration order: the scalars, and each expanded
   // array's elements where the array is declared (arrays not expanded are left out).
