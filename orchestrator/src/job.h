@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,9 @@ class Job {
   // it did: a unit that kills its worker every time does not loop for ever.
   bool resuming ABSL_GUARDED_BY(mutex) = false;
   int resumptions ABSL_GUARDED_BY(mutex) = 0;
+  // A sweep's variants that were running when their worker was lost, and how often: they run
+  // again alone, and fail at the second loss (sweep_runner.h). Kept across its resumptions.
+  std::map<uint64_t, int> variant_losses ABSL_GUARDED_BY(mutex);
 
  private:
   uint64_t version_ ABSL_GUARDED_BY(mutex) = 1;

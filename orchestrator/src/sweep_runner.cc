@@ -114,7 +114,8 @@ class SweepRun {
 
   absl::Mutex mutex_;
   std::deque<uint64_t> pending_ ABSL_GUARDED_BY(mutex_);
-  // Variants that were running when their worker was lost: how often (they run again alone).
+  // Variants that were running when their worker was lost: how often (they run again alone);
+  // Job::variant_losses keeps them for the runs after a resumption.
   std::map<uint64_t, int> losses_ ABSL_GUARDED_BY(mutex_);
   ResultTable rows_ ABSL_GUARDED_BY(mutex_);  // finished variants, in the order they finished
   uint64_t stored_rows_ ABSL_GUARDED_BY(mutex_) = 0;
@@ -140,6 +141,10 @@ absl::Status SweepRun::Prepare() {
   context_.keep_results = sweep_.keep_results() == v1::Sweep::ALL;
   stored_at_ = env_.recorder->clock()->Now();
   absl::MutexLock lock(&mutex_);
+  {
+    absl::ReaderMutexLock job_lock(&job_->mutex);
+    losses_ = job_->variant_losses;  // from its runs before this resumption
+  }
   rows_ = SweepTableColumns(sweep_);
   std::vector<bool> finished(values_.size(), false);
   absl::StatusOr<v1::JobCheckpoint> checkpoint = env_.recorder->store()->LoadCheckpoint(job_->id);
@@ -262,7 +267,11 @@ bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
     return false;
   }
   if (outcome.lost_worker) {
-    ++losses_[k];
+    const int losses = ++losses_[k];
+    {
+      absl::MutexLock job_lock(&job_->mutex);
+      job_->variant_losses[k] = losses;
+    }
     spdlog::warn("job {}: variant {} lost its worker ({}); it runs again, alone", job_->id, k,
                  outcome.message);
     pending_.push_front(k);

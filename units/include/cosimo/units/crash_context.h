@@ -6,6 +6,7 @@
 // (worker/src/crash_report.h writes them out).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 
@@ -31,8 +32,12 @@ class ScopedUnitCall {
     context_.job = job;
     context_.unit = unit;
     context_.time = time;
+    // In memory before the call, where a signal handler on this thread reads it: the compiler
+    // may not sink these stores past the call nor drop them as overwritten by the destructor's.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
   }
   ~ScopedUnitCall() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     context_.unit = nullptr;
     context_.job = nullptr;
   }
@@ -46,8 +51,14 @@ class ScopedUnitCall {
 // The sweep variant the thread runs, for its scope.
 class ScopedVariant {
  public:
-  explicit ScopedVariant(int64_t variant) { ThisThreadCrashContext().variant = variant; }
-  ~ScopedVariant() { ThisThreadCrashContext().variant = -1; }
+  explicit ScopedVariant(int64_t variant) {
+    ThisThreadCrashContext().variant = variant;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~ScopedVariant() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    ThisThreadCrashContext().variant = -1;
+  }
   ScopedVariant(const ScopedVariant&) = delete;
   ScopedVariant& operator=(const ScopedVariant&) = delete;
 };
