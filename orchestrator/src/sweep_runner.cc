@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -15,7 +14,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "cosimo/common/crash.h"
-#include "cosimo/common/status.h"
 #include "cosimo/common/sweep_design.h"
 #include "cosimo/common/version.h"
 #include "orchestrator/src/sweep_variant.h"
@@ -24,18 +22,28 @@
 namespace cosimo::orchestrator {
 namespace {
 
-// The rows of a sweep's checkpoint appended to `rows` (its columns set): DataLoss when they are
-// not those of its table.
-absl::Status ReadSweepRows(const v1::JobCheckpoint& checkpoint, ResultTable* rows) {
+// The rows of the variants sweep job `job_id` finished (its checkpoint: none before the first)
+// into `rows` (its columns set), and which of its `variants` they are. DataLoss when the stored
+// rows are not those of its table.
+absl::StatusOr<std::vector<bool>> LoadFinishedRows(JobStore& store, const std::string& job_id,
+                                                   size_t variants, ResultTable* rows) {
+  std::vector<bool> finished(variants, false);
+  absl::StatusOr<v1::JobCheckpoint> checkpoint = store.LoadCheckpoint(job_id);
+  if (checkpoint.status().code() == absl::StatusCode::kNotFound) return finished;
+  if (!checkpoint.ok()) return checkpoint.status();
   const size_t columns = rows->columns.size();
-  if (std::vector<std::string>(checkpoint.columns().begin(), checkpoint.columns().end()) !=
+  if (std::vector<std::string>(checkpoint->columns().begin(), checkpoint->columns().end()) !=
           rows->columns ||
-      checkpoint.strings_size() * columns != 2 * static_cast<size_t>(checkpoint.values_size())) {
+      checkpoint->strings_size() * columns != 2 * static_cast<size_t>(checkpoint->values_size())) {
     return absl::DataLossError("the stored rows are not those of this sweep's table");
   }
-  rows->values.assign(checkpoint.values().begin(), checkpoint.values().end());
-  rows->strings.assign(checkpoint.strings().begin(), checkpoint.strings().end());
-  return absl::OkStatus();
+  rows->values.assign(checkpoint->values().begin(), checkpoint->values().end());
+  rows->strings.assign(checkpoint->strings().begin(), checkpoint->strings().end());
+  for (size_t r = 0; r * columns < rows->values.size(); ++r) {
+    const auto k = static_cast<size_t>(rows->values[r * columns]);
+    if (k < finished.size()) finished[k] = true;
+  }
+  return finished;
 }
 
 // `table`'s rows (the sweep's, in the order they finished) in index order, with the metadata
@@ -91,7 +99,7 @@ class SweepRun {
   // first lost worker; FAILED after its second (LostTwice). False when the lane ends.
   bool Finished(uint64_t k, VariantOutcome outcome) ABSL_LOCKS_EXCLUDED(mutex_);
   // Whether variant k lost its worker before (or resuming is off): this loss fails it.
-  bool LostBefore(uint64_t k) ABSL_LOCKS_EXCLUDED(mutex_);
+  bool LostBefore(uint64_t k) ABSL_LOCKS_EXCLUDED(job_->mutex);
   // Its row's message after its last lost worker (`last`: why), naming the crash a restarted
   // worker reported.
   std::string LostTwice(uint64_t k, const std::string& last) const ABSL_LOCKS_EXCLUDED(mutex_);
@@ -114,9 +122,6 @@ class SweepRun {
 
   absl::Mutex mutex_;
   std::deque<uint64_t> pending_ ABSL_GUARDED_BY(mutex_);
-  // Variants that were running when their worker was lost: how often (they run again alone);
-  // Job::variant_losses keeps them for the runs after a resumption.
-  std::map<uint64_t, int> losses_ ABSL_GUARDED_BY(mutex_);
   ResultTable rows_ ABSL_GUARDED_BY(mutex_);  // finished variants, in the order they finished
   uint64_t stored_rows_ ABSL_GUARDED_BY(mutex_) = 0;
   uint64_t stored_strings_ ABSL_GUARDED_BY(mutex_) = 0;
@@ -141,29 +146,17 @@ absl::Status SweepRun::Prepare() {
   context_.keep_results = sweep_.keep_results() == v1::Sweep::ALL;
   stored_at_ = env_.recorder->clock()->Now();
   absl::MutexLock lock(&mutex_);
-  {
-    absl::ReaderMutexLock job_lock(&job_->mutex);
-    losses_ = job_->variant_losses;  // from its runs before this resumption
-  }
   rows_ = SweepTableColumns(sweep_);
-  std::vector<bool> finished(values_.size(), false);
-  absl::StatusOr<v1::JobCheckpoint> checkpoint = env_.recorder->store()->LoadCheckpoint(job_->id);
-  if (!checkpoint.ok() && checkpoint.status().code() != absl::StatusCode::kNotFound) {
-    return checkpoint.status();
+  absl::StatusOr<std::vector<bool>> finished =
+      LoadFinishedRows(*env_.recorder->store(), job_->id, values_.size(), &rows_);
+  if (!finished.ok()) return finished.status();
+  for (size_t s = 0; s < rows_.strings.size(); s += 2) {
+    if (rows_.strings[s] == v1::JobState_Name(v1::FAILED)) ++failed_;
   }
-  if (checkpoint.ok()) {
-    COSIMO_RETURN_IF_ERROR(ReadSweepRows(*checkpoint, &rows_));
-    const size_t columns = rows_.columns.size();
-    for (size_t r = 0; r * columns < rows_.values.size(); ++r) {
-      const auto k = static_cast<size_t>(rows_.values[r * columns]);
-      if (k < finished.size()) finished[k] = true;
-      if (rows_.strings[2 * r] == v1::JobState_Name(v1::FAILED)) ++failed_;
-    }
-    stored_rows_ = rows_.values.size() / columns;
-    stored_strings_ = rows_.strings.size();
-  }
+  stored_rows_ = rows_.values.size() / rows_.columns.size();
+  stored_strings_ = rows_.strings.size();
   for (uint64_t k = 0; k < values_.size(); ++k) {
-    if (!finished[k]) pending_.push_back(k);
+    if (!(*finished)[k]) pending_.push_back(k);
   }
   spdlog::info("job {}: sweep of {} variants, {} to run", job_->id, values_.size(),
                pending_.size());
@@ -188,11 +181,13 @@ void SweepRun::Publish() {
 
 std::vector<uint64_t> SweepRun::Next(int n) {
   absl::MutexLock lock(&mutex_);
+  absl::ReaderMutexLock job_lock(&job_->mutex);
   std::vector<uint64_t> ks;
   while (!pending_.empty() && !job_->cancel && static_cast<int>(ks.size()) < n) {
-    // A variant that was running when its worker was lost runs again alone: if it crashed the
-    // worker, it takes no other variant with it this time.
-    const bool suspect = losses_.contains(pending_.front());
+    // A variant that was running when its worker was lost (Job::variant_losses, kept across the
+    // sweep's resumptions) runs again alone: if it crashed the worker, it takes no other
+    // variant with it this time.
+    const bool suspect = job_->variant_losses.contains(pending_.front());
     if (suspect && !ks.empty()) break;
     ks.push_back(pending_.front());
     pending_.pop_front();
@@ -231,8 +226,8 @@ void SweepRun::Lane(WorkerLease lease) {
 }
 
 bool SweepRun::LostBefore(uint64_t k) {
-  absl::MutexLock lock(&mutex_);
-  return env_.max_resumptions == 0 || losses_.contains(k);
+  absl::ReaderMutexLock lock(&job_->mutex);
+  return env_.max_resumptions == 0 || job_->variant_losses.contains(k);
 }
 
 std::string SweepRun::LostTwice(uint64_t k, const std::string& last) const {
@@ -267,10 +262,9 @@ bool SweepRun::Finished(uint64_t k, VariantOutcome outcome) {
     return false;
   }
   if (outcome.lost_worker) {
-    const int losses = ++losses_[k];
     {
       absl::MutexLock job_lock(&job_->mutex);
-      job_->variant_losses[k] = losses;
+      ++job_->variant_losses[k];
     }
     spdlog::warn("job {}: variant {} lost its worker ({}); it runs again, alone", job_->id, k,
                  outcome.message);
@@ -436,27 +430,18 @@ v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep) {
 absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status, JobStore& store) {
   const v1::Sweep& sweep = status.sweep().sweep();
   ResultTable rows = SweepTableColumns(sweep);
-  absl::StatusOr<v1::JobCheckpoint> checkpoint = store.LoadCheckpoint(status.job_id());
-  if (checkpoint.ok()) {
-    COSIMO_RETURN_IF_ERROR(ReadSweepRows(*checkpoint, &rows));
-  } else if (checkpoint.status().code() != absl::StatusCode::kNotFound) {
-    return checkpoint.status();
-  }
+  const std::vector<std::vector<double>> values = DesignValues(sweep);
+  absl::StatusOr<std::vector<bool>> finished =
+      LoadFinishedRows(store, status.job_id(), values.size(), &rows);
+  if (!finished.ok()) return finished.status();
   absl::StatusOr<v1::Scenario> base = store.LoadScenario(status.job_id());
   if (!base.ok()) return base.status();
-  const std::vector<std::vector<double>> values = DesignValues(sweep);
-  std::vector<bool> finished(values.size(), false);
-  const size_t columns = rows.columns.size();
-  for (size_t r = 0; r * columns < rows.values.size(); ++r) {
-    const auto k = static_cast<size_t>(rows.values[r * columns]);
-    if (k < finished.size()) finished[k] = true;
-  }
   SweepOutcome not_run;
   not_run.status = v1::CANCELED;
   not_run.message = "not run: the sweep is " + v1::JobState_Name(status.state()) +
                     (status.state() == v1::RUNNING ? "" : " (cosimo resume runs it)");
   for (uint64_t k = 0; k < values.size(); ++k) {
-    if (!finished[k]) AddSweepRow(&rows, k, values[k], not_run);
+    if (!(*finished)[k]) AddSweepRow(&rows, k, values[k], not_run);
   }
   uint64_t failed = 0;
   StoredResults stored = SortedSweepTable(sweep, *base, rows, &failed);
