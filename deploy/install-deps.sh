@@ -12,17 +12,17 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libssl-dev zlib1g-dev
   libeigen3-dev libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libzip-dev libpugixml-dev libsundials-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core
-  libcpp-httplib-dev
+  libmicrohttpd-dev
 )
-# Only the test suite needs these: GoogleTest, clang for the fuzzers (tests/fuzz) and the
-# thread-safety check, a browser for the web page's test (tests/integration/http_test.cc, about
+# Only the test suite needs these: GoogleTest, cpp-httplib (the HTTP tests' client), clang for
+# the fuzzers (tests/fuzz) and the thread-safety check, a browser for the web page's test (tests/integration/http_test.cc, about
 # 400 MB), clang-format for the format check, Python for the deployment and client tests, zip,
 # ip and ps for integration tests, docker-compose (compose v1, without an engine: the
 # deployment test validates the compose files with it), and what the Python package's tests
 # use (tests/python: pytest, the package's optional numpy, pandas and matplotlib, and pip with
 # setuptools and wheel for its offline install). COSIMO_TEST_DEPS=0 leaves them out.
 if [[ "${COSIMO_TEST_DEPS:-1}" != 0 ]]; then
-  packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format
+  packages+=(libgtest-dev libgmock-dev libbenchmark-dev clang-format libcpp-httplib-dev
              clang libclang-rt-14-dev chromium-headless-shell
              iproute2 procps zip python3 python3-yaml python3-grpcio docker-compose
              python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib

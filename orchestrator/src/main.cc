@@ -7,6 +7,8 @@
 //                       [--max-units-per-job N] [--max-queued-jobs-per-client N]
 //                       [--max-recorded-rows N] [--command-timeout-s S]
 //                       [--log-level LEVEL] [--log-format text|json] [--http HOST:PORT]
+//                       [--http-max-connections N] [--http-max-connections-per-client N]
+//                       [--http-request-timeout-s S]
 #include <pthread.h>
 #include <spdlog/spdlog.h>
 
@@ -38,6 +40,7 @@ struct RawOptions {
   uint64_t max_message_mb = 0;
   uint64_t max_scenario_kb = 0;
   std::string http_port_file;
+  int http_request_timeout_s = 10;
   std::string port_file;
 };
 
@@ -153,6 +156,20 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
   app.add_option("--http", options.http_listen,
                  "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
                  "the gRPC port; default: off)");
+  app.add_option("--http-max-connections", options.http_max_connections,
+                 "HTTP connections open at once; more wait until one closes")
+      ->capture_default_str()
+      ->check(cosimo::Within(1U, 100'000U));
+  app.add_option("--http-max-connections-per-client", options.http_max_connections_per_client,
+                 "HTTP connections open at once from one client address; more are closed")
+      ->capture_default_str()
+      ->check(cosimo::Within(1U, 100'000U));
+  raw.http_request_timeout_s = static_cast<int>(options.http_request_timeout.count());
+  app.add_option("--http-request-timeout-s", raw.http_request_timeout_s,
+                 "close an HTTP connection that has not sent a whole request this long after it "
+                 "opened or after its last answer, s")
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 3600));
   app.add_option("--http-port-file", raw.http_port_file,
                  "write the bound HTTP port to this file once listening (useful with port 0)");
   app.add_option("--port-file", raw.port_file,
@@ -175,6 +192,7 @@ void ApplyOptions(const RawOptions& raw, cosimo::orchestrator::ServerOptions& op
   options.artifact_retention = period(raw.retention_hours * 3600.0);
   options.job_retention = period(raw.job_retention_days * 86400.0);
   options.command_timeout = period(raw.command_timeout_s);
+  options.http_request_timeout = std::chrono::seconds(raw.http_request_timeout_s);
 }
 
 // Serves until SIGINT or SIGTERM; SIGHUP re-reads the token files.

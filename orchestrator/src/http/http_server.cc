@@ -1,6 +1,5 @@
 #include "orchestrator/src/http/http_server.h"
 
-#include <httplib.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -8,6 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -83,21 +84,20 @@ int HttpCode(const absl::Status& status) {
   }
 }
 
-void SetError(httplib::Response& res, const absl::Status& status) {
+void SetError(HttpResponse& res, const absl::Status& status) {
   res.status = HttpCode(status);
-  res.set_content(std::string(status.message()) + "\n", "text/plain; charset=utf-8");
+  res.SetContent(std::string(status.message()) + "\n", "text/plain; charset=utf-8");
 }
 
-void SetJson(httplib::Response& res, const nlohmann::json& json) {
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+void SetJson(HttpResponse& res, const nlohmann::json& json) {
+  res.SetHeader("Cache-Control", "no-store");
+  res.SetContent(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                   "application/json");
 }
 
 // A token as a cookie value: web-safe base64 (letters, digits, '-' and '_'), so that a token with
 // ';', ',', '"', '%' or a space (a token file holds any bytes but a newline) neither ends the
-// value nor adds attributes to the Set-Cookie header. (Not %XX: cpp-httplib 0.11 percent-decodes
-// every request header before the handlers see it.)
+// value nor adds attributes to the Set-Cookie header. 
 std::string CookieEncode(absl::string_view value) { return absl::WebSafeBase64Escape(value); }
 
 // CookieEncode undone; empty when the value is not web-safe base64 (it then matches no token).
@@ -206,84 +206,81 @@ std::string RenderMetrics(const HttpSources& sources) {
   return out.text();
 }
 
+namespace {
+
+// A file's whole contents; `flag` names it in the error.
+absl::StatusOr<std::string> ReadPem(const std::string& flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf())) {
+    return absl::InvalidArgumentError("--http: cannot read the " + flag + " file '" + path + "'");
+  }
+  return text.str();
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpOptions& options,
                                                               const HttpSources& sources) {
   absl::StatusOr<std::pair<std::string, int>> address = HostPort(options.listen);
   if (!address.ok()) return address.status();
+  MhdServer::Tls tls;
+  if (!options.tls_cert_file.empty()) {
+    absl::StatusOr<std::string> cert = ReadPem("--tls-cert", options.tls_cert_file);
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem("--tls-key", options.tls_key_file);
+    if (!key.ok()) return key.status();
+    tls = {*std::move(cert), *std::move(key)};
+  }
   std::unique_ptr<HttpServer> server(new HttpServer());
-  const bool tls = !options.tls_cert_file.empty();
-  if (tls) {
-    auto ssl = std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
-                                                    options.tls_key_file.c_str());
-    if (!ssl->is_valid()) {
-      return absl::InvalidArgumentError(
-          "--http: the --tls-cert and --tls-key files are not a "
-          "valid PEM pair");
-    }
-    server->server_ = std::move(ssl);
-  } else {
-    server->server_ = std::make_unique<httplib::Server>();
-  }
-  // A few threads are plenty for a page and a scraper; idle connections are let go soon.
-  server->server_->new_task_queue = [] { return new httplib::ThreadPool(4); };
-  server->server_->set_keep_alive_timeout(2);
-  server->AddRoutes(sources, tls);
+  server->server_ = MhdServer::Create(options.limits);
+  server->AddRoutes(sources, !tls.cert_pem.empty());
   const auto& [host, port] = *address;
-  if (port == 0) {
-    server->port_ = server->server_->bind_to_any_port(host);
-  } else if (server->server_->bind_to_port(host, port)) {
-    server->port_ = port;
-  }
-  if (server->port_ <= 0) {
-    return absl::UnavailableError("--http: cannot listen on '" + options.listen +
-                                  "' (address in use or invalid)");
-  }
-  server->thread_ = std::thread([raw = server->server_.get()] { raw->listen_after_bind(); });
-  spdlog::info("HTTP ({}) on {}:{}: /metrics and the web page{}", tls ? "TLS" : "plain", host,
-               server->port_, sources.auth->enabled() ? ", token required" : "");
+  absl::Status started = server->server_->Start("--http '" + options.listen + "'", host, port, tls);
+  if (!started.ok()) return started;
+  spdlog::info("HTTP ({}) on {}:{}: /metrics and the web page{}",
+               tls.cert_pem.empty() ? "plain" : "TLS", host, server->server_->port(),
+               sources.auth->enabled() ? ", token required" : "");
   return server;
 }
 
 HttpServer::~HttpServer() { Stop(); }
 
-void HttpServer::Stop() {
-  if (!thread_.joinable()) return;
-  server_->stop();
-  thread_.join();
-}
+int HttpServer::port() const { return server_->port(); }
+
+void HttpServer::Stop() { server_->Stop(); }
 
 namespace {
 
 // A request carries the token (Authorization, the cookie, or ?token= once, which sets the
-// cookie and redirects), or is answered 401 here.
-httplib::Server::HandlerResponse Authorize(const HttpSources& sources, bool tls,
-                                           const httplib::Request& req, httplib::Response& res) {
-  if (!sources.auth->enabled()) return httplib::Server::HandlerResponse::Unhandled;
-  if (req.has_header("Authorization") &&
-      sources.auth->AcceptsAuthorization(req.get_header_value("Authorization"))) {
-    return httplib::Server::HandlerResponse::Unhandled;
+// cookie and redirects), or is answered 401 here (true: answered).
+bool Authorize(const HttpSources& sources, bool tls, const HttpRequest& req, HttpResponse& res) {
+  if (!sources.auth->enabled()) return false;
+  if (!req.header("Authorization").empty() &&
+      sources.auth->AcceptsAuthorization(req.header("Authorization"))) {
+    return false;
   }
   if (req.has_param("token") &&
-      sources.auth->AcceptsAuthorization("Bearer " + req.get_param_value("token"))) {
+      sources.auth->AcceptsAuthorization("Bearer " + req.param("token"))) {
     // The browser keeps it, so that the page's own requests carry it, and the address bar
     // loses it.
-    res.set_header("Set-Cookie",
-                   std::string(kCookie) + "=" + CookieEncode(req.get_param_value("token")) +
+    res.SetHeader("Set-Cookie",
+                   std::string(kCookie) + "=" + CookieEncode(req.param("token")) +
                        "; Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
-    res.set_redirect(req.path, 303);
-    return httplib::Server::HandlerResponse::Handled;
+    res.Redirect(req.path, 303);
+    return true;
   }
-  const std::string cookie = CookieValue(req.get_header_value("Cookie"), kCookie);
+  const std::string cookie = CookieValue(req.header("Cookie"), kCookie);
   if (!cookie.empty() && sources.auth->AcceptsAuthorization("Bearer " + cookie)) {
-    return httplib::Server::HandlerResponse::Unhandled;
+    return false;
   }
   res.status = 401;
-  res.set_header("WWW-Authenticate", "Bearer realm=\"cosimo\"");
-  res.set_content(
+  res.SetHeader("WWW-Authenticate", "Bearer realm=\"cosimo\"");
+  res.SetContent(
       "this orchestrator requires a token: send \"Authorization: Bearer <token>\" (the "
       "--token-file's), or open the page once with ?token=<token>\n",
       "text/plain; charset=utf-8");
-  return httplib::Server::HandlerResponse::Handled;
+  return true;
 }
 
 // The title of a job's plots: its name and id.
@@ -347,9 +344,9 @@ absl::StatusOr<JobTable> LoadJobTable(const HttpSources& sources, const std::str
 
 // The routes that read a succeeded job's results: its time plots, its table, a scatter plot of
 // two of its columns.
-void AddResultRoutes(httplib::Server& s, const HttpSources& sources) {
+void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
   s.Get(R"(/jobs/([^/]+)/plot\.svg)",
-        [sources](const httplib::Request& req, httplib::Response& res) {
+        [sources](const HttpRequest& req, HttpResponse& res) {
           absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
           if (!t.ok()) return SetError(res, t.status());
           PlotOptions options;
@@ -358,35 +355,35 @@ void AddResultRoutes(httplib::Server& s, const HttpSources& sources) {
             if (!v.unit().empty()) options.units[v.name()] = v.unit();
           }
           if (req.has_param("vars")) {
-            options.variables = absl::StrSplit(req.get_param_value("vars"), ',', absl::SkipEmpty());
+            options.variables = absl::StrSplit(req.param("vars"), ',', absl::SkipEmpty());
           }
           absl::StatusOr<std::string> svg = PlotSvg(t->results, options);
           if (!svg.ok()) return SetError(res, svg.status());
-          res.set_content(*svg, "image/svg+xml");
+          res.SetContent(*svg, "image/svg+xml");
         });
   s.Get(R"(/jobs/([^/]+)/scatter\.svg)",
-        [sources](const httplib::Request& req, httplib::Response& res) {
+        [sources](const HttpRequest& req, HttpResponse& res) {
           absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
           if (!t.ok()) return SetError(res, t.status());
-          if (req.get_param_value("x").empty() || req.get_param_value("y").empty()) {
+          if (req.param("x").empty() || req.param("y").empty()) {
             return SetError(res, absl::InvalidArgumentError(
                                      "give the columns as ?x=COLUMN&y=COLUMN (numeric columns: " +
                                      absl::StrJoin(NumericColumns(t->results), ", ") + ")"));
           }
           ScatterOptions options;
           options.title = PlotTitle(t->job);
-          absl::StatusOr<std::string> svg = PlotScatterSvg(t->results, req.get_param_value("x"),
-                                                           req.get_param_value("y"), options);
+          absl::StatusOr<std::string> svg = PlotScatterSvg(t->results, req.param("x"),
+                                                           req.param("y"), options);
           if (!svg.ok()) return SetError(res, svg.status());
-          res.set_header("Cache-Control", "no-store");
-          res.set_content(*svg, "image/svg+xml");
+          res.SetHeader("Cache-Control", "no-store");
+          res.SetContent(*svg, "image/svg+xml");
         });
   s.Get(
-      R"(/api/jobs/([^/]+)/table)", [sources](const httplib::Request& req, httplib::Response& res) {
+      R"(/api/jobs/([^/]+)/table)", [sources](const HttpRequest& req, HttpResponse& res) {
         size_t limit = 1000;
-        if (req.has_param("limit") && !absl::SimpleAtoi(req.get_param_value("limit"), &limit)) {
+        if (req.has_param("limit") && !absl::SimpleAtoi(req.param("limit"), &limit)) {
           return SetError(res, absl::InvalidArgumentError("?limit= takes a number of rows (not '" +
-                                                          req.get_param_value("limit") + "')"));
+                                                          req.param("limit") + "')"));
         }
         absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
         if (!t.ok()) return SetError(res, t.status());
@@ -397,16 +394,16 @@ void AddResultRoutes(httplib::Server& s, const HttpSources& sources) {
 }  // namespace
 
 void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
-  httplib::Server& s = *server_;
+  MhdServer& s = *server_;
   // Every request: the token first.
-  s.set_pre_routing_handler([sources, tls](const httplib::Request& req, httplib::Response& res) {
+  s.SetFilter([sources, tls](const HttpRequest& req, HttpResponse& res) {
     return Authorize(sources, tls, req, res);
   });
 
-  s.Get("/metrics", [sources](const httplib::Request&, httplib::Response& res) {
-    res.set_content(RenderMetrics(sources), "text/plain; version=0.0.4; charset=utf-8");
+  s.Get("/metrics", [sources](const HttpRequest&, HttpResponse& res) {
+    res.SetContent(RenderMetrics(sources), "text/plain; version=0.0.4; charset=utf-8");
   });
-  s.Get("/api/jobs", [sources](const httplib::Request&, httplib::Response& res) {
+  s.Get("/api/jobs", [sources](const HttpRequest&, HttpResponse& res) {
     nlohmann::json jobs = nlohmann::json::array();
     std::string token;
     do {
@@ -417,12 +414,12 @@ void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
     } while (!token.empty());
     SetJson(res, {{"jobs", jobs}});
   });
-  s.Get(R"(/api/jobs/([^/]+))", [sources](const httplib::Request& req, httplib::Response& res) {
+  s.Get(R"(/api/jobs/([^/]+))", [sources](const HttpRequest& req, HttpResponse& res) {
     absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(req.matches[1]);
     if (!job.ok()) return SetError(res, job.status());
     SetJson(res, JobJson(*job));
   });
-  s.Get("/api/workers", [sources](const httplib::Request&, httplib::Response& res) {
+  s.Get("/api/workers", [sources](const HttpRequest&, HttpResponse& res) {
     const std::map<std::string, std::string> units = sources.jobs->RunningUnits();
     nlohmann::json workers = nlohmann::json::array();
     for (const v1::WorkerStatus& w : sources.jobs->Workers()) {
@@ -439,20 +436,20 @@ void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
   });
   AddResultRoutes(s, sources);
   // The page: one HTML file whose script draws the list, a job or the workers from the path.
-  auto page = [](const httplib::Request&, httplib::Response& res) {
+  auto page = [](const HttpRequest&, HttpResponse& res) {
     const WebAsset* index = FindWebAsset("index.html");
-    res.set_content(index->body.data(), index->body.size(), index->content_type.data());
+    res.SetContent(std::string(index->body), std::string(index->content_type));
   };
   s.Get("/", page);
   s.Get("/workers", page);
   s.Get(R"(/jobs/([^/]+))", page);
-  s.Get(R"(/static/([a-z_]+\.(js|css)))", [](const httplib::Request& req, httplib::Response& res) {
-    const WebAsset* asset = FindWebAsset(req.matches[1].str());
+  s.Get(R"(/static/([a-z_]+\.(js|css)))", [](const HttpRequest& req, HttpResponse& res) {
+    const WebAsset* asset = FindWebAsset(req.matches[1]);
     if (asset == nullptr) {
       res.status = 404;
       return;
     }
-    res.set_content(asset->body.data(), asset->body.size(), asset->content_type.data());
+    res.SetContent(std::string(asset->body), std::string(asset->content_type));
   });
 }
 

@@ -20,23 +20,23 @@
 // HttpOnly cookie, so a browser needs it once), or that cookie; without one, every request
 // passes. With TLS (--tls-cert) the port serves HTTPS with the same certificate.
 //
+// Slow or idle clients cost a socket, not a thread (mhd_server.h): connections are bounded in
+// all and per client address, and a request must arrive whole within a timeout (HttpLimits,
+// the --http-* flags; docs/deployment.md).
+//
 // Thread safety: Start, then Stop from any thread (once). Requests run on a small pool of the
 // server's own threads.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "orchestrator/src/artifact_store.h"
+#include "orchestrator/src/http/mhd_server.h"
 #include "orchestrator/src/job_manager.h"
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/token_check.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace cosimo::orchestrator::http {
 
@@ -44,6 +44,7 @@ struct HttpOptions {
   std::string listen;         // HOST:PORT ([::1]:PORT for IPv6); port 0 picks a free one
   std::string tls_cert_file;  // both or neither: HTTPS
   std::string tls_key_file;
+  HttpLimits limits;  // connections, per client, the time to send a request
 };
 
 // What the pages and metrics are read from; all outlive the server.
@@ -61,16 +62,14 @@ class HttpServer {
       const HttpOptions& options, const HttpSources& sources);
   ~HttpServer();
 
-  int port() const { return port_; }
+  int port() const;
   void Stop();
 
  private:
   HttpServer() = default;
   void AddRoutes(const HttpSources& sources, bool tls);
 
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<MhdServer> server_;
 };
 
 // The /metrics text from `sources` (exposed for tests).

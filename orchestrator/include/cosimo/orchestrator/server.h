@@ -86,6 +86,13 @@ struct ServerOptions {
   // with the same token and TLS as the gRPC port; port 0 picks a free one (see http_port()).
   // Empty: no HTTP port.
   std::string http_listen;
+  // The HTTP port's bounds (orchestrator/src/http/mhd_server.h): connections open at once (more
+  // wait in the listen backlog), connections from one client address (more are closed), and
+  // the time a connection has to send a whole request head (after it opened, or after its last
+  // answer); a slow client holds a socket, never one of the port's threads.
+  unsigned http_max_connections = 64;
+  unsigned http_max_connections_per_client = 8;
+  std::chrono::seconds http_request_timeout{10};
 };
 
 class OrchestratorServer {
