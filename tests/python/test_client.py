@@ -299,3 +299,30 @@ def test_a_sweep_is_one_job_and_its_table_is_the_local_sweeps(client: cosimo.Cli
     with pytest.raises(cosimo.InvalidScenario, match=r"sweep\.parameters\[0\]\.linspace"):
         client.sweep(bad)
 
+
+def test_a_canceled_sweep_keeps_its_rows_and_resumes(client: cosimo.Client) -> None:
+    """Issue 41 item 3: a sweep canceled half way keeps the rows it finished (job.results() is
+    its partial table, the others CANCELED "not run" rows) and job.resume() runs only the rest."""
+    import time
+
+    sweep = {"scenario_file": str(CAR),
+             "parameters": [{"name": "controller.k", "linspace": [500, 1500, 40]},
+                            {"name": "stop_time", "values": [100]},
+                            {"name": "algorithm.step_size", "values": [0.001]}],
+             "kpis": [{"variable": "vehicle.v"}]}
+    job = client.sweep(sweep, wait=False)
+    deadline = time.monotonic() + 120
+    while job.status().proto.sweep.variants_done < 1:
+        assert time.monotonic() < deadline, "no variant finished"
+        time.sleep(0.02)
+    job.cancel()
+    with pytest.raises(cosimo.JobFailed):
+        job.wait(timeout=120)
+    statuses = list(job.results()["status"])
+    done = statuses.count("SUCCEEDED")
+    assert len(statuses) == 40
+    assert 1 <= done < 40, "the sweep ended before the cancel"
+    assert statuses.count("CANCELED") == 40 - done
+    assert job.resume().state == "QUEUED"
+    job.wait(timeout=300)
+    assert list(job.results()["status"]) == ["SUCCEEDED"] * 40
