@@ -43,6 +43,9 @@ struct ShareClaim {
   int holds = 0;  // workers it holds now
   int lease = 1;  // workers one lease of it takes (a queued job: what it needs to start), >= 1
   int wants = 1;  // the most it could use: a multiple of `lease` (a queued simulation: `lease`)
+  // When it last took a lease, in the order of all such takes (0: never, a queued job): of two
+  // claims holding as many workers, the one served longer ago comes first.
+  int64_t served = 0;
 };
 
 // The worker label of each unit the job runs on a worker, one worker slot each: every unit of a

@@ -38,7 +38,9 @@ std::vector<int> DecideShare(int workers, const std::vector<ShareClaim>& claims)
       const int lease = std::max(1, c.lease);
       if (share[i] + lease > c.wants || lease > left) continue;
       if (best == claims.size() || share[i] < share[best] ||
-          (share[i] == share[best] && c.holds < claims[best].holds)) {
+          (share[i] == share[best] &&
+           (c.holds < claims[best].holds ||
+            (c.holds == claims[best].holds && c.served < claims[best].served)))) {
         best = i;
       }
     }

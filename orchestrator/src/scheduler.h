@@ -72,7 +72,8 @@ class PoolWorkerSource final : public WorkerSource {
 // hold; workers of jobs that give none back are not counted): an equal split by job, in whole
 // leases. Leases go one at a time to the claim with the smallest share so far that still wants
 // one and that one fits; ties go to the claim holding fewer workers now (a job that waits comes
-// before one that runs), then to the earlier claim. A claim that wants less than an equal part
+// before one that runs), then to the one served longer ago (ShareClaim::served: two sweeps on
+// one worker take turns), then to the earlier claim. A claim that wants less than an equal part
 // leaves the rest to the others. Pure; the shares sum to at most `workers`.
 std::vector<int> DecideShare(int workers, const std::vector<ShareClaim>& claims);
 

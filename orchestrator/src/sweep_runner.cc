@@ -75,6 +75,9 @@ StoredResults SortedSweepTable(const v1::Sweep& sweep, const v1::Scenario& base,
   return stored;
 }
 
+// The order in which sweeps take leases (ShareClaim::served).
+std::atomic<int64_t> leases_taken{0};
+
 // One run of a sweep job: the variants still to run, the rows of those finished, the lanes.
 class SweepRun {
  public:
@@ -401,6 +404,10 @@ void SweepRun::RunLanes(WorkerLease lease) {
     gave_back_ = false;
     SayPaused(false);
     UpdateClaim();
+    {
+      absl::MutexLock job_lock(&job_->mutex);
+      job_->pool_claim.served = ++leases_taken;
+    }
     auto done = std::make_shared<std::atomic<bool>>(false);
     lanes.push_back({std::thread([this, done, l = std::move(l)]() mutable {
                        Lane(std::move(l));

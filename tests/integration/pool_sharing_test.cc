@@ -23,8 +23,13 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
-// A long variant: about a second whole on a worker (a short job is 0.3 s or less).
-constexpr double kLongVariantS = 100.0;
+// A long variant: the car for 100 s with a vehicle solver step of 1e-5 s (10^7 RK4 substeps),
+// about a second whole on a worker; the short job is the plain car (10 s), well under 0.3 s.
+v1::Scenario SlowCar() {
+  v1::Scenario car = LongCar(100);
+  car.mutable_units(1)->mutable_solver()->set_step(1e-5);
+  return car;
+}
 
 class PoolSharingTest : public DistributedTest {
  protected:
@@ -62,7 +67,7 @@ class PoolSharingTest : public DistributedTest {
 TEST_F(PoolSharingTest, AShortJobDuringALongSweepFinishesLongBeforeIt) {
   Workers(2);
   client::Client client(orchestrator_->address());
-  absl::StatusOr<std::string> sweep = client.SubmitSweep(LongCar(kLongVariantS), GainSweep(40));
+  absl::StatusOr<std::string> sweep = client.SubmitSweep(SlowCar(), GainSweep(40));
   ASSERT_TRUE(sweep.ok()) << sweep.status();
   // Both workers in the sweep's hands: nothing idle for the short job.
   v1::JobStatus status = WaitForSweep(client, *sweep, 1, 2);
@@ -88,11 +93,11 @@ TEST_F(PoolSharingTest, AShortJobDuringALongSweepFinishesLongBeforeIt) {
 TEST_F(PoolSharingTest, ASmallSweepBehindABigOneMakesProgress) {
   Workers(1);
   client::Client client(orchestrator_->address());
-  absl::StatusOr<std::string> big = client.SubmitSweep(LongCar(kLongVariantS), GainSweep(500));
+  absl::StatusOr<std::string> big = client.SubmitSweep(SlowCar(), GainSweep(500));
   ASSERT_TRUE(big.ok()) << big.status();
   v1::JobStatus before = WaitForSweep(client, *big, 1, 1);
   ASSERT_EQ(before.state(), v1::RUNNING) << before.message();
-  absl::StatusOr<std::string> small = client.SubmitSweep(LongCar(kLongVariantS), GainSweep(3));
+  absl::StatusOr<std::string> small = client.SubmitSweep(SlowCar(), GainSweep(3));
   ASSERT_TRUE(small.ok()) << small.status();
   bool paused = false;  // the big one said it waits
   double big_wall = before.wall_seconds();

@@ -232,6 +232,9 @@ TEST(DecideShareTest, SplitsThePoolEquallyBetweenTheJobsThatWantWorkers) {
   EXPECT_EQ(DecideShare(1, {{1, 1, 16}, {0, 1, 1}}), (std::vector<int>{0, 1}));
   // ... and once the paused sweep and a second sweep holding it are tied, the paused one.
   EXPECT_EQ(DecideShare(1, {{0, 1, 16}, {1, 1, 16}}), (std::vector<int>{1, 0}));
+  // Two sweeps on one worker, both between variants: the one served longer ago. They take turns.
+  EXPECT_EQ(DecideShare(1, {{0, 1, 16, 7}, {0, 1, 16, 5}}), (std::vector<int>{0, 1}));
+  EXPECT_EQ(DecideShare(1, {{0, 1, 16, 7}, {0, 1, 16, 9}}), (std::vector<int>{1, 0}));
   // Whole leases: a job needing 3 of a pool of 4 gets 3, the sweep of 2-worker leases none
   // (1 left is not a lease of it), one of 1-worker leases the last.
   EXPECT_EQ(DecideShare(4, {{4, 2, 16}, {0, 3, 3}}), (std::vector<int>{0, 3}));
