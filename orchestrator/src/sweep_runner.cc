@@ -543,14 +543,6 @@ void SweepRun::Store(ResultTable table) {
 
 }  // namespace
 
-v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep) {
-  v1::SweepStatus status;
-  *status.mutable_sweep() = sweep;
-  status.mutable_sweep()->clear_base();
-  status.set_variants_total(VariantCount(sweep));
-  return status;
-}
-
 absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status, JobStore& store) {
   const v1::Sweep& sweep = status.sweep().sweep();
   ResultTable rows = SweepTableColumns(sweep);
@@ -571,30 +563,6 @@ absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status, 
   StoredResults stored = SortedSweepTable(sweep, *base, rows, &failed);
   stored.metadata.set_partial(true);
   return stored;
-}
-
-std::string VariantResultsId(const std::string& job_id, uint64_t variant) {
-  return job_id + "/variant-" + std::to_string(variant);
-}
-
-absl::Status CheckVariantResults(const v1::JobStatus& status, uint64_t variant) {
-  const std::string job = "job " + status.job_id();
-  if (!status.has_sweep()) {
-    return absl::FailedPreconditionError(job + " is not a sweep: it has no variants");
-  }
-  if (status.sweep().sweep().keep_results() != v1::Sweep::ALL) {
-    return absl::FailedPreconditionError(
-        job +
-        " keeps only its variants' KPIs (its table); a sweep with \"keep_results\": "
-        "\"ALL\" keeps every variant's full results");
-  }
-  if (variant >= status.sweep().variants_total()) {
-    return absl::InvalidArgumentError("variant " + std::to_string(variant) + ": " + job + " has " +
-                                      std::to_string(status.sweep().variants_total()) +
-                                      " variants (0 to " +
-                                      std::to_string(status.sweep().variants_total() - 1) + ")");
-  }
-  return absl::OkStatus();
 }
 
 void SweepRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,
