@@ -56,6 +56,20 @@ absl::StatusOr<v1::JobStatus> WaitForVariants(client::Client& client, const std:
   return absl::DeadlineExceededError("the sweep did not get there");
 }
 
+// Submits a sweep of 20 long variants (`*id`), cancels it once one is done and waits for its end.
+absl::StatusOr<v1::JobStatus> CancelAfterAVariant(client::Client& client, std::string* id) {
+  absl::StatusOr<std::string> submitted = client.SubmitSweep(LongCar(50), GainSweep(20));
+  if (!submitted.ok()) return submitted.status();
+  *id = *submitted;
+  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 1);
+  if (!status.ok()) return status;
+  if (status->state() != v1::RUNNING) {
+    return absl::FailedPreconditionError("the sweep ended before the cancel: " + status->message());
+  }
+  if (!client.Cancel(*id).ok()) return absl::InternalError("the cancel failed");
+  return client.Watch(*id, nullptr, 50);
+}
+
 class SweepServiceTest : public DistributedTest {
  protected:
   // Writes the sweep `json` (its base: the car) to sweep.json, runs it here (`cosimo sweep`, with
@@ -156,18 +170,13 @@ TEST_F(SweepServiceTest, BadSweepIsRefusedNamingTheField) {
 TEST_F(SweepServiceTest, CancelStopsTheSweep) {
   StartWorkers(1, {"--slots", "2"});
   client::Client client(orchestrator_->address());
-  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(50), GainSweep(20));
-  ASSERT_TRUE(id.ok()) << id.status();
-  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 1);
-  ASSERT_TRUE(status.ok()) << status.status();
-  ASSERT_EQ(status->state(), v1::RUNNING) << status->message();
-  ASSERT_TRUE(client.Cancel(*id).ok());
-  status = client.Watch(*id, nullptr, 50);
+  std::string id;
+  absl::StatusOr<v1::JobStatus> status = CancelAfterAVariant(client, &id);
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
   EXPECT_LT(status->sweep().variants_done(), 20u);
   // Its finished rows stay readable: a partial table, the others CANCELED "not run" rows.
-  absl::StatusOr<client::JobResults> partial = client.Results(*id);
+  absl::StatusOr<client::JobResults> partial = client.Results(id);
   ASSERT_TRUE(partial.ok()) << partial.status();
   EXPECT_TRUE(partial->metadata.partial());
   ASSERT_EQ(partial->rows(), 20u);
@@ -200,13 +209,8 @@ void ExpectCancelLeavesTheWorkersAttached(client::Client& client, OrchestratorPr
     before = WorkerMessages(client);
   }
   ASSERT_EQ(before.size(), workers);
-  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(50), GainSweep(20));
-  ASSERT_TRUE(id.ok()) << id.status();
-  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 1);
-  ASSERT_TRUE(status.ok()) << status.status();
-  ASSERT_EQ(status->state(), v1::RUNNING) << status->message();
-  ASSERT_TRUE(client.Cancel(*id).ok());
-  status = client.Watch(*id, nullptr, 50);
+  std::string id;
+  absl::StatusOr<v1::JobStatus> status = CancelAfterAVariant(client, &id);
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
   std::map<std::string, uint64_t> after = WorkerMessages(client);
