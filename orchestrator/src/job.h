@@ -34,6 +34,20 @@ enum class JobKind {
 };
 JobKind KindOf(const v1::JobStatus& status);
 
+// Leases one sweep job holds at most (its lanes, sweep_runner.h).
+inline constexpr int kMaxSweepLanes = 16;
+
+// What a job claims of the worker pool, for its share (scheduler.h, DecideShare). Workers count
+// whole: a worker serves one job at a time, whatever its slots.
+struct ShareClaim {
+  int holds = 0;  // workers it holds now
+  int lease = 1;  // workers one lease of it takes (a queued job: what it needs to start), >= 1
+  int wants = 1;  // the most it could use: a multiple of `lease` (a queued simulation: `lease`)
+  // When it last took a lease, in the order of all such takes (0: never, a queued job): of two
+  // claims holding as many workers, the one served longer ago comes first.
+  int64_t served = 0;
+};
+
 // The worker label of each unit the job runs on a worker, one worker slot each: every unit of a
 // simulation, the trained unit of a training job, every unit of one variant of a sweep (the
 // sweep's first lease; it takes more as capacity allows).
@@ -81,6 +95,9 @@ class Job {
   // A sweep's variants that were running when their worker was lost, and how often: they run
   // again alone, and fail at the second loss (sweep_runner.h). Kept across its resumptions.
   std::map<uint64_t, int> variant_losses ABSL_GUARDED_BY(mutex);
+  // A running sweep's claim on the pool (its lanes' workers, one lease's, the most it could use),
+  // kept up to date by its run for the shares of the pool.
+  ShareClaim pool_claim ABSL_GUARDED_BY(mutex);
 
  private:
   uint64_t version_ ABSL_GUARDED_BY(mutex) = 1;

@@ -261,7 +261,38 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) {
         "the job's scenario could not be read back: " + std::string(loaded.status().message()));
     return;
   }
+  if (job->kind != JobKind::kSweep) {
+    RunnerFor(*job)->Run(job, *loaded, std::move(lease));
+    return;
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    sweeps_.push_back(job);
+  }
   RunnerFor(*job)->Run(job, *loaded, std::move(lease));
+  absl::MutexLock lock(&mutex_);
+  sweeps_.erase(std::remove(sweeps_.begin(), sweeps_.end(), job), sweeps_.end());
+}
+
+int JobManager::ShareOf(const Job& job) {
+  int pool = 0;  // idle workers, then those the sweeps hold
+  int max_slots = 1;
+  for (const WorkerInfo& w : pool_->List()) {
+    pool += w.busy ? 0 : 1;
+    max_slots = std::max(max_slots, w.slots);
+  }
+  absl::ReaderMutexLock lock(&mutex_);
+  std::vector<ShareClaim> claims;
+  size_t mine = sweeps_.size();
+  for (const std::shared_ptr<Job>& sweep : sweeps_) {
+    if (sweep.get() == &job) mine = claims.size();
+    absl::ReaderMutexLock job_lock(&sweep->mutex);
+    claims.push_back(sweep->pool_claim);
+    pool += sweep->pool_claim.holds;
+  }
+  if (mine == sweeps_.size()) return 0;  // not a running sweep: no share
+  for (const auto& [queued, claim] : scheduler_.Claims(max_slots)) claims.push_back(claim);
+  return DecideShare(pool, claims)[mine];
 }
 
 std::unique_ptr<JobRunner> JobManager::RunnerFor(const Job& job) {
@@ -279,10 +310,7 @@ std::unique_ptr<JobRunner> JobManager::RunnerFor(const Job& job) {
   };
   env.workers = &worker_source_;
   env.check_scenario = ScenarioCheckFor(artifacts_);
-  env.queued = [this] {
-    absl::ReaderMutexLock lock(&mutex_);
-    return scheduler_.size();
-  };
+  env.share = [this](const Job& asking) { return ShareOf(asking); };
   switch (job.kind) {
     case JobKind::kTraining:
       return std::make_unique<TrainingRunner>(std::move(env));

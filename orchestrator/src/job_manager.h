@@ -159,6 +159,10 @@ class JobManager {
   void RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
   // The runner of the job's kind (a new kind's runner is added here).
   std::unique_ptr<JobRunner> RunnerFor(const Job& job);
+  // RunnerEnv::share: the workers `job` (a running sweep) may hold, DecideShare over the running
+  // sweeps (in the order they started) and the queued jobs the pool could serve, of the idle
+  // workers and those the sweeps hold.
+  int ShareOf(const Job& job) ABSL_LOCKS_EXCLUDED(mutex_);
   // RunnerEnv::resume: queues a running job that lost a worker again, first in line.
   std::string Resume(const std::shared_ptr<Job>& job, const std::string& message)
       ABSL_LOCKS_EXCLUDED(mutex_);
@@ -190,6 +194,8 @@ class JobManager {
   mutable absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<Job>> jobs_ ABSL_GUARDED_BY(mutex_);
   Scheduler scheduler_ ABSL_GUARDED_BY(mutex_);  // the queue
+  // The running sweeps, in the order they started: they share the pool (ShareOf).
+  std::vector<std::shared_ptr<Job>> sweeps_ ABSL_GUARDED_BY(mutex_);
   // Per owner, the submits between their limit check and their job in the queue (Submit).
   std::map<std::string, int> submitting_ ABSL_GUARDED_BY(mutex_);
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;

@@ -51,8 +51,10 @@ struct RunnerEnv {
   WorkerSource* workers = nullptr;
   // The scenario checks of a submission (job_admission.h, ScenarioCheckFor): a sweep's variants.
   std::function<absl::Status(const v1::Scenario&)> check_scenario;
-  // How many jobs wait in the queue: a sweep takes no further workers while any does.
-  std::function<size_t()> queued;
+  // The workers the job may hold now: its share of the pool (DecideShare, scheduler.h) among the
+  // running sweeps and the queued jobs. A sweep takes further workers up to it and gives back
+  // those above it between variants. Empty: no limit.
+  std::function<int(const Job&)> share;
 };
 
 class JobRunner {

@@ -28,6 +28,55 @@ int PoolWorkerSource::CountMatching(const std::vector<std::string>& labels) cons
   return pool_->CountMatching(labels);
 }
 
+std::vector<int> DecideShare(int workers, const std::vector<ShareClaim>& claims) {
+  std::vector<int> share(claims.size(), 0);
+  int left = workers;
+  while (true) {
+    size_t best = claims.size();
+    for (size_t i = 0; i < claims.size(); ++i) {
+      const ShareClaim& c = claims[i];
+      const int lease = std::max(1, c.lease);
+      if (share[i] + lease > c.wants || lease > left) continue;
+      if (best == claims.size() || share[i] < share[best] ||
+          (share[i] == share[best] &&
+           (c.holds < claims[best].holds ||
+            (c.holds == claims[best].holds && c.served < claims[best].served)))) {
+        best = i;
+      }
+    }
+    if (best == claims.size()) return share;
+    const int lease = std::max(1, claims[best].lease);
+    share[best] += lease;
+    left -= lease;
+  }
+}
+
+std::string Ordinal(size_t n) {
+  const size_t tens = n % 100;
+  const char* suffix = "th";
+  if (tens < 11 || tens > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
+std::vector<std::pair<const Job*, ShareClaim>> Scheduler::Claims(int max_slots) const {
+  std::vector<std::pair<const Job*, ShareClaim>> claims;
+  for (const std::shared_ptr<Job>& job : queue_) {
+    if (job->cancel) continue;
+    const int units = static_cast<int>(job->labels.size());
+    if (workers_->CountMatching(job->labels) < units) continue;  // cannot start: no claim
+    ShareClaim claim;
+    claim.lease = std::max(1, (units + std::max(1, max_slots) - 1) / std::max(1, max_slots));
+    // A sweep would use as many leases as it may run variants at once.
+    claim.wants = claim.lease * (job->kind == JobKind::kSweep ? kMaxSweepLanes : 1);
+    claims.emplace_back(job.get(), claim);
+  }
+  return claims;
+}
+
 bool Scheduler::Remove(const Job& job) {
   const auto it =
       std::find_if(queue_.begin(), queue_.end(),
@@ -44,6 +93,7 @@ int Scheduler::QueuedBy(const std::string& owner) const {
 
 std::vector<Scheduler::Start> Scheduler::Pass() {
   std::vector<Start> started;
+  size_t place = 0;  // among the jobs that stay
   for (auto it = queue_.begin(); it != queue_.end();) {
     Job& job = **it;
     if (job.cancel) {
@@ -53,7 +103,14 @@ std::vector<Scheduler::Start> Scheduler::Pass() {
     }
     std::optional<WorkerLease> lease = workers_->TryAcquire(job.labels, job.id);
     if (!lease) {
-      it = KeepWaiting(job) ? it + 1 : queue_.erase(it);
+      // Its place among those that have not started (those that start in this pass after it
+      // still counted).
+      if (KeepWaiting(job, ++place, queue_.size())) {
+        ++it;
+      } else {
+        it = queue_.erase(it);
+        --place;
+      }
       continue;
     }
     Started(job);
@@ -75,11 +132,12 @@ void Scheduler::Drop(Job& job) {
   recorder_->DropCheckpoint(job, v1::FAILED);
 }
 
-bool Scheduler::KeepWaiting(Job& job) {
+bool Scheduler::KeepWaiting(Job& job, size_t place, size_t queued) {
   const int available = workers_->CountAvailable(job.labels);
   const int needed = static_cast<int>(job.labels.size());
   const int matching = workers_->CountMatching(job.labels);
-  std::string message = "waiting for workers: needs " + std::to_string(needed) + ", " +
+  const std::string where = Ordinal(place) + " of " + std::to_string(queued) + " in the queue; ";
+  std::string message = where + "waiting for workers: needs " + std::to_string(needed) + ", " +
                         std::to_string(available) + " idle and matching";
   const std::string timeout_s = std::to_string(unschedulable_timeout_.count());
   absl::MutexLock lock(&job.mutex);
@@ -105,8 +163,8 @@ bool Scheduler::KeepWaiting(Job& job) {
       job.resuming = false;
       return false;
     }
-    message =
-        "cannot be scheduled yet: " + why + "; fails if no more attach within " + timeout_s + " s";
+    message = where + "cannot be scheduled yet: " + why + "; fails if no more attach within " +
+              timeout_s + " s";
   } else {
     job.unschedulable_since.reset();
   }

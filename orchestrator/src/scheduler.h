@@ -6,6 +6,13 @@
 // with an unschedulable timeout, one that needs more workers than the pool has at all (busy ones
 // counted) fails once that has lasted the timeout by the clock, and says so meanwhile.
 //
+// A waiting job's message starts with its place in the queue (`2nd of 3 in the queue; ...`).
+//
+// Sharing the pool (docs/deployment.md, "Sharing the pool"): DecideShare splits the workers
+// between the jobs that want them, equally by job. Queued jobs take idle workers in queue order
+// as ever; a running sweep takes more workers only up to its share and gives back, between
+// variants, the workers above it (sweep_runner.h).
+//
 // Thread safety: none of its own; the JobManager holds its mutex around every call. A pass takes
 // each job's lock itself (the manager's before the job's). Nothing owned.
 #pragma once
@@ -15,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cosimo/v1/worker_service.pb.h"
@@ -60,6 +68,18 @@ class PoolWorkerSource final : public WorkerSource {
   WorkerPool* const pool_;
 };
 
+// How many workers each of `claims` may hold, of `workers` (the idle ones and those the claims
+// hold; workers of jobs that give none back are not counted): an equal split by job, in whole
+// leases. Leases go one at a time to the claim with the smallest share so far that still wants
+// one and that one fits; ties go to the claim holding fewer workers now (a job that waits comes
+// before one that runs), then to the one served longer ago (ShareClaim::served: two sweeps on
+// one worker take turns), then to the earlier claim. A claim that wants less than an equal part
+// leaves the rest to the others. Pure; the shares sum to at most `workers`.
+std::vector<int> DecideShare(int workers, const std::vector<ShareClaim>& claims);
+
+// "1st", "2nd", "3rd", "4th", ..., "11th", "12th", "13th", "21st", ...
+std::string Ordinal(size_t n);
+
 class Scheduler {
  public:
   // `unschedulable_timeout` zero: a job the pool is too small for waits for ever.
@@ -75,6 +95,10 @@ class Scheduler {
   size_t size() const { return queue_.size(); }
   // The queued jobs of `owner`.
   int QueuedBy(const std::string& owner) const;
+  // The queued jobs that the attached workers could serve (enough of them match), in queue
+  // order, as DecideShare takes them: a worker hosts up to `max_slots` units (the most slots of
+  // an attached worker).
+  std::vector<std::pair<const Job*, ShareClaim>> Claims(int max_slots) const;
 
   struct Start {
     std::shared_ptr<Job> job;
@@ -88,9 +112,10 @@ class Scheduler {
   // A canceled job leaves the queue; one that waited to resume and whose status could not be
   // written ends as JobRecorder::Finish would end it.
   void Drop(Job& job);
-  // The job got no workers: its message says why. False when it waited longer than the
-  // unschedulable timeout: it has failed and leaves the queue.
-  bool KeepWaiting(Job& job);
+  // The job, `place` of `queued` in the queue, got no workers: its message says where it is
+  // and why it waits. False when it waited longer than the unschedulable timeout: it has failed
+  // and leaves the queue.
+  bool KeepWaiting(Job& job, size_t place, size_t queued);
   void Started(Job& job);
 
   WorkerSource* const workers_;

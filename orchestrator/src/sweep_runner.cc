@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -73,6 +75,9 @@ StoredResults SortedSweepTable(const v1::Sweep& sweep, const v1::Scenario& base,
   return stored;
 }
 
+// The order in which sweeps take leases (ShareClaim::served).
+std::atomic<int64_t> leases_taken{0};
+
 // One run of a sweep job: the variants still to run, the rows of those finished, the lanes.
 class SweepRun {
  public:
@@ -106,8 +111,18 @@ class SweepRun {
   // Appends the rows after those stored to the job's checkpoint.
   void StoreRows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Takes one more lease for a lane when variants wait, no job is queued and the pool has one.
+  // Takes one more lease for a lane when variants wait, the job's share of the pool allows one
+  // more (RunnerEnv::share) and the pool has one.
   std::optional<WorkerLease> MoreWorkers() ABSL_LOCKS_EXCLUDED(mutex_);
+  // Between variants: whether this lane (running `at_once` variants) ends to give its workers
+  // back, because the job holds more than its share while others wait. If so it is counted out
+  // (lanes_) at once, so that no other lane gives back the same excess.
+  bool GiveBack(int at_once) ABSL_LOCKS_EXCLUDED(mutex_);
+  // The job's claim on the pool (Job::pool_claim) from its lanes and its variants to run.
+  void UpdateClaim() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Every lane gave its workers back and variants wait: the job says so (true: it is paused), or
+  // no longer says so once a lane runs again (false).
+  void SayPaused(bool paused) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Store(ResultTable table);
   // A succeeded variant's full results (keep_results ALL), under VariantResultsId; a failed
   // write fails the variant.
@@ -129,7 +144,11 @@ class SweepRun {
   uint64_t done_here_ ABSL_GUARDED_BY(mutex_) = 0;  // finished in this run
   double wall_here_ ABSL_GUARDED_BY(mutex_) = 0.0;  // s, their wall time
   int lanes_ ABSL_GUARDED_BY(mutex_) = 0;
-  int running_ ABSL_GUARDED_BY(mutex_) = 0;  // variants the lanes run at once
+  int running_ ABSL_GUARDED_BY(mutex_) = 0;         // variants the lanes run at once
+  int lease_workers_ ABSL_GUARDED_BY(mutex_) = 1;   // distinct workers of one lease
+  int at_once_ ABSL_GUARDED_BY(mutex_) = 1;         // variants one lane runs at once
+  bool gave_back_ ABSL_GUARDED_BY(mutex_) = false;  // the latest lane to end gave its workers back
+  bool paused_ ABSL_GUARDED_BY(mutex_) = false;     // and it said so (SayPaused)
   absl::CondVar lane_ended_;
   std::chrono::steady_clock::time_point stored_at_;
 };
@@ -181,18 +200,21 @@ void SweepRun::Publish() {
 
 std::vector<uint64_t> SweepRun::Next(int n) {
   absl::MutexLock lock(&mutex_);
-  absl::ReaderMutexLock job_lock(&job_->mutex);
   std::vector<uint64_t> ks;
-  while (!pending_.empty() && !job_->cancel && static_cast<int>(ks.size()) < n) {
-    // A variant that was running when its worker was lost (Job::variant_losses, kept across the
-    // sweep's resumptions) runs again alone: if it crashed the worker, it takes no other
-    // variant with it this time.
-    const bool suspect = job_->variant_losses.contains(pending_.front());
-    if (suspect && !ks.empty()) break;
-    ks.push_back(pending_.front());
-    pending_.pop_front();
-    if (suspect) break;
+  {
+    absl::ReaderMutexLock job_lock(&job_->mutex);
+    while (!pending_.empty() && !job_->cancel && static_cast<int>(ks.size()) < n) {
+      // A variant that was running when its worker was lost (Job::variant_losses, kept across
+      // the sweep's resumptions) runs again alone: if it crashed the worker, it takes no other
+      // variant with it this time.
+      const bool suspect = job_->variant_losses.contains(pending_.front());
+      if (suspect && !ks.empty()) break;
+      ks.push_back(pending_.front());
+      pending_.pop_front();
+      if (suspect) break;
+    }
   }
+  UpdateClaim();
   return ks;
 }
 
@@ -205,7 +227,9 @@ void SweepRun::Lane(WorkerLease lease) {
   {
     absl::MutexLock lock(&mutex_);
     running_ += at_once;
+    at_once_ = at_once;
   }
+  bool gave_back = false;
   for (std::vector<uint64_t> ks = Next(at_once); !ks.empty(); ks = Next(at_once)) {
     std::vector<std::vector<double>> values;
     for (uint64_t k : ks) values.push_back(values_[k]);
@@ -217,12 +241,65 @@ void SweepRun::Lane(WorkerLease lease) {
       go_on = Finished(ks[i], std::move(outcomes[i])) && go_on;
     }
     if (!go_on) break;
+    if (GiveBack(at_once)) {
+      gave_back = true;
+      break;
+    }
+  }
+  if (gave_back) {
+    spdlog::info("job {}: gave {} back to the pool (other jobs wait: the pool is shared)", job_->id,
+                 lease.workers().front()->Describe());
   }
   lease.Release();
   absl::MutexLock lock(&mutex_);
+  if (!gave_back) {
+    --lanes_;
+    running_ -= at_once;
+    gave_back_ = false;
+    UpdateClaim();
+  }
+  lane_ended_.SignalAll();
+}
+
+bool SweepRun::GiveBack(int at_once) {
+  if (!env_.share) return false;
+  {
+    absl::MutexLock lock(&mutex_);
+    if (pending_.empty()) return false;  // its last variants: it gives every worker back soon
+  }
+  const int share = env_.share(*job_);
+  absl::MutexLock lock(&mutex_);
+  if (lanes_ * lease_workers_ <= share || job_->cancel) return false;
   --lanes_;
   running_ -= at_once;
-  lane_ended_.SignalAll();
+  gave_back_ = true;
+  UpdateClaim();
+  return true;
+}
+
+void SweepRun::UpdateClaim() {
+  const int lanes_wanted =
+      lanes_ + static_cast<int>((pending_.size() + static_cast<size_t>(at_once_) - 1) /
+                                static_cast<size_t>(at_once_));
+  absl::MutexLock lock(&job_->mutex);
+  job_->pool_claim.holds = lanes_ * lease_workers_;
+  job_->pool_claim.lease = lease_workers_;
+  job_->pool_claim.wants =
+      std::min(kMaxSweepLanes, std::max(lanes_, lanes_wanted)) * lease_workers_;
+}
+
+void SweepRun::SayPaused(bool paused) {
+  if (paused == paused_) return;
+  paused_ = paused;
+  const uint64_t done = rows_.values.size() / rows_.columns.size();
+  absl::MutexLock lock(&job_->mutex);
+  job_->status.set_message(
+      paused
+          ? "paused: it gave its workers back to jobs that wait (the pool is shared between "
+            "jobs); goes on when its share of the pool has a worker free (" +
+                std::to_string(done) + " of " + std::to_string(values_.size()) + " variants done)"
+          : "");
+  job_->Touch();
 }
 
 bool SweepRun::LostBefore(uint64_t k) {
@@ -306,30 +383,77 @@ std::optional<WorkerLease> SweepRun::MoreWorkers() {
     absl::MutexLock lock(&mutex_);
     if (pending_.size() == 0 || lanes_ >= kMaxSweepLanes || job_->cancel) return std::nullopt;
   }
-  if (env_.workers == nullptr || (env_.queued && env_.queued() > 0)) return std::nullopt;
+  if (env_.workers == nullptr) return std::nullopt;
+  if (env_.share) {
+    const int share = env_.share(*job_);
+    absl::MutexLock lock(&mutex_);
+    if ((lanes_ + 1) * lease_workers_ > share) return std::nullopt;
+  }
   return env_.workers->TryAcquire(job_->labels, job_->id);
 }
 
 void SweepRun::RunLanes(WorkerLease lease) {
-  std::vector<std::thread> lanes;
+  struct LaneThread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<LaneThread> lanes;  // a paused sweep ends lanes and starts others: joined as they end
   auto start = [&](WorkerLease l) {
     absl::MutexLock lock(&mutex_);
     ++lanes_;
-    lanes.emplace_back([this, l = std::move(l)]() mutable { Lane(std::move(l)); });
+    gave_back_ = false;
+    SayPaused(false);
+    UpdateClaim();
+    {
+      absl::MutexLock job_lock(&job_->mutex);
+      job_->pool_claim.served = ++leases_taken;
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    lanes.push_back({std::thread([this, done, l = std::move(l)]() mutable {
+                       Lane(std::move(l));
+                       done->store(true);
+                     }),
+                     done});
   };
+  auto join_ended = [&] {
+    for (auto it = lanes.begin(); it != lanes.end();) {
+      if (!it->done->load()) {
+        ++it;
+        continue;
+      }
+      it->thread.join();
+      it = lanes.erase(it);
+    }
+  };
+  {
+    absl::MutexLock lock(&mutex_);
+    const WorkerLease::Workers& w = lease.workers();
+    std::vector<const WorkerConnection*> distinct;
+    for (const auto& worker : w) {
+      if (std::find(distinct.begin(), distinct.end(), worker.get()) == distinct.end()) {
+        distinct.push_back(worker.get());
+      }
+    }
+    lease_workers_ = std::max<int>(1, static_cast<int>(distinct.size()));
+  }
   start(std::move(lease));
   while (true) {
+    join_ended();
     while (std::optional<WorkerLease> more = MoreWorkers()) {
       spdlog::info("job {}: one more variant at a time, on {}", job_->id,
                    more->workers().front()->Describe());
       start(*std::move(more));
     }
+    // Paused (every lane gave its workers back) while the pool still has workers for it: it
+    // waits for its share; without such workers it ends, to be queued again as after a loss.
+    const bool could_run = env_.workers != nullptr && env_.workers->CountMatching(job_->labels) >=
+                                                          static_cast<int>(job_->labels.size());
     absl::MutexLock lock(&mutex_);
-    if (lanes_ == 0) break;
-    lane_ended_.WaitWithTimeout(&mutex_, absl::Milliseconds(250));
-    if (lanes_ == 0) break;
+    if (lanes_ == 0 && (!gave_back_ || pending_.empty() || job_->cancel || !could_run)) break;
+    if (lanes_ == 0) SayPaused(true);
+    lane_ended_.WaitWithTimeout(&mutex_, absl::Milliseconds(lanes_ == 0 ? 50 : 250));
   }
-  for (std::thread& t : lanes) t.join();
+  for (LaneThread& t : lanes) t.thread.join();
 }
 
 void SweepRun::StoreResults(uint64_t k, VariantOutcome* outcome) {
@@ -419,14 +543,6 @@ void SweepRun::Store(ResultTable table) {
 
 }  // namespace
 
-v1::SweepStatus NewSweepStatus(const v1::Sweep& sweep) {
-  v1::SweepStatus status;
-  *status.mutable_sweep() = sweep;
-  status.mutable_sweep()->clear_base();
-  status.set_variants_total(VariantCount(sweep));
-  return status;
-}
-
 absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status, JobStore& store) {
   const v1::Sweep& sweep = status.sweep().sweep();
   ResultTable rows = SweepTableColumns(sweep);
@@ -447,30 +563,6 @@ absl::StatusOr<StoredResults> UnfinishedSweepTable(const v1::JobStatus& status, 
   StoredResults stored = SortedSweepTable(sweep, *base, rows, &failed);
   stored.metadata.set_partial(true);
   return stored;
-}
-
-std::string VariantResultsId(const std::string& job_id, uint64_t variant) {
-  return job_id + "/variant-" + std::to_string(variant);
-}
-
-absl::Status CheckVariantResults(const v1::JobStatus& status, uint64_t variant) {
-  const std::string job = "job " + status.job_id();
-  if (!status.has_sweep()) {
-    return absl::FailedPreconditionError(job + " is not a sweep: it has no variants");
-  }
-  if (status.sweep().sweep().keep_results() != v1::Sweep::ALL) {
-    return absl::FailedPreconditionError(
-        job +
-        " keeps only its variants' KPIs (its table); a sweep with \"keep_results\": "
-        "\"ALL\" keeps every variant's full results");
-  }
-  if (variant >= status.sweep().variants_total()) {
-    return absl::InvalidArgumentError("variant " + std::to_string(variant) + ": " + job + " has " +
-                                      std::to_string(status.sweep().variants_total()) +
-                                      " variants (0 to " +
-                                      std::to_string(status.sweep().variants_total() - 1) + ")");
-  }
-  return absl::OkStatus();
 }
 
 void SweepRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenario,

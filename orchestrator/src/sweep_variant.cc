@@ -28,8 +28,10 @@ absl::StatusOr<master::MasterResult> RunOnWorkers(const v1::Scenario& scenario,
                                                   const WorkerLease::Workers& workers,
                                                   const VariantContext& context, bool* lost,
                                                   bool* rows_exceeded) {
-  std::vector<std::unique_ptr<RemoteUnit>> units = RemoteUnit::StartLoads(
-      workers, LoadUnitsFor(scenario, context.job_id), {context.command_timeout, context.cancel});
+  // A cancel waits a moment for the commands in flight: the workers stay attached.
+  std::vector<std::unique_ptr<RemoteUnit>> units =
+      RemoteUnit::StartLoads(workers, LoadUnitsFor(scenario, context.job_id),
+                             {context.command_timeout, context.cancel, kCancelGrace});
   for (size_t i = 0; i < units.size() && context.metrics != nullptr; ++i) {
     units[i]->set_round_trips(context.metrics->WorkerRoundTrip(workers[i]->id()));
   }
@@ -61,10 +63,16 @@ void RunWhole(const std::vector<v1::Scenario>& scenarios, const std::vector<uint
               const v1::Sweep& sweep, WorkerConnection& worker, const VariantContext& context,
               const std::vector<VariantOutcome*>& outs) {
   constexpr uint64_t kSeq = 1;
+  constexpr uint64_t kStopSeq = 2;
   const auto start = std::chrono::steady_clock::now();
   v1::OrchestratorMessage command;
   command.set_seq(kSeq);
-  ReplyWaitOptions wait{context.command_timeout, context.cancel};
+  // A cancel tells the worker to stop the variants (they end at their next step) and waits a
+  // moment for its reply: the worker stays attached.
+  v1::OrchestratorMessage stop;
+  stop.set_seq(kStopSeq);
+  stop.mutable_terminate();
+  ReplyWaitOptions wait{context.command_timeout, context.cancel, kCancelGrace, &stop};
   int64_t steps = 0;
   for (size_t v = 0; v < scenarios.size(); ++v) {
     const v1::Scenario& scenario = scenarios[v];
@@ -89,6 +97,12 @@ void RunWhole(const std::vector<v1::Scenario>& scenarios, const std::vector<uint
       worker.Write(command)
           ? worker.WaitReply(kSeq, &reply, wait)
           : absl::UnavailableError(worker.Describe() + " is gone: " + worker.lost_reason());
+  if (status.code() == absl::StatusCode::kCancelled && !worker.lost()) {
+    // Stopped in time: the stop's own reply (the worker had no unit to end) keeps the stream in
+    // step; without it within the grace, the worker is given up.
+    v1::WorkerMessage ignored;
+    (void)worker.WaitReply(kStopSeq, &ignored, {.timeout = kCancelGrace});
+  }
   if (status.ok() && reply.variants_done().done_size() != static_cast<int>(outs.size())) {
     status = absl::InternalError(worker.Describe() + ": expected VariantsDone with " +
                                  std::to_string(outs.size()) + " outcomes from the worker");

@@ -70,29 +70,57 @@ void WorkerConnection::ResumeReadsLocked() {
 
 absl::Status WorkerConnection::WaitReply(uint64_t seq, v1::WorkerMessage* out,
                                          const WaitOptions& options) {
-  const auto deadline = options.timeout.count() > 0
-                            ? std::chrono::steady_clock::now() + options.timeout
-                            : std::chrono::steady_clock::time_point::max();
-  auto canceled = [&] { return options.cancel != nullptr && options.cancel->load(); };
+  auto deadline = options.timeout.count() > 0 ? std::chrono::steady_clock::now() + options.timeout
+                                              : std::chrono::steady_clock::time_point::max();
+  bool graced = false;  // the cancel was seen: the grace runs (deadline)
+  auto canceled = [&] { return !graced && options.cancel != nullptr && options.cancel->load(); };
   auto expired = [&] { return std::chrono::steady_clock::now() >= deadline; };
   absl::MutexLock lock(&loop_->mutex());
-  waiting_.store(true);
-  loop_->Wait(cv_, [&] {
+  auto replied = [&] {
     loop_->mutex().AssertHeld();
-    return (has_reply_ && reply_seq_ == seq) || lost_ || canceled() || expired();
-  });
+    if (has_reply_ && reply_seq_ < seq) {  // a stop's reply, late: not this wait's
+      has_reply_ = false;
+      ResumeReadsLocked();
+    }
+    return has_reply_ && reply_seq_ == seq;
+  };
+  // A reply still to come is read (a stop's reply follows the one it came after with no write
+  // between them to post the read).
+  if (!replied()) ResumeReadsLocked();
+  waiting_.store(true);
+  while (true) {
+    loop_->Wait(cv_, [&] {
+      loop_->mutex().AssertHeld();
+      return replied() || lost_ || canceled() || expired();
+    });
+    if (replied() || lost_ || !canceled() || options.cancel_grace.count() <= 0) break;
+    // Canceled: the command in flight may end within the grace, leaving the worker in step.
+    graced = true;
+    deadline = std::chrono::steady_clock::now() + options.cancel_grace;
+    if (options.stop != nullptr) {
+      loop_->Wait(cv_, [&] {
+        loop_->mutex().AssertHeld();
+        return !write_pending_ || lost_;
+      });
+      if (!lost_ && state_ == State::kAttached) StartWrite(*options.stop);
+    }
+  }
   waiting_.store(false);
-  if (has_reply_ && reply_seq_ == seq) {
+  if (replied()) {
     out->Swap(&reply_);
     has_reply_ = false;
-    return absl::OkStatus();
+    if (!graced) return absl::OkStatus();
+    return absl::CancelledError(
+        Describe() + ": the job was canceled (the worker finished its command and stays)");
   }
-  if (!lost_ && (canceled() || expired())) {
-    const bool cancel = canceled();
-    const std::string reason = cancel
-                                   ? "the job was canceled while it waited for the worker's reply"
-                                   : "no reply within " + std::to_string(options.timeout.count()) +
-                                         " ms (the orchestrator's --command-timeout-s)";
+  if (!lost_ && (graced || canceled() || expired())) {
+    const bool cancel = graced || canceled();
+    const std::string reason =
+        !cancel ? "no reply within " + std::to_string(options.timeout.count()) +
+                      " ms (the orchestrator's --command-timeout-s)"
+        : graced ? "the job was canceled and the worker's command did not end within " +
+                       std::to_string(options.cancel_grace.count()) + " ms"
+                 : "the job was canceled while it waited for the worker's reply";
     spdlog::warn("{} given up: {}", Describe(), reason);
     LoseLocked(reason);
     CancelStreamLocked();

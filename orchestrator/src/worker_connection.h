@@ -41,7 +41,18 @@ class WorkerPool;
 struct ReplyWaitOptions {
   std::chrono::milliseconds timeout{0};       // 0: no limit
   const std::atomic<bool>* cancel = nullptr;  // set: stop waiting (the job was canceled)
+  // After a cancel, how long the wait goes on for the reply to the command in flight before the
+  // worker is given up (0: at once). A reply in that time ends the wait Cancelled with the
+  // worker kept, attached and in step with its stream (a sweep's cancel, kCancelGrace).
+  std::chrono::milliseconds cancel_grace{0};
+  // Written to the worker when the cancel is seen, before the grace (null: nothing): what makes
+  // it stop a long command early (a Terminate while it runs whole variants). Its reply comes
+  // after the awaited one, under the message's own seq.
+  const v1::OrchestratorMessage* stop = nullptr;
 };
+
+// The grace a sweep gives its workers' commands in flight at a cancel (ReplyWaitOptions).
+inline constexpr std::chrono::milliseconds kCancelGrace{1000};
 
 // One worker's Attach stream. WorkerService makes one per call it asks for (RequestAttach with
 // context(), stream() and accept_tag()); from then on the loop runs the handlers of its tags until
@@ -74,8 +85,10 @@ class WorkerConnection {
   // count as signs of life). Fails (naming the worker and why) if the worker is lost first. When
   // the timeout passes (DeadlineExceeded) or `cancel` is set (Cancelled) first, the worker is
   // given up: marked lost and its stream canceled, which tells it to abandon the command (a
-  // worker that computes on does so without a stream, and attaches anew). One job thread at a
-  // time.
+  // worker that computes on does so without a stream, and attaches anew); but after a cancel,
+  // `options.stop` goes out and the wait goes on for `options.cancel_grace`: a reply in that time
+  // is swapped into `out` and the wait ends Cancelled, the worker kept. A reply to an earlier seq
+  // (a stop's, after the reply it followed) is dropped. One job thread at a time.
   [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out,
                                        const WaitOptions& options = {});
 

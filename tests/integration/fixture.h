@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "cosimo/client/client.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/sweep.h"
 #include "cosimo/master/local_unit.h"
 #include "cosimo/master/master.h"
 #include "tests/integration/process.h"
@@ -28,6 +29,25 @@ inline v1::Scenario CarScenario(double h) {
   // A fine solver inside the vehicle, so that the error measured is the coupling's.
   s->mutable_units(1)->mutable_solver()->set_step(1e-4);
   return *s;
+}
+
+// The car of examples/ run `stop_time` s at a macro step of 0.01 s (a sweep's long variant).
+inline v1::Scenario LongCar(double stop_time) {
+  absl::StatusOr<v1::Scenario> car =
+      LoadScenarioFile(std::string(COSIMO_SOURCE_DIR) + "/examples/car.json");
+  EXPECT_TRUE(car.ok()) << car.status();
+  car->set_stop_time(stop_time);
+  car->mutable_algorithm()->set_step_size(0.01);
+  return *car;
+}
+
+// A sweep of the car over `variants` values of the controller's gain, the final speed its KPI.
+inline v1::Sweep GainSweep(int variants) {
+  absl::StatusOr<v1::Sweep> sweep =
+      ParseSweepJson(R"({"parameters": [{"name": "controller.k", "linspace": [500, 1500, )" +
+                     std::to_string(variants) + R"(]}], "kpis": [{"variable": "vehicle.v"}]})");
+  EXPECT_TRUE(sweep.ok()) << sweep.status();
+  return *sweep;
 }
 
 // A test FMU built by tests/fmus (fmi2_msd, fmi2_error, ...).

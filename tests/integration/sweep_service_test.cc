@@ -46,23 +46,6 @@ void ExpectSameTableButWallTime(const ResultTable& a, const ResultTable& b) {
   EXPECT_EQ(a.strings, b.strings);
 }
 
-// A sweep of the car over `variants` values of the controller's gain, each run `stop_time` s.
-v1::Sweep GainSweep(int variants) {
-  absl::StatusOr<v1::Sweep> sweep =
-      ParseSweepJson(R"({"parameters": [{"name": "controller.k", "linspace": [500, 1500, )" +
-                     std::to_string(variants) + R"(]}], "kpis": [{"variable": "vehicle.v"}]})");
-  EXPECT_TRUE(sweep.ok()) << sweep.status();
-  return *sweep;
-}
-
-v1::Scenario LongCar(double stop_time) {
-  absl::StatusOr<v1::Scenario> car = LoadScenarioFile(CarJson());
-  EXPECT_TRUE(car.ok()) << car.status();
-  car->set_stop_time(stop_time);
-  car->mutable_algorithm()->set_step_size(0.01);
-  return *car;
-}
-
 absl::StatusOr<v1::JobStatus> WaitForVariants(client::Client& client, const std::string& id,
                                               uint64_t done) {
   for (int i = 0; i < 1200; ++i) {
@@ -71,6 +54,20 @@ absl::StatusOr<v1::JobStatus> WaitForVariants(client::Client& client, const std:
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return absl::DeadlineExceededError("the sweep did not get there");
+}
+
+// Submits a sweep of 20 long variants (`*id`), cancels it once one is done and waits for its end.
+absl::StatusOr<v1::JobStatus> CancelAfterAVariant(client::Client& client, std::string* id) {
+  absl::StatusOr<std::string> submitted = client.SubmitSweep(LongCar(50), GainSweep(20));
+  if (!submitted.ok()) return submitted.status();
+  *id = *submitted;
+  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 1);
+  if (!status.ok()) return status;
+  if (status->state() != v1::RUNNING) {
+    return absl::FailedPreconditionError("the sweep ended before the cancel: " + status->message());
+  }
+  if (!client.Cancel(*id).ok()) return absl::InternalError("the cancel failed");
+  return client.Watch(*id, nullptr, 50);
 }
 
 class SweepServiceTest : public DistributedTest {
@@ -173,18 +170,13 @@ TEST_F(SweepServiceTest, BadSweepIsRefusedNamingTheField) {
 TEST_F(SweepServiceTest, CancelStopsTheSweep) {
   StartWorkers(1, {"--slots", "2"});
   client::Client client(orchestrator_->address());
-  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(50), GainSweep(20));
-  ASSERT_TRUE(id.ok()) << id.status();
-  absl::StatusOr<v1::JobStatus> status = WaitForVariants(client, *id, 1);
-  ASSERT_TRUE(status.ok()) << status.status();
-  ASSERT_EQ(status->state(), v1::RUNNING) << status->message();
-  ASSERT_TRUE(client.Cancel(*id).ok());
-  status = client.Watch(*id, nullptr, 50);
+  std::string id;
+  absl::StatusOr<v1::JobStatus> status = CancelAfterAVariant(client, &id);
   ASSERT_TRUE(status.ok()) << status.status();
   EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
   EXPECT_LT(status->sweep().variants_done(), 20u);
   // Its finished rows stay readable: a partial table, the others CANCELED "not run" rows.
-  absl::StatusOr<client::JobResults> partial = client.Results(*id);
+  absl::StatusOr<client::JobResults> partial = client.Results(id);
   ASSERT_TRUE(partial.ok()) << partial.status();
   EXPECT_TRUE(partial->metadata.partial());
   ASSERT_EQ(partial->rows(), 20u);
@@ -193,6 +185,65 @@ TEST_F(SweepServiceTest, CancelStopsTheSweep) {
     not_run += partial->strings[2 * r + 1].rfind("not run", 0) == 0 ? 1 : 0;
   }
   EXPECT_EQ(not_run, 20u - status->sweep().variants_done());
+}
+
+// The attached workers' ids, and how many messages jobs wrote to each.
+std::map<std::string, uint64_t> WorkerMessages(client::Client& client) {
+  std::map<std::string, uint64_t> ids;
+  absl::StatusOr<std::vector<v1::WorkerStatus>> workers = client.Workers();
+  EXPECT_TRUE(workers.ok()) << workers.status();
+  if (workers.ok()) {
+    for (const v1::WorkerStatus& w : *workers) ids[w.worker_id()] = w.messages();
+  }
+  return ids;
+}
+
+// Issue 41 item 11: cancelling a sweep disconnected its workers, which attached again under new
+// ids. Now the variants in flight stop (whole ones: the worker is told to stop them; unit by unit:
+// the step in flight ends) and the same workers stay attached, idle, and run the next job.
+void ExpectCancelLeavesTheWorkersAttached(client::Client& client, OrchestratorProcess& o,
+                                          size_t workers) {
+  std::map<std::string, uint64_t> before;
+  for (int i = 0; i < 400 && before.size() < workers; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    before = WorkerMessages(client);
+  }
+  ASSERT_EQ(before.size(), workers);
+  std::string id;
+  absl::StatusOr<v1::JobStatus> status = CancelAfterAVariant(client, &id);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::CANCELED) << status->message();
+  std::map<std::string, uint64_t> after = WorkerMessages(client);
+  ASSERT_EQ(after.size(), workers);
+  for (const auto& [worker, messages] : before) {
+    EXPECT_TRUE(after.contains(worker)) << worker << " is no longer attached";
+  }
+  EXPECT_THAT(o.process().log(), Not(HasSubstr("given up")));
+  absl::StatusOr<std::string> job = client.Submit(LongCar(1));
+  ASSERT_TRUE(job.ok()) << job.status();
+  status = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(status.ok()) << status.status();
+  EXPECT_EQ(status->state(), v1::SUCCEEDED) << status->message();
+  std::map<std::string, uint64_t> ran = WorkerMessages(client);
+  EXPECT_EQ(ran.size(), workers);
+  uint64_t more = 0;
+  for (const auto& [worker, messages] : after) {
+    ASSERT_TRUE(ran.contains(worker)) << worker << " is no longer attached";
+    more += ran[worker] - messages;
+  }
+  EXPECT_GT(more, 0u) << "the next job ran on other workers";
+}
+
+TEST_F(SweepServiceTest, CancelLeavesAWorkerRunningVariantsWholeAttached) {
+  StartWorkers(1, {"--slots", "2"});
+  client::Client client(orchestrator_->address());
+  ExpectCancelLeavesTheWorkersAttached(client, *orchestrator_, 1);
+}
+
+TEST_F(SweepServiceTest, CancelLeavesWorkersRunningVariantsUnitByUnitAttached) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  ExpectCancelLeavesTheWorkersAttached(client, *orchestrator_, 2);
 }
 
 // Counts the rows of a sweep table by their status.

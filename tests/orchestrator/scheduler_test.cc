@@ -1,7 +1,8 @@
 // The Scheduler over fake workers and a manual clock: a job that gets its workers is started
 // RUNNING with its lease; one the pool is too small for fails after the unschedulable timeout by
 // the clock, not a second before, and says so meanwhile; busy workers are no reason to fail; a
-// canceled job leaves the queue; a resuming job goes first. No threads, no sleeps.
+// canceled job leaves the queue; a resuming job goes first; a waiting job's message says its
+// place in the queue. The pool's share (DecideShare) on its own. No threads, no sleeps.
 #include "orchestrator/src/scheduler.h"
 
 #include <gmock/gmock.h>
@@ -98,9 +99,10 @@ TEST_F(SchedulerTest, AJobThePoolIsTooSmallForFailsAfterTheTimeoutByTheClock) {
   std::shared_ptr<Job> job = Queued("job-big", 2);
   scheduler.Add(job);
   EXPECT_TRUE(scheduler.Pass().empty());
-  EXPECT_EQ(job->Status().message(),
-            "cannot be scheduled yet: needs 2 workers, the pool has 1; fails if no more attach "
-            "within 120 s");
+  EXPECT_EQ(
+      job->Status().message(),
+      "1st of 1 in the queue; cannot be scheduled yet: needs 2 workers, the pool has 1; fails "
+      "if no more attach within 120 s");
   EXPECT_EQ(job->Status().workers_available(), 1);
   clock_.Advance(119s);
   EXPECT_TRUE(scheduler.Pass().empty());
@@ -125,7 +127,8 @@ TEST_F(SchedulerTest, BusyWorkersAreNoReasonToFail) {
   std::shared_ptr<Job> job = Queued("job-wait", 2);
   scheduler.Add(job);
   EXPECT_TRUE(scheduler.Pass().empty());
-  EXPECT_EQ(job->Status().message(), "waiting for workers: needs 2, 0 idle and matching");
+  EXPECT_EQ(job->Status().message(),
+            "1st of 1 in the queue; waiting for workers: needs 2, 0 idle and matching");
   clock_.Advance(1h);
   EXPECT_TRUE(scheduler.Pass().empty());
   EXPECT_EQ(job->Status().state(), v1::QUEUED);
@@ -177,7 +180,8 @@ TEST_F(SchedulerTest, AResumingJobGoesFirstAndSaysSo) {
   scheduler.AddFirst(resuming);
   EXPECT_TRUE(scheduler.Pass().empty());
   EXPECT_THAT(resuming->Status().message(),
-              StartsWith("resuming from its checkpoint once it has workers; waiting for workers"));
+              StartsWith("resuming from its checkpoint once it has workers; 1st of 2 in the queue; "
+                         "waiting for workers"));
   workers_.attached = workers_.idle = 1;
   std::vector<Scheduler::Start> started = scheduler.Pass();
   ASSERT_EQ(started.size(), 1u);
@@ -185,6 +189,84 @@ TEST_F(SchedulerTest, AResumingJobGoesFirstAndSaysSo) {
   EXPECT_EQ(scheduler.QueuedBy(""), 1);
   EXPECT_TRUE(scheduler.Remove(*waiting));
   EXPECT_FALSE(scheduler.Remove(*waiting));
+}
+
+// Issue 41 item 10: a queued job's message says where it is in the queue, among the jobs that
+// have not started, counted again at every pass.
+TEST_F(SchedulerTest, AWaitingJobsMessageSaysItsPlaceInTheQueue) {
+  Scheduler scheduler(&workers_, &recorder_, 0s);
+  workers_.attached = 3;
+  workers_.idle = 1;
+  std::shared_ptr<Job> a = Queued("job-a", 1);
+  std::shared_ptr<Job> b = Queued("job-b", 2);
+  std::shared_ptr<Job> c = Queued("job-c", 2);
+  std::shared_ptr<Job> d = Queued("job-d", 2);
+  for (const auto& job : {a, b, c, d}) scheduler.Add(job);
+  ASSERT_EQ(scheduler.Pass().size(), 1u);  // a starts
+  EXPECT_EQ(b->Status().message(),
+            "1st of 3 in the queue; waiting for workers: needs 2, 0 idle and matching");
+  EXPECT_EQ(c->Status().message(),
+            "2nd of 3 in the queue; waiting for workers: needs 2, 0 idle and matching");
+  EXPECT_THAT(d->Status().message(), StartsWith("3rd of 3 in the queue; "));
+  c->cancel = true;
+  EXPECT_TRUE(scheduler.Pass().empty());
+  EXPECT_THAT(d->Status().message(), StartsWith("2nd of 2 in the queue; "));
+  EXPECT_EQ(Ordinal(11), "11th");
+  EXPECT_EQ(Ordinal(12), "12th");
+  EXPECT_EQ(Ordinal(13), "13th");
+  EXPECT_EQ(Ordinal(21), "21st");
+  EXPECT_EQ(Ordinal(102), "102nd");
+  EXPECT_EQ(Ordinal(113), "113th");
+}
+
+// The pool split equally by job: a sweep that holds every worker keeps its part only; a job that
+// waits comes before one that holds workers; one that wants less leaves the rest; whole leases.
+TEST(DecideShareTest, SplitsThePoolEquallyBetweenTheJobsThatWantWorkers) {
+  // A sweep holding all 8 workers, one lease each, and a queued one-worker job: 7 and 1.
+  EXPECT_EQ(DecideShare(8, {{8, 1, 16}, {0, 1, 1}}), (std::vector<int>{7, 1}));
+  // Two sweeps and a queued sweep: 3 each of 9 (the one that runs alone loses its excess).
+  EXPECT_EQ(DecideShare(9, {{9, 1, 16}, {0, 1, 16}, {0, 1, 16}}), (std::vector<int>{3, 3, 3}));
+  // 10 of 3 sweeps: the remainder goes to those holding fewer now.
+  EXPECT_EQ(DecideShare(10, {{10, 1, 16}, {0, 1, 16}, {0, 1, 16}}), (std::vector<int>{3, 4, 3}));
+  // One worker, a sweep running on it and a job waiting: the job gets it, the sweep pauses.
+  EXPECT_EQ(DecideShare(1, {{1, 1, 16}, {0, 1, 1}}), (std::vector<int>{0, 1}));
+  // ... and once the paused sweep and a second sweep holding it are tied, the paused one.
+  EXPECT_EQ(DecideShare(1, {{0, 1, 16}, {1, 1, 16}}), (std::vector<int>{1, 0}));
+  // Two sweeps on one worker, both between variants: the one served longer ago. They take turns.
+  EXPECT_EQ(DecideShare(1, {{0, 1, 16, 7}, {0, 1, 16, 5}}), (std::vector<int>{0, 1}));
+  EXPECT_EQ(DecideShare(1, {{0, 1, 16, 7}, {0, 1, 16, 9}}), (std::vector<int>{1, 0}));
+  // Whole leases: a job needing 3 of a pool of 4 gets 3, the sweep of 2-worker leases none
+  // (1 left is not a lease of it), one of 1-worker leases the last.
+  EXPECT_EQ(DecideShare(4, {{4, 2, 16}, {0, 3, 3}}), (std::vector<int>{0, 3}));
+  EXPECT_EQ(DecideShare(4, {{4, 1, 16}, {0, 3, 3}}), (std::vector<int>{1, 3}));
+  // A job that needs more than the pool has gets nothing, and takes nothing from the others.
+  EXPECT_EQ(DecideShare(4, {{4, 1, 16}, {0, 5, 5}}), (std::vector<int>{4, 0}));
+  // Wanting less than an equal part leaves the rest to the others.
+  EXPECT_EQ(DecideShare(12, {{2, 1, 2}, {10, 1, 16}}), (std::vector<int>{2, 10}));
+  // Nobody, or no workers.
+  EXPECT_TRUE(DecideShare(5, {}).empty());
+  EXPECT_EQ(DecideShare(0, {{0, 1, 1}}), (std::vector<int>{0}));
+}
+
+// The queued jobs' claims: in queue order, one lease of the workers they need (units packed onto
+// workers of `max_slots`), a sweep wanting as many leases as it may run at once; none for a job
+// the attached workers cannot serve.
+TEST_F(SchedulerTest, QueuedJobsClaimWhatTheyNeedToStart) {
+  Scheduler scheduler(&workers_, &recorder_, 0s);
+  workers_.attached = 4;
+  std::shared_ptr<Job> two = Queued("job-two", 2);
+  std::shared_ptr<Job> big = Queued("job-big", 5);
+  scheduler.Add(two);
+  scheduler.Add(big);
+  std::vector<std::pair<const Job*, ShareClaim>> claims = scheduler.Claims(1);
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].first, two.get());
+  EXPECT_EQ(claims[0].second.holds, 0);
+  EXPECT_EQ(claims[0].second.lease, 2);
+  EXPECT_EQ(claims[0].second.wants, 2);
+  claims = scheduler.Claims(2);  // both units on one worker of 2 slots
+  ASSERT_EQ(claims.size(), 1u);
+  EXPECT_EQ(claims[0].second.lease, 1);
 }
 
 }  // namespace

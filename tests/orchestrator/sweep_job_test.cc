@@ -87,7 +87,8 @@ TEST_F(SweepJobTest, RunningSweepIsQueuedAgainAtARestart) {
   ASSERT_TRUE(status.ok());
   EXPECT_EQ(status->state(), v1::RUNNING);  // waiting to resume, as a simulation does
   EXPECT_THAT(status->message(), HasSubstr("resuming (its finished variants kept) once it has "
-                                           "workers; waiting for workers: needs 1"));
+                                           "workers; 1st of 1 in the queue; waiting for workers: "
+                                           "needs 1"));
   EXPECT_EQ(jobs_->Count().queued, 1u);
 }
 

@@ -175,19 +175,11 @@ class WorkerClient::Session {
         continue;
       }
       if (command.has_run_variants()) {
-        // A sweep's variants whole, here (variant_runner.h); no unit of them stays loaded.
-        reply_.Clear();
-        reply_.set_seq(command.seq());
-        RunVariants(
-            command.run_variants(), [this](const std::string& digest) { return Fetch(digest); },
-            options_.threads, reply_.mutable_variants_done());
-      } else {
-        handler_.Handle(command, &reply_);
+        read = Variants(&command);
+        continue;
       }
-      // Where this thread runs: the orchestrator sends first to the workers on its own CPU.
-      const int cpu = sched_getcpu();
-      reply_.set_cpu(cpu >= 0 ? static_cast<uint32_t>(cpu) + 1 : 0);
-      if (!Write(reply_)) break;
+      handler_.Handle(command, &reply_);
+      if (!WriteReply()) break;
       read = stream_->Read(&command);
     }
     for (const std::string& unit : handler_.DropUnits()) {
@@ -200,6 +192,37 @@ class WorkerClient::Session {
     return FetchArtifact(channel_, digest,
                          options_.cache_dir.empty() ? DefaultCacheDir() : options_.cache_dir,
                          options_.cache_max_bytes);
+  }
+
+  bool WriteReply() {
+    // Where this thread runs: the orchestrator sends first to the workers on its own CPU.
+    const int cpu = sched_getcpu();
+    reply_.set_cpu(cpu >= 0 ? static_cast<uint32_t>(cpu) + 1 : 0);
+    return Write(reply_);
+  }
+
+  // A sweep's variants whole, here (variant_runner.h); no unit of them stays loaded. A thread
+  // reads the stream meanwhile: a command before the reply (the orchestrator's Terminate: the
+  // job was canceled) or the end of the stream stops the variants at their next step; the
+  // command is then the next one, left in `*command` (a Terminate with no unit loaded is
+  // answered as ever), and the worker stays attached. Returns whether there is one.
+  bool Variants(v1::OrchestratorMessage* command) {
+    v1::OrchestratorMessage next;
+    bool read = false;
+    std::thread reader([&] {
+      read = stream_->Read(&next);
+      units::AbandonRequest() = true;  // nothing runs any more once the reply is out
+    });
+    reply_.Clear();
+    reply_.set_seq(command->seq());
+    RunVariants(
+        command->run_variants(), [this](const std::string& digest) { return Fetch(digest); },
+        options_.threads, reply_.mutable_variants_done());
+    const bool written = WriteReply();
+    reader.join();                              // the next command, or the end of the stream
+    if (read) units::AbandonRequest() = false;  // the stop was for the variants, now done
+    command->Swap(&next);
+    return read && written;
   }
 
   // A training job (cosimo/worker/train_command.h): progress messages with the command's seq,
