@@ -241,7 +241,9 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   // The HTTP port first: a start that fails on it has no gRPC server to stop.
   if (!options.http_listen.empty()) {
     absl::StatusOr<std::unique_ptr<http::HttpServer>> http = http::HttpServer::Start(
-        {options.http_listen, options.tls_cert_file, options.tls_key_file,
+        {options.http_listen,
+         options.tls_cert_file,
+         options.tls_key_file,
          {.max_connections = options.http_max_connections,
           .max_connections_per_client = options.http_max_connections_per_client,
           .request_timeout = options.http_request_timeout}},

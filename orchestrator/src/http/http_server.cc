@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -92,12 +92,12 @@ void SetError(HttpResponse& res, const absl::Status& status) {
 void SetJson(HttpResponse& res, const nlohmann::json& json) {
   res.SetHeader("Cache-Control", "no-store");
   res.SetContent(json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  "application/json");
+                 "application/json");
 }
 
 // A token as a cookie value: web-safe base64 (letters, digits, '-' and '_'), so that a token with
 // ';', ',', '"', '%' or a space (a token file holds any bytes but a newline) neither ends the
-// value nor adds attributes to the Set-Cookie header. 
+// value nor adds attributes to the Set-Cookie header.
 std::string CookieEncode(absl::string_view value) { return absl::WebSafeBase64Escape(value); }
 
 // CookieEncode undone; empty when the value is not web-safe base64 (it then matches no token).
@@ -264,9 +264,9 @@ bool Authorize(const HttpSources& sources, bool tls, const HttpRequest& req, Htt
       sources.auth->AcceptsAuthorization("Bearer " + req.param("token"))) {
     // The browser keeps it, so that the page's own requests carry it, and the address bar
     // loses it.
-    res.SetHeader("Set-Cookie",
-                   std::string(kCookie) + "=" + CookieEncode(req.param("token")) +
-                       "; Path=/; HttpOnly; SameSite=Strict" + (tls ? "; Secure" : ""));
+    res.SetHeader("Set-Cookie", std::string(kCookie) + "=" + CookieEncode(req.param("token")) +
+                                    "; Path=/; HttpOnly; SameSite=Strict" +
+                                    (tls ? "; Secure" : ""));
     res.Redirect(req.path, 303);
     return true;
   }
@@ -345,50 +345,47 @@ absl::StatusOr<JobTable> LoadJobTable(const HttpSources& sources, const std::str
 // The routes that read a succeeded job's results: its time plots, its table, a scatter plot of
 // two of its columns.
 void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
-  s.Get(R"(/jobs/([^/]+)/plot\.svg)",
-        [sources](const HttpRequest& req, HttpResponse& res) {
-          absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
-          if (!t.ok()) return SetError(res, t.status());
-          PlotOptions options;
-          options.title = PlotTitle(t->job);
-          for (const v1::RecordedVariable& v : t->results.metadata.variables()) {
-            if (!v.unit().empty()) options.units[v.name()] = v.unit();
-          }
-          if (req.has_param("vars")) {
-            options.variables = absl::StrSplit(req.param("vars"), ',', absl::SkipEmpty());
-          }
-          absl::StatusOr<std::string> svg = PlotSvg(t->results, options);
-          if (!svg.ok()) return SetError(res, svg.status());
-          res.SetContent(*svg, "image/svg+xml");
-        });
-  s.Get(R"(/jobs/([^/]+)/scatter\.svg)",
-        [sources](const HttpRequest& req, HttpResponse& res) {
-          absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
-          if (!t.ok()) return SetError(res, t.status());
-          if (req.param("x").empty() || req.param("y").empty()) {
-            return SetError(res, absl::InvalidArgumentError(
-                                     "give the columns as ?x=COLUMN&y=COLUMN (numeric columns: " +
-                                     absl::StrJoin(NumericColumns(t->results), ", ") + ")"));
-          }
-          ScatterOptions options;
-          options.title = PlotTitle(t->job);
-          absl::StatusOr<std::string> svg = PlotScatterSvg(t->results, req.param("x"),
-                                                           req.param("y"), options);
-          if (!svg.ok()) return SetError(res, svg.status());
-          res.SetHeader("Cache-Control", "no-store");
-          res.SetContent(*svg, "image/svg+xml");
-        });
-  s.Get(
-      R"(/api/jobs/([^/]+)/table)", [sources](const HttpRequest& req, HttpResponse& res) {
-        size_t limit = 1000;
-        if (req.has_param("limit") && !absl::SimpleAtoi(req.param("limit"), &limit)) {
-          return SetError(res, absl::InvalidArgumentError("?limit= takes a number of rows (not '" +
-                                                          req.param("limit") + "')"));
-        }
-        absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
-        if (!t.ok()) return SetError(res, t.status());
-        SetJson(res, TableJson(t->job, t->results, limit));
-      });
+  s.Get(R"(/jobs/([^/]+)/plot\.svg)", [sources](const HttpRequest& req, HttpResponse& res) {
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+    if (!t.ok()) return SetError(res, t.status());
+    PlotOptions options;
+    options.title = PlotTitle(t->job);
+    for (const v1::RecordedVariable& v : t->results.metadata.variables()) {
+      if (!v.unit().empty()) options.units[v.name()] = v.unit();
+    }
+    if (req.has_param("vars")) {
+      options.variables = absl::StrSplit(req.param("vars"), ',', absl::SkipEmpty());
+    }
+    absl::StatusOr<std::string> svg = PlotSvg(t->results, options);
+    if (!svg.ok()) return SetError(res, svg.status());
+    res.SetContent(*svg, "image/svg+xml");
+  });
+  s.Get(R"(/jobs/([^/]+)/scatter\.svg)", [sources](const HttpRequest& req, HttpResponse& res) {
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+    if (!t.ok()) return SetError(res, t.status());
+    if (req.param("x").empty() || req.param("y").empty()) {
+      return SetError(res, absl::InvalidArgumentError(
+                               "give the columns as ?x=COLUMN&y=COLUMN (numeric columns: " +
+                               absl::StrJoin(NumericColumns(t->results), ", ") + ")"));
+    }
+    ScatterOptions options;
+    options.title = PlotTitle(t->job);
+    absl::StatusOr<std::string> svg =
+        PlotScatterSvg(t->results, req.param("x"), req.param("y"), options);
+    if (!svg.ok()) return SetError(res, svg.status());
+    res.SetHeader("Cache-Control", "no-store");
+    res.SetContent(*svg, "image/svg+xml");
+  });
+  s.Get(R"(/api/jobs/([^/]+)/table)", [sources](const HttpRequest& req, HttpResponse& res) {
+    size_t limit = 1000;
+    if (req.has_param("limit") && !absl::SimpleAtoi(req.param("limit"), &limit)) {
+      return SetError(res, absl::InvalidArgumentError("?limit= takes a number of rows (not '" +
+                                                      req.param("limit") + "')"));
+    }
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+    if (!t.ok()) return SetError(res, t.status());
+    SetJson(res, TableJson(t->job, t->results, limit));
+  });
 }
 
 }  // namespace

@@ -163,10 +163,9 @@ void Log(void* /*cls*/, const char* format, va_list args) {
 // wait the watchdog counts), then for the body (ignored: the routes take none), and once more
 // when it is all in: the answer is queued then, as libmicrohttpd asks, so that kept-alive
 // connections stay in step.
-MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url,
-                            const char* method, const char* /*version*/,
-                            const char* /*upload_data*/, size_t* upload_data_size,
-                            void** request_state) {
+MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, const char* method,
+                     const char* /*version*/, const char* /*upload_data*/, size_t* upload_data_size,
+                     void** request_state) {
   auto* impl = static_cast<MhdServer::Impl*>(cls);
   if (*request_state == nullptr) {
     *request_state = &kHeadSeen;
@@ -279,8 +278,8 @@ absl::Status MhdServer::Start(const std::string& what, const std::string& host, 
   std::string error;
   const int fd = Listen(host, port, &ipv6, &error);
   if (fd < 0) {
-    return absl::UnavailableError(what + ": cannot listen on " + host + ":" +
-                                  std::to_string(port) + " (" + error + ")");
+    return absl::UnavailableError(what + ": cannot listen on " + host + ":" + std::to_string(port) +
+                                  " (" + error + ")");
   }
   impl_->cert_pem = tls.cert_pem;
   impl_->key_pem = tls.key_pem;
@@ -292,22 +291,23 @@ absl::Status MhdServer::Start(const std::string& what, const std::string& host, 
   if (ipv6) flags |= MHD_USE_IPv6;
   std::vector<MHD_OptionItem> options = {
       {MHD_OPTION_LISTEN_SOCKET, fd, nullptr},
-      {MHD_OPTION_THREAD_POOL_SIZE, threads, nullptr},
       {MHD_OPTION_CONNECTION_LIMIT, std::max(limits_.max_connections, threads), nullptr},
       {MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits_.max_connections_per_client, nullptr},
       // Silence (nothing read or written) this long also ends a connection.
       {MHD_OPTION_CONNECTION_TIMEOUT, static_cast<intptr_t>(impl_->request_timeout.count()),
        nullptr},
   };
+  // One thread: the polling thread itself (libmicrohttpd warns about a pool of one).
+  if (threads > 1) options.push_back({MHD_OPTION_THREAD_POOL_SIZE, threads, nullptr});
   if (secure) {
     options.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, impl_->key_pem.data()});
     options.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, impl_->cert_pem.data()});
   }
   options.push_back({MHD_OPTION_END, 0, nullptr});
   impl_->daemon = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, &OnRequest, impl_.get(), MHD_OPTION_ARRAY, options.data(),
-      MHD_OPTION_NOTIFY_CONNECTION, &OnConnection, impl_.get(), MHD_OPTION_NOTIFY_COMPLETED,
-      &OnCompleted, impl_.get(), MHD_OPTION_EXTERNAL_LOGGER, &Log, nullptr, MHD_OPTION_END);
+      flags, 0, nullptr, nullptr, &OnRequest, impl_.get(), MHD_OPTION_EXTERNAL_LOGGER, &Log,
+      nullptr, MHD_OPTION_ARRAY, options.data(), MHD_OPTION_NOTIFY_CONNECTION, &OnConnection,
+      impl_.get(), MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, impl_.get(), MHD_OPTION_END);
   if (impl_->daemon == nullptr) {
     ::close(fd);
     return absl::InvalidArgumentError(

@@ -30,16 +30,16 @@
 namespace cosimo::orchestrator::http {
 
 struct HttpLimits {
-  unsigned max_connections = 64;            // --http-max-connections
-  unsigned max_connections_per_client = 8;  // --http-max-connections-per-client
+  unsigned max_connections = 64;             // --http-max-connections
+  unsigned max_connections_per_client = 8;   // --http-max-connections-per-client
   std::chrono::seconds request_timeout{10};  // --http-request-timeout-s
   unsigned threads = 4;                      // threads reading requests and running handlers
 };
 
 struct HttpRequest {
-  std::string method;  // GET or HEAD
-  std::string path;    // decoded, without the query
-  std::vector<std::string> matches;  // the route's regex groups; [0] is the whole path
+  std::string method;                         // GET or HEAD
+  std::string path;                           // decoded, without the query
+  std::vector<std::string> matches;           // the route's regex groups; [0] is the whole path
   std::map<std::string, std::string> params;  // the query's, decoded
 
   bool has_param(const std::string& name) const { return params.count(name) > 0; }

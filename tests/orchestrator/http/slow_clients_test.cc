@@ -99,7 +99,8 @@ class SlowClientsTest : public ::testing::Test {
     Socket s(server_->port());
     if (!s.connected() || !s.Send(kRequest)) return false;
     const std::string answer = s.ReadAnswer(wait);
-    return answer.rfind("HTTP/1.1 200", 0) == 0 && answer.find("\r\n\r\npong\n") != std::string::npos;
+    return answer.rfind("HTTP/1.1 200", 0) == 0 &&
+           answer.find("\r\n\r\npong\n") != std::string::npos;
   }
 
   std::unique_ptr<MhdServer> server_;
