@@ -81,7 +81,30 @@ void AddServiceOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& optio
                  "streams); needs --token-file or --tokens-file");
 }
 
-// Retention, timeouts, limits, the HTTP port and the port files.
+// The HTTP port's flags: where it listens and its bounds on clients (docs/deployment.md).
+void AddHttpOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options, RawOptions& raw) {
+  app.add_option("--http", options.http_listen,
+                 "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
+                 "the gRPC port; default: off)");
+  app.add_option("--http-max-connections", options.http_max_connections,
+                 "HTTP connections open at once; more wait until one closes")
+      ->capture_default_str()
+      ->check(cosimo::Within(1U, 100'000U));
+  app.add_option("--http-max-connections-per-client", options.http_max_connections_per_client,
+                 "HTTP connections open at once from one client address; more are closed")
+      ->capture_default_str()
+      ->check(cosimo::Within(1U, 100'000U));
+  raw.http_request_timeout_s = static_cast<int>(options.http_request_timeout.count());
+  app.add_option("--http-request-timeout-s", raw.http_request_timeout_s,
+                 "close an HTTP connection that has not sent a whole request this long after it "
+                 "opened or after its last answer, s")
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 3600));
+  app.add_option("--http-port-file", raw.http_port_file,
+                 "write the bound HTTP port to this file once listening (useful with port 0)");
+}
+
+// Retention, timeouts, limits and the gRPC port file.
 void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options, RawOptions& raw) {
   raw.retention_hours = static_cast<double>(options.artifact_retention.count()) / 3600.0;
   app.add_option("--artifact-retention-hours", raw.retention_hours,
@@ -153,25 +176,6 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
                  "there)")
       ->capture_default_str()
       ->check(cosimo::Within(uint64_t{1}, uint64_t{1} << 40));
-  app.add_option("--http", options.http_listen,
-                 "serve Prometheus /metrics and the web page on HOST:PORT (same token and TLS as "
-                 "the gRPC port; default: off)");
-  app.add_option("--http-max-connections", options.http_max_connections,
-                 "HTTP connections open at once; more wait until one closes")
-      ->capture_default_str()
-      ->check(cosimo::Within(1U, 100'000U));
-  app.add_option("--http-max-connections-per-client", options.http_max_connections_per_client,
-                 "HTTP connections open at once from one client address; more are closed")
-      ->capture_default_str()
-      ->check(cosimo::Within(1U, 100'000U));
-  raw.http_request_timeout_s = static_cast<int>(options.http_request_timeout.count());
-  app.add_option("--http-request-timeout-s", raw.http_request_timeout_s,
-                 "close an HTTP connection that has not sent a whole request this long after it "
-                 "opened or after its last answer, s")
-      ->capture_default_str()
-      ->check(cosimo::Within(1, 3600));
-  app.add_option("--http-port-file", raw.http_port_file,
-                 "write the bound HTTP port to this file once listening (useful with port 0)");
   app.add_option("--port-file", raw.port_file,
                  "write the bound port to this file once listening (useful with port 0)");
 }
@@ -239,6 +243,7 @@ int main(int argc, char** argv) {
   RawOptions raw;
   AddServiceOptions(app, options, raw);
   AddLimitOptions(app, options, raw);
+  AddHttpOptions(app, options, raw);
   cosimo::LogOptions log;
   cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
