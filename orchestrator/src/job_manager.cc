@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <random>
@@ -70,7 +69,7 @@ JobManager::~JobManager() { Shutdown(); }
 
 void JobManager::Shutdown() {
   pool_->SetOnChange(nullptr);
-  std::vector<JobThread> threads;
+  ThreadGroup threads;
   std::vector<std::shared_ptr<Job>> jobs;
   {
     absl::MutexLock lock(&mutex_);
@@ -79,14 +78,12 @@ void JobManager::Shutdown() {
       job->cancel = true;
       jobs.push_back(job);
     }
-    threads.swap(threads_);
+    threads = std::exchange(threads_, ThreadGroup());
   }
   for (const std::shared_ptr<Job>& job : jobs) job->Close();
   ticker_cv_.SignalAll();
   if (ticker_.joinable()) ticker_.join();
-  for (JobThread& t : threads) {
-    if (t.thread.joinable()) t.thread.join();
-  }
+  threads.JoinAll();
 }
 
 absl::Status JobManager::Recover() {
@@ -211,25 +208,11 @@ absl::Status JobManager::ReserveQueueSlot(const std::string& owner) {
 void JobManager::Schedule() {
   absl::MutexLock lock(&mutex_);
   if (shutdown_) return;
-  JoinFinishedThreads();
+  threads_.JoinEnded();
   for (Scheduler::Start& start : scheduler_.Pass()) {
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    threads_.push_back({done, std::thread([this, done, job = std::move(start.job),
-                                           lease = std::move(start.lease)]() mutable {
-                          RunJob(job, std::move(lease));
-                          done->store(true);
-                        })});
-  }
-}
-
-void JobManager::JoinFinishedThreads() {
-  for (auto it = threads_.begin(); it != threads_.end();) {
-    if (!it->done->load()) {
-      ++it;
-      continue;
-    }
-    it->thread.join();
-    it = threads_.erase(it);
+    threads_.Start([this, job = std::move(start.job), lease = std::move(start.lease)]() mutable {
+      RunJob(job, std::move(lease));
+    });
   }
 }
 
@@ -261,17 +244,17 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) {
         "the job's scenario could not be read back: " + std::string(loaded.status().message()));
     return;
   }
-  if (job->kind != JobKind::kSweep) {
-    RunnerFor(*job)->Run(job, *loaded, std::move(lease));
-    return;
-  }
-  {
+  // A running sweep has a share of the pool (ShareOf).
+  const bool sweep = job->kind == JobKind::kSweep;
+  if (sweep) {
     absl::MutexLock lock(&mutex_);
     sweeps_.push_back(job);
   }
   RunnerFor(*job)->Run(job, *loaded, std::move(lease));
-  absl::MutexLock lock(&mutex_);
-  sweeps_.erase(std::remove(sweeps_.begin(), sweeps_.end(), job), sweeps_.end());
+  if (sweep) {
+    absl::MutexLock lock(&mutex_);
+    sweeps_.erase(std::remove(sweeps_.begin(), sweeps_.end(), job), sweeps_.end());
+  }
 }
 
 int JobManager::ShareOf(const Job& job) {

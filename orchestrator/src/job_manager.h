@@ -17,7 +17,6 @@
 // the queue), then a job's own (its state, job.h).
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +41,7 @@
 #include "orchestrator/src/metrics.h"
 #include "orchestrator/src/running_units.h"
 #include "orchestrator/src/scheduler.h"
+#include "orchestrator/src/thread_group.h"
 #include "orchestrator/src/worker_lease.h"
 #include "orchestrator/src/worker_pool.h"
 
@@ -154,7 +154,6 @@ class JobManager {
   // noticed without a change of the pool.
   void Tick() ABSL_LOCKS_EXCLUDED(mutex_);
   // Joins the job threads that are done.
-  void JoinFinishedThreads() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The job's thread: ends a job canceled before it got here, else hands it to its runner.
   void RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
   // The runner of the job's kind (a new kind's runner is added here).
@@ -199,12 +198,8 @@ class JobManager {
   // Per owner, the submits between their limit check and their job in the queue (Submit).
   std::map<std::string, int> submitting_ ABSL_GUARDED_BY(mutex_);
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;
-  // Job threads; finished ones are joined by the next Schedule (done flag set last thing).
-  struct JobThread {
-    std::shared_ptr<std::atomic<bool>> done;
-    std::thread thread;
-  };
-  std::vector<JobThread> threads_ ABSL_GUARDED_BY(mutex_);
+  // Job threads; finished ones are joined by the next Schedule.
+  ThreadGroup threads_ ABSL_GUARDED_BY(mutex_);
   const std::chrono::milliseconds command_timeout_;
   std::chrono::seconds checkpoint_interval_{60};
   int max_resumptions_ = 3;

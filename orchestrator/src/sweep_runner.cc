@@ -19,6 +19,7 @@
 #include "cosimo/common/sweep_design.h"
 #include "cosimo/common/version.h"
 #include "orchestrator/src/sweep_variant.h"
+#include "orchestrator/src/thread_group.h"
 #include "orchestrator/src/worker_pool.h"
 
 namespace cosimo::orchestrator {
@@ -393,11 +394,7 @@ std::optional<WorkerLease> SweepRun::MoreWorkers() {
 }
 
 void SweepRun::RunLanes(WorkerLease lease) {
-  struct LaneThread {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::vector<LaneThread> lanes;  // a paused sweep ends lanes and starts others: joined as they end
+  ThreadGroup lanes;  // a paused sweep ends lanes and starts others: joined as they end
   auto start = [&](WorkerLease l) {
     absl::MutexLock lock(&mutex_);
     ++lanes_;
@@ -408,22 +405,7 @@ void SweepRun::RunLanes(WorkerLease lease) {
       absl::MutexLock job_lock(&job_->mutex);
       job_->pool_claim.served = ++leases_taken;
     }
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    lanes.push_back({std::thread([this, done, l = std::move(l)]() mutable {
-                       Lane(std::move(l));
-                       done->store(true);
-                     }),
-                     done});
-  };
-  auto join_ended = [&] {
-    for (auto it = lanes.begin(); it != lanes.end();) {
-      if (!it->done->load()) {
-        ++it;
-        continue;
-      }
-      it->thread.join();
-      it = lanes.erase(it);
-    }
+    lanes.Start([this, l = std::move(l)]() mutable { Lane(std::move(l)); });
   };
   {
     absl::MutexLock lock(&mutex_);
@@ -438,7 +420,7 @@ void SweepRun::RunLanes(WorkerLease lease) {
   }
   start(std::move(lease));
   while (true) {
-    join_ended();
+    lanes.JoinEnded();
     while (std::optional<WorkerLease> more = MoreWorkers()) {
       spdlog::info("job {}: one more variant at a time, on {}", job_->id,
                    more->workers().front()->Describe());
@@ -453,7 +435,7 @@ void SweepRun::RunLanes(WorkerLease lease) {
     if (lanes_ == 0) SayPaused(true);
     lane_ended_.WaitWithTimeout(&mutex_, absl::Milliseconds(lanes_ == 0 ? 50 : 250));
   }
-  for (LaneThread& t : lanes) t.thread.join();
+  lanes.JoinAll();
 }
 
 void SweepRun::StoreResults(uint64_t k, VariantOutcome* outcome) {

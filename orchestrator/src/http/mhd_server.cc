@@ -56,7 +56,7 @@ struct MhdServer::Impl {
   bool stopping ABSL_GUARDED_BY(mutex) = false;
   std::thread watchdog;
 
-  void Answer(const HttpRequest& request, HttpResponse& response) const {
+  void Answer(HttpRequest& request, HttpResponse& response) const {
     server->Answer(request, response);
   }
 
@@ -85,12 +85,11 @@ struct MhdServer::Impl {
   // not closed (libmicrohttpd closes it, after telling Closed, which takes the mutex first), so
   // the descriptor cannot have been reused by another connection meanwhile.
   void Watch() {
-    const auto tick = std::min<std::chrono::milliseconds>(
-        std::chrono::milliseconds(250),
-        std::chrono::duration_cast<std::chrono::milliseconds>(request_timeout) / 4);
+    // A quarter of the shortest timeout (1 s): a connection is shut at most that late.
+    constexpr absl::Duration kTick = absl::Milliseconds(250);
     absl::MutexLock lock(&mutex);
     while (!stopping) {
-      mutex.AwaitWithTimeout(absl::Condition(&stopping), absl::FromChrono(tick));
+      mutex.AwaitWithTimeout(absl::Condition(&stopping), kTick);
       const SteadyTime now = std::chrono::steady_clock::now();
       for (auto& [connection, c] : connections) {
         if (c.waiting && !c.shut && c.fd >= 0 && now - c.since >= request_timeout) {
@@ -209,14 +208,13 @@ void MhdServer::Get(const std::string& pattern, HttpHandler handler) {
   routes_.emplace_back(std::regex(pattern), std::move(handler));
 }
 
-void MhdServer::Answer(const HttpRequest& request, HttpResponse& response) const {
+void MhdServer::Answer(HttpRequest& request, HttpResponse& response) const {
   if (filter_ && filter_(request, response)) return;
   for (const auto& [pattern, handler] : routes_) {
     std::smatch match;
     if (!std::regex_match(request.path, match, pattern)) continue;
-    HttpRequest routed = request;
-    for (const auto& group : match) routed.matches.push_back(group.str());
-    handler(routed, response);
+    for (const auto& group : match) request.matches.push_back(group.str());
+    handler(request, response);
     return;
   }
   response.status = 404;

@@ -105,7 +105,8 @@ class MhdServer {
 
  private:
   explicit MhdServer(HttpLimits limits);
-  void Answer(const HttpRequest& request, HttpResponse& response) const;
+  // Runs the filter, then the first route that matches (its groups into request.matches).
+  void Answer(HttpRequest& request, HttpResponse& response) const;
 
   HttpLimits limits_;
   std::vector<std::pair<std::regex, HttpHandler>> routes_;
