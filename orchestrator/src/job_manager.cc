@@ -160,7 +160,10 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   st.set_job_id(NewJobId());
   if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
   if (sweep != nullptr) *st.mutable_sweep() = NewSweepStatus(*sweep);
-  st.set_name(scenario.name());
+  // A sweep is named by its own `name`, else by its base scenario's (docs/sweeps.md).
+  const std::string name =
+      sweep != nullptr && !sweep->name().empty() ? sweep->name() : scenario.name();
+  st.set_name(name);
   st.set_state(v1::QUEUED);
   st.set_start_time(scenario.start_time());
   st.set_stop_time(scenario.stop_time());
@@ -180,7 +183,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
     jobs_[job->id] = job;
     scheduler_.Add(job);
   }
-  spdlog::info("job {} ('{}') queued: {} units{}", job->id, scenario.name(), scenario.units_size(),
+  spdlog::info("job {} ('{}') queued: {} units{}", job->id, name, scenario.units_size(),
                caller.name.empty() ? "" : ", for " + caller.name);
   Schedule();
   return job->id;

@@ -1,8 +1,8 @@
 // The orchestrator's page: the job list (/), one job (/jobs/<id>) and the workers (/workers),
-// drawn from /api/jobs, /api/jobs/<id> and /api/workers, polled every second. A finished job's
-// plot is /jobs/<id>/plot.svg, put inline; a finished sweep job's page shows its table
-// (/api/jobs/<id>/table) and a scatter plot of two of its columns (/jobs/<id>/scatter.svg),
-// chosen with two selects.
+// drawn from /api/jobs, /api/jobs/<id> and /api/workers, polled every second. A job's plot is
+// /jobs/<id>/plot.svg, put inline, redrawn every two seconds while the job runs (its rows so
+// far); a sweep job's page shows its table (/api/jobs/<id>/table) and a scatter plot of two of
+// its columns (/jobs/<id>/scatter.svg), chosen with two selects, redrawn as variants finish.
 "use strict";
 
 const app = document.getElementById("app");
@@ -20,8 +20,14 @@ async function getJson(url) {
   return r.json();
 }
 
+// A moment, short: the time alone today, else the date too (ISO order, local time).
 function when(ms) {
-  return ms > 0 ? new Date(ms).toLocaleString() : "";
+  if (!(ms > 0)) return "";
+  const d = new Date(ms), now = new Date();
+  const pad = (n) => String(n).padStart(2, "0");
+  const time = pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  if (d.toDateString() === now.toDateString()) return time;
+  return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + time;
 }
 
 function seconds(s) {
@@ -49,6 +55,35 @@ function variants(sweep) {
     sweep.variants_failed + " failed";
 }
 
+// A sweep's variants in full: "3 of 6 done, 1 failed, 3 to go".
+function variantsInFull(sweep) {
+  return sweep.variants_done + " of " + sweep.variants_total + " done, " + sweep.variants_failed +
+    " failed, " + (sweep.variants_total - sweep.variants_done) + " to go";
+}
+
+// s of wall time until a running job is likely done: a sweep's own estimate, else from the
+// progress so far (none before a second and a percent: no rate yet).
+function eta(job) {
+  if (job.finished || job.state !== "running") return 0;
+  if (job.sweep) return job.sweep.eta_seconds;
+  if (job.progress < 0.01 || job.wall_seconds < 1) return 0;
+  return job.wall_seconds * (1 - job.progress) / job.progress;
+}
+
+// How far a job got, as the rows of its details: a sweep's variants, a training job's epochs, a
+// simulation's simulated time and steps; then the ETA while it runs.
+function howFar(job) {
+  const row = (term, value) => [el("dt", {}, term), el("dd", {}, value)];
+  const rows = job.sweep ? row("variants", variantsInFull(job.sweep))
+    : job.training ? row("epochs", job.training.epoch + " of " + job.training.epochs +
+      ", loss " + (job.training.loss === null ? "-" : Number(job.training.loss.toPrecision(4))))
+      : [...row("simulated time", job.time + " s of [" + job.start_time + ", " + job.stop_time +
+        "] s"), ...row("steps", job.steps_accepted + " accepted, " + job.steps_rejected +
+        " rejected, " + job.iterations + " iterations")];
+  const left = eta(job);
+  return left > 0 ? [...rows, ...row("ETA", seconds(left))] : rows;
+}
+
 function jobRow(job) {
   return el("tr", { class: "job", "data-job": job.id },
     el("td", {}, el("a", { href: "/jobs/" + encodeURIComponent(job.id) }, job.name || "(unnamed)")),
@@ -72,10 +107,12 @@ function workersTable(workers) {
 async function showJobs() {
   const [jobs, workers] = await Promise.all([getJson("/api/jobs"), getJson("/api/workers")]);
   const list = jobs.jobs.length === 0 ? el("p", { class: "muted" }, "No job yet.")
-    : table(["name", "id", "state", "progress", "simulated", "steps", "submitted", "finished",
-      "wall time"], jobs.jobs.map(jobRow));
+    : el("div", { class: "wide" }, table(["name", "id", "state", "progress", "simulated",
+      "steps", "submitted", "finished", "wall time"], jobs.jobs.map(jobRow)));
   app.replaceChildren(el("h1", {}, "Jobs"), list, el("h2", {}, "Workers"),
     workersTable(workers.workers));
+  // Whether the job table fits the window without scrolling sideways (the tests read it).
+  list.setAttribute("data-fits", String(list.scrollWidth <= list.clientWidth));
   return true;
 }
 
@@ -85,7 +122,10 @@ async function showWorkers() {
   return true;
 }
 
-let plotShown = false;
+let plotShown = false;  // a finished job's results are drawn once
+let plotDrawn = 0;  // Date.now() of a running job's last plot
+let sweepDone = -1;  // variants done when a sweep's table was last drawn
+const scatterChoice = {};  // the columns chosen for the scatter plot (x, y), kept on redraws
 
 // A table cell: numbers to 6 significant digits (the full value in its title), NaN (null in
 // the JSON) as "nan".
@@ -114,11 +154,15 @@ function scatterPlot(id, table) {
     ...table.numeric.map((c) => el("option", { value: c }, c)));
   const x = select("x"), y = select("y");
   const numeric = (c) => table.numeric.includes(c);
-  x.value = table.parameters.find(numeric) || table.numeric[0];
-  y.value = table.kpis.find(numeric) || table.numeric[Math.min(1, table.numeric.length - 1)];
+  x.value = numeric(scatterChoice.x) ? scatterChoice.x
+    : table.parameters.find(numeric) || table.numeric[0];
+  y.value = numeric(scatterChoice.y) ? scatterChoice.y
+    : table.kpis.find(numeric) || table.numeric[Math.min(1, table.numeric.length - 1)];
   const img = el("img", { id: "scatter-plot", alt: "scatter plot" });
   const note = el("p", { class: "muted" });
   const draw = () => {
+    scatterChoice.x = x.value;
+    scatterChoice.y = y.value;
     note.textContent = "";
     img.src = "/jobs/" + encodeURIComponent(id) + "/scatter.svg?x=" + encodeURIComponent(x.value) +
       "&y=" + encodeURIComponent(y.value);
@@ -135,7 +179,7 @@ function scatterPlot(id, table) {
     img, note];
 }
 
-// A finished sweep's results, once: its scatter plot and its table.
+// A sweep's results: its scatter plot and its table (while it runs, the variants done so far).
 async function showSweep(job, box) {
   const table = await getJson("/api/jobs/" + encodeURIComponent(job.id) + "/table");
   if (table.numeric.length === 0) {
@@ -146,25 +190,33 @@ async function showSweep(job, box) {
     el("h3", {}, "Table: one row per variant"), ...sweepTable(job.id, table));
 }
 
+// A running job's plot, its rows so far, every two seconds (nothing before its first rows).
+async function showRunningPlot(id, plot) {
+  if (Date.now() - plotDrawn < 2000) return;
+  plotDrawn = Date.now();
+  const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg", { cache: "no-store" });
+  if (r.ok) {
+    plot.innerHTML = await r.text();
+    plot.setAttribute("data-live", "true");
+  } else if (!plot.hasAttribute("data-live")) {
+    plot.replaceChildren(el("p", { class: "muted" }, "The plot appears with the first rows."));
+  }
+}
+
 async function showJob(id) {
   const job = await getJson("/api/jobs/" + encodeURIComponent(id));
   const details = el("dl", {},
     el("dt", {}, "state"), el("dd", {}, state(job)),
     el("dt", {}, "owner"), el("dd", {}, job.owner || "-"),
     el("dt", {}, "progress"), el("dd", {}, progress(job)),
-    ...(job.sweep ? [el("dt", {}, "variants"), el("dd", {}, variants(job.sweep) +
-      (job.sweep.eta_seconds > 0 ? ", ETA " + seconds(job.sweep.eta_seconds) : ""))] : []),
-    el("dt", {}, "simulated time"),
-    el("dd", {}, job.time + " s of [" + job.start_time + ", " + job.stop_time + "] s"),
-    el("dt", {}, "steps"),
-    el("dd", {}, job.steps_accepted + " accepted, " + job.steps_rejected + " rejected, " +
-      job.iterations + " iterations"),
+    ...howFar(job),
     el("dt", {}, "submitted"), el("dd", {}, when(job.submitted_unix_ms)),
     el("dt", {}, "finished"), el("dd", {}, when(job.finished_unix_ms) || "not yet"),
     el("dt", {}, "wall time"), el("dd", {}, seconds(job.wall_seconds)));
   const parts = [el("h1", { class: "job", "data-job": job.id },
     (job.name || "(unnamed)") + " — job " + job.id), details];
-  if (job.message) parts.push(el("p", { class: "message" }, job.message));
+  // A failure's message in red, a queued job's reason or a sweep's summary plain.
+  if (job.message) parts.push(el("p", { class: "message " + job.state }, job.message));
   // A sweep's results are its table, not a time series.
   const plot = document.getElementById(job.sweep ? "sweep" : "plot") ||
     el("div", { id: job.sweep ? "sweep" : "plot" });
@@ -179,10 +231,17 @@ async function showJob(id) {
       plot.innerHTML = r.ok ? await r.text() : "";
       if (!r.ok) plot.append(el("p", { class: "muted" }, await r.text()));
     }
+  } else if (job.state === "running" && job.sweep) {
+    if (job.sweep.variants_done !== sweepDone) {
+      sweepDone = job.sweep.variants_done;
+      await showSweep(job, plot);
+    }
+  } else if (job.state === "running" && !job.training) {
+    await showRunningPlot(id, plot);
   } else if (!job.finished) {
     plot.replaceChildren(el("p", { class: "muted" }, job.sweep
-      ? "The table and a scatter plot of it appear when the sweep succeeds."
-      : "The plot appears when the job succeeds."));
+      ? "The table and a scatter plot of it grow as its variants finish."
+      : "The plot appears when the job runs."));
   } else if (job.state !== "succeeded") {
     plot.replaceChildren(el("p", { class: "muted" }, "No results: the job " + job.state + "."));
   }

@@ -26,6 +26,7 @@ namespace cosimo::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The value of the sample `series` (name and labels, as written) in a /metrics text; -1 if absent.
 double Sample(const std::string& text, const std::string& series) {
@@ -237,7 +238,9 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
     return Browse(chromium, what, args);
   };
 
-  const std::string list = browse("list", {"--dump-dom", Url("/")});
+  // At 1280 px wide (issue 42) the job table fits: no column is cut at the right edge.
+  const std::string list = browse("list", {"--window-size=1280,800", "--dump-dom", Url("/")});
+  EXPECT_THAT(list, HasSubstr("<div class=\"wide\" data-fits=\"true\">")) << list;
   EXPECT_THAT(list, HasSubstr("<tr class=\"job\" data-job=\"" + id + "\">")) << list;
   EXPECT_THAT(list, HasSubstr(">car</a>")) << list;
   EXPECT_THAT(list, HasSubstr("succeeded")) << list;
@@ -291,6 +294,12 @@ TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
   EXPECT_EQ(Count(job, "<tr class=\"variant\">"), 2u) << job;
   EXPECT_EQ(Count(job, "<tr class=\"variant failed\">"), 1u) << job;
   EXPECT_THAT(job, HasSubstr("<th>max(vehicle.v)</th>")) << job;
+  // A sweep looks like a sweep (issue 42): its own name, its variants where a simulation's time
+  // and steps would be, its summary not in the red box of failures.
+  EXPECT_THAT(job, HasSubstr(">masses — job " + *id + "<")) << job;
+  EXPECT_THAT(job, HasSubstr("<dt>variants</dt><dd>3 of 3 done, 1 failed, 0 to go</dd>")) << job;
+  EXPECT_THAT(job, Not(HasSubstr("simulated time"))) << job;
+  EXPECT_THAT(job, HasSubstr("<p class=\"message succeeded\">3 variants, 1 failed</p>")) << job;
 
   // The image the page asks for: one marker per succeeded variant.
   std::unique_ptr<httplib::Client> http = Http();
@@ -310,6 +319,37 @@ TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
     Browse(chromium, "sweep-screenshot",
            {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
   }
+}
+
+// A running sweep's page shows the variants done so far in its table (the others "not run" yet)
+// and says how many are to go; it grows as variants finish, without a reload.
+TEST_F(HttpTest, ARunningSweepsPageShowsTheVariantsDoneSoFar) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  StartWorkers(1);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(50), GainSweep(12));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status;
+  for (int i = 0; i < 1200; ++i) {
+    status = client.Get(*id);
+    if (!status.ok() || status->sweep().variants_done() >= 1 || status->state() > v1::RUNNING) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::RUNNING) << status->message();
+
+  const std::string job = Browse(chromium, "running-sweep", {"--dump-dom", Url("/jobs/" + *id)});
+  const size_t done = Count(job, "<td>SUCCEEDED</td>");
+  EXPECT_GE(done, 1u) << job;
+  EXPECT_LT(done, 12u) << job;
+  EXPECT_EQ(done + Count(job, "<td>CANCELED</td>"), 12u) << job;
+  EXPECT_THAT(job, HasSubstr("not run: the sweep is RUNNING")) << job;
+  EXPECT_THAT(job, HasSubstr(" to go</dd>")) << job;
+  EXPECT_THAT(job, HasSubstr("<img id=\"scatter-plot\"")) << job;
+  ASSERT_TRUE(client.Cancel(*id).ok());
 }
 
 class SecuredHttpTest : public HttpTest {
