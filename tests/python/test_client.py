@@ -293,11 +293,9 @@ def test_a_sweep_is_one_job_and_its_table_is_the_local_sweeps(client: cosimo.Cli
         got = [str(x) if isinstance(x, str) else float(x) for x in table[name]]
         assert got == [str(v) if isinstance(v, str) else v for v in values], name
     assert set(table["status"]) == {"SUCCEEDED"}
-    # The variant's index is an integer column: ints in Python, int64 in numpy and pandas.
-    assert table.values("index") == list(range(6))
-    assert all(type(i) is int for i in table.values("index"))
+    # The variant's index is an integer column: int64 in pandas (as in numpy), ints in Python.
     assert str(table["index"].dtype) == "int64"
-    assert str(table.to_pandas()["index"].dtype) == "int64"
+    assert table["index"].tolist() == list(range(6))
     bad = json.loads(sweep_file.read_text())
     bad["scenario_file"] = str(sweep_file.parent / bad["scenario_file"])
     bad["parameters"][0] = {"name": "vehicle.m", "linspace": [1000, 2000, 0]}
