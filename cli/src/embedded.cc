@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -346,6 +347,22 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
   return final_status;
 }
 
+// The job's log (what its units said through the FMI logger and printed), after the progress:
+// the worker kept it off the terminal while the job ran. Its first and last 20 lines.
+void PrintJobLog(Client& client, const std::string& job) {
+  absl::StatusOr<std::vector<v1::LogEntry>> lines = client.Logs(job);
+  if (!lines.ok() || lines->empty()) return;
+  constexpr size_t kEnds = 20;
+  std::cerr << "the units' log (" << lines->size() << " lines):\n";
+  for (size_t i = 0; i < lines->size(); ++i) {
+    if (i == kEnds && lines->size() > 2 * kEnds) {
+      std::cerr << "  ... " << lines->size() - 2 * kEnds << " lines left out ...\n";
+      i = lines->size() - kEnds;
+    }
+    std::cerr << "  " << FormatLogLine((*lines)[i]) << "\n";
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
@@ -392,6 +409,7 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     const absl::StatusOr<v1::JobStatus> final_status =
         FollowJob(client, *job, options, workers, &workers_failed);
     timer.Mark("job's end seen (GetJob)");
+    PrintJobLog(client, *job);
     if (!final_status.ok()) {
       results = final_status.status();
     } else if (final_status->state() == v1::SUCCEEDED) {

@@ -166,6 +166,15 @@ int Status(Options& o) {
   });
 }
 
+int Logs(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<std::vector<v1::LogEntry>> lines = client.Logs(o.job_id, o.log_unit);
+    if (!lines.ok()) return Fail(lines.status());
+    for (const v1::LogEntry& line : *lines) std::cout << client::FormatLogLine(line) << "\n";
+    return 0;
+  });
+}
+
 int Cancel(Options& o) {
   return WithClient(o, [&](Client& client) {
     absl::StatusOr<v1::JobStatus> s = client.Cancel(o.job_id);

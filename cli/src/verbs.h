@@ -32,6 +32,7 @@ struct Options {
   std::string scenario_path, job_id, out = "results.csv", metadata_out;
   bool wait = false;
   int64_t variant = -1;  // results --variant K (-1: none)
+  std::string log_unit;  // logs --unit NAME
   int run_workers = 0;
   bool timings = false;  // cosimo run --timings
   ssp::SspImportOptions ssp;
@@ -91,6 +92,7 @@ int Watch(Options& o);
 void DefineResults(CLI::App& cmd, Options& o);
 int Results(Options& o);
 int Status(Options& o);
+int Logs(Options& o);
 int Cancel(Options& o);
 // `rows` as text, each column as wide as its widest entry plus one space (the last unpadded).
 std::string AlignedColumns(const std::vector<std::vector<std::string>>& rows);

@@ -51,6 +51,7 @@ JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifac
       limits_(limits),
       ticks_(unschedulable_timeout.count() > 0) {
   pool_->SetOnChange([this] { Schedule(); });
+  pool_->SetLogSink([this](const v1::UnitLogs& logs) { StoreLogs(logs); });
   if (ticks_) ticker_ = std::thread([this] { Tick(); });
 }
 
@@ -67,8 +68,24 @@ void JobManager::Tick() {
 
 JobManager::~JobManager() { Shutdown(); }
 
+void JobManager::StoreLogs(const v1::UnitLogs& logs) {
+  // Consecutive lines of one job in one write.
+  auto line = logs.entries().begin();
+  while (line != logs.entries().end()) {
+    const std::string& job_id = line->job_id();
+    std::vector<v1::LogEntry> lines;
+    for (; line != logs.entries().end() && line->job_id() == job_id; ++line) {
+      lines.push_back(*line);
+    }
+    if (absl::Status s = store_->AppendLogs(job_id, lines); !s.ok()) {
+      spdlog::warn("job {}: {} log lines not stored: {}", job_id, lines.size(), s.message());
+    }
+  }
+}
+
 void JobManager::Shutdown() {
   pool_->SetOnChange(nullptr);
+  pool_->SetLogSink(nullptr);
   ThreadGroup threads;
   std::vector<std::shared_ptr<Job>> jobs;
   {

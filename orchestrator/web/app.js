@@ -3,6 +3,7 @@
 // /jobs/<id>/plot.svg, put inline, redrawn every two seconds while the job runs (its rows so
 // far); a sweep job's page shows its table (/api/jobs/<id>/table) and a scatter plot of two of
 // its columns (/jobs/<id>/scatter.svg), chosen with two selects, redrawn as variants finish.
+// A job's page has two tabs: its results and its log (/api/jobs/<id>/logs).
 "use strict";
 
 const app = document.getElementById("app");
@@ -126,6 +127,44 @@ let plotShown = false;  // a finished job's results are drawn once
 let plotDrawn = 0;  // Date.now() of a running job's last plot
 let sweepDone = -1;  // variants done when a sweep's table was last drawn
 const scatterChoice = {};  // the columns chosen for the scatter plot (x, y), kept on redraws
+let tab = location.hash === "#log" ? "log" : "results";  // the job page's tab shown
+let logDrawn = 0;  // Date.now() of the log's last read (-1: read for good, the job ended)
+
+// One line of a job's log, as `cosimo logs` prints it.
+function logLine(line) {
+  const where = line.unit + " t=" + (line.time === null ? "-" : line.time);
+  return line.source === "fmi"
+    ? where + " " + line.status + (line.category ? " [" + line.category + "]" : "") + " " +
+      line.text
+    : where + " " + line.source + ": " + line.text;
+}
+
+// The job's log in `box`: every two seconds while it runs, once more when it has ended.
+async function showLog(job, box) {
+  if (logDrawn < 0 || Date.now() - logDrawn < 2000) return;
+  logDrawn = job.finished ? -1 : Date.now();
+  const log = await getJson("/api/jobs/" + encodeURIComponent(job.id) + "/logs");
+  box.replaceChildren(log.lines.length === 0
+    ? el("p", { class: "muted" }, "The units have said nothing" + (job.finished ? "." : " yet."))
+    : el("pre", { class: "log" }, log.lines.map(logLine).join("\n")));
+}
+
+// The tabs of a job's page: each shows its box and hides the other.
+function tabs(boxes) {
+  const buttons = Object.keys(boxes).map((name) => {
+    const b = el("button", { type: "button", class: name === tab ? "tab active" : "tab",
+      "data-tab": name }, name === "results" ? "Results" : "Log");
+    b.addEventListener("click", () => {
+      tab = name;
+      history.replaceState(null, "", name === "log" ? "#log" : location.pathname);
+      for (const [n, box] of Object.entries(boxes)) box.hidden = n !== tab;
+      for (const other of buttons) other.className = other === b ? "tab active" : "tab";
+    });
+    return b;
+  });
+  for (const [n, box] of Object.entries(boxes)) box.hidden = n !== tab;
+  return el("nav", { class: "tabs" }, ...buttons);
+}
 
 // A table cell: numbers to 6 significant digits (the full value in its title), NaN (null in
 // the JSON) as "nan".
@@ -220,8 +259,10 @@ async function showJob(id) {
   // A sweep's results are its table, not a time series.
   const plot = document.getElementById(job.sweep ? "sweep" : "plot") ||
     el("div", { id: job.sweep ? "sweep" : "plot" });
-  parts.push(el("h2", {}, "Results"), plot);
+  const logBox = document.getElementById("log") || el("div", { id: "log" });
+  parts.push(tabs({ results: plot, log: logBox }), plot, logBox);
   app.replaceChildren(...parts);
+  await showLog(job, logBox);
   if (job.state === "succeeded" && !plotShown) {
     plotShown = true;
     if (job.sweep) {

@@ -350,7 +350,52 @@ TEST_F(HttpTest, ARunningSweepsPageShowsTheVariantsDoneSoFar) {
   EXPECT_THAT(job, HasSubstr("not run: the sweep is RUNNING")) << job;
   EXPECT_THAT(job, HasSubstr(" to go</dd>")) << job;
   EXPECT_THAT(job, HasSubstr("<img id=\"scatter-plot\"")) << job;
+  if (const char* out = std::getenv("COSIMO_WEB_RUNNING_SWEEP_SCREENSHOT");
+      out != nullptr && *out != '\0') {
+    Browse(chromium, "running-sweep-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
+  }
   ASSERT_TRUE(client.Cancel(*id).ok());
+}
+
+// A job's log on its page (issue 42): the Log tab (chosen by #log) shows what the units said and
+// printed; /api/jobs/<id>/logs gives the lines as JSON.
+TEST_F(HttpTest, TheJobPagesLogTabShowsWhatItsUnitsSaidAndPrinted) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  v1::Scenario scenario = MsdWithSpring(Fmu("fmi2_chatty"), 0.01);
+  scenario.set_stop_time(1.0);
+  std::string id;
+  ASSERT_EQ(RunJob(client, scenario, &id).state(), v1::SUCCEEDED);
+
+  std::unique_ptr<httplib::Client> http = Http();
+  httplib::Result r = http->Get("/api/jobs/" + id + "/logs");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const nlohmann::json lines = nlohmann::json::parse(r->body)["lines"];
+  ASSERT_EQ(lines.size(), 4u) << r->body;
+  EXPECT_EQ(lines[0]["text"], "chatty banner: instance msd");
+  EXPECT_EQ(lines[1]["source"], "fmi");
+  EXPECT_EQ(lines[1]["status"], "fmi2Warning");
+  EXPECT_EQ(lines[2]["source"], "stdout");
+  EXPECT_EQ(lines[3]["text"], "chatty stderr at t=0.5");
+  r = http->Get("/api/jobs/" + id + "/logs?unit=spring");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(nlohmann::json::parse(r->body)["lines"].size(), 0u) << r->body;
+
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  const std::string page = Browse(chromium, "log", {"--dump-dom", Url("/jobs/" + id + "#log")});
+  EXPECT_THAT(page, HasSubstr("class=\"tab active\" data-tab=\"log\">Log</button>")) << page;
+  EXPECT_THAT(page, HasSubstr("<div id=\"log\"><pre class=\"log\">msd t=")) << page;
+  EXPECT_THAT(page, HasSubstr(" stdout: chatty banner: instance msd\n")) << page;
+  EXPECT_THAT(page, HasSubstr(" fmi2Warning [logStatusWarning] half way at t=0.5\n")) << page;
+  EXPECT_THAT(page, HasSubstr(" stderr: chatty stderr at t=0.5</pre>")) << page;
+  EXPECT_THAT(page, HasSubstr("<div id=\"plot\" hidden=\"\">")) << page;
+  if (const char* out = std::getenv("COSIMO_WEB_LOG_SCREENSHOT"); out != nullptr && *out != '\0') {
+    Browse(chromium, "log-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + id + "#log")});
+  }
 }
 
 class SecuredHttpTest : public HttpTest {

@@ -428,6 +428,23 @@ void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
     if (!job.ok()) return SetError(res, job.status());
     SetJson(res, JobJson(*job));
   });
+  s.Get(R"(/api/jobs/([^/]+)/logs)", [sources](const HttpRequest& req, HttpResponse& res) {
+    absl::StatusOr<std::vector<v1::LogEntry>> lines =
+        sources.jobs->Logs(req.matches[1], req.param("unit"));
+    if (!lines.ok()) return SetError(res, lines.status());
+    nlohmann::json json = nlohmann::json::array();
+    for (const v1::LogEntry& line : *lines) {
+      json.push_back({{"unit", line.unit()},
+                      {"source", line.source()},
+                      {"status", line.status()},
+                      {"category", line.category()},
+                      {"text", line.text()},
+                      {"time", std::isfinite(line.time()) ? nlohmann::json(line.time())
+                                                          : nlohmann::json(nullptr)},
+                      {"unix_ms", line.unix_ms()}});
+    }
+    SetJson(res, {{"lines", json}});
+  });
   s.Get("/api/workers", [sources](const HttpRequest&, HttpResponse& res) {
     const std::map<std::string, std::string> units = sources.jobs->RunningUnits();
     nlohmann::json workers = nlohmann::json::array();
