@@ -363,10 +363,8 @@ TEST_F(HttpTest, ARunningSweepsPageShowsTheVariantsDoneSoFar) {
 TEST_F(HttpTest, TheJobPagesLogTabShowsWhatItsUnitsSaidAndPrinted) {
   StartWorkers(2);
   client::Client client(orchestrator_->address());
-  v1::Scenario scenario = MsdWithSpring(Fmu("fmi2_chatty"), 0.01);
-  scenario.set_stop_time(1.0);
   std::string id;
-  ASSERT_EQ(RunJob(client, scenario, &id).state(), v1::SUCCEEDED);
+  ASSERT_EQ(RunJob(client, ChattyWithSpring(), &id).state(), v1::SUCCEEDED);
 
   std::unique_ptr<httplib::Client> http = Http();
   httplib::Result r = http->Get("/api/jobs/" + id + "/logs");

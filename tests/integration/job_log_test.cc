@@ -34,10 +34,8 @@ class JobLogTest : public DistributedTest {};
 TEST_F(JobLogTest, AUnitsLoggerMessagesAndOutputAreTheJobsLogNotTheWorkers) {
   StartWorkers(2);
   client::Client client(orchestrator_->address());
-  v1::Scenario scenario = MsdWithSpring(Fmu("fmi2_chatty"), 0.01);
-  scenario.set_stop_time(1.0);
   std::string id;
-  ASSERT_EQ(RunJob(client, scenario, &id).state(), v1::SUCCEEDED);
+  ASSERT_EQ(RunJob(client, ChattyWithSpring(), &id).state(), v1::SUCCEEDED);
 
   absl::StatusOr<std::vector<v1::LogEntry>> lines = client.Logs(id);
   ASSERT_TRUE(lines.ok()) << lines.status();
