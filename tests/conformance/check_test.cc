@@ -79,6 +79,36 @@ TEST(NonFinite, TheFirstNonFiniteOutputFailsTheJob) {
   }
 }
 
+// The same for a Model Exchange state derivative (issue 46, 6): fmi2_nan_derivative's x' is NaN
+// from t = 0.55 while its output y = 2 t stays finite. By default the step fails at the first
+// non-finite derivative the solver (RK4, step 0.01) reads, naming unit, der(x) and time; with
+// algorithm.allow_non_finite the state goes NaN and the run goes on.
+TEST(NonFinite, TheFirstNonFiniteStateDerivativeFailsTheJob) {
+  for (const bool allow : {false, true}) {
+    const std::string dir = TempDir("conformance-nan");
+    std::string scenario = OneFmuScenario("fmi2_nan_derivative", 1.0, 0.1,
+                                          R"({ "method": "RK4", "step": 0.01 })", {"x", "y"});
+    if (allow) {
+      const std::string kind = R"("kind": "JACOBI")";
+      scenario.replace(scenario.find(kind), kind.size(), kind + R"(, "allow_non_finite": true)");
+    }
+    WriteFile(dir + "/s.json", scenario);
+    const RunResult r = CosimoRun(dir, "nan", {dir + "/s.json"});
+    if (allow) {
+      ASSERT_EQ(r.code, 0) << r.log;
+      ASSERT_EQ(r.table.rows.size(), 11u);
+      EXPECT_TRUE(std::isfinite(r.table.rows[5][1])) << r.log;  // x at t = 0.5
+      EXPECT_FALSE(std::isfinite(r.table.rows.back()[1])) << r.log;
+      EXPECT_DOUBLE_EQ(r.table.rows.back()[2], 2.0);
+    } else {
+      EXPECT_NE(r.code, 0);
+      EXPECT_THAT(r.log, ::testing::ContainsRegex(
+                             "unit 'u': state derivative 'der\\(x\\)' is nan at t=0\\.55"));
+      EXPECT_THAT(r.log, HasSubstr("algorithm.allow_non_finite"));
+    }
+  }
+}
+
 // Type mismatches (issue 46, 7), caught with the scenario before anything runs, every one in
 // one report naming both ends and both types: floats feed floats, integers integers that hold
 // every value of theirs (FMI 3 widths: no narrowing), Boolean Boolean, an Enumeration the same

@@ -24,6 +24,7 @@ class TransformedUnit final : public Unit {
   absl::Status SetConnectedInputs(const std::vector<bool>& connected) override {
     return unit_->SetConnectedInputs(connected);
   }
+  void SetNonFiniteAllowed(bool allowed) override { unit_->SetNonFiniteAllowed(allowed); }
   absl::Status Initialize(double start_time, double stop_time) override {
     return unit_->Initialize(start_time, stop_time);
   }
