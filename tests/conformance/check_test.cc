@@ -136,5 +136,34 @@ TEST(TypeMismatches, EveryMismatchIsReportedBeforeTheRun) {
                                "(Enumeration 'Mode')"));
 }
 
+// A String (or Binary) end is refused with the scenario too (issue 46, 7: a String output into a
+// Real input failed only once the job ran): fmi3_inputs' blob is a Binary output. With a map
+// (Connection.map), an integer feeds an Enumeration; a map on floats, an integer mapped to a
+// Boolean, a map with a factor or of a number that is not whole are refused; all in one report.
+TEST(TypeMismatches, StringsAndMapsAreCheckedBeforeTheRun) {
+  const std::string dir = TempDir("conformance-check");
+  std::string scenario = TwoUnits(R"({ "from": "a.blob", "to": "b.u" },
+      { "from": "a.e_out", "to": "b.e", "map": [ { "source": 1, "target": 3 } ] },
+      { "from": "a.y", "to": "b.ud", "map": [ { "source": 1, "target": 3 } ] },
+      { "from": "a.e_out", "to": "b.flag", "map": [ { "source": 1, "target": 1 } ] },
+      { "from": "a.e_out", "to": "b.n", "factor": 2, "map": [ { "source": 1.5, "target": 1 } ] })");
+  for (size_t at = scenario.find("fmi2_inputs"); at != std::string::npos;
+       at = scenario.find("fmi2_inputs")) {
+    scenario.replace(at, 11, "fmi3_inputs");
+  }
+  WriteFile(dir + "/s.json", scenario);
+  const RunResult r = CosimoRun(dir, "types", {dir + "/s.json"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_THAT(r.log, HasSubstr("connections[0]: 'a.blob' (Binary) cannot feed 'b.u' (Float64): "
+                               "Binary variables are recorded, not connected"));
+  EXPECT_THAT(r.log, Not(HasSubstr("connections[1]")));
+  EXPECT_THAT(r.log, HasSubstr("connections[2]: 'a.y' (Float64) cannot feed 'b.ud' (Float64): a "
+                               "map needs integer, Enumeration or Boolean ends"));
+  EXPECT_THAT(r.log, HasSubstr("connections[3]: 'a.e_out' (Int32) cannot feed 'b.flag' "
+                               "(Boolean): a Boolean maps to a Boolean only"));
+  EXPECT_THAT(r.log, HasSubstr("connections[4]: a map and a factor or offset exclude each other"));
+  EXPECT_THAT(r.log, HasSubstr("connections[4].map[0].source must be a whole number, got 1.5"));
+}
+
 }  // namespace
 }  // namespace cosimo
