@@ -519,8 +519,8 @@ class Importer {
     }
     const auto end = [&](const Port& p, const std::string& scenario_name) {
       const v1::Unit* unit = element_units_.at(p.first);
-      auto [it, fresh] = fmus_.try_emplace(unit->name());
-      if (fresh && total.mapping->kind == "Enumeration") {
+      auto it = fmus_.try_emplace(unit->name()).first;
+      if (!it->second && total.mapping->kind == "Enumeration") {
         absl::StatusOr<FmuExperiment> read = ReadFmuExperiment(readable_[unit->name()]);
         if (read.ok()) it->second = *std::move(read);
       }

@@ -1,5 +1,6 @@
 #include "units/src/host/transformed_unit.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -45,20 +46,26 @@ class TransformedUnit final : public Unit {
     return unit_->HoldOutputs(outputs);
   }
   // The values sent that give the unit its start inputs: (start - offset) / factor; where the
-  // factor is 0 every value sent gives the offset.
+  // factor is 0 every value sent gives the offset. A mapped input: a source whose target is the
+  // start value, else (no start, or none maps to it) one the map has, so that the first Evaluate
+  // (UnitHost::Initialize, before any output is known) sends a value the map takes.
   std::optional<Eigen::VectorXd> StartInputs() const override {
     std::optional<Eigen::VectorXd> start = unit_->StartInputs();
-    if (!start.has_value() || start->size() != factor_.size()) return start;
-    Eigen::VectorXd sent = *start;
+    const bool mapped =
+        std::any_of(maps_.begin(), maps_.end(), [](const ValueMap& m) { return !m.empty(); });
+    if (start.has_value() && start->size() != factor_.size()) return start;
+    if (!start.has_value() && !mapped) return start;
+    Eigen::VectorXd sent = start.value_or(Eigen::VectorXd::Zero(factor_.size()));
     for (Eigen::Index i = 0; i < sent.size(); ++i) {
-      sent(i) = factor_(i) != 0.0 ? (sent(i) - offset_(i)) / factor_(i) : 0.0;
-      // A mapped input: the first source whose target is the start value, if any.
-      for (const auto& [source, target] : maps_[static_cast<size_t>(i)]) {
-        if (target == (*start)(i)) {
-          sent(i) = source;
-          break;
-        }
+      if (start.has_value()) {
+        sent(i) = factor_(i) != 0.0 ? (sent(i) - offset_(i)) / factor_(i) : 0.0;
       }
+      const ValueMap& map = maps_[static_cast<size_t>(i)];
+      if (map.empty() || (!start.has_value() && map.count(0.0) != 0)) continue;
+      const auto inverse = std::find_if(map.begin(), map.end(), [&](const auto& entry) {
+        return start.has_value() && entry.second == (*start)(i);
+      });
+      sent(i) = inverse != map.end() ? inverse->first : map.begin()->first;
     }
     return sent;
   }
