@@ -445,15 +445,7 @@ class Importer {
     auto trace = [&](const Edge& last, Transform* total, bool* bound) -> Port {
       const Edge* e = &last;
       for (size_t guard = 0; guard <= edges_.size(); ++guard) {
-        const bool linear = e->transform.factor != 1.0 || e->transform.offset != 0.0;
-        const bool linear_total = total->factor != 1.0 || total->offset != 0.0;
-        if (e->transform.mapping) {
-          total->mixed = total->mixed || total->mapping || linear_total || linear;
-          total->mapping = e->transform.mapping;
-        }
-        total->mixed = total->mixed || (total->mapping && linear);
-        total->offset += total->factor * e->transform.offset;
-        total->factor *= e->transform.factor;
+        ComposeBefore(e->transform, total);
         if (bound_.count(e->from) != 0) *bound = true;
         if (element_units_.count(e->from.first) != 0) return e->from;
         auto it = incoming.find(e->from);

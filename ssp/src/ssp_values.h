@@ -33,6 +33,11 @@ struct Transform {
   bool mixed = false;  // a chain with a mapping and another transformation (not supported)
 };
 
+// `total` (the transformation of a chain of connections) preceded by `earlier` (that of the
+// connection before the chain): total(earlier(value)). A mapping composed with another
+// transformation sets `mixed`.
+void ComposeBefore(const Transform& earlier, Transform* total);
+
 // An ssc:LinearTransformation's factor (default 1) and offset (default 0); an attribute that is
 // not a finite number is an error naming it.
 absl::StatusOr<Transform> ReadTransform(const XmlFile& file, const pugi::xml_node& node);
