@@ -108,6 +108,16 @@ TEST(NonFinite, TheFirstNonFiniteStateDerivativeFailsTheJob) {
   }
 }
 
+// `cosimo run` of a TwoUnits scenario with fmi3_inputs units in place of the fmi2_inputs ones.
+RunResult RunFmi3(const std::string& dir, std::string scenario) {
+  for (size_t at = scenario.find("fmi2_inputs"); at != std::string::npos;
+       at = scenario.find("fmi2_inputs")) {
+    scenario.replace(at, 11, "fmi3_inputs");
+  }
+  WriteFile(dir + "/s.json", scenario);
+  return CosimoRun(dir, "types", {dir + "/s.json"});
+}
+
 // Type mismatches (issue 46, 7), caught with the scenario before anything runs, every one in
 // one report naming both ends and both types: floats feed floats, integers integers that hold
 // every value of theirs (FMI 3 widths: no narrowing), Boolean Boolean, an Enumeration the same
@@ -115,15 +125,10 @@ TEST(NonFinite, TheFirstNonFiniteStateDerivativeFailsTheJob) {
 // Boolean, e Enumeration 'Mode', count UInt64 inputs.
 TEST(TypeMismatches, EveryMismatchIsReportedBeforeTheRun) {
   const std::string dir = TempDir("conformance-check");
-  std::string scenario = TwoUnits(R"({ "from": "a.y", "to": "b.u" },
+  const std::string scenario = TwoUnits(R"({ "from": "a.y", "to": "b.u" },
       { "from": "a.y", "to": "b.n" }, { "from": "a.e_out", "to": "b.flag" },
       { "from": "a.e_out", "to": "b.count" }, { "from": "a.e_out", "to": "b.e" })");
-  for (size_t at = scenario.find("fmi2_inputs"); at != std::string::npos;
-       at = scenario.find("fmi2_inputs")) {
-    scenario.replace(at, 11, "fmi3_inputs");
-  }
-  WriteFile(dir + "/s.json", scenario);
-  const RunResult r = CosimoRun(dir, "types", {dir + "/s.json"});
+  const RunResult r = RunFmi3(dir, scenario);
   EXPECT_NE(r.code, 0);
   EXPECT_THAT(r.log, HasSubstr("4 problems"));
   EXPECT_THAT(r.log, Not(HasSubstr("connections[0]")));
@@ -141,17 +146,12 @@ TEST(TypeMismatches, EveryMismatchIsReportedBeforeTheRun) {
 // Boolean, a map with a factor or of a number that is not whole are refused; all in one report.
 TEST(TypeMismatches, StringsAndMapsAreCheckedBeforeTheRun) {
   const std::string dir = TempDir("conformance-check");
-  std::string scenario = TwoUnits(R"({ "from": "a.blob", "to": "b.u" },
+  const std::string scenario = TwoUnits(R"({ "from": "a.blob", "to": "b.u" },
       { "from": "a.e_out", "to": "b.e", "map": [ { "source": 1, "target": 3 } ] },
       { "from": "a.y", "to": "b.ud", "map": [ { "source": 1, "target": 3 } ] },
       { "from": "a.e_out", "to": "b.flag", "map": [ { "source": 1, "target": 1 } ] },
       { "from": "a.e_out", "to": "b.n", "factor": 2, "map": [ { "source": 1.5, "target": 1 } ] })");
-  for (size_t at = scenario.find("fmi2_inputs"); at != std::string::npos;
-       at = scenario.find("fmi2_inputs")) {
-    scenario.replace(at, 11, "fmi3_inputs");
-  }
-  WriteFile(dir + "/s.json", scenario);
-  const RunResult r = CosimoRun(dir, "types", {dir + "/s.json"});
+  const RunResult r = RunFmi3(dir, scenario);
   EXPECT_NE(r.code, 0);
   EXPECT_THAT(r.log, HasSubstr("connections[0]: 'a.blob' (Binary) cannot feed 'b.u' (Float64): "
                                "Binary variables are recorded, not connected"));
