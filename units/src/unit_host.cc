@@ -194,6 +194,7 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
         absl::StrCat("unit '", load.unit().name(), "': record: ", s.message()));
   }
   unit->SetOutputDerivativesNeeded(!load.skip_output_derivatives());
+  unit->SetNonFiniteAllowed(load.algorithm().allow_non_finite());
   if (load.inputs_listed()) {
     const std::vector<VariableInfo>& inputs = unit->description().inputs;
     std::vector<bool> connected(inputs.size(), false);
