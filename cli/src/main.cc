@@ -273,8 +273,11 @@ constexpr Verb kVerbs[] = {
     {"import", "turn an SSP system (.ssp or .ssd) into a scenario JSON, its FMUs beside it",
      DefineImport, Import},
     {"submit", "submit a scenario; prints the job id", DefineSubmit, Submit},
-    {"watch", "follow a job until it ends", AddJob, Watch},
-    {"results", "write a succeeded job's results as CSV", DefineResults, Results},
+    {"watch", "follow a job until it ends (--follow: the latest values of variables)", DefineWatch,
+     Watch},
+    {"results",
+     "write a succeeded job's results as CSV (--partial: a running job's rows recorded so far)",
+     DefineResults, Results},
     {"status", "print one job's status, once", AddJob, Status},
     {"cancel", "cancel a queued or running job", AddJob, Cancel},
     {"resume", "run the rest of a sweep that failed or was canceled, keeping its finished rows",
@@ -325,7 +328,19 @@ void DefineResults(CLI::App& cmd, Options& o) {
                  "a sweep job's variant K: its full results (a sweep that keeps them, "
                  "\"keep_results\": \"ALL\"), not the sweep's table")
       ->check(cosimo::Within(0, 9e15));
+  cmd.add_flag("--partial", o.partial,
+               "a running job: write the rows recorded so far (a prefix of its results, byte for "
+               "byte; the metadata says \"partial\": true); without it, results fails unless the "
+               "job succeeded");
   AddOrchestrator(cmd, o);
+}
+
+void DefineWatch(CLI::App& cmd, Options& o) {
+  AddJob(cmd, o);
+  cmd.add_option("--follow", o.follow,
+                 "print the latest values of these recorded variables (unit.variable, several or "
+                 "comma-separated) as the job runs, a line each time new rows are recorded")
+      ->delimiter(',');
 }
 
 int Main(int argc, char** argv) {

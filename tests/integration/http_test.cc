@@ -40,15 +40,6 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-int ReadPort(const std::string& path) {
-  for (int i = 0; i < 1000; ++i) {
-    const std::string text = ReadFile(path);
-    if (text.find('\n') != std::string::npos) return std::stoi(text);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return 0;
-}
-
 // Headless Chromium from Debian (chromium-headless-shell, or chromium), or empty.
 std::string FindChromium() {
   if (const char* env = std::getenv("COSIMO_CHROMIUM"); env != nullptr && *env != '\0') {
