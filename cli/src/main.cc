@@ -122,6 +122,11 @@ int Run(Options& o) {
   printer.Finish();
   if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
   if (absl::Status s = WriteResults(*results, o.out, o.metadata_out); !s.ok()) return Fail(s);
+  if (results->metadata.interrupted()) {  // Ctrl-C: the rows recorded until then
+    std::cerr << "cosimo: partial results: the rows recorded until t="
+              << FormatDouble(results->metadata.interrupted_time()) << " s\n";
+    return 130;
+  }
   timer.Mark("results written");
   if (o.timings) std::cerr << "timings (wall, from the start of `cosimo run`):\n" << timer.Report();
   return 0;
