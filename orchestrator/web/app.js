@@ -1,6 +1,7 @@
 // The orchestrator's page: the job list (/), one job (/jobs/<id>) and the workers (/workers),
-// drawn from /api/jobs, /api/jobs/<id> and /api/workers, polled every second. A finished job's
-// plot is /jobs/<id>/plot.svg, put inline; a finished sweep job's page shows its table
+// drawn from /api/jobs, /api/jobs/<id> and /api/workers, polled every second. A job's plot is
+// /jobs/<id>/plot.svg, put inline: while it runs, of its rows so far (?partial=1), redrawn every
+// 2 s, with an ETA beside its progress; a finished sweep job's page shows its table
 // (/api/jobs/<id>/table) and a scatter plot of two of its columns (/jobs/<id>/scatter.svg),
 // chosen with two selects.
 "use strict";
@@ -32,6 +33,15 @@ function progress(job) {
   const pct = Math.round(job.progress * 100);
   const bar = el("span", { class: "bar" }, el("span", { style: "width:" + pct + "%" }));
   return el("span", {}, bar, pct + " %");
+}
+
+// The time left, from the rate so far: none until there is one (a second of running and a
+// percent done), as `cosimo watch` says it.
+function eta(job) {
+  if (job.state !== "running" || job.sweep || job.training) return "";
+  const f = job.progress;
+  if (!(f >= 0.01 && f < 1 && job.wall_seconds >= 1)) return "";
+  return ", ETA " + seconds(job.wall_seconds * (1 - f) / f);
 }
 
 function state(job) {
@@ -86,6 +96,23 @@ async function showWorkers() {
 }
 
 let plotShown = false;
+let partialPolls = 0;  // the polls of a running job's page so far
+let partialDraws = 0;  // how often its plot was drawn
+
+// A running job's plot of its rows so far (issue 42), every other poll (2 s): the page is not
+// reloaded, the plot is replaced in place (data-draws counts it).
+async function showRowsSoFar(id, plot) {
+  if (partialPolls++ % 2 !== 0) return;
+  const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg?partial=1",
+    { cache: "no-store" });
+  if (r.ok) {
+    plot.innerHTML = await r.text();
+    plot.setAttribute("data-partial", "true");
+    plot.setAttribute("data-draws", String(++partialDraws));
+  } else if (!plot.firstChild) {
+    plot.replaceChildren(el("p", { class: "muted" }, "The plot appears with the first rows."));
+  }
+}
 
 // A table cell: numbers to 6 significant digits (the full value in its title), NaN (null in
 // the JSON) as "nan".
@@ -151,7 +178,7 @@ async function showJob(id) {
   const details = el("dl", {},
     el("dt", {}, "state"), el("dd", {}, state(job)),
     el("dt", {}, "owner"), el("dd", {}, job.owner || "-"),
-    el("dt", {}, "progress"), el("dd", {}, progress(job)),
+    el("dt", {}, "progress"), el("dd", {}, progress(job), eta(job)),
     ...(job.sweep ? [el("dt", {}, "variants"), el("dd", {}, variants(job.sweep) +
       (job.sweep.eta_seconds > 0 ? ", ETA " + seconds(job.sweep.eta_seconds) : ""))] : []),
     el("dt", {}, "simulated time"),
@@ -172,6 +199,8 @@ async function showJob(id) {
   app.replaceChildren(...parts);
   if (job.state === "succeeded" && !plotShown) {
     plotShown = true;
+    plot.removeAttribute("data-partial");
+    plot.removeAttribute("data-draws");
     if (job.sweep) {
       await showSweep(job, plot);
     } else {
@@ -179,10 +208,12 @@ async function showJob(id) {
       plot.innerHTML = r.ok ? await r.text() : "";
       if (!r.ok) plot.append(el("p", { class: "muted" }, await r.text()));
     }
+  } else if (job.state === "running" && !job.sweep && !job.training) {
+    await showRowsSoFar(id, plot);
   } else if (!job.finished) {
     plot.replaceChildren(el("p", { class: "muted" }, job.sweep
       ? "The table and a scatter plot of it appear when the sweep succeeds."
-      : "The plot appears when the job succeeds."));
+      : "The plot appears when the job runs."));
   } else if (job.state !== "succeeded") {
     plot.replaceChildren(el("p", { class: "muted" }, "No results: the job " + job.state + "."));
   }

@@ -253,6 +253,64 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
   }
 }
 
+// Issue 42: a running job's page plots its rows so far and redraws the plot as they grow,
+// without a reload (data-draws counts the drawings of one page), with an ETA; a load once the job
+// went more than twice as far draws another plot.
+TEST_F(HttpTest, ARunningJobsPagePlotsItsRowsSoFarAsTheyGrowInChromium) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  v1::Scenario long_run = CarScenario(0.1);
+  long_run.set_stop_time(2e5);  // minutes at a round trip a step: canceled once seen
+  absl::StatusOr<std::string> id = client.Submit(long_run);
+  ASSERT_TRUE(id.ok()) << id.status();
+  // Until it has rows and a rate (the ETA needs a second of running and a percent done).
+  for (int i = 0; i < 1200; ++i) {
+    absl::StatusOr<client::JobResults> r =
+        client.Results(*id, client::ResultsRequest{.partial = true});
+    absl::StatusOr<v1::JobStatus> status = client.Get(*id);
+    if (r.ok() && r->rows() > 10 && status.ok() && status->wall_seconds() > 1.5 &&
+        status->time() > 0.015 * long_run.stop_time()) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string first = Browse(chromium, "running", {"--dump-dom", Url("/jobs/" + *id)});
+  EXPECT_THAT(first, HasSubstr("<div id=\"plot\" data-partial=\"true\" data-draws=\"")) << first;
+  EXPECT_THAT(first, HasSubstr("<polyline class=\"series\" data-variable=\"vehicle.v\"")) << first;
+  EXPECT_THAT(first, HasSubstr("ETA ")) << first;
+  const size_t draws = first.find("data-draws=\"");
+  ASSERT_NE(draws, std::string::npos);
+  EXPECT_GE(std::stoi(first.substr(draws + 12)), 2) << "redrawn without a reload";
+  const auto plot_of = [](const std::string& page) {
+    const size_t at = page.find("<svg");
+    return at == std::string::npos ? std::string() : page.substr(at, page.find("</svg>", at) - at);
+  };
+  // Until the job has gone more than twice as far as when the first page was drawn (its plot's
+  // time axis then has other ticks: the car's speed is flat once it reached it).
+  absl::StatusOr<v1::JobStatus> then = client.Get(*id);
+  ASSERT_TRUE(then.ok()) << then.status();
+  for (int i = 0; i < 2400; ++i) {
+    absl::StatusOr<v1::JobStatus> status = client.Get(*id);
+    if (status.ok() && status->time() > 2.5 * then->time()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string later = Browse(chromium, "running-later", {"--dump-dom", Url("/jobs/" + *id)});
+  absl::StatusOr<v1::JobStatus> now = client.Get(*id);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->state(), v1::RUNNING);
+  EXPECT_TRUE(plot_of(later) != plot_of(first))
+      << "more rows, another plot (t=" << now->time() << " s now; the plot's "
+      << plot_of(first).size() << " bytes, then " << plot_of(later).size() << ")";
+  if (const char* out = std::getenv("COSIMO_WEB_RUNNING_SCREENSHOT");
+      out != nullptr && *out != '\0') {
+    Browse(chromium, "running-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
+  }
+  ASSERT_TRUE(client.Cancel(*id).ok());
+}
+
 // A sweep job's page: its table, one row per variant (the failed one marked), and a scatter plot
 // of its first KPI against its first parameter, the two chosen with selects.
 TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
