@@ -52,18 +52,8 @@ std::string FindChromium() {
   return "";
 }
 
-class HttpTest : public DistributedTest {
+class HttpTest : public HttpPortTest {
  protected:
-  std::vector<std::string> OrchestratorArgs() override {
-    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
-    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
-    return args;
-  }
-  void SetUp() override {
-    DistributedTest::SetUp();
-    http_port_ = ReadPort(dir_ + "/http_port");
-    ASSERT_GT(http_port_, 0) << orchestrator_->process().log();
-  }
   std::unique_ptr<httplib::Client> Http() {
     auto c = std::make_unique<httplib::Client>("127.0.0.1", http_port_);
     c->set_read_timeout(30, 0);
@@ -94,8 +84,6 @@ class HttpTest : public DistributedTest {
         << ReadFile(dir_ + "/chromium-" + what + ".log");
     return ReadFile(dir_ + "/" + what + ".out");
   }
-
-  int http_port_ = 0;
 };
 
 TEST_F(HttpTest, MetricsDuringAJobShowTheStepCounterGrowing) {

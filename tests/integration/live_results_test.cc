@@ -51,17 +51,11 @@ v1::Scenario SlowCar(double stop_time) {
 }
 
 // Param: the master runs in the worker (true) or in the orchestrator.
-class LiveResultsTest : public DistributedTest, public ::testing::WithParamInterface<bool> {
+class LiveResultsTest : public HttpPortTest, public ::testing::WithParamInterface<bool> {
  protected:
-  std::vector<std::string> OrchestratorArgs() override {
-    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
-    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
-    return args;
-  }
   void SetUp() override {
-    DistributedTest::SetUp();
-    http_port_ = ReadPort(dir_ + "/http_port");
-    ASSERT_GT(http_port_, 0) << orchestrator_->process().log();
+    HttpPortTest::SetUp();
+    if (HasFatalFailure()) return;
     if (GetParam()) {
       StartWorkers(1, {"--slots", "2"});
     } else {
@@ -88,8 +82,6 @@ class LiveResultsTest : public DistributedTest, public ::testing::WithParamInter
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? Csv(*r) : "";
   }
-
-  int http_port_ = 0;
 };
 
 TEST_P(LiveResultsTest, RowsSoFarAreAPrefixOfTheResultsByteForByte) {
