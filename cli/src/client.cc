@@ -3,11 +3,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "cosimo/common/csv.h"
 #include "cosimo/common/digest.h"
 #include "cosimo/common/results_proto.h"
 #include "cosimo/common/rpc_status.h"
@@ -162,6 +164,32 @@ absl::StatusOr<v1::TrainingResult> Client::TrainingResult(const std::string& job
       Rpc(jobs_->GetTrainingResult(&context, request, &response), "training result", target_);
   if (!s.ok()) return s;
   return response;
+}
+
+std::string FormatLogLine(const v1::LogEntry& line) {
+  std::string text =
+      line.unit() + " t=" + (std::isnan(line.time()) ? "-" : FormatDouble(line.time()));
+  if (line.source() == "fmi") {
+    text += " " + line.status() + (line.category().empty() ? "" : " [" + line.category() + "]");
+  } else {
+    text += " " + line.source() + ":";
+  }
+  return text + " " + line.text();
+}
+
+absl::StatusOr<std::vector<v1::LogEntry>> Client::Logs(const std::string& job_id,
+                                                       const std::string& unit) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  v1::GetJobLogsRequest request;
+  request.set_job_id(job_id);
+  request.set_unit(unit);
+  v1::GetJobLogsResponse response;
+  if (absl::Status s = Rpc(jobs_->GetJobLogs(&context, request, &response), "job log", target_);
+      !s.ok()) {
+    return s;
+  }
+  return std::vector<v1::LogEntry>(response.entries().begin(), response.entries().end());
 }
 
 absl::StatusOr<std::string> Client::SubmitRequest(const v1::SubmitJobRequest& request) {

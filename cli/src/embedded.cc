@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -437,6 +438,22 @@ absl::StatusOr<JobResults> Outcome(Client& client, const std::string& job,
   return absl::AbortedError(final_status->message());
 }
 
+// The job's log (what its units said through the FMI logger and printed), after the progress:
+// the worker kept it off the terminal while the job ran. Its first and last 20 lines.
+void PrintJobLog(Client& client, const std::string& job) {
+  absl::StatusOr<std::vector<v1::LogEntry>> lines = client.Logs(job);
+  if (!lines.ok() || lines->empty()) return;
+  constexpr size_t kEnds = 20;
+  std::cerr << "the units' log (" << lines->size() << " lines):\n";
+  for (size_t i = 0; i < lines->size(); ++i) {
+    if (i == kEnds && lines->size() > 2 * kEnds) {
+      std::cerr << "  ... " << lines->size() - 2 * kEnds << " lines left out ...\n";
+      i = lines->size() - kEnds;
+    }
+    std::cerr << "  " << FormatLogLine((*lines)[i]) << "\n";
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
@@ -487,6 +504,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     const absl::StatusOr<v1::JobStatus> final_status =
         FollowJob(client, *job, options, workers, log, &workers_failed, &kept);
     timer.Mark("job's end seen (GetJob)");
+    // Not after Ctrl-C: the run's end is then its one "interrupted" line and its rows.
+    if (options.cancel == nullptr || !options.cancel->load()) PrintJobLog(client, *job);
     results = Outcome(client, *job, final_status, workers_failed, std::move(kept), timer);
     // Both at once: the worker (--once) ends with its stream or on the signal.
     workers.Terminate();

@@ -214,6 +214,36 @@ int Results(Options& o) {
   });
 }
 
+namespace {
+
+// What a job has done so far: a sweep's variants, a training job's epochs, a simulation's
+// simulated time and steps.
+void PrintHowFar(const v1::JobStatus& j) {
+  using ull = unsigned long long;
+  if (j.has_sweep()) {
+    const v1::SweepStatus& s = j.sweep();
+    std::printf("variants:  %llu of %llu done, %llu failed, %llu to go\n",
+                static_cast<ull>(s.variants_done()), static_cast<ull>(s.variants_total()),
+                static_cast<ull>(s.variants_failed()),
+                static_cast<ull>(s.variants_total() - s.variants_done()));
+    if (s.eta_seconds() > 0.0 && j.state() == v1::RUNNING) {
+      std::printf("eta:       %.0f s\n", s.eta_seconds());
+    }
+    return;
+  }
+  if (j.has_training()) {
+    const v1::TrainingStatus& t = j.training();
+    std::printf("epochs:    %d of %d, loss %.6g (first %.6g)\n", t.epoch(), t.request().epochs(),
+                t.loss(), t.first_loss());
+    return;
+  }
+  std::printf("time:      %.6g of [%.6g, %.6g] s\nsteps:     %llu accepted, %llu rejected\n",
+              j.time(), j.start_time(), j.stop_time(), static_cast<ull>(j.steps_accepted()),
+              static_cast<ull>(j.steps_rejected()));
+}
+
+}  // namespace
+
 int Status(Options& o) {
   return WithClient(o, [&](Client& client) {
     absl::StatusOr<v1::JobStatus> s = client.Get(o.job_id);
@@ -222,13 +252,19 @@ int Status(Options& o) {
     std::printf("job:       %s\nname:      %s\nowner:     %s\nstate:     %s\n", j.job_id().c_str(),
                 j.name().c_str(), j.owner().empty() ? "-" : j.owner().c_str(),
                 v1::JobState_Name(j.state()).c_str());
-    std::printf("time:      %.6g of [%.6g, %.6g] s\nsteps:     %llu accepted, %llu rejected\n",
-                j.time(), j.start_time(), j.stop_time(),
-                static_cast<unsigned long long>(j.steps_accepted()),
-                static_cast<unsigned long long>(j.steps_rejected()));
+    PrintHowFar(j);
     std::printf("submitted: %s\nended:     %s\n", FormatTime(j.submitted_unix_ms()).c_str(),
                 j.finished_unix_ms() != 0 ? FormatTime(j.finished_unix_ms()).c_str() : "-");
     if (!j.message().empty()) std::printf("message:   %s\n", j.message().c_str());
+    return 0;
+  });
+}
+
+int Logs(Options& o) {
+  return WithClient(o, [&](Client& client) {
+    absl::StatusOr<std::vector<v1::LogEntry>> lines = client.Logs(o.job_id, o.log_unit);
+    if (!lines.ok()) return Fail(lines.status());
+    for (const v1::LogEntry& line : *lines) std::cout << client::FormatLogLine(line) << "\n";
     return 0;
   });
 }

@@ -284,6 +284,14 @@ constexpr Verb kVerbs[] = {
      "write a succeeded job's results as CSV (--partial: a running job's rows recorded so far)",
      DefineResults, Results},
     {"status", "print one job's status, once", AddJob, Status},
+    {"logs",
+     "print a job's log: what its units said through the FMI logger and printed on their "
+     "standard output and error, so far",
+     [](CLI::App& cmd, Options& o) {
+       AddJob(cmd, o);
+       cmd.add_option("--unit", o.log_unit, "that unit's lines only");
+     },
+     Logs},
     {"cancel", "cancel a queued or running job", AddJob, Cancel},
     {"resume", "run the rest of a sweep that failed or was canceled, keeping its finished rows",
      AddJob, Resume},

@@ -35,6 +35,7 @@ struct Options {
   int64_t variant = -1;             // results --variant K (-1: none)
   bool partial = false;             // results --partial: a running job's rows so far
   std::vector<std::string> follow;  // watch --follow VAR...: the latest values of these
+  std::string log_unit;             // logs --unit NAME
   int run_workers = 0;
   bool timings = false;  // cosimo run --timings
   ssp::SspImportOptions ssp;
@@ -95,6 +96,7 @@ void DefineWatch(CLI::App& cmd, Options& o);
 void DefineResults(CLI::App& cmd, Options& o);
 int Results(Options& o);
 int Status(Options& o);
+int Logs(Options& o);
 int Cancel(Options& o);
 // `rows` as text, each column as wide as its widest entry plus one space (the last unpadded).
 std::string AlignedColumns(const std::vector<std::vector<std::string>>& rows);

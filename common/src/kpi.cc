@@ -109,6 +109,7 @@ ResultTable SweepTableColumns(const v1::Sweep& sweep) {
   for (const v1::Kpi& kpi : sweep.kpis()) table.columns.push_back(KpiName(kpi));
   table.columns.insert(table.columns.end(), {"status", "wall_time_s", "message"});
   table.types.assign(table.columns.size(), ValueType::kReal);
+  table.types[0] = ValueType::kInteger;  // the variant's index (whole in the double: exact)
   table.types[table.columns.size() - 3] = ValueType::kString;
   table.types[table.columns.size() - 1] = ValueType::kString;
   return table;

@@ -1,5 +1,6 @@
 #include "cosimo/common/logging.h"
 
+#include <spdlog/sinks/ansicolor_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -77,7 +78,18 @@ absl::Status SetUpLogging(std::string_view program, const LogOptions& options) {
   }
   const std::string name(program);
   spdlog::drop(name);
-  std::shared_ptr<spdlog::logger> logger = spdlog::stderr_color_mt(name);
+  std::shared_ptr<spdlog::logger> logger;
+  if (options.fd < 0) {
+    logger = spdlog::stderr_color_mt(name);
+  } else {  // standard error elsewhere (a worker capturing its units' output)
+    FILE* file = fdopen(options.fd, "w");
+    if (file == nullptr)
+      return absl::InternalError("cannot log to descriptor " + std::to_string(options.fd));
+    logger = std::make_shared<spdlog::logger>(
+        name, std::make_shared<spdlog::sinks::ansicolor_sink<spdlog::details::console_mutex>>(
+                  file, spdlog::color_mode::automatic));
+    spdlog::register_logger(logger);
+  }
   if (options.format == "json") {
     logger->set_formatter(MakeJsonLogFormatter());
   } else {

@@ -263,33 +263,64 @@ absl::Status ValidateModel(const v1::Unit& unit, const std::string& field) {
   return absl::OkStatus();
 }
 
-// Connections: both ends name a unit, finite factor and offset, no input fed twice.
+// A connection's map (Connection.map): whole numbers, each source once, not with a factor or an
+// offset. Appends one problem per fault to `problems`.
+void CheckMap(const v1::Connection& c, const std::string& field,
+              std::vector<std::string>* problems) {
+  if (c.map().empty()) return;
+  if (c.has_factor() || c.has_offset()) {
+    problems->push_back(field + ": a map and a factor or offset exclude each other");
+  }
+  std::set<double> sources;
+  for (int k = 0; k < c.map_size(); ++k) {
+    const v1::MapEntry& e = c.map(k);
+    for (auto [name, v] : {std::pair<const char*, double>{"source", e.source()},
+                           std::pair<const char*, double>{"target", e.target()}}) {
+      if (!std::isfinite(v) || v != std::floor(v)) {
+        problems->push_back(
+            absl::StrCat(field, ".map[", k, "].", name, " must be a whole number, got ", Num(v)));
+      }
+    }
+    if (!sources.insert(e.source()).second) {
+      problems->push_back(
+          absl::StrCat(field, ".map[", k, "].source ", Num(e.source()), " is mapped already"));
+    }
+  }
+}
+
+// Connections: both ends name a unit, finite factor and offset, a map of whole numbers, no input
+// fed twice. Every problem of every connection in one report.
 absl::Status ValidateConnections(const v1::Scenario& scenario) {
   std::map<std::string, int> connected;  // input -> connection index
+  std::vector<std::string> problems;
   for (int i = 0; i < scenario.connections_size(); ++i) {
     const v1::Connection& c = scenario.connections(i);
     VariableRef from, to;
     const std::string field = absl::StrCat("connections[", i, "]");
     if (absl::Status s = CheckUnitRef(scenario, c.from(), field + ".from", &from); !s.ok()) {
-      return s;
+      problems.emplace_back(s.message());
     }
-    if (absl::Status s = CheckUnitRef(scenario, c.to(), field + ".to", &to); !s.ok()) return s;
+    absl::Status to_ok = CheckUnitRef(scenario, c.to(), field + ".to", &to);
+    if (!to_ok.ok()) problems.emplace_back(to_ok.message());
     if (c.has_factor() && !std::isfinite(c.factor())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".factor must be a finite number, got ", c.factor()));
+      problems.push_back(absl::StrCat(field, ".factor must be a finite number, got ", c.factor()));
     }
     if (c.has_offset() && !std::isfinite(c.offset())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ".offset must be a finite number, got ", c.offset()));
+      problems.push_back(absl::StrCat(field, ".offset must be a finite number, got ", c.offset()));
     }
+    CheckMap(c, field, &problems);
+    if (!to_ok.ok()) continue;
     auto [it, inserted] = connected.emplace(to.ToString(), i);
     if (!inserted) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ".to: input '", to.ToString(),
-                                                     "' is already connected by connections[",
-                                                     it->second, "]"));
+      problems.push_back(absl::StrCat(field, ".to: input '", to.ToString(),
+                                      "' is already connected by connections[", it->second, "]"));
     }
   }
-  return absl::OkStatus();
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
+  std::string text = absl::StrCat(problems.size(), " problems:");
+  for (const std::string& p : problems) absl::StrAppend(&text, "\n  ", p);
+  return absl::InvalidArgumentError(text);
 }
 
 }  // namespace

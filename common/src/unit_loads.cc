@@ -85,11 +85,13 @@ v1::LoadUnit LoadUnitFor(const v1::Scenario& scenario, int unit, const std::stri
     absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), "to");
     if (!to.ok() || to->unit != scenario.units(unit).name()) continue;
     load.add_connected_inputs(to->variable);
-    if (!c.has_factor() && !c.has_offset()) continue;
+    if (!c.has_factor() && !c.has_offset() && c.map().empty()) continue;
     v1::InputTransform* t = load.add_input_transforms();
     t->set_input(to->variable);
     t->set_factor(c.has_factor() ? c.factor() : 1.0);
     t->set_offset(c.has_offset() ? c.offset() : 0.0);
+    *t->mutable_map() = c.map();
+    t->set_from(c.from());
   }
   return load;
 }

@@ -91,6 +91,9 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
       fmi::ParseModelDescriptionText(*xml, absl::StrCat("FMU '", name, "': modelDescription.xml"));
   if (!md.ok()) return md.status();
   e.model_name = md->model_name;
+  for (const auto& [type, items] : md->enumerations) {
+    for (const auto& [item, value] : items) e.enumerations[type][item] = value;
+  }
   e.fmi_version = md->fmi_version;
   if (md->co_simulation.offered) e.cs_identifier = md->co_simulation.model_identifier;
   if (md->model_exchange.offered) e.me_identifier = md->model_exchange.model_identifier;

@@ -260,6 +260,7 @@ class ModelDescriptionParser {
     fmi2_ = md_.version == FmiVersion::kFmi2;
     md_.model_name = root.attribute("modelName").as_string();
     md_.number_of_event_indicators = root.attribute("numberOfEventIndicators").as_int(0);
+    Enumerations(root.child("TypeDefinitions"));
     if (const pugi::xml_node de = root.child("DefaultExperiment")) {
       if (auto a = de.attribute("startTime")) md_.default_start_time = a.as_double();
       if (auto a = de.attribute("stopTime")) md_.default_stop_time = a.as_double();
@@ -267,6 +268,23 @@ class ModelDescriptionParser {
       if (auto a = de.attribute("stepSize")) md_.default_step_size = a.as_double();
     }
     return absl::OkStatus();
+  }
+
+  // The Enumeration types' items: FMI 2 <SimpleType name><Enumeration><Item name value>, FMI 3
+  // <EnumerationType name><Item name value>.
+  void Enumerations(const pugi::xml_node& definitions) {
+    for (pugi::xml_node type : definitions.children()) {
+      const pugi::xml_node items =
+          std::string_view(type.name()) == "SimpleType" ? type.child("Enumeration") : type;
+      if (std::string_view(items.name()) != "Enumeration" &&
+          std::string_view(type.name()) != "EnumerationType") {
+        continue;
+      }
+      auto& list = md_.enumerations[type.attribute("name").as_string()];
+      for (pugi::xml_node item : items.children("Item")) {
+        list.emplace_back(item.attribute("name").as_string(), item.attribute("value").as_llong());
+      }
+    }
   }
 
   // <CoSimulation>, <ModelExchange>, (FMI 3) <ScheduledExecution> and their identifiers.

@@ -51,6 +51,7 @@ JobManager::JobManager(WorkerPool* pool, JobStore* store, ArtifactStore* artifac
       limits_(limits),
       ticks_(unschedulable_timeout.count() > 0) {
   pool_->SetOnChange([this] { Schedule(); });
+  pool_->SetLogSink([this](const v1::UnitLogs& logs) { StoreLogs(logs); });
   if (ticks_) ticker_ = std::thread([this] { Tick(); });
 }
 
@@ -67,8 +68,24 @@ void JobManager::Tick() {
 
 JobManager::~JobManager() { Shutdown(); }
 
+void JobManager::StoreLogs(const v1::UnitLogs& logs) {
+  // Consecutive lines of one job in one write.
+  auto line = logs.entries().begin();
+  while (line != logs.entries().end()) {
+    const std::string& job_id = line->job_id();
+    std::vector<v1::LogEntry> lines;
+    for (; line != logs.entries().end() && line->job_id() == job_id; ++line) {
+      lines.push_back(*line);
+    }
+    if (absl::Status s = store_->AppendLogs(job_id, lines); !s.ok()) {
+      spdlog::warn("job {}: {} log lines not stored: {}", job_id, lines.size(), s.message());
+    }
+  }
+}
+
 void JobManager::Shutdown() {
   pool_->SetOnChange(nullptr);
+  pool_->SetLogSink(nullptr);
   ThreadGroup threads;
   std::vector<std::shared_ptr<Job>> jobs;
   {
@@ -160,7 +177,10 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   st.set_job_id(NewJobId());
   if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
   if (sweep != nullptr) *st.mutable_sweep() = NewSweepStatus(*sweep);
-  st.set_name(scenario.name());
+  // A sweep is named by its own `name`, else by its base scenario's (docs/sweeps.md).
+  const std::string name =
+      sweep != nullptr && !sweep->name().empty() ? sweep->name() : scenario.name();
+  st.set_name(name);
   st.set_state(v1::QUEUED);
   st.set_start_time(scenario.start_time());
   st.set_stop_time(scenario.stop_time());
@@ -180,7 +200,7 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
     jobs_[job->id] = job;
     scheduler_.Add(job);
   }
-  spdlog::info("job {} ('{}') queued: {} units{}", job->id, scenario.name(), scenario.units_size(),
+  spdlog::info("job {} ('{}') queued: {} units{}", job->id, name, scenario.units_size(),
                caller.name.empty() ? "" : ", for " + caller.name);
   Schedule();
   return job->id;

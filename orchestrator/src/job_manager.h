@@ -141,6 +141,10 @@ class JobManager {
                                                              uint64_t variant) const;
   // A succeeded training job's weights file; FailedPrecondition for a simulation job.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id) const;
+  // The job's log so far (its units' FMI log messages and output, GetJobLogs), of `unit` alone
+  // unless it is empty (a unit it does not have: none); NotFound for no such job.
+  [[nodiscard]] absl::StatusOr<std::vector<v1::LogEntry>> Logs(const std::string& job_id,
+                                                               const std::string& unit) const;
   // Forgets a finished job (record and results) and removes the artifacts that no other job
   // names; a queued or running one is refused. An artifact uploaded for a job not submitted yet
   // is only named once that job is: submitting it after such a removal fails naming the
@@ -172,6 +176,8 @@ class JobManager {
   // With an unschedulable timeout: schedules every second until shutdown, so that the timeout is
   // noticed without a change of the pool.
   void Tick() ABSL_LOCKS_EXCLUDED(mutex_);
+  // The workers' log lines, stored with their jobs (WorkerPool::SetLogSink).
+  void StoreLogs(const v1::UnitLogs& logs) ABSL_LOCKS_EXCLUDED(mutex_);
   // Joins the job threads that are done.
   // The job's thread: ends a job canceled before it got here, else hands it to its runner.
   void RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);

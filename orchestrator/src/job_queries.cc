@@ -146,6 +146,15 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id, boo
   return so_far;
 }
 
+absl::StatusOr<std::vector<v1::LogEntry>> JobManager::Logs(const std::string& job_id,
+                                                           const std::string& unit) const {
+  {
+    absl::ReaderMutexLock lock(&mutex_);
+    if (!Find(job_id)) return UnknownJob(job_id);
+  }
+  return store_->LoadLogs(job_id, unit);
+}
+
 absl::StatusOr<StoredResults> JobManager::VariantResults(const std::string& job_id,
                                                          uint64_t variant) const {
   {

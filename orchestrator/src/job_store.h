@@ -77,6 +77,23 @@ class JobStore {
   // "<job>/variant-K") and checkpoint (nothing to remove is not an error).
   [[nodiscard]] virtual absl::Status Delete(const std::string& job_id) = 0;
 
+  // A job's log lines (GetJobLogs, units/.../unit_log.h), appended in the order the workers sent
+  // them, whatever the job's state; lines of a job the store does not hold are dropped. Removed
+  // with the job (Delete). The defaults keep nothing (stores of tests).
+  [[nodiscard]] virtual absl::Status AppendLogs(const std::string& job_id,
+                                                const std::vector<v1::LogEntry>& lines) {
+    (void)job_id;
+    (void)lines;
+    return absl::OkStatus();
+  }
+  // The job's lines, in order; those of `unit` alone unless it is empty.
+  [[nodiscard]] virtual absl::StatusOr<std::vector<v1::LogEntry>> LoadLogs(
+      const std::string& job_id, const std::string& unit) {
+    (void)job_id;
+    (void)unit;
+    return std::vector<v1::LogEntry>{};
+  }
+
   // A running job's checkpoint (issue 18): only the latest is kept, replaced by the next.
   [[nodiscard]] virtual absl::Status PutCheckpoint(const std::string& job_id,
                                                    const v1::JobCheckpoint& checkpoint) = 0;

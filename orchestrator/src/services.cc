@@ -129,6 +129,16 @@ grpc::Status JobServiceImpl::GetTrainingResult(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status JobServiceImpl::GetJobLogs(grpc::ServerContext* context,
+                                        const v1::GetJobLogsRequest* request,
+                                        v1::GetJobLogsResponse* response) {
+  if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
+  absl::StatusOr<std::vector<v1::LogEntry>> lines = jobs_->Logs(request->job_id(), request->unit());
+  if (!lines.ok()) return ToGrpcStatus(lines.status());
+  for (v1::LogEntry& line : *lines) *response->add_entries() = std::move(line);
+  return grpc::Status::OK;
+}
+
 grpc::Status JobServiceImpl::DeleteJob(grpc::ServerContext* context,
                                        const v1::DeleteJobRequest* request,
                                        v1::DeleteJobResponse* /*response*/) {

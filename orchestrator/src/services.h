@@ -38,6 +38,8 @@ class JobServiceImpl final : public v1::JobService::Service {
   grpc::Status GetTrainingResult(grpc::ServerContext* context,
                                  const v1::GetTrainingResultRequest* request,
                                  v1::TrainingResult* response) override;
+  grpc::Status GetJobLogs(grpc::ServerContext* context, const v1::GetJobLogsRequest* request,
+                          v1::GetJobLogsResponse* response) override;
 
  private:
   JobManager* jobs_;

@@ -96,7 +96,10 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       "  id TEXT, first_row INTEGER, row_count INTEGER, first_string INTEGER,"
       "  string_count INTEGER, chunk BLOB, PRIMARY KEY (id, first_row));"
       // A succeeded training job's result: a serialized TrainingResult (the weights file).
-      "CREATE TABLE IF NOT EXISTS training_results (id TEXT PRIMARY KEY, result BLOB);";
+      "CREATE TABLE IF NOT EXISTS training_results (id TEXT PRIMARY KEY, result BLOB);"
+      // A job's log, one serialized LogEntry a line, in the order of rowid (sqlite_job_logs.cc).
+      "CREATE TABLE IF NOT EXISTS job_logs (id TEXT NOT NULL, unit TEXT, line BLOB);"
+      "CREATE INDEX IF NOT EXISTS job_logs_id ON job_logs (id);";
   if (absl::Status s = store->Exec(schema); !s.ok()) return s;
   // Stores written before string columns existed lack results.strings, and those written before
   // jobs had owners lack jobs.owner: add them (NULL for old rows: a job without an owner, which
@@ -222,7 +225,8 @@ absl::Status SqliteJobStore::Delete(const std::string& job_id) {
     for (const char* sql :
          {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
           "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
-          "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM jobs WHERE id = ?"}) {
+          "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM job_logs WHERE id = ?",
+          "DELETE FROM jobs WHERE id = ?"}) {
       COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete job " + job_id));
     }
     // A sweep job's variants' results, "<job>/variant-K" ('/' sorts just before '0').

@@ -70,6 +70,11 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::StatusOr<v1::JobCheckpoint> LoadCheckpoint(
       const std::string& job_id) override;
   [[nodiscard]] absl::Status DeleteCheckpoint(const std::string& job_id) override;
+  // sqlite_job_logs.cc.
+  [[nodiscard]] absl::Status AppendLogs(const std::string& job_id,
+                                        const std::vector<v1::LogEntry>& lines) override;
+  [[nodiscard]] absl::StatusOr<std::vector<v1::LogEntry>> LoadLogs(
+      const std::string& job_id, const std::string& unit) override;
 
  private:
   SqliteJobStore(sqlite3* db, const JobStoreOptions& options) : db_(db), options_(options) {}

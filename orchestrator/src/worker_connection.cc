@@ -241,7 +241,10 @@ void WorkerConnection::OnRead(bool ok) {
     return;
   }
   if (state_ == State::kClosing) return;
-  if (read_.body_case() != v1::WorkerMessage::kHeartbeat) {
+  if (read_.body_case() == v1::WorkerMessage::kUnitLogs) {
+    // Before the reply that follows it (a job's end): the job's log is whole once it ended.
+    pool_->DeliverLogs(read_.unit_logs());
+  } else if (read_.body_case() != v1::WorkerMessage::kHeartbeat) {
     reply_.Swap(&read_);
     reply_seq_ = reply_.seq();
     replies_read_.fetch_add(1, std::memory_order_relaxed);

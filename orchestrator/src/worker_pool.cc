@@ -187,6 +187,20 @@ void WorkerPool::SetOnChange(std::function<void()> on_change) {
   on_change_ = std::move(on_change);
 }
 
+void WorkerPool::SetLogSink(std::function<void(const v1::UnitLogs&)> sink) {
+  absl::MutexLock lock(&mutex_);
+  log_sink_ = std::move(sink);
+}
+
+void WorkerPool::DeliverLogs(const v1::UnitLogs& logs) {
+  std::function<void(const v1::UnitLogs&)> sink;
+  {
+    absl::MutexLock lock(&mutex_);
+    sink = log_sink_;
+  }
+  if (sink) sink(logs);
+}
+
 void WorkerPool::NotifyChange() {
   std::function<void()> callback;
   {

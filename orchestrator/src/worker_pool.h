@@ -101,6 +101,10 @@ class WorkerPool {
       ABSL_LOCKS_EXCLUDED(mutex_);
   // Called (without locks held) whenever the pool changes: a worker came, left or was freed.
   void SetOnChange(std::function<void()> on_change) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Where the workers' log lines go (UnitLogs: the job manager stores them with their jobs).
+  void SetLogSink(std::function<void(const v1::UnitLogs&)> sink) ABSL_LOCKS_EXCLUDED(mutex_);
+  // A worker's UnitLogs, to the sink (without the pool's lock held; none set: dropped).
+  void DeliverLogs(const v1::UnitLogs& logs) ABSL_LOCKS_EXCLUDED(mutex_);
   // One pass of the watchdog (which makes one every fifth of the heartbeat timeout, at least
   // every 20 ms): ends the streams that sent no Hello and loses the workers silent for longer
   // than the heartbeat timeout, by the clock. Tests call it after moving a ManualClock.
@@ -133,6 +137,7 @@ class WorkerPool {
   std::map<const WorkerConnection*, Assignment> assigned_ ABSL_GUARDED_BY(mutex_);
   std::deque<v1::CrashReport> crashes_ ABSL_GUARDED_BY(mutex_);  // oldest first
   std::function<void()> on_change_ ABSL_GUARDED_BY(mutex_);
+  std::function<void(const v1::UnitLogs&)> log_sink_ ABSL_GUARDED_BY(mutex_);
   absl::CondVar watchdog_cv_;
   bool shutdown_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread watchdog_;

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -576,6 +577,20 @@ class Job:
                               f"training result of {self.id}")
         return TrainingResult(r.unit, r.weights_json, r.epochs, r.first_loss, r.final_loss,
                               r.seconds, r.worker, r.host)
+
+    def logs(self, unit: str | None = None) -> list[dict[str, Any]]:
+        """The job's log so far (``cosimo logs``): what its units said through the FMI logger
+        and printed on their standard output and error, in order, one dict a line: ``unit``,
+        ``source`` ("fmi", "stdout", "stderr"), ``status`` and ``category`` (of an FMI message),
+        ``text``, ``time`` (simulated s of the call; None while the unit loads), ``unix_ms``.
+        With `unit`, that unit's lines alone."""
+        r = self.client._call(self.client._jobs.GetJobLogs,
+                              job_pb.GetJobLogsRequest(job_id=self.id, unit=unit or ""),
+                              f"log of {self.id}")
+        return [{"unit": e.unit, "source": e.source, "status": e.status,
+                 "category": e.category, "text": e.text,
+                 "time": None if math.isnan(e.time) else e.time, "unix_ms": e.unix_ms}
+                for e in r.entries]
 
     def delete(self) -> None:
         """Forgets the finished job and its results on the orchestrator."""

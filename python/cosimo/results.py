@@ -120,6 +120,10 @@ class Results:
                 cells[c] = [(b - (1 << 64) if d < 0.0 and b >= (1 << 63) else b)
                             if not math.isnan(d) else d  # type: ignore[arg-type]
                             for b, d in zip(integers[k], doubles)]
+        else:  # no bits (a sweep table's index): whole doubles are exact below 2^53
+            for c in integer_columns:
+                cells[c] = [int(d) if abs(d) < 2.0 ** 53 else d  # type: ignore[arg-type]
+                            for d in cells[c]]
         results = cls(columns, types, cells, metadata_dict(header.metadata), job_id)
         results.first_row = header.first_row
         return results

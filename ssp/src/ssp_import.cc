@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <pugixml.hpp>
@@ -13,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/fmi/fmu_experiment.h"
+#include "ssp/src/ssp_experiment.h"
 #include "ssp/src/ssp_files.h"
 #include "ssp/src/ssp_values.h"
 
@@ -46,7 +48,9 @@ class Importer {
     v1::Scenario& scenario = out_->scenario;
     scenario.set_name(root.attribute("name") ? root.attribute("name").value()
                                              : system.attribute("name").value());
-    if (absl::Status s = Experiment(root); !s.ok()) problems_.Add(s);
+    if (absl::Status s = Experiment(ssd_, root, options_, &out_->scenario); !s.ok()) {
+      problems_.Add(s);
+    }
     Elements(system, "");
     if (out_->scenario.units_size() == 0 && problems_.empty()) {
       problems_.Invalid(absl::StrCat(ssd_.Where(system), ": the system has no components"));
@@ -58,82 +62,11 @@ class Importer {
     ResolveConnections();
     if (!problems_.empty()) return problems_.ToStatus();
     if (absl::Status s = staging_->Commit(); !s.ok()) return s;  // the system is accepted
-    Algorithm(root, system);
+    Algorithm(root, system, options_, out_);
     return absl::OkStatus();
   }
 
  private:
-  absl::Status Experiment(const pugi::xml_node& root) {
-    v1::Scenario& scenario = out_->scenario;
-    const pugi::xml_node experiment = Child(root, "DefaultExperiment");
-    double start = 0.0;
-    double stop = 0.0;
-    if (experiment) {
-      start = experiment.attribute("startTime").as_double(0.0);
-      stop = experiment.attribute("stopTime").as_double(0.0);
-    }
-    if (options_.stop_time > 0.0) stop = options_.stop_time;
-    if (!(stop > start)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(ssd_.Where(experiment ? experiment : root),
-                       experiment ? ": DefaultExperiment has no stopTime after its startTime"
-                                  : ": no DefaultExperiment with a stopTime",
-                       "; give the stop time (--stop-time). SSP sets no default (SSP 2.0 section "
-                       "5.1.1: DefaultExperiment and its stopTime are optional, \"for "
-                       "informational purposes\"); the exporting tool chose its own: "
-                       "OMSimulator, for one, runs from 0 to 1 s unless told otherwise"));
-    }
-    scenario.set_start_time(start);
-    scenario.set_stop_time(stop);
-    return absl::OkStatus();
-  }
-
-  // JACOBI with the step: --step-size; else the OSP annotation's baseStepSize
-  // (com.opensimulationplatform, osp:FixedStepAlgorithm); else OMSimulator's fixed-step master
-  // (org.openmodelica, oms:FixedStepMaster stepSize); else the smallest DefaultExperiment
-  // stepSize of the FMUs; else a thousandth of the run.
-  void Algorithm(const pugi::xml_node& root, const pugi::xml_node& system) {
-    v1::Scenario& scenario = out_->scenario;
-    v1::Algorithm* algorithm = scenario.mutable_algorithm();
-    algorithm->set_kind(v1::Algorithm::JACOBI);
-    std::optional<double> step;
-    std::string from;
-    if (options_.step_size > 0.0) {
-      step = options_.step_size;
-      from = "--step-size";
-    }
-    const pugi::xml_node experiment = Child(root, "DefaultExperiment");
-    if (!step) {
-      const pugi::xml_node fixed =
-          Find(Annotation(experiment, "com.opensimulationplatform"), "FixedStepAlgorithm");
-      step = NumberAttribute(fixed, "baseStepSize");
-      from = "the OSP annotation's baseStepSize";
-    }
-    if (!step) {
-      for (const pugi::xml_node& owner : {system, experiment}) {
-        const pugi::xml_node master =
-            Find(Annotation(owner, "org.openmodelica"), "FixedStepMaster");
-        if (!step) step = NumberAttribute(master, "stepSize");
-      }
-      from = "OMSimulator's FixedStepMaster stepSize";
-    }
-    if (!step) {
-      for (const v1::Unit& unit : scenario.units()) {
-        absl::StatusOr<FmuExperiment> e = ReadFmuExperiment(unit.fmu().path());
-        if (e.ok() && e->step_size) step = std::min(step.value_or(*e->step_size), *e->step_size);
-      }
-      from = "the smallest DefaultExperiment stepSize of the FMUs";
-    }
-    if (!step || !(*step > 0)) {
-      step = (scenario.stop_time() - scenario.start_time()) / 1000.0;
-      from = "a thousandth of the run";
-    }
-    algorithm->set_step_size(*step);
-    out_->notices.push_back(absl::StrCat("SSP describes no master algorithm: the scenario uses ",
-                                         "JACOBI with step_size ", *step, " (", from,
-                                         "); edit it as needed"));
-  }
-
   // The elements of the system at `path` ("" for the top one, else "sub." and so on): FMU
   // components become units, nested systems are flattened into their components.
   void Elements(const pugi::xml_node& system, const std::string& path, int depth = 0) {
@@ -193,6 +126,7 @@ class Importer {
                                                      "', which another component has already"));
     }
     absl::StatusOr<std::string> path = SourcePath(source);
+    const std::string entry = path.value_or("");
     if (path.ok()) path = source_.Materialize(*path, staging_);
     if (!path.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(ssd_.Where(element), ": component '", name,
@@ -214,6 +148,12 @@ class Importer {
     v1::Unit* u = out_->scenario.add_units();
     u->set_name(unit);
     u->mutable_fmu()->set_path(*path);
+    readable_[unit] = *path;  // an archive's FMU: staged until the import is accepted
+    bool fresh = false;
+    if (source_.archived()) {
+      absl::StatusOr<std::filesystem::path> staged = staging_->FileFor(entry, &fresh);
+      if (staged.ok()) readable_[unit] = staged->string();
+    }
     if (implementation == "ModelExchange") {
       u->mutable_solver()->set_method(v1::Solver::CVODE);
       out_->notices.push_back(absl::StrCat("component '", full,
@@ -423,9 +363,17 @@ class Importer {
           }
           continue;
         }
-        problems_.Unsupported(absl::StrCat(ssd_.Where(child), ": connection ", what, ": ",
-                                           child.name(),
-                                           " is not supported (ssc:LinearTransformation is)"));
+        if (IsMappingTransformation(kind)) {
+          absl::StatusOr<ValueMapping> mapping = ReadValueMapping(ssd_, child);
+          if (mapping.ok()) edge.transform.mapping = *std::move(mapping);
+          if (!mapping.ok()) problems_.Add(mapping.status());
+          ok = ok && mapping.ok();
+          continue;
+        }
+        problems_.Unsupported(
+            absl::StrCat(ssd_.Where(child), ": connection ", what, ": ", child.name(),
+                         " is not supported (ssc:LinearTransformation and the Boolean, Integer and "
+                         "Enumeration mapping transformations are)"));
         ok = false;
       }
       const Port from{start_element.empty() ? path : Join(path, start_element), start};
@@ -497,8 +445,7 @@ class Importer {
     auto trace = [&](const Edge& last, Transform* total, bool* bound) -> Port {
       const Edge* e = &last;
       for (size_t guard = 0; guard <= edges_.size(); ++guard) {
-        total->offset += total->factor * e->transform.offset;
-        total->factor *= e->transform.factor;
+        ComposeBefore(e->transform, total);
         if (bound_.count(e->from) != 0) *bound = true;
         if (element_units_.count(e->from.first) != 0) return e->from;
         auto it = incoming.find(e->from);
@@ -536,7 +483,7 @@ class Importer {
         }
         out_->notices.push_back(
             absl::StrCat("system output '", edge.to.second, "' is recorded as ", variable));
-        if (total.factor != 1.0 || total.offset != 0.0) {
+        if (total.factor != 1.0 || total.offset != 0.0 || total.mapping) {
           problems_.Unsupported(absl::StrCat(edge.where,
                                              ": a transformation on the way to a "
                                              "system output is not supported"));
@@ -548,7 +495,36 @@ class Importer {
       connection->set_to(name(edge.to));
       if (total.factor != 1.0) connection->set_factor(total.factor);
       if (total.offset != 0.0) connection->set_offset(total.offset);
+      if (total.mapping) Map(edge, total, *source, connection);
     }
+  }
+
+  // A connection's mapping transformation into Connection.map; Enumeration items resolved with
+  // the two FMUs' model descriptions.
+  void Map(const Edge& edge, const Transform& total, const Port& source, v1::Connection* c) {
+    if (total.mixed) {
+      problems_.Unsupported(absl::StrCat(edge.where,
+                                         ": a mapping transformation composed with another "
+                                         "transformation (through system connectors) is not "
+                                         "supported"));
+      return;
+    }
+    const auto end = [&](const Port& p, const std::string& scenario_name) {
+      const v1::Unit* unit = element_units_.at(p.first);
+      auto it = fmus_.try_emplace(unit->name()).first;
+      if (!it->second && total.mapping->kind == "Enumeration") {
+        absl::StatusOr<FmuExperiment> read = ReadFmuExperiment(readable_[unit->name()]);
+        if (read.ok()) it->second = *std::move(read);
+      }
+      return MappedEnd{scenario_name, it->second ? &*it->second : nullptr, p.second};
+    };
+    absl::StatusOr<std::vector<v1::MapEntry>> entries =
+        ResolveValueMapping(*total.mapping, end(source, c->from()), end(edge.to, c->to()));
+    if (!entries.ok()) {
+      problems_.Add(entries.status());
+      return;
+    }
+    for (v1::MapEntry& e : *entries) *c->add_map() = std::move(e);
   }
 
   SspSource& source_;
@@ -563,6 +539,8 @@ class Importer {
   std::vector<Edge> edges_;
   std::set<Port> bound_;  // system connectors a parameter binding gave a value
   std::vector<std::pair<pugi::xml_node, std::string>> nested_first_;  // systems, post-order
+  std::map<std::string, std::string> readable_;  // unit -> where its FMU can be read now
+  std::map<std::string, std::optional<FmuExperiment>> fmus_;  // unit -> its description, read
 };
 
 }  // namespace

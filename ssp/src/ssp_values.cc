@@ -65,6 +65,18 @@ absl::StatusOr<google::protobuf::Value> ParameterValue(const XmlFile& file,
                                                  "value"));
 }
 
+void ComposeBefore(const Transform& earlier, Transform* total) {
+  const bool linear = earlier.factor != 1.0 || earlier.offset != 0.0;
+  const bool linear_total = total->factor != 1.0 || total->offset != 0.0;
+  if (earlier.mapping) {
+    total->mixed = total->mixed || total->mapping || linear_total || linear;
+    total->mapping = earlier.mapping;
+  }
+  total->mixed = total->mixed || (total->mapping && linear);
+  total->offset += total->factor * earlier.offset;
+  total->factor *= earlier.factor;
+}
+
 absl::StatusOr<Transform> ReadTransform(const XmlFile& file, const pugi::xml_node& node) {
   Transform t;
   for (auto [name, value] : {std::pair<const char*, double*>{"factor", &t.factor},

@@ -6,6 +6,7 @@
 #include <pugixml.hpp>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "google/protobuf/struct.pb.h"
 #include "ssp/src/ssp_files.h"
+#include "ssp/src/ssp_maps.h"
 
 namespace cosimo::ssp {
 
@@ -23,11 +25,18 @@ std::string UnitName(const std::string& element);
 absl::StatusOr<google::protobuf::Value> ParameterValue(const XmlFile& file,
                                                        const pugi::xml_node& parameter);
 
-// A connection's value transformation: end = factor * start + offset.
+// A connection's value transformation: end = factor * start + offset, or a value mapping.
 struct Transform {
   double factor = 1.0;
   double offset = 0.0;
+  std::optional<ValueMapping> mapping;
+  bool mixed = false;  // a chain with a mapping and another transformation (not supported)
 };
+
+// `total` (the transformation of a chain of connections) preceded by `earlier` (that of the
+// connection before the chain): total(earlier(value)). A mapping composed with another
+// transformation sets `mixed`.
+void ComposeBefore(const Transform& earlier, Transform* total);
 
 // An ssc:LinearTransformation's factor (default 1) and offset (default 0); an attribute that is
 // not a finite number is an error naming it.

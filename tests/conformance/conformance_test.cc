@@ -81,7 +81,7 @@ class BallConformance : public ::testing::TestWithParam<Case> {};
 
 // FMI 3 early return (issue 29, 1): fmi3_bouncing_ball_sloppy returns "early" at the end of
 // every step at its own clock t_start + n h, 1.09 for the caller's 1.089 + 0.001 say. FMI 3.0.1
-// section 4.2.3 (fmi3DoStep): lastSuccessfulTime is the FMU's own time, and an early return is
+// section 4.2.1 (fmi3DoStep): lastSuccessfulTime is the FMU's own time, and an early return is
 // handled in Event Mode. The steps of 1 ms make the two clocks disagree in the last bits often.
 TEST_P(BallConformance, MatchesTheAnalyticBounces) {
   const Case c = GetParam();
@@ -106,7 +106,7 @@ class InputsConformance : public ::testing::TestWithParam<Case> {};
 // FMU's start value (FMI 2.0.4 section 2.2.7, FMI 3.0.1 section 2.4.7: start is the input's
 // value until the importer sets another). Setting 0 fails the FMU: 0 is no item of its
 // Enumeration input. x' = ud integrates the discrete input's start value 3, which Model
-// Exchange may set only in Event Mode (FMI 2.0.4 section 3.2.3, FMI 3.0.1 section 3.2.2).
+// Exchange may set only in Event Mode (FMI 2.0.4 section 3.2.3, FMI 3.0.1 section 3.2.1).
 TEST_P(InputsConformance, UnconnectedInputsKeepTheirStartValues) {
   const Case c = GetParam();
   const bool fmi3 = std::string(c.fmu).rfind("fmi3", 0) == 0;

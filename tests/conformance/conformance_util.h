@@ -21,7 +21,7 @@ inline std::string Fmu(const std::string& name) {
   return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
 }
 
-// A results CSV: the header's names and the rows as numbers.
+// A results CSV: the header's names and the rows as numbers (a Boolean's true 1, false 0).
 struct Table {
   std::vector<std::string> names;
   std::vector<std::vector<double>> rows;
@@ -60,8 +60,8 @@ inline Table ReadCsv(const std::string& path) {
   while (std::getline(in, line)) {
     std::stringstream row(line);
     std::vector<double> values;
-    for (std::string cell; std::getline(row, cell, ',');)
-      values.push_back(std::strtod(cell.c_str(), nullptr));
+    for (std::string cell; std::getline(row, cell, ',');)  // Booleans: true 1, false 0
+      values.push_back(cell == "true" ? 1.0 : std::strtod(cell.c_str(), nullptr));
     t.rows.push_back(values);
   }
   return t;

@@ -21,7 +21,7 @@ using testing::WriteFile;
 // noSetFMUStatePriorToCurrentPoint (issue 46, 1). FMI 2.0.4 section 4.2.2: "fmi2True if
 // fmi2SetFMUstate will no longer be called for time instants prior to currentCommunicationPoint
 // in this simulation run [the slave can use this flag to flush a result buffer]" (FMI 3.0.1
-// section 4.2.2 likewise for fmi3DoStep). fmiX_msd_flush restart every step from their last
+// section 4.2.1 likewise for fmi3DoStep). fmiX_msd_flush restart every step from their last
 // committed states when told false, as OSP's quarter-truck FMUs do: the oscillator would stay
 // at x = 1. Cosimo's rollback restores only the start of the step being tried, which is not
 // before the current communication point, so it says true, and with a non-iterative master
@@ -50,7 +50,7 @@ INSTANTIATE_TEST_SUITE_P(Fmus, NoSetPriorConformance,
 
 // FMI 3 hasEventMode="false" (issue 46, 4): every FMI 3 test FMU without hasEventMode refuses
 // to be instantiated with eventModeUsed or earlyReturnAllowed (tests/fmus/fmi3_framework.c,
-// after FMI 3.0.1 section 4.2.1: eventModeUsed "may only be fmi3True, if hasEventMode =
+// after FMI 3.0.1 section 2.3.1: eventModeUsed "may only be fmi3True, if hasEventMode =
 // fmi3True"), as the Reference FMU Roberts does. Cosimo asks for both only where the
 // <CoSimulation> element declares hasEventMode: the FMUs without it run, the one with it
 // handles its events in Event Mode.

@@ -45,32 +45,7 @@ void ModelCalculate(ModelData* m) {
   }
 }
 
-void ModelEventIndicators(const ModelData* m, double* z) {
-  (void)m;
-  (void)z;
-}
-
 void ModelEventUpdate(ModelData* m, bool* states_changed) {
   m->next_event_defined = false;
   *states_changed = false;
-}
-
-bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* value) {
-  (void)m;
-  (void)unknown;
-  (void)known;
-  *value = 0.0;
-  return false;
-}
-
-bool ModelStepEvent(ModelData* m) {
-  (void)m;
-  return false;
-}
-
-bool ModelBeforeStep(ModelData* m, double t, double h) {
-  (void)m;
-  (void)t;
-  (void)h;
-  return true;
 }

@@ -103,6 +103,9 @@ FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2St
   c->phase = kInstantiated;
   c->logging_on = logging_on;
   ModelStart(&c->m);
+#ifdef FMU_CHATTY
+  printf("chatty banner: instance %s\n", c->name);
+#endif
   return c;
 }
 
@@ -526,6 +529,15 @@ FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
   RestartStates(c, no_set_prior);
   (void)ModelIntegrate(&c->m, h, false);
   if (no_set_prior) CommitStates(c);
+#ifdef FMU_CHATTY
+  /* FMU_CHATTY (issue 42): says where it is through the logger, on standard output and on
+   * standard error at the step that ends at 0.5 s (as FMUs print banners and warnings). */
+  if (t < 0.5 - 1e-9 && t + h >= 0.5 - 1e-9) {
+    Log(c, fmi2Warning, "logStatusWarning", "half way at t=%g", t + h);
+    printf("chatty stdout at t=%g\n", t + h);
+    fprintf(stderr, "chatty stderr at t=%g\n", t + h);
+  }
+#endif
   return fmi2OK;
 }
 

@@ -96,7 +96,7 @@ static Instance* NewInstance(fmi3InstanceEnvironment env, fmi3LogMessageCallback
   return c;
 }
 
-/* FMI 3.0.1 section 3.2.2: in Continuous-Time Mode only continuous inputs may be set, and
+/* FMI 3.0.1 section 3.2.1: in Continuous-Time Mode only continuous inputs may be set, and
  * integer and Boolean variables are discrete. */
 static bool NotInContinuousTime(Instance* c, const char* function) {
   if (c->phase != kContinuousMode) return true;

@@ -55,13 +55,3 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
   (void)m;
   return unknown == kDerX && known == kX;
 }
-
-bool ModelStepEvent(ModelData* m) {
-  (void)m;
-  return false;
-}
-
-bool ModelBeforeStep(ModelData* m, double t, double h) {
-  (void)m, (void)t, (void)h;
-  return true;
-}

@@ -5,7 +5,7 @@
  *
  * Reals: 0 y = k u (output), 1 k (parameter, 1), 2 u (input, continuous, 2), 3 ud (input,
  * discrete, 3: settable in Model Exchange only in Initialization and Event Mode, FMI 2.0.4
- * section 3.2.3, FMI 3.0.1 section 3.2.2), 4 x (output and state, x' = ud), 5 der_x, 6 sum =
+ * section 3.2.3, FMI 3.0.1 section 3.2.1), 4 x (output and state, x' = ud), 5 der_x, 6 sum =
  * u + ud + n + e + flag (+ count, FMI 3) (output). Integers: 0 n (input, 4), 1 e (FMI 2
  * Enumeration input, 1), 2 e_out = e (output). Boolean 0: flag (input, true). FMI 3
  * (INPUTS_FMI3): e is the Enumeration (Int64) i64[0], count the UInt64 input u64[0] (6), and
@@ -80,14 +80,6 @@ bool ModelAcceptSet(ModelData* m, char kind, unsigned index, double value, bool 
   return true;
 }
 
-void ModelEventIndicators(const ModelData* m, double* z) { (void)m, (void)z; }
-
-void ModelEventUpdate(ModelData* m, bool* states_changed) {
-  *states_changed = false;
-  m->next_event_defined = false;
-  ModelCalculate(m);
-}
-
 bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* value) {
   if (unknown == kY && known == kU) {
     *value = m->r[kK];
@@ -99,14 +91,4 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
   }
   *value = 0.0;
   return (unknown == kY || unknown == kDerX) && (known == kX || known == kU || known == kUd);
-}
-
-bool ModelStepEvent(ModelData* m) {
-  (void)m;
-  return false;
-}
-
-bool ModelBeforeStep(ModelData* m, double t, double h) {
-  (void)m, (void)t, (void)h;
-  return true;
 }

@@ -8,6 +8,34 @@ static double InputAt(const ModelData* m, int k, double u0, double s);
 __attribute__((weak)) const int kNumArrays = 0;
 __attribute__((weak)) const ModelArray kArrays[1] = {{0, 0, 0}};
 
+/* Weak defaults of the model functions most models do not need (model_core.h): no event
+ * indicators, an event that changes nothing but recomputes, no partial derivatives known, no
+ * step event, every step accepted. A model defines the ones it needs. */
+__attribute__((weak)) void ModelEventIndicators(const ModelData* m, double* z) { (void)m, (void)z; }
+
+__attribute__((weak)) void ModelEventUpdate(ModelData* m, bool* states_changed) {
+  *states_changed = false;
+  m->next_event_defined = false;
+  ModelCalculate(m);
+}
+
+__attribute__((weak)) bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known,
+                                        double* value) {
+  (void)m, (void)unknown, (void)known;
+  *value = 0.0;
+  return false;
+}
+
+__attribute__((weak)) bool ModelStepEvent(ModelData* m) {
+  (void)m;
+  return false;
+}
+
+__attribute__((weak)) bool ModelBeforeStep(ModelData* m, double t, double h) {
+  (void)m, (void)t, (void)h;
+  return true;
+}
+
 __attribute__((weak)) bool ModelAcceptSet(ModelData* m, char kind, unsigned index, double value,
                                           bool discrete_allowed) {
   (void)m, (void)kind, (void)index, (void)value, (void)discrete_allowed;

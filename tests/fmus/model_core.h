@@ -67,6 +67,9 @@ extern const int kNumEventIndicators;
 
 void ModelStart(ModelData* m);     /* start values */
 void ModelCalculate(ModelData* m); /* derivatives and outputs from time, states, inputs */
+/* The functions below have weak defaults in model_core.c (no event indicators; an event that
+ * recomputes and defines no next time event; no partials; no step event; every step accepted):
+ * a model defines only those it needs. */
 void ModelEventIndicators(const ModelData* m, double* z);
 /* At an event (after initialisation, at a time event or a state event): discrete changes,
  * next time event. Sets *states_changed when continuous states were re-initialised. */

@@ -63,8 +63,6 @@ void ModelCalculate(ModelData* m) {
   m->r[kEnergy] = 0.5 * m->r[kM] * m->r[kV] * m->r[kV] + 0.5 * m->r[kC] * m->r[kX] * m->r[kX];
 }
 
-void ModelEventIndicators(const ModelData* m, double* z) { (void)m, (void)z; }
-
 void ModelEventUpdate(ModelData* m, bool* states_changed) {
   (void)m;
   *states_changed = false;
@@ -84,11 +82,6 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
     return false;
   }
   return known == kX || known == kV || known == kF;
-}
-
-bool ModelStepEvent(ModelData* m) {
-  (void)m;
-  return false;
 }
 
 bool ModelBeforeStep(ModelData* m, double t, double h) {

@@ -38,8 +38,6 @@ void ModelCalculate(ModelData* m) {
   m->i[0] = m->string_reads;
 }
 
-void ModelEventIndicators(const ModelData* m, double* z) { (void)m, (void)z; }
-
 void ModelEventUpdate(ModelData* m, bool* states_changed) {
   *states_changed = false;
   const bool switched = m->time >= m->r[kTSwitch] - 1e-12;
@@ -53,14 +51,4 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
   (void)m;
   *value = (unknown == kDerX && known == kU) || (unknown == kX && known == kX) ? 1.0 : 0.0;
   return (unknown == kDerX || unknown == kX) && (known == kX || known == kU);
-}
-
-bool ModelStepEvent(ModelData* m) {
-  (void)m;
-  return false;
-}
-
-bool ModelBeforeStep(ModelData* m, double t, double h) {
-  (void)m, (void)t, (void)h;
-  return true;
 }

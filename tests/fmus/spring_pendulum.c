@@ -33,8 +33,6 @@ void ModelCalculate(ModelData* m) {
   m->r[kDerV] = -m->r[kC] * (m->r[kS] - m->r[kRest]) / m->r[kM];
 }
 
-void ModelEventIndicators(const ModelData* m, double* z) { (void)m, (void)z; }
-
 void ModelEventUpdate(ModelData* m, bool* states_changed) {
   (void)m;
   *states_changed = false;
@@ -52,14 +50,4 @@ bool ModelPartial(const ModelData* m, unsigned unknown, unsigned known, double* 
     return false;
   }
   return known == kS || known == kV;
-}
-
-bool ModelStepEvent(ModelData* m) {
-  (void)m;
-  return false;
-}
-
-bool ModelBeforeStep(ModelData* m, double t, double h) {
-  (void)m, (void)t, (void)h;
-  return true;
 }

@@ -75,6 +75,14 @@ inline v1::Scenario MsdWithSpring(const std::string& fmu, double h) {
   return *s;
 }
 
+// MsdWithSpring over fmi2_chatty for 1 s (h = 0.01): the FMU prints a banner when instantiated
+// and, at the step that ends at 0.5 s, a logger warning, a stdout line and a stderr line.
+inline v1::Scenario ChattyWithSpring() {
+  v1::Scenario scenario = MsdWithSpring(Fmu("fmi2_chatty"), 0.01);
+  scenario.set_stop_time(1.0);
+  return scenario;
+}
+
 // Busch's dual-mass oscillator split at its coupling spring (coupling stiffness `c_c`), Hermite
 // inputs, `kind` an iterative algorithm with `extra` algorithm fields ("name": value, each
 // followed by a comma); m1 may not roll back (COSTARICA).

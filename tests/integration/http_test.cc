@@ -26,6 +26,7 @@ namespace cosimo::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The value of the sample `series` (name and labels, as written) in a /metrics text; -1 if absent.
 double Sample(const std::string& text, const std::string& series) {
@@ -216,7 +217,9 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
     return Browse(chromium, what, args);
   };
 
-  const std::string list = browse("list", {"--dump-dom", Url("/")});
+  // At 1280 px wide (issue 42) the job table fits: no column is cut at the right edge.
+  const std::string list = browse("list", {"--window-size=1280,800", "--dump-dom", Url("/")});
+  EXPECT_THAT(list, HasSubstr("<div class=\"wide\" data-fits=\"true\">")) << list;
   EXPECT_THAT(list, HasSubstr("<tr class=\"job\" data-job=\"" + id + "\">")) << list;
   EXPECT_THAT(list, HasSubstr(">car</a>")) << list;
   EXPECT_THAT(list, HasSubstr("succeeded")) << list;
@@ -265,9 +268,9 @@ TEST_F(HttpTest, ARunningJobsPagePlotsItsRowsSoFarAsTheyGrowInChromium) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const std::string first = Browse(chromium, "running", {"--dump-dom", Url("/jobs/" + *id)});
-  EXPECT_THAT(first, HasSubstr("<div id=\"plot\" data-partial=\"true\" data-draws=\"")) << first;
+  EXPECT_THAT(first, HasSubstr("<div id=\"plot\" data-live=\"true\"")) << first;
   EXPECT_THAT(first, HasSubstr("<polyline class=\"series\" data-variable=\"vehicle.v\"")) << first;
-  EXPECT_THAT(first, HasSubstr("ETA ")) << first;
+  EXPECT_THAT(first, HasSubstr("<dt>ETA</dt>")) << first;
   const size_t draws = first.find("data-draws=\"");
   ASSERT_NE(draws, std::string::npos);
   EXPECT_GE(std::stoi(first.substr(draws + 12)), 2) << "redrawn without a reload";
@@ -328,6 +331,12 @@ TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
   EXPECT_EQ(Count(job, "<tr class=\"variant\">"), 2u) << job;
   EXPECT_EQ(Count(job, "<tr class=\"variant failed\">"), 1u) << job;
   EXPECT_THAT(job, HasSubstr("<th>max(vehicle.v)</th>")) << job;
+  // A sweep looks like a sweep (issue 42): its own name, its variants where a simulation's time
+  // and steps would be, its summary not in the red box of failures.
+  EXPECT_THAT(job, HasSubstr(">masses — job " + *id + "<")) << job;
+  EXPECT_THAT(job, HasSubstr("<dt>variants</dt><dd>3 of 3 done, 1 failed, 0 to go</dd>")) << job;
+  EXPECT_THAT(job, Not(HasSubstr("simulated time"))) << job;
+  EXPECT_THAT(job, HasSubstr("<p class=\"message succeeded\">3 variants, 1 failed</p>")) << job;
 
   // The image the page asks for: one marker per succeeded variant.
   std::unique_ptr<httplib::Client> http = Http();
@@ -346,6 +355,81 @@ TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
       out != nullptr && *out != '\0') {
     Browse(chromium, "sweep-screenshot",
            {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
+  }
+}
+
+// A running sweep's page shows the variants done so far in its table (the others "not run" yet)
+// and says how many are to go; it grows as variants finish, without a reload.
+TEST_F(HttpTest, ARunningSweepsPageShowsTheVariantsDoneSoFar) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  StartWorkers(1, {"--slots", "2"});  // one variant (two units) at a time
+  client::Client client(orchestrator_->address());
+  // Variants of 500,000 steps (about a second each, run whole on the worker).
+  absl::StatusOr<std::string> id = client.SubmitSweep(LongCar(5000), GainSweep(60));
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> status;
+  for (int i = 0; i < 1200; ++i) {
+    status = client.Get(*id);
+    if (!status.ok() || status->sweep().variants_done() >= 1 || status->state() > v1::RUNNING) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(status.ok()) << status.status();
+  ASSERT_EQ(status->state(), v1::RUNNING) << status->message();
+
+  const std::string job = Browse(chromium, "running-sweep", {"--dump-dom", Url("/jobs/" + *id)});
+  const size_t done = Count(job, "<td>SUCCEEDED</td>");
+  EXPECT_GE(done, 1u) << job;
+  EXPECT_LT(done, 60u) << job;
+  EXPECT_EQ(done + Count(job, "<td>CANCELED</td>"), 60u) << job;
+  EXPECT_THAT(job, HasSubstr("not run: the sweep is RUNNING")) << job;
+  EXPECT_THAT(job, HasSubstr(" to go</dd>")) << job;
+  EXPECT_THAT(job, HasSubstr("<img id=\"scatter-plot\"")) << job;
+  if (const char* out = std::getenv("COSIMO_WEB_RUNNING_SWEEP_SCREENSHOT");
+      out != nullptr && *out != '\0') {
+    Browse(chromium, "running-sweep-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
+  }
+  ASSERT_TRUE(client.Cancel(*id).ok());
+}
+
+// A job's log on its page (issue 42): the Log tab (chosen by #log) shows what the units said and
+// printed; /api/jobs/<id>/logs gives the lines as JSON.
+TEST_F(HttpTest, TheJobPagesLogTabShowsWhatItsUnitsSaidAndPrinted) {
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  std::string id;
+  ASSERT_EQ(RunJob(client, ChattyWithSpring(), &id).state(), v1::SUCCEEDED);
+
+  std::unique_ptr<httplib::Client> http = Http();
+  httplib::Result r = http->Get("/api/jobs/" + id + "/logs");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const nlohmann::json lines = nlohmann::json::parse(r->body)["lines"];
+  ASSERT_EQ(lines.size(), 4u) << r->body;
+  EXPECT_EQ(lines[0]["text"], "chatty banner: instance msd");
+  EXPECT_EQ(lines[1]["source"], "fmi");
+  EXPECT_EQ(lines[1]["status"], "fmi2Warning");
+  EXPECT_EQ(lines[2]["source"], "stdout");
+  EXPECT_EQ(lines[3]["text"], "chatty stderr at t=0.5");
+  r = http->Get("/api/jobs/" + id + "/logs?unit=spring");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(nlohmann::json::parse(r->body)["lines"].size(), 0u) << r->body;
+
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  const std::string page = Browse(chromium, "log", {"--dump-dom", Url("/jobs/" + id + "#log")});
+  EXPECT_THAT(page, HasSubstr("class=\"tab active\" data-tab=\"log\">Log</button>")) << page;
+  EXPECT_THAT(page, HasSubstr("<div id=\"log\"><pre class=\"log\">msd t=")) << page;
+  EXPECT_THAT(page, HasSubstr(" stdout: chatty banner: instance msd\n")) << page;
+  EXPECT_THAT(page, HasSubstr(" fmi2Warning [logStatusWarning] half way at t=0.5\n")) << page;
+  EXPECT_THAT(page, HasSubstr(" stderr: chatty stderr at t=0.5</pre>")) << page;
+  EXPECT_THAT(page, HasSubstr("<div id=\"plot\" hidden=\"\">")) << page;
+  if (const char* out = std::getenv("COSIMO_WEB_LOG_SCREENSHOT"); out != nullptr && *out != '\0') {
+    Browse(chromium, "log-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + id + "#log")});
   }
 }
 

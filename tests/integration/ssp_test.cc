@@ -206,7 +206,7 @@ TEST_F(SspTest, WhatIsNotSupportedIsRefusedNamingTheElementAndLine) {
       <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
         <ssc:BooleanMappingTransformation/>
       </ssd:Connection>)"),
-       "ssc:BooleanMappingTransformation is not supported (ssc:LinearTransformation is)"},
+       "ssc:BooleanMappingTransformation has no ssc:MapEntry"},
       {Ssd("", R"(
       <ssd:Connection startElement="msd2" startConnector="x" endElement="msd A" endConnector="m">
         <ssc:LinearTransformation factor="two"/>

@@ -101,6 +101,7 @@ TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
   StartWorkers(2, {"--slots", "2"});  // two variants at once, each on one worker
   // m = -5 is refused by car_vehicle (m > 0): variants 4 and 5 fail.
   const ResultTable b = SameTableHereAndThere(R"(
+    "name": "car: mass and gain",
     "parameters": [ {"name": "vehicle.m", "values": [1000, 2000, -5]},
                     {"name": "controller.k", "values": [500, 1000]} ],
     "kpis": [ {"variable": "vehicle.v", "kind": "FINAL"},
@@ -122,6 +123,16 @@ TEST_F(SweepServiceTest, TableIsTheLocalSweepsAndAFailedVariantIsARow) {
   EXPECT_EQ(job.sweep().variants_total(), 6u);
   EXPECT_EQ(job.sweep().variants_done(), 6u);
   EXPECT_EQ(job.sweep().variants_failed(), 2u);
+  EXPECT_EQ(job.name(), "car: mass and gain");  // the sweep's name, not its base scenario's
+  // `cosimo status` of a sweep says how many variants are done, failed and to go, and no
+  // simulated time or steps (a sweep job has none of its own).
+  Process status(
+      {BinDir() + "/cosimo", "status", job.job_id(), "--orchestrator", orchestrator_->address()},
+      dir_ + "/status.log");
+  ASSERT_EQ(status.Wait(std::chrono::seconds(60)), 0) << status.log();
+  EXPECT_THAT(status.log(), HasSubstr("name:      car: mass and gain\n"));
+  EXPECT_THAT(status.log(), HasSubstr("variants:  6 of 6 done, 2 failed, 0 to go\n"));
+  EXPECT_THAT(status.log(), Not(HasSubstr("steps:")));
   Process results({BinDir() + "/cosimo", "results", job.job_id(), "--orchestrator",
                    orchestrator_->address(), "--out", dir_ + "/results.csv"},
                   dir_ + "/results.log");

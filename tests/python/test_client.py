@@ -160,6 +160,24 @@ def test_failed_job_raises_job_failed_with_the_servers_message(client: cosimo.Cl
     assert failed.value.details == job.status().message
 
 
+def test_a_jobs_log_has_what_its_units_said_and_printed(client: cosimo.Client) -> None:
+    """job.logs(): fmi2_chatty's banner, and at 0.5 s its logger warning and its stdout and
+    stderr lines, each naming the unit and the time of the call (issue 42)."""
+    scenario = {"name": "chatty", "start_time": 0, "stop_time": 1,
+                "units": [{"name": "msd", "fmu": {"path": str(FMUS / "fmi2_chatty.fmu")}}],
+                "algorithm": {"kind": "JACOBI", "step_size": 0.01}}
+    job = client.submit(scenario)
+    assert job.wait(timeout=60).state == "SUCCEEDED"
+    lines = job.logs()
+    assert [(x["source"], x["text"]) for x in lines] == [
+        ("stdout", "chatty banner: instance msd"), ("fmi", "half way at t=0.5"),
+        ("stdout", "chatty stdout at t=0.5"), ("stderr", "chatty stderr at t=0.5")]
+    assert lines[1]["status"] == "fmi2Warning" and lines[1]["category"] == "logStatusWarning"
+    assert all(x["unit"] == "msd" for x in lines)
+    assert all(abs(x["time"] - 0.49) < 1e-9 for x in lines[1:])
+    assert job.logs(unit="other") == []
+
+
 def test_bad_scenarios_raise_invalid_scenario_naming_the_field(client: cosimo.Client,
                                                                tmp_path: Path) -> None:
     scenario = json.loads(CAR.read_text())
@@ -293,6 +311,9 @@ def test_a_sweep_is_one_job_and_its_table_is_the_local_sweeps(client: cosimo.Cli
         got = [str(x) if isinstance(x, str) else float(x) for x in table[name]]
         assert got == [str(v) if isinstance(v, str) else v for v in values], name
     assert set(table["status"]) == {"SUCCEEDED"}
+    # The variant's index is an integer column: int64 in pandas (as in numpy), ints in Python.
+    assert str(table["index"].dtype) == "int64"
+    assert table["index"].tolist() == list(range(6))
     bad = json.loads(sweep_file.read_text())
     bad["scenario_file"] = str(sweep_file.parent / bad["scenario_file"])
     bad["parameters"][0] = {"name": "vehicle.m", "linspace": [1000, 2000, 0]}

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "cosimo/common/scenario.h"
 #include "cosimo/units/unit_host.h"
@@ -79,6 +81,48 @@ TEST(UnitHostTransformTest, InputIsFactorTimesValuePlusOffsetAndSensitivitiesSca
     EXPECT_NEAR(reply.output_sensitivity(0, k), 3 * expected.output_sensitivity(0, k), 1e-13);
     EXPECT_NE(expected.output_sensitivity(0, k), 0.0);
   }
+}
+
+// A map (Connection.map, SSP's mapping transformations): the unit sees the target of the value
+// sent, held over the step (the slope dropped), its sensitivity zero; a value without an entry
+// fails the step and Evaluate naming the connection and the value.
+TEST(UnitHostTransformTest, MappedInputIsTheTargetOfTheValueSentAndAnUnmappedValueFails) {
+  v1::LoadUnit load = Load();
+  std::unique_ptr<UnitHost> reference = Host(load);
+  v1::InputTransform* t = load.add_input_transforms();
+  t->set_input(reference->description().inputs.at(0).name);
+  t->set_factor(1.0);
+  t->set_from("src.y");
+  for (const auto& [source, target] : {std::pair{2.0, 5.0}, std::pair{3.0, -1.0}}) {
+    v1::MapEntry* e = t->add_map();
+    e->set_source(source);
+    e->set_target(target);
+  }
+  std::unique_ptr<UnitHost> host = Host(load);
+  StepReply reply;
+  host->Step(Request(StepMode::kFinal, 2.0, 0.5), &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  EXPECT_NEAR(reply.outputs[0], Exact(1.0, 0.5, 5.0, 0.0), 1e-13);
+
+  host = Host(load);
+  host->Step(Request(StepMode::kTentative, 3.0, 0.0), &reply);
+  ASSERT_EQ(reply.status, StepStatus::kOk) << reply.message;
+  EXPECT_NEAR(reply.outputs[0], Exact(1.0, 0.5, -1.0, 0.0), 1e-13);
+  ASSERT_EQ(reply.output_sensitivity.cols(), 2);
+  EXPECT_EQ(reply.output_sensitivity(0, 0), 0.0);
+
+  host = Host(load);
+  host->Step(Request(StepMode::kFinal, 4.0, 0.0), &reply);
+  EXPECT_EQ(reply.status, StepStatus::kFailed);
+  const std::string input = reference->description().inputs.at(0).name;
+  EXPECT_NE(reply.message.find("the connection 'src.y' -> 'p." + input +
+                               "' sends 4, which its map has no entry for (sources: 2, 3)"),
+            std::string::npos)
+      << reply.message;
+  OutputsReply out;
+  absl::Status s = host->Evaluate(Eigen::VectorXd::Constant(1, 7.0), &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("sends 7"), std::string::npos) << s;
 }
 
 TEST(UnitHostTransformTest, TransformOfAnUnknownInputIsRefused) {

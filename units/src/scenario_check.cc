@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
@@ -123,10 +124,13 @@ IntegerType IntegerTypeOf(const std::string& type) {
 // floats, integers integers that hold every value of theirs (FMI 3 widths: no narrowing),
 // Boolean Boolean, an Enumeration the same Enumeration. An end without a type (a table column)
 // feeds any number (a discrete input holds its samples; a value that is none of the input's is
-// an error of the step naming the input). String variables are recorded, not connected (the
-// coupling says so when the run starts).
+// an error of the step naming the input). String and Binary variables are recorded, not
+// connected.
 std::string TypeMismatch(const std::string& from, const std::string& to) {
-  if (from.empty() || to.empty() || from == "String" || to == "String") return "";
+  for (const std::string* t : {&from, &to}) {
+    if (*t == "String" || *t == "Binary") return *t + " variables are recorded, not connected";
+  }
+  if (from.empty() || to.empty()) return "";
   const auto is_float = [](const std::string& t) { return t == "Float64" || t == "Float32"; };
   if (is_float(from) && is_float(to)) return "";
   const IntegerType a = IntegerTypeOf(from), b = IntegerTypeOf(to);
@@ -137,7 +141,34 @@ std::string TypeMismatch(const std::string& from, const std::string& to) {
   }
   if (from == to) return "";
   return "floats feed floats, integers integers, Boolean Boolean, an Enumeration the same "
-         "Enumeration";
+         "Enumeration (or a map: Connection.map)";
+}
+
+// The same for a connection with a map (SSP's Boolean, Integer and Enumeration mapping
+// transformations, SSP 1.0 section 5.3.2): integers and Enumerations map to integers and
+// Enumerations, Booleans to Booleans only (ssc:BooleanMappingTransformation), with 0 and 1.
+std::string MappedTypeMismatch(const v1::Connection& c, const std::string& from,
+                               const std::string& to) {
+  for (const std::string* t : {&from, &to}) {
+    if (*t == "String" || *t == "Binary") return *t + " variables are recorded, not connected";
+    if (*t == "Float64" || *t == "Float32") {
+      return "a map needs integer, Enumeration or Boolean ends (a factor and offset are for "
+             "floats)";
+    }
+  }
+  const bool from_bool = from == "Boolean", to_bool = to == "Boolean";
+  if ((from_bool && !to.empty() && !to_bool) || (to_bool && !from.empty() && !from_bool)) {
+    return "a Boolean maps to a Boolean only (SSP: ssc:BooleanMappingTransformation)";
+  }
+  for (const v1::MapEntry& e : c.map()) {
+    for (auto [is_bool, v] : {std::pair<bool, double>{from_bool, e.source()},
+                              std::pair<bool, double>{to_bool, e.target()}}) {
+      if (is_bool && v != 0.0 && v != 1.0) {
+        return absl::StrCat("a Boolean's map entries are 0 (false) and 1 (true), not ", v);
+      }
+    }
+  }
+  return "";
 }
 
 // A connection between two variables whose units were read: a problem when their types differ.
@@ -153,9 +184,12 @@ void CheckTypes(const v1::Connection& c, const std::string& field,
     return type == unit->second.end() ? "" : type->second;
   };
   const std::string from_type = type_of(*from), to_type = type_of(*to);
-  if (const std::string why = TypeMismatch(from_type, to_type); !why.empty()) {
-    problems->push_back(absl::StrCat(field, ": '", c.from(), "' (", from_type, ") cannot feed '",
-                                     c.to(), "' (", to_type, "): ", why));
+  const std::string why = c.map().empty() ? TypeMismatch(from_type, to_type)
+                                          : MappedTypeMismatch(c, from_type, to_type);
+  if (!why.empty()) {
+    const auto shown = [](const std::string& t) { return t.empty() ? "a number" : t; };
+    problems->push_back(absl::StrCat(field, ": '", c.from(), "' (", shown(from_type),
+                                     ") cannot feed '", c.to(), "' (", shown(to_type), "): ", why));
   }
 }
 
@@ -398,13 +432,20 @@ absl::Status CheckUnitsAndVariables(const v1::Scenario& scenario,
 absl::Status WithUnitProblems(const absl::Status& structural, const v1::Scenario& scenario,
                               const ScenarioCheckOptions& options) {
   if (structural.ok()) return CheckUnitsAndVariables(scenario, options);
-  std::vector<std::string> problems = {std::string(structural.message())};
-  // The field the structural problem names ("connections[1]" of "connections[1].to: ...").
-  const std::string field = problems[0].substr(0, problems[0].find_first_of(".: '"));
+  // The structural problems, one or "N problems:" then one a line.
+  std::vector<std::string> problems = absl::StrSplit(structural.message(), "\n  ");
+  if (problems.size() > 1) problems.erase(problems.begin());
+  // The fields the structural problems name ("connections[1]" of "connections[1].to: ...").
+  std::vector<std::string> fields;
+  for (const std::string& p : problems) fields.push_back(p.substr(0, p.find_first_of(".: '")));
+  const size_t structural_count = problems.size();
   for (std::string& p : UnitProblems(scenario, options)) {
-    if (field.empty() || !absl::StartsWith(p, field)) problems.push_back(std::move(p));
+    const bool named = std::any_of(fields.begin(), fields.end(), [&](const std::string& f) {
+      return !f.empty() && absl::StartsWith(p, f);
+    });
+    if (!named) problems.push_back(std::move(p));
   }
-  return problems.size() == 1 ? structural : Joined(problems);
+  return problems.size() == structural_count ? structural : Joined(problems);
 }
 
 absl::Status CheckScenario(const v1::Scenario& scenario, const ScenarioCheckOptions& options) {

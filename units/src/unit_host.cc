@@ -15,6 +15,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/units/crash_context.h"
 #include "cosimo/units/unit_factory.h"
+#include "cosimo/units/unit_log.h"
 #include "units/src/host/host_checkpoint.h"
 #include "units/src/host/hosted_unit.h"
 #include "units/src/host/tentative_policy.h"
@@ -175,6 +176,10 @@ UnitHost::UnitHost(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 UnitHost::~UnitHost() = default;
 
 absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(const v1::LoadUnit& load) {
+  // What the unit says and prints while it loads (an FMU's banner) is its job's log too.
+  const ScopedUnitCall call(load.job_id().c_str(), load.unit().name().c_str(),
+                            std::numeric_limits<double>::quiet_NaN());
+  const ScopedUnitOutput output;
   absl::StatusOr<std::unique_ptr<Unit>> unit = CreateUnit(load.unit(), load.artifact_path());
   if (!unit.ok()) return unit.status();
   return Create(*std::move(unit), load);
@@ -189,6 +194,7 @@ absl::StatusOr<std::unique_ptr<UnitHost>> UnitHost::Create(std::unique_ptr<Unit>
         absl::StrCat("unit '", load.unit().name(), "': record: ", s.message()));
   }
   unit->SetOutputDerivativesNeeded(!load.skip_output_derivatives());
+  unit->SetNonFiniteAllowed(load.algorithm().allow_non_finite());
   if (load.inputs_listed()) {
     const std::vector<VariableInfo>& inputs = unit->description().inputs;
     std::vector<bool> connected(inputs.size(), false);
@@ -238,6 +244,7 @@ absl::Status UnitHost::Run(const UnitCommand& command, UnitResponse* response) {
   const ScopedUnitCall call(
       impl_->job_id().c_str(), impl_->name().c_str(),
       command.kind == UnitCommand::Kind::kStep ? command.step.time : command.time);
+  const ScopedUnitOutput output;  // what the command printed goes to its job's log
   switch (command.kind) {
     case UnitCommand::Kind::kInitialize:
       return Initialize(command.time, &response->outputs, command.hold_outputs);

@@ -17,7 +17,8 @@
 namespace cosimo::worker {
 namespace {
 
-int crash_fd = -1;  // the crash file, opened before any crash (-1: none)
+int crash_fd = -1;                // the crash file, opened before any crash (-1: none)
+int terminal_fd = STDERR_FILENO;  // the worker's own standard error (InstallCrashReport)
 
 // Async-signal-safe text building into a fixed buffer: no allocation, no locale, no stdio.
 struct Line {
@@ -107,14 +108,15 @@ void OnFatalSignal(int sig) {
     human.Add(")");
   }
   human.Add("; the process ends\n");
-  WriteAll(STDERR_FILENO, human);
+  WriteAll(terminal_fd, human);
   // SA_RESETHAND restored the default action: the fault happens again on return (or abort()
   // raises again) and ends the process with the signal, as without this handler.
 }
 
 }  // namespace
 
-void InstallCrashReport(const std::string& path) {
+void InstallCrashReport(const std::string& path, int stderr_fd) {
+  terminal_fd = stderr_fd;
   if (!path.empty()) {
     crash_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (crash_fd < 0) {

@@ -24,6 +24,7 @@
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
 #include "cosimo/units/unit_factory.h"
+#include "cosimo/units/unit_log.h"
 #include "cosimo/worker/crash_report.h"
 #include "cosimo/worker/worker_client.h"
 
@@ -125,6 +126,10 @@ int main(int argc, char** argv) {
   app.add_option("--health-max-age-s", health_max_age_s, "for --health-check, seconds")
       ->capture_default_str()
       ->check(cosimo::Within(1, 365.0 * 86400));
+  bool keep_output = false;
+  app.add_flag("--no-capture-output", keep_output,
+               "leave what the units print on the worker's own standard output and error "
+               "(default: each job's log has it, with the units' FMI log messages: cosimo logs)");
   cosimo::LogOptions log;
   cosimo::AddLogOptions(app, log);
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
@@ -147,13 +152,19 @@ int main(int argc, char** argv) {
   }
   options.cache_max_bytes = cache_max_mb << 20;
   cosimo::units::SetFmuCacheSize(fmu_cache);
+  // The units' FMI log messages, and what they print, go to their jobs' logs (unit_log.h).
+  cosimo::units::EnableUnitLog();
+  if (!keep_output) {
+    log.fd = cosimo::units::CaptureOutput();
+    if (log.fd < 0) std::perror("cosimo-worker: the units' output stays here");
+  }
   if (absl::Status s = cosimo::SetUpLogging("cosimo-worker", log); !s.ok()) {
     std::cerr << s.message() << "\n";
     return 2;
   }
   options.threads = std::min(options.slots, threads > 0 ? threads : cores);
   options.crash = cosimo::worker::TakeCrashReport(crash_file);
-  cosimo::worker::InstallCrashReport(crash_file);
+  cosimo::worker::InstallCrashReport(crash_file, log.fd >= 0 ? log.fd : STDERR_FILENO);
 
   // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can
   // take locks safely; every other thread inherits the blocked mask.

@@ -19,6 +19,7 @@
 #include "cosimo/common/status.h"
 #include "cosimo/units/abandon.h"
 #include "cosimo/units/unit_factory.h"
+#include "cosimo/units/unit_log.h"
 #include "cosimo/v1/artifact_service.grpc.pb.h"
 #include "cosimo/v1/worker_service.grpc.pb.h"
 #include "cosimo/worker/artifact_cache.h"
@@ -115,6 +116,15 @@ absl::StatusOr<std::string> FetchArtifact(const std::shared_ptr<grpc::Channel>& 
   return path.string();
 }
 
+// Whether `command` terminates a unit (alone or in a batch): its job's log is then flushed.
+bool EndsAUnit(const v1::OrchestratorMessage& command) {
+  if (command.has_terminate()) return true;
+  for (const v1::OrchestratorMessage& c : command.batch().commands()) {
+    if (c.has_terminate()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // One Attach stream: reads commands, runs them through a SlotHandler (a CommandHandler per slot),
@@ -129,6 +139,17 @@ class WorkerClient::Session {
     return stream_->Write(message);
   }
 
+  // Sends the log lines the units said and printed since the last call (unit_log.h), if any:
+  // with each heartbeat, and before a job's end (JobDone, the reply to a Terminate) so that the
+  // orchestrator has the job's whole log when it sees the end. False: the stream is gone.
+  bool FlushUnitLogs() {
+    std::vector<v1::LogEntry> lines = units::TakeUnitLogLines();
+    if (lines.empty()) return true;
+    v1::WorkerMessage message;
+    for (v1::LogEntry& line : lines) *message.mutable_unit_logs()->add_entries() = std::move(line);
+    return Write(message);
+  }
+
   void StartHeartbeat(int interval_ms) {
     units::AbandonRequest() = false;
     heartbeat_ = std::thread([this, interval_ms] {
@@ -141,7 +162,7 @@ class WorkerClient::Session {
             std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::system_clock::now().time_since_epoch())
                 .count());
-        if (!Write(beat)) {
+        if (!Write(beat) || !FlushUnitLogs()) {
           // The stream is gone (the orchestrator gave this worker up): what is being computed
           // has nobody to go to.
           units::AbandonRequest() = true;
@@ -179,6 +200,7 @@ class WorkerClient::Session {
         continue;
       }
       handler_.Handle(command, &reply_);
+      if (EndsAUnit(command) && !FlushUnitLogs()) break;
       if (!WriteReply()) break;
       read = stream_->Read(&command);
     }
@@ -267,6 +289,7 @@ class WorkerClient::Session {
     const bool written = RunJobCommand(
         command->run_job(), [this](const std::string& digest) { return Fetch(digest); },
         [this, seq](v1::WorkerMessage* message) {
+          if (message->has_job_done() && !FlushUnitLogs()) return false;
           message->set_seq(seq);
           return Write(*message);
         });
@@ -332,7 +355,14 @@ absl::Status WorkerClient::Run() {
     bool connected = false;
     absl::Status status = RunOnce(&connected);
     if (status.code() == absl::StatusCode::kFailedPrecondition) return status;  // refused
-    if (options_.once || shutdown_) return status;
+    // Asked to stop, or a --once worker whose orchestrator stopped first (cosimo run stops both
+    // at once): how the stream ended is no error.
+    if (shutdown_ || (options_.once && status.code() == absl::StatusCode::kCancelled)) {
+      spdlog::info("orchestrator {}: {}", options_.orchestrator,
+                   status.ok() ? "stream closed" : std::string(status.message()));
+      return absl::OkStatus();
+    }
+    if (options_.once) return status;
     failures = connected ? 0 : failures + 1;
     const int wait_ms = std::min(options_.reconnect_ms * (1 << std::min(failures, 4)), 15000);
     if (failures <= 1 || failures % 10 == 0) {

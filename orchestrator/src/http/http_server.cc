@@ -49,6 +49,8 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
                    ? static_cast<double>(s.sweep().variants_done()) / static_cast<double>(total)
                    : 0.0;
   }
+  const int32_t epochs = s.training().request().epochs();
+  if (s.has_training() && epochs > 0) progress = static_cast<double>(s.training().epoch()) / epochs;
   if (s.state() == v1::SUCCEEDED) progress = 1.0;
   nlohmann::json json = {{"id", s.job_id()},
                          {"name", s.name()},
@@ -68,7 +70,10 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
                          {"finished_unix_ms", s.finished_unix_ms()},
                          {"finished", IsFinished(s.state())}};
   if (s.has_sweep()) json["sweep"] = SweepJson(s.sweep());
-  if (s.has_training()) json["training"] = true;  // no plot: a weights file
+  if (s.has_training()) {
+    json["training"] = {
+        {"epoch", s.training().epoch()}, {"epochs", epochs}, {"loss", s.training().loss()}};
+  }
   return json;
 }
 
@@ -308,6 +313,12 @@ nlohmann::json RowsJson(const ResultTable& table, size_t limit) {
         case ValueType::kBoolean:
           row.push_back(v != 0.0);
           break;
+        case ValueType::kInteger:  // exact as a JSON integer up to 2^53
+          if (std::abs(v) < 0x1p53) {
+            row.push_back(static_cast<int64_t>(v));
+            break;
+          }
+          [[fallthrough]];
         default:
           row.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
       }
@@ -421,6 +432,23 @@ void HttpServer::AddRoutes(const HttpSources& sources, bool tls) {
     absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(req.matches[1]);
     if (!job.ok()) return SetError(res, job.status());
     SetJson(res, JobJson(*job));
+  });
+  s.Get(R"(/api/jobs/([^/]+)/logs)", [sources](const HttpRequest& req, HttpResponse& res) {
+    absl::StatusOr<std::vector<v1::LogEntry>> lines =
+        sources.jobs->Logs(req.matches[1], req.param("unit"));
+    if (!lines.ok()) return SetError(res, lines.status());
+    nlohmann::json json = nlohmann::json::array();
+    for (const v1::LogEntry& line : *lines) {
+      json.push_back({{"unit", line.unit()},
+                      {"source", line.source()},
+                      {"status", line.status()},
+                      {"category", line.category()},
+                      {"text", line.text()},
+                      {"time", std::isfinite(line.time()) ? nlohmann::json(line.time())
+                                                          : nlohmann::json(nullptr)},
+                      {"unix_ms", line.unix_ms()}});
+    }
+    SetJson(res, {{"lines", json}});
   });
   s.Get("/api/workers", [sources](const HttpRequest&, HttpResponse& res) {
     const std::map<std::string, std::string> units = sources.jobs->RunningUnits();

@@ -9,6 +9,8 @@
 //   GET /api/jobs/<id>/table  a succeeded job's results table (JSON: columns, the numeric ones,
 //                             a sweep's parameters and KPIs, the first ?limit=N rows, 1000 by
 //                             default); a sweep job's is its table, one row per variant
+//   GET /api/jobs/<id>/logs   the job's log so far (JSON lines: unit, source, status,
+//                             category, text, time, unix_ms); ?unit=NAME that unit's alone
 //   GET /api/workers          the workers and the unit each one runs (JSON)
 //   GET /jobs/<id>/plot.svg   the plot of a succeeded job's results (common/plot.h); ?vars=a,b
 //   GET /jobs/<id>/scatter.svg?x=COL&y=COL   a scatter plot of two columns of those results (a

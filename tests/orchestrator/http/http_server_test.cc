@@ -170,7 +170,9 @@ TEST_F(HttpServerTest, TheTableOfASweepJobAsJson) {
   EXPECT_EQ(table["total_rows"], 6);
   ASSERT_EQ(table["rows"].size(), 6u);
   const nlohmann::json& first = table["rows"][0];
+  EXPECT_TRUE(first[0].is_number_integer());  // the index column is an integer one
   EXPECT_EQ(first[0], 0);
+  EXPECT_EQ(table["rows"][5][0], 5);
   EXPECT_EQ(first[1], 1.0);
   EXPECT_EQ(first[2], 40.0);
   EXPECT_EQ(first[3], "SUCCEEDED");

@@ -277,7 +277,7 @@ class CoSimulationUnit : public FmuUnitBase {
     // FMI 2.0.4 section 4.2.2 (fmi2DoStep): "noSetFMUStatePriorToCurrentPoint = fmi2True if
     // fmi2SetFMUstate will no longer be called for time instants prior to
     // currentCommunicationPoint in this simulation run [the slave can use this flag to flush a
-    // result buffer]"; FMI 3.0.1 section 4.2.2 (fmi3DoStep) likewise. Rollback restores the
+    // result buffer]"; FMI 3.0.1 section 4.2.1 (fmi3DoStep) likewise. Rollback restores the
     // snapshot taken at the start of the step being tried, never an earlier one, and a
     // checkpoint is restored into a new instance: true. False once the protocol's explicit Save
     // kept a snapshot that may be restored after later steps (SetEarlierStateKept).
@@ -294,11 +294,11 @@ class CoSimulationUnit : public FmuUnitBase {
       }
       if (outcome->terminated || outcome->discarded) return absl::OkStatus();
       // eventHandlingNeeded means something only to an instance in event mode (FMI 3.0.1
-      // section 4.2.2: without eventModeUsed the FMU handles its events itself).
+      // section 4.2.1: without eventModeUsed the FMU handles its events itself).
       if (!kind().has_event_mode) outcome->event_needed = false;
       if (!outcome->early_return && !outcome->event_needed) return absl::OkStatus();
       double reached = outcome->early_return ? outcome->last_successful_time : t_end;
-      // FMI 3.0.1 section 4.2.3: lastSuccessfulTime is the FMU's own time. An FMU computes the
+      // FMI 3.0.1 section 4.2.1: lastSuccessfulTime is the FMU's own time. An FMU computes the
       // end of a step in its own arithmetic (t_start + n * h, say), which differs from the
       // caller's t + h in the last bits: an early return that close to t + h is the whole step
       // (its event, if any, is handled there).

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/units/unit_log.h"
 #include "spdlog/spdlog.h"
 
 namespace cosimo::units::fmu {
@@ -114,6 +115,19 @@ FmuInstance::~FmuInstance() = default;
 void FmuInstance::Log(int status, const char* category, const char* message) {
   const std::string text = message != nullptr ? message : "";
   const char* cat = category != nullptr ? category : "";
+  // In the job's log where there is one (unit_log.h): the worker's own log has it at debug.
+  if (AddUnitLogLine("fmi", StatusName(version_, status), cat, text)) {
+    logger_->debug("[{}] {} ({})", cat, text, StatusName(version_, status));
+  } else {
+    LogToTerminal(status, cat, text);
+  }
+  if (call_log_.size() < kMaxCallLog) {
+    if (!call_log_.empty()) call_log_ += "; ";
+    call_log_ += text.substr(0, kMaxCallLog - call_log_.size());
+  }
+}
+
+void FmuInstance::LogToTerminal(int status, const char* cat, const std::string& text) {
   switch (status) {
     case 0:
       logger_->info("[{}] {}", cat, text);
@@ -124,10 +138,6 @@ void FmuInstance::Log(int status, const char* category, const char* message) {
     default:
       logger_->error("[{}] {} ({})", cat, text, StatusName(version_, status));
       break;
-  }
-  if (call_log_.size() < kMaxCallLog) {
-    if (!call_log_.empty()) call_log_ += "; ";
-    call_log_ += text.substr(0, kMaxCallLog - call_log_.size());
   }
 }
 

@@ -256,6 +256,9 @@ class FmuInstance {
   std::shared_ptr<spdlog::logger> logger_;
 
  private:
+  // An FMU's log message on the worker's own log (info, warn or error by its status).
+  void LogToTerminal(int status, const char* cat, const std::string& text);
+
   double time_ = 0.0;
   bool failed_ = false;
   bool fatal_ = false;

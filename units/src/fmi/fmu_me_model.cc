@@ -1,6 +1,9 @@
 #include "units/src/fmi/fmu_me_model.h"
 
+#include <cmath>
 #include <limits>
+
+#include "absl/strings/str_cat.h"
 
 namespace cosimo::units::fmu {
 
@@ -28,7 +31,24 @@ void MeModel::Derivatives(double t, const Eigen::VectorXd& x, const Eigen::Vecto
   if (!error_.ok() || !Keep(SetPoint(t, x, u)) ||
       !Keep(instance_->GetDerivatives(dxdt.data(), static_cast<size_t>(dxdt.size())))) {
     dxdt.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return;
   }
+  if (!check_finite_ || !non_finite_.ok()) return;
+  for (Eigen::Index k = 0; k < dxdt.size(); ++k) {
+    if (std::isfinite(dxdt(k))) continue;
+    const std::string state =
+        static_cast<size_t>(k) < states_.size() ? states_[static_cast<size_t>(k)].name : "?";
+    non_finite_ = absl::FailedPreconditionError(absl::StrCat(
+        "unit '", unit_name_, "': state derivative 'der(", state, ")' is ", dxdt(k), " at t=", t,
+        " (set algorithm.allow_non_finite to record non-finite values and go on)"));
+    return;
+  }
+}
+
+absl::Status MeModel::TakeNonFinite() {
+  absl::Status s = non_finite_;
+  non_finite_ = absl::OkStatus();
+  return s;
 }
 
 void MeModel::Outputs(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u,

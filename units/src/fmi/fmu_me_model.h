@@ -4,6 +4,8 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -56,6 +58,14 @@ class MeModel : public Model {
     return s;
   }
 
+  // Non-finite derivatives (issue 46): Derivatives notes the first non-finite one it reads, which
+  // TakeNonFinite returns (and forgets) as an error naming the unit, der(<state>) and the time.
+  // A solver may try a point and recover (an adaptive one shrinks its step), so the unit asks
+  // only when the integration failed or left a non-finite state. Off: nothing is noted.
+  void set_check_finite(bool check) { check_finite_ = check; }
+  void set_unit_name(std::string name) { unit_name_ = std::move(name); }
+  absl::Status TakeNonFinite();
+
  private:
   bool Keep(const absl::Status& s) const {
     if (!s.ok() && error_.ok()) error_ = s;
@@ -69,6 +79,9 @@ class MeModel : public Model {
   Eigen::VectorXd x0_;
   bool feedthrough_;
   mutable absl::Status error_;
+  bool check_finite_ = true;
+  std::string unit_name_;
+  mutable absl::Status non_finite_;  // the first non-finite derivative read
 };
 
 }  // namespace cosimo::units::fmu

@@ -67,6 +67,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
           VariableInfo{v.name, Causality::kState, v.unit, v.description, ValueType::kReal});
     }
     model_.set_states(std::move(states));
+    model_.set_unit_name(spec_.name());
     model_.set_initial_state(
         Eigen::VectorXd::Zero(static_cast<Eigen::Index>(state_indices_.size())));
     // Discrete inputs change the FMU in events too (SetDiscreteInputs).
@@ -131,6 +132,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   }
 
   void SetEarlierStateKept() override { earlier_state_kept_ = true; }
+  void SetNonFiniteAllowed(bool allowed) override { model_.set_check_finite(!allowed); }
 
   void Step(const StepRequest& request, StepReply* reply) override {
     reply->estimated = false;
@@ -394,6 +396,11 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
                          StepStatus* status, std::string* message) {
     const SolverOutcome outcome = solver_->Integrate(model_, poly, t, h, *x);
     if (absl::Status s = model_.TakeError(); !s.ok()) return s;
+    // A non-finite derivative the solver did not recover from fails the step (issue 46, 6).
+    absl::Status non_finite = model_.TakeNonFinite();
+    if (!non_finite.ok() && (outcome.status != StepStatus::kOk || !x->allFinite())) {
+      return non_finite;
+    }
     *status = outcome.status;
     *message = outcome.message;
     return absl::OkStatus();
@@ -534,7 +541,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
 
   // The inputs of variability discrete (VariableInfo::discrete: every one but the continuous
   // Float64 and Float32 ones) may be set only in Initialization Mode and Event Mode (FMI 2.0.4
-  // section 3.2.3, FMI 3.0.1 section 3.2.2): the solver sets continuous_inputs_ at every point
+  // section 3.2.3, FMI 3.0.1 section 3.2.1): the solver sets continuous_inputs_ at every point
   // it evaluates; a discrete input is set at a communication point, in an event, when its value
   // changed.
   void InputsChanged() override {

@@ -1,9 +1,12 @@
-// Connections with a factor or an offset (LoadUnit.input_transforms) as a decorator around the
-// unit: the host and its policies see a unit whose inputs are the values the orchestrator sends,
-// and the unit behind sees factor * value + offset (on a step's polynomial: the factor on every
-// coefficient, the offset on the constant one). Its linearisation is with respect to the values
-// sent (B and D times the factors), so the rollback sensitivities and the COSTARICA estimates
-// of either policy need nothing else. Private to the worker; not thread safe (as the unit).
+// Connections with a factor, an offset or a map (LoadUnit.input_transforms) as a decorator around
+// the unit: the host and its policies see a unit whose inputs are the values the orchestrator
+// sends, and the unit behind sees factor * value + offset (on a step's polynomial: the factor on
+// every coefficient, the offset on the constant one). Its linearisation is with respect to the
+// values sent (B and D times the factors), so the rollback sensitivities and the COSTARICA
+// estimates of either policy need nothing else. A connection with a map (LoadUnit.input_transforms'
+// map, Connection.map) holds the input over a step at the target of the value sent, its sensitivity
+// zero; a value the map has no entry for fails the step (or Evaluate) naming the connection and
+// the value. Private to the worker; not thread safe (as the unit).
 #pragma once
 
 #include <memory>

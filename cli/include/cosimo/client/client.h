@@ -44,6 +44,11 @@ struct ResultsRequest {
 // else localhost:7700.
 std::string DefaultOrchestrator();
 
+// One line of a job's log as `cosimo logs` and `cosimo run` print it: "msd t=0.5 fmi2Warning
+// [category] text" for an FMI log message, "msd t=0.5 stdout: text" for output (t=- while the
+// unit loads).
+std::string FormatLogLine(const v1::LogEntry& line);
+
 class Client {
  public:
   // `credentials`: from MakeChannelCredentials (cosimo/common/security.h); null: plain gRPC.
@@ -85,6 +90,9 @@ class Client {
                                                    const ResultsRequest& request);
   // A succeeded training job's weights file; fails naming the state otherwise.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id);
+  // The job's log so far (its units' FMI log messages and output), of `unit` alone unless empty.
+  [[nodiscard]] absl::StatusOr<std::vector<v1::LogEntry>> Logs(const std::string& job_id,
+                                                               const std::string& unit = "");
 
   const std::string& target() const { return target_; }
 

@@ -37,7 +37,7 @@ std::string KpiName(const v1::Kpi& kpi);
 
 // The sweep table, the same whether the sweep runs here (`cosimo sweep`) or as a job of the
 // orchestrator: an empty table of the columns "index", the parameters, the KPIs (KpiName),
-// "status", "wall_time_s", "message" (the two texts kString, the rest kReal)...
+// "status", "wall_time_s", "message" (the two texts kString, "index" kInteger, the rest kReal)...
 ResultTable SweepTableColumns(const v1::Sweep& sweep);
 // ... and what became of one variant, its row but for the parameters' values.
 struct SweepOutcome {

@@ -20,6 +20,7 @@ namespace cosimo {
 struct LogOptions {
   std::string level = "info";   // trace, debug, info, warn, error, critical, off
   std::string format = "text";  // text or json
+  int fd = -1;                  // where standard error is, when not descriptor 2 (-1: there)
 };
 
 // The values the options accept, for the command lines' checks and help.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,6 +46,8 @@ struct FmuExperiment {
   // Float64, Integer Int32), "Boolean", "String", "Binary", "Clock", or "Enumeration 'T'" with
   // its declaredType T.
   std::vector<std::string> variable_types;
+  // The Enumeration types T of "Enumeration 'T'": item name -> value.
+  std::map<std::string, std::map<std::string, int64_t>> enumerations;
   std::vector<std::string> binaries;  // archive entries under binaries/
 };
 

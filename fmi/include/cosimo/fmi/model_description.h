@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -134,6 +135,8 @@ struct ModelDescription {
   std::vector<Unknown> initial_unknowns;
   int number_of_event_indicators = 0;
   std::optional<double> default_start_time, default_stop_time, default_tolerance, default_step_size;
+  // The Enumeration types of <TypeDefinitions> by name: their items' names and values, in order.
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> enumerations;
 
   // Index in `variables` of the variable or FMI 3 alias `name`, or -1.
   int Find(const std::string& name) const;

@@ -58,6 +58,13 @@ class Unit {
   // are; built-in models compute theirs for nothing and may ignore it.
   virtual void SetOutputDerivativesNeeded(bool needed) { (void)needed; }
 
+  // Whether a non-finite (NaN or infinite) state derivative may go on
+  // (LoadUnit.algorithm.allow_non_finite; issue 46): by default a Model Exchange FMU whose
+  // derivatives the solver reads as non-finite, and whose step then fails or leaves a non-finite
+  // state, fails the step naming the unit, der(<state>) and the time. Units that do not check
+  // their derivatives ignore it.
+  virtual void SetNonFiniteAllowed(bool allowed) { (void)allowed; }
+
   // Which inputs (description().inputs order) connections feed (LoadUnit.connected_inputs),
   // before Initialize. An unconnected input keeps its start value: the unit ignores the values
   // sent for it and never sets it (an FMU's own start value, or a `parameters` entry naming it).

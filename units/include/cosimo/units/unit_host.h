@@ -24,7 +24,10 @@
 //   step's polynomial: the factor on every coefficient, the offset on the constant one), and
 //   the replies' sensitivities are with respect to the values sent. This is the one place the
 //   transformation is applied, for every algorithm (rollback and COSTARICA estimates included:
-//   they keep the unit's own inputs).
+//   they keep the unit's own inputs). A connection with a map gives the unit the entry's target
+//   for the value sent, held over the step; a value without an entry fails the step.
+// - algorithm.allow_non_finite reaches the unit (Unit::SetNonFiniteAllowed): a Model Exchange
+//   FMU's non-finite state derivative fails its step unless it is set.
 //
 // Run(command) is the one command dispatcher over these calls: the master's LocalUnit
 // (master/src/local_unit.cc) and the worker's CommandHandler (worker/src/command_handler.cc)

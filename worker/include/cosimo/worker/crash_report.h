@@ -8,6 +8,8 @@
 // The worker program installs it (worker/src/main.cc).
 #pragma once
 
+#include <unistd.h>
+
 #include <optional>
 #include <string>
 
@@ -15,9 +17,10 @@
 
 namespace cosimo::worker {
 
-// Installs the handlers, the report also written to `path` ("": standard error only). Call once,
-// before the threads that run units start.
-void InstallCrashReport(const std::string& path);
+// Installs the handlers, the report written to `stderr_fd` (the worker's own standard error,
+// which is not descriptor 2 while the units' output is captured, unit_log.h) and to `path` ("":
+// none). Call once, before the threads that run units start.
+void InstallCrashReport(const std::string& path, int stderr_fd = STDERR_FILENO);
 
 // The report `path` holds from a worker that crashed before this one started, and empties the
 // file; nullopt when there is none (or `path` is "").
