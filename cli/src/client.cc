@@ -295,11 +295,18 @@ absl::StatusOr<std::vector<v1::WorkerStatus>> Client::Workers() {
 
 absl::StatusOr<JobResults> Client::Results(const std::string& job_id,
                                            std::optional<uint64_t> variant) {
+  return Results(job_id, ResultsRequest{.variant = variant});
+}
+
+absl::StatusOr<JobResults> Client::Results(const std::string& job_id, const ResultsRequest& read) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + call_deadline_ * 10);
   v1::GetResultsRequest request;
   request.set_job_id(job_id);
-  if (variant) request.set_variant(*variant);
+  if (read.variant) request.set_variant(*read.variant);
+  request.set_partial(read.partial);
+  request.set_first_row(read.first_row);
+  if (read.last_rows) request.set_last_rows(*read.last_rows);
   auto reader = jobs_->GetResults(&context, request);
   JobResults results;
   v1::ResultsChunk chunk;
@@ -307,6 +314,7 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id,
     if (chunk.has_header()) {
       FromProto(chunk.header(), &results);
       results.metadata = chunk.header().metadata();
+      results.first_row = chunk.header().first_row();
       // Reserved at once rather than grown (each fresh page a page fault): a simulation's rows
       // are its accepted steps and its start.
       const uint64_t rows = std::min<uint64_t>(results.metadata.steps_accepted() + 1, 10'000'000);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -50,7 +51,8 @@ class ChildProcesses {
   // only, which cancels the job and then stops its children (a worker stopped first would fail
   // the job). The child dies with this process, whatever kills it. `fd` (when >= 0, a
   // close-on-exec descriptor of ours) is the child's descriptor 3; it inherits no other.
-  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1) {
+  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours.
+  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1, int stderr_fd = -1) {
     // Built before the fork: the child only execs.
     std::vector<char*> args;
     for (std::string& a : argv) args.push_back(a.data());
@@ -70,6 +72,7 @@ class ChildProcesses {
       } else if (fd >= 0) {
         dup2(fd, 3);
       }
+      if (stderr_fd >= 0) dup2(stderr_fd, 2);
       execv(args[0], args.data());
       _exit(127);
     }
@@ -134,6 +137,50 @@ class ChildProcesses {
   std::vector<pid_t> terminated_;
 };
 
+// The standard error of an embedded run's children, passed on to ours until Silence(): once
+// Ctrl-C stops the run, its end is this program's to tell ("interrupted"), not the warnings and
+// errors of the orchestrator and workers it cancels and stops. Destroyed after them: Close
+// forwards what they wrote last.
+class ChildLog {
+ public:
+  ~ChildLog() { Close(); }
+
+  // The pipe and the thread that forwards it; without them (fd() -1) the children write to ours.
+  void Open() {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return;
+    read_ = ends[0];
+    write_ = ends[1];
+    thread_ = std::thread([this] { Forward(); });
+  }
+  int fd() const { return write_; }
+  void Silence() { silent_ = true; }
+  // Once every child has exited: the rest forwarded, the thread joined.
+  void Close() {
+    if (write_ >= 0) close(write_);
+    write_ = -1;
+    if (thread_.joinable()) thread_.join();
+    if (read_ >= 0) close(read_);
+    read_ = -1;
+  }
+
+ private:
+  void Forward() {
+    char buffer[4096];
+    while (true) {
+      const ssize_t n = read(read_, buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // every writer closed it
+      if (!silent_) (void)!write(STDERR_FILENO, buffer, static_cast<size_t>(n));
+    }
+  }
+
+  int read_ = -1;
+  int write_ = -1;
+  std::atomic<bool> silent_{false};
+  std::thread thread_;
+};
+
 // The worker processes of one embedded run. Each starts at once and waits, with its process
 // loaded, for the orchestrator's address on a socket of ours (cosimo-worker --orchestrator-fd),
 // so that it dials the moment the orchestrator listens, while that one starts.
@@ -144,7 +191,7 @@ class WorkerProcesses {
   // `label`: the worker label of the units it hosts (empty: none), so pinned scenarios run
   // unchanged on one machine; `slots`: how many units it hosts.
   absl::Status Spawn(const std::string& binary, const EmbeddedOptions& options,
-                     const std::string& label, int slots) {
+                     const std::string& label, int slots, int stderr_fd) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
       return absl::ResourceExhaustedError("cannot create a socket pair for a worker");
@@ -159,7 +206,7 @@ class WorkerProcesses {
                                      options.worker_log_format};
     if (!label.empty()) argv.insert(argv.end(), {"--label", label});
     if (slots > 1) argv.insert(argv.end(), {"--slots", std::to_string(slots)});
-    absl::StatusOr<pid_t> pid = children_.Spawn(std::move(argv), ends[1]);
+    absl::StatusOr<pid_t> pid = children_.Spawn(std::move(argv), ends[1], stderr_fd);
     close(ends[1]);
     if (!pid.ok()) {
       close(ends[0]);
@@ -201,7 +248,7 @@ class OrchestratorProcess {
   ~OrchestratorProcess() { StopAll(); }
 
   // Starts it; Listening() waits for its address.
-  absl::Status Start(const std::string& binary, const EmbeddedOptions& options) {
+  absl::Status Start(const std::string& binary, const EmbeddedOptions& options, int stderr_fd) {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) {
       return absl::ResourceExhaustedError("cannot create a pipe for the orchestrator's port");
@@ -211,7 +258,7 @@ class OrchestratorProcess {
         {binary, "--listen", "127.0.0.1:0", "--port-file", "/dev/fd/3", "--heartbeat-interval-ms",
          "500", "--heartbeat-timeout-ms", "10000", "--log-level", options.orchestrator_log_level,
          "--log-format", options.worker_log_format},
-        ends[1]);
+        ends[1], stderr_fd);
     close(ends[1]);
     if (!pid.ok()) {
       close(ends[0]);
@@ -302,11 +349,13 @@ namespace {
 // thread wakes per step (the embedded run took 125 us per step against 72-92 us for a
 // standalone orchestrator, docs/benchmarks.md). Between short GetJob calls no thread waits
 // in gRPC. The first polls come quickly (a short job ends within milliseconds of its submit),
-// then every 50 ms. Cancel on request; notice workers that die before attaching
-// (`workers_failed` says which, and the job is canceled).
+// then every 50 ms. Cancel on request, the rows recorded so far read first (`kept`, issue 42)
+// and the children's log silenced; notice workers that die before attaching (`workers_failed`
+// says which, and the job is canceled).
 absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
                                         const EmbeddedOptions& options, WorkerProcesses& workers,
-                                        std::string* workers_failed) {
+                                        ChildLog& log, std::string* workers_failed,
+                                        absl::StatusOr<JobResults>* kept) {
   absl::StatusOr<v1::JobStatus> final_status = absl::UnknownError("not watched");
   bool cancel_sent = false;
   bool cancel_asked = false;
@@ -316,6 +365,8 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
   std::chrono::microseconds poll{500};
   while (true) {
     if (!cancel_asked && options.cancel != nullptr && options.cancel->load()) {
+      log.Silence();
+      if (!cancel_sent) *kept = client.Results(job, ResultsRequest{.partial = true});
       if (!cancel_sent) (void)client.Cancel(job);
       cancel_sent = cancel_asked = true;
       cancel_time = std::chrono::steady_clock::now();
@@ -345,6 +396,46 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
     poll = std::min<std::chrono::microseconds>(poll * 5 / 4, std::chrono::milliseconds(50));
   }
   return final_status;
+}
+
+// What the run gives: the results of a job that succeeded, the rows recorded until a cancel
+// asked for (interrupted: `kept`, marked so, when it had any), or why it gave none.
+absl::StatusOr<JobResults> Outcome(Client& client, const std::string& job,
+                                   const absl::StatusOr<v1::JobStatus>& final_status,
+                                   const std::string& workers_failed,
+                                   absl::StatusOr<JobResults> kept, PhaseTimer& timer) {
+  if (final_status.ok() && final_status->state() == v1::SUCCEEDED) {
+    absl::StatusOr<JobResults> results = client.Results(job);
+    if (results.ok()) {
+      timer.MarkAt("job started on its worker (orchestrator's clock)",
+                   results->metadata.started_unix_ms());
+      timer.MarkAt("job's results stored (orchestrator's clock)",
+                   results->metadata.finished_unix_ms());
+    }
+    timer.Mark("results downloaded");
+    return results;
+  }
+  if (kept.ok() && !kept->columns.empty()) {  // Ctrl-C while it ran: the rows so far
+    const size_t rows = kept->rows();
+    kept->metadata.set_partial(true);
+    kept->metadata.set_interrupted(true);
+    kept->metadata.set_interrupted_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               std::chrono::system_clock::now().time_since_epoch())
+                                               .count());
+    kept->metadata.set_interrupted_time(rows > 0 ? kept->values[(rows - 1) * kept->columns.size()]
+                                                 : kept->metadata.start_time());
+    return kept;
+  }
+  if (!final_status.ok()) return final_status.status();
+  if (final_status->state() == v1::CANCELED && !workers_failed.empty()) {
+    // The cause, not only "canceled before it started" (a 1000-unit run said just that).
+    return absl::UnavailableError("the run could not start: " + workers_failed);
+  }
+  if (final_status->state() == v1::CANCELED) return absl::CancelledError("the run was canceled");
+  // The job's own message: its id is this run's private orchestrator's, drawn anew each time
+  // (issue 41: a local sweep's failed rows differed from run to run and from the service's
+  // table).
+  return absl::AbortedError(final_status->message());
 }
 
 // The job's log (what its units said through the FMI logger and printed), after the progress:
@@ -382,15 +473,18 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   }
   PhaseTimer own_timer;
   PhaseTimer& timer = options.timings != nullptr ? *options.timings : own_timer;
+  ChildLog log;  // first: destroyed after the children
+  log.Open();
   // The orchestrator first (its start is the longer), then the workers while it starts.
   OrchestratorProcess server;
-  if (absl::Status s = server.Start(orchestrator_binary, options); !s.ok()) return s;
+  if (absl::Status s = server.Start(orchestrator_binary, options, log.fd()); !s.ok()) return s;
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
   {
     WorkerProcesses workers;
     for (const EmbeddedWorkers& group : EmbeddedWorkerPlan(scenario, options.max_workers)) {
       for (int i = 0; i < group.processes; ++i) {
-        if (absl::Status s = workers.Spawn(binary, options, group.label, group.slots); !s.ok()) {
+        if (absl::Status s = workers.Spawn(binary, options, group.label, group.slots, log.fd());
+            !s.ok()) {
           return s;
         }
       }
@@ -406,32 +500,13 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     if (!job.ok()) return job.status();
     timer.Mark("job submitted (artifacts uploaded)");
     std::string workers_failed;  // why the job was canceled for want of its workers
+    absl::StatusOr<JobResults> kept = absl::CancelledError("the run was canceled");
     const absl::StatusOr<v1::JobStatus> final_status =
-        FollowJob(client, *job, options, workers, &workers_failed);
+        FollowJob(client, *job, options, workers, log, &workers_failed, &kept);
     timer.Mark("job's end seen (GetJob)");
-    PrintJobLog(client, *job);
-    if (!final_status.ok()) {
-      results = final_status.status();
-    } else if (final_status->state() == v1::SUCCEEDED) {
-      results = client.Results(*job);
-      if (results.ok()) {
-        timer.MarkAt("job started on its worker (orchestrator's clock)",
-                     results->metadata.started_unix_ms());
-        timer.MarkAt("job's results stored (orchestrator's clock)",
-                     results->metadata.finished_unix_ms());
-      }
-      timer.Mark("results downloaded");
-    } else if (final_status->state() == v1::CANCELED && !workers_failed.empty()) {
-      // The cause, not only "canceled before it started" (a 1000-unit run said just that).
-      results = absl::UnavailableError("the run could not start: " + workers_failed);
-    } else if (final_status->state() == v1::CANCELED) {
-      results = absl::CancelledError("the run was canceled");
-    } else {
-      // The job's own message: its id is this run's private orchestrator's, drawn anew each
-      // time (issue 41: a local sweep's failed rows differed from run to run and from the
-      // service's table).
-      results = absl::AbortedError(final_status->message());
-    }
+    // Not after Ctrl-C: the run's end is then its one "interrupted" line and its rows.
+    if (options.cancel == nullptr || !options.cancel->load()) PrintJobLog(client, *job);
+    results = Outcome(client, *job, final_status, workers_failed, std::move(kept), timer);
     // Both at once: the worker (--once) ends with its stream or on the signal.
     workers.Terminate();
     server.Terminate();

@@ -44,7 +44,8 @@ void HandleInterrupts(sigset_t signals) {
     cancel_run = g_interrupt.cancel_run;
   }
   if (cancel_run) {
-    std::cerr << "\ncosimo: interrupted: canceling the job and stopping its workers\n";
+    std::cerr << "\ncosimo: interrupted: keeping the rows recorded so far, stopping the job "
+                 "and its workers\n";
     sigwait(&signals, &signal);
   } else if (!job.empty()) {
     std::cerr << "\ncosimo: interrupted; job " << job

@@ -6,10 +6,12 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cosimo/client/results_file.h"
 #include "cosimo/common/job_state.h"
+#include "cosimo/common/status.h"
 #include "progress.h"
 #include "verbs.h"
 
@@ -23,6 +25,90 @@ std::string FormatTime(int64_t unix_ms) {
   char buffer[32];
   std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S", &tm);
   return buffer;
+}
+
+// The cell of `table`'s row `row`, column `column`, as the results CSV writes it (unquoted).
+std::string Cell(const ResultTable& table, size_t row, size_t column) {
+  const double v = table.values[row * table.columns.size() + column];
+  size_t strings = 0, integers = 0;  // the string and integer columns before `column`
+  for (size_t c = 0; c < column; ++c) {
+    strings += table.type(c) == ValueType::kString ? 1 : 0;
+    integers += table.type(c) == ValueType::kInteger ? 1 : 0;
+  }
+  switch (table.type(column)) {
+    case ValueType::kString:
+      return table.strings[row * table.string_columns() + strings];
+    case ValueType::kBoolean:
+      return v != 0.0 ? "true" : "false";
+    case ValueType::kInteger: {
+      const size_t at = row * table.integer_columns() + integers;
+      return at < table.integers.size() ? FormatInteger(table.integers[at], v) : FormatDouble(v);
+    }
+    default:
+      return FormatDouble(v);
+  }
+}
+
+// `cosimo watch JOB --follow VAR...`: the latest row's values of `names`, a line each time the
+// job recorded more rows, until it ends.
+class ValueFollower {
+ public:
+  ValueFollower(Client& client, std::string job, std::vector<std::string> names)
+      : client_(client), job_(std::move(job)), names_(std::move(names)) {}
+
+  // Prints the latest values if there are new rows; an error for a name that is no column.
+  absl::Status Show() {
+    absl::StatusOr<JobResults> r =
+        client_.Results(job_, client::ResultsRequest{.partial = true, .last_rows = 1});
+    if (!r.ok() || r->rows() == 0) return absl::OkStatus();  // no rows yet, or none any more
+    if (picked_.empty()) COSIMO_RETURN_IF_ERROR(Pick(r->columns));
+    const uint64_t rows = r->first_row + r->rows();
+    if (rows == shown_) return absl::OkStatus();
+    shown_ = rows;
+    std::string line = "t=" + Cell(*r, r->rows() - 1, 0);
+    for (size_t k = 0; k < picked_.size(); ++k) {
+      line += "  " + names_[k] + "=" + Cell(*r, r->rows() - 1, picked_[k]);
+    }
+    std::cout << line << std::endl;
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status Pick(const std::vector<std::string>& columns) {
+    for (const std::string& name : names_) {
+      auto it = std::find(columns.begin(), columns.end(), name);
+      if (it == columns.end()) {
+        std::string all;
+        for (const std::string& c : columns) all += (all.empty() ? "" : ", ") + c;
+        return absl::InvalidArgumentError("--follow '" + name + "': job " + job_ +
+                                          " records no such variable (columns: " + all + ")");
+      }
+      picked_.push_back(static_cast<size_t>(it - columns.begin()));
+    }
+    return absl::OkStatus();
+  }
+
+  Client& client_;
+  const std::string job_;
+  const std::vector<std::string> names_;
+  std::vector<size_t> picked_;
+  uint64_t shown_ = 0;  // the rows recorded when the last line was printed
+};
+
+int FollowToEnd(Client& client, const std::string& job, const std::vector<std::string>& names) {
+  SetWatchedJob(job);
+  ValueFollower follower(client, job, names);
+  while (true) {
+    absl::StatusOr<v1::JobStatus> status = client.Get(job);
+    if (!status.ok()) return Fail(status.status());
+    if (absl::Status s = follower.Show(); !s.ok()) return Fail(s, 2);
+    if (IsFinished(status->state())) {
+      std::cerr << job << " " << v1::JobState_Name(status->state())
+                << (status->message().empty() ? "" : ": " + status->message()) << "\n";
+      return status->state() == v1::SUCCEEDED ? 0 : 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
 }
 
 }  // namespace
@@ -96,7 +182,10 @@ int WriteWeights(Client& client, const std::string& job, std::string out) {
 }
 
 int Watch(Options& o) {
-  return WithClient(o, [&](Client& client) { return WatchToEnd(client, o.job_id); });
+  return WithClient(o, [&](Client& client) {
+    return o.follow.empty() ? WatchToEnd(client, o.job_id)
+                            : FollowToEnd(client, o.job_id, o.follow);
+  });
 }
 
 int Results(Options& o) {
@@ -107,11 +196,16 @@ int Results(Options& o) {
     if (status->has_training() && o.variant < 0) {
       return WriteWeights(client, o.job_id, o.out_given ? o.out : "");
     }
-    absl::StatusOr<JobResults> r = client.Results(
-        o.job_id, o.variant >= 0 ? std::optional<uint64_t>(o.variant) : std::nullopt);
+    client::ResultsRequest request{.partial = o.partial};
+    if (o.variant >= 0) request.variant = static_cast<uint64_t>(o.variant);
+    absl::StatusOr<JobResults> r = client.Results(o.job_id, request);
     if (!r.ok()) return Fail(r.status());
     if (absl::Status s = WriteResults(*r, o.out, o.metadata_out); !s.ok()) return Fail(s);
-    if (r->metadata.partial()) {
+    if (r->metadata.partial() && !status->has_sweep()) {
+      std::cerr << "cosimo: partial results: job " << o.job_id
+                << " is still running; these are the rows recorded so far, a prefix of its "
+                   "results\n";
+    } else if (r->metadata.partial()) {
       std::cerr << "cosimo: partial table: job " << o.job_id << " is "
                 << v1::JobState_Name(status->state())
                 << "; its variants not run are CANCELED rows (cosimo resume runs them)\n";

@@ -122,6 +122,11 @@ int Run(Options& o) {
   printer.Finish();
   if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
   if (absl::Status s = WriteResults(*results, o.out, o.metadata_out); !s.ok()) return Fail(s);
+  if (results->metadata.interrupted()) {  // Ctrl-C: the rows recorded until then
+    std::cerr << "cosimo: partial results: the rows recorded until t="
+              << FormatDouble(results->metadata.interrupted_time()) << " s\n";
+    return 130;
+  }
   timer.Mark("results written");
   if (o.timings) std::cerr << "timings (wall, from the start of `cosimo run`):\n" << timer.Report();
   return 0;
@@ -273,8 +278,11 @@ constexpr Verb kVerbs[] = {
     {"import", "turn an SSP system (.ssp or .ssd) into a scenario JSON, its FMUs beside it",
      DefineImport, Import},
     {"submit", "submit a scenario; prints the job id", DefineSubmit, Submit},
-    {"watch", "follow a job until it ends", AddJob, Watch},
-    {"results", "write a succeeded job's results as CSV", DefineResults, Results},
+    {"watch", "follow a job until it ends (--follow: the latest values of variables)", DefineWatch,
+     Watch},
+    {"results",
+     "write a succeeded job's results as CSV (--partial: a running job's rows recorded so far)",
+     DefineResults, Results},
     {"status", "print one job's status, once", AddJob, Status},
     {"logs",
      "print a job's log: what its units said through the FMI logger and printed on their "
@@ -333,7 +341,19 @@ void DefineResults(CLI::App& cmd, Options& o) {
                  "a sweep job's variant K: its full results (a sweep that keeps them, "
                  "\"keep_results\": \"ALL\"), not the sweep's table")
       ->check(cosimo::Within(0, 9e15));
+  cmd.add_flag("--partial", o.partial,
+               "a running job: write the rows recorded so far (a prefix of its results, byte for "
+               "byte; the metadata says \"partial\": true); without it, results fails unless the "
+               "job succeeded");
   AddOrchestrator(cmd, o);
+}
+
+void DefineWatch(CLI::App& cmd, Options& o) {
+  AddJob(cmd, o);
+  cmd.add_option("--follow", o.follow,
+                 "print the latest values of these recorded variables (unit.variable, several or "
+                 "comma-separated) as the job runs, a line each time new rows are recorded")
+      ->delimiter(',');
 }
 
 int Main(int argc, char** argv) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "cosimo/client/client.h"
@@ -31,8 +32,10 @@ struct Options {
   ClientSecurity security = ClientSecurityFromEnvironment();
   std::string scenario_path, job_id, out = "results.csv", metadata_out;
   bool wait = false;
-  int64_t variant = -1;  // results --variant K (-1: none)
-  std::string log_unit;  // logs --unit NAME
+  int64_t variant = -1;             // results --variant K (-1: none)
+  bool partial = false;             // results --partial: a running job's rows so far
+  std::vector<std::string> follow;  // watch --follow VAR...: the latest values of these
+  std::string log_unit;             // logs --unit NAME
   int run_workers = 0;
   bool timings = false;  // cosimo run --timings
   ssp::SspImportOptions ssp;
@@ -89,6 +92,7 @@ int WriteWeights(Client& client, const std::string& job, std::string out);
 
 // The verbs that look after jobs (job_verbs.cc).
 int Watch(Options& o);
+void DefineWatch(CLI::App& cmd, Options& o);
 void DefineResults(CLI::App& cmd, Options& o);
 int Results(Options& o);
 int Status(Options& o);

@@ -125,7 +125,9 @@ class MasterRun {
       ++n;
       const Progress progress = counters_.At(t);
       for (StepObserver* o : observers_) o->OnAccepted(t, units_.slots(), progress);
-      if (recorder_.Full()) COSIMO_RETURN_IF_ERROR(recorder_.Flush(*observer_));
+      if (recorder_.Full() || (recorder_.streams() && observer_->RowsDue())) {
+        COSIMO_RETURN_IF_ERROR(recorder_.Flush(*observer_));
+      }
       step_control_.AfterAcceptance(h, attempt);
       if (t < stop && CheckpointDue()) COSIMO_RETURN_IF_ERROR(Checkpoint());
     }

@@ -95,6 +95,9 @@ class Job {
   // A sweep's variants that were running when their worker was lost, and how often: they run
   // again alone, and fail at the second loss (sweep_runner.h). Kept across its resumptions.
   std::map<uint64_t, int> variant_losses ABSL_GUARDED_BY(mutex);
+  // A running simulation job's table as its run's first chunk of rows names it (columns and
+  // column_types; empty before): the header of its rows so far (JobManager::ReadResults).
+  v1::ResultsHeader live_header ABSL_GUARDED_BY(mutex);
   // A running sweep's claim on the pool (its lanes' workers, one lease's, the most it could use),
   // kept up to date by its run for the shares of the pool.
   ShareClaim pool_claim ABSL_GUARDED_BY(mutex);

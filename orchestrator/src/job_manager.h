@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -112,10 +113,28 @@ class JobManager {
   };
   [[nodiscard]] absl::StatusOr<JobPage> List(uint32_t page_size,
                                              const std::string& page_token) const;
-  // A succeeded simulation job's results table, a sweep's table (partial while it runs and
-  // after it failed or was canceled: UnfinishedSweepTable); FailedPrecondition for a training
-  // job.
-  [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id) const;
+  // A succeeded simulation job's results table, with `partial` the rows so far of a running one
+  // (as ReadResults gives them, read whole), a sweep's table (partial while it runs and after it
+  // failed or was canceled: UnfinishedSweepTable); FailedPrecondition for a training job and, but
+  // for those, a job that has not succeeded.
+  [[nodiscard]] absl::StatusOr<StoredResults> Results(const std::string& job_id,
+                                                      bool partial = false) const;
+  // Which rows of a job's results to read, and of what (GetResultsRequest).
+  struct ResultsRange {
+    uint64_t first_row = 0;             // the first row read
+    std::optional<uint64_t> last_rows;  // only the last this many rows from first_row on
+    std::optional<uint64_t> variant;    // a sweep variant's full results (VariantResults)
+    bool partial = false;               // a running simulation job's rows so far
+  };
+  // The job's results as GetResults streams them: the header once (its first_row where the rows
+  // read begin), then the rows of `range`, a chunk at a time, to `rows` until it returns false.
+  // With `partial`, a running simulation job's are its rows so far (issue 42; metadata.partial, a
+  // prefix of its results), read from the store a chunk at a time, under the columns its run's
+  // first chunk of rows named (none yet: no columns, no rows). Otherwise what Results or
+  // VariantResults gives, sent in pieces. Errors as theirs, before the header.
+  [[nodiscard]] absl::Status ReadResults(
+      const std::string& job_id, const ResultsRange& range,
+      const std::function<bool(const v1::ResultsHeader&)>& header, const RowChunkSink& rows) const;
   // Variant `variant`'s full results of a sweep job that keeps them (keep_results ALL), once that
   // variant has succeeded; FailedPrecondition otherwise, InvalidArgument past the last variant.
   [[nodiscard]] absl::StatusOr<StoredResults> VariantResults(const std::string& job_id,
@@ -176,6 +195,10 @@ class JobManager {
   void Recovered(const std::shared_ptr<Job>& job, int* requeued, int* failed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   bool ShuttingDown() const ABSL_LOCKS_EXCLUDED(mutex_);
+  // ReadResults of a running simulation job (job_results.cc); the job is RUNNING in `status`.
+  [[nodiscard]] absl::Status ReadRowsSoFar(
+      Job& job, const v1::JobStatus& status, const ResultsRange& range,
+      const std::function<bool(const v1::ResultsHeader&)>& header, const RowChunkSink& rows) const;
   std::shared_ptr<Job> Find(const std::string& job_id) const ABSL_SHARED_LOCKS_REQUIRED(mutex_);
   // The artifact digests that the units of the jobs in jobs_ name.
   std::set<std::string> NamedArtifacts() const ABSL_SHARED_LOCKS_REQUIRED(mutex_);

@@ -22,7 +22,8 @@ JobObserver::JobObserver(std::function<void(const master::Progress&)> publish,
       store_(store),
       checkpoint_interval_(checkpoint_interval),
       last_step_(clock->Now()),
-      last_checkpoint_(clock->Now()) {}
+      last_checkpoint_(clock->Now()),
+      last_rows_(clock->Now()) {}
 
 void JobObserver::OnStart(double) {
   last_step_ = clock_->Now();
@@ -76,7 +77,17 @@ void JobObserver::OnCheckpoint(const v1::JobCheckpoint& checkpoint) {
   spdlog::debug("job {}: checkpoint at t={}", job_id_, checkpoint.time());
 }
 
+void JobObserver::OnColumns(const v1::ResultsHeader& header) {
+  columns_known_ = true;
+  if (on_columns_) on_columns_(header);
+}
+
 absl::Status JobObserver::OnRows(uint64_t first_row, const ResultTable& rows) {
+  if (!columns_known_) {
+    v1::ResultsHeader header;
+    ToProto(rows, &header);
+    OnColumns(header);
+  }
   v1::ResultRows chunk;
   RowsToProto(rows, 0, rows.rows(), &chunk);
   return AppendRows(first_row, rows.rows(), chunk);
@@ -85,6 +96,7 @@ absl::Status JobObserver::OnRows(uint64_t first_row, const ResultTable& rows) {
 absl::Status JobObserver::AppendRows(uint64_t first_row, uint64_t row_count,
                                      const v1::ResultRows& rows) {
   absl::Status s = store_->AppendRows(job_id_, first_row, row_count, rows);
+  last_rows_ = clock_->Now();
   if (!s.ok()) {
     spdlog::error("job {}: rows {} to {} could not be stored: {}", job_id_, first_row,
                   first_row + row_count, s.message());

@@ -26,6 +26,9 @@ namespace cosimo::orchestrator {
 
 // Bytes of rows the master hands over at once (about; MasterObserver::RowChunkBytes).
 inline constexpr size_t kRowChunkBytes = size_t{1} << 20;
+// Wall time at most between two chunks of rows, fewer rows than a chunk if need be (RowsDue,
+// RunJob.rows_interval_ms): a running job's rows so far lag behind its run by about this.
+inline constexpr std::chrono::milliseconds kRowsInterval{1000};
 
 class JobObserver final : public master::MasterObserver {
  public:
@@ -57,6 +60,14 @@ class JobObserver final : public master::MasterObserver {
   // Tests: smaller chunks (0: every row kept by the master, none streamed).
   void set_row_chunk_bytes(size_t bytes) { row_chunk_bytes_ = bytes; }
   [[nodiscard]] absl::Status OnRows(uint64_t first_row, const ResultTable& rows) override;
+  // The first rows at once (they name the columns), then every kRowsInterval.
+  bool RowsDue() override { return !columns_known_ || clock_->Now() - last_rows_ >= kRowsInterval; }
+  // Where the table's columns go (may be empty): once per run, from its first chunk of rows.
+  void set_on_columns(std::function<void(const v1::ResultsHeader&)> on_columns) {
+    on_columns_ = std::move(on_columns);
+  }
+  // The columns and types of the run's rows (a worker's first JobRows), to on_columns.
+  void OnColumns(const v1::ResultsHeader& header);
   // Rows `first_row` on, `row_count` of them, into the job's store; an error is also rows_error().
   [[nodiscard]] absl::Status AppendRows(uint64_t first_row, uint64_t row_count,
                                         const v1::ResultRows& rows);
@@ -81,6 +92,9 @@ class JobObserver final : public master::MasterObserver {
   master::CheckpointMark stored_;  // what the store's checkpoint holds of this run's results
   std::string cannot_checkpoint_;
   size_t row_chunk_bytes_ = kRowChunkBytes;
+  std::chrono::steady_clock::time_point last_rows_;
+  std::function<void(const v1::ResultsHeader&)> on_columns_;
+  bool columns_known_ = false;
   absl::Status rows_error_;
 };
 

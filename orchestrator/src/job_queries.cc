@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cosimo/common/job_state.h"
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
 #include "orchestrator/src/job_access.h"
 #include "orchestrator/src/sweep_runner.h"
@@ -99,12 +100,14 @@ absl::StatusOr<JobManager::JobPage> JobManager::List(uint32_t page_size,
   return page;
 }
 
-absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) const {
+absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id, bool partial) const {
+  std::shared_ptr<Job> job;
+  v1::JobStatus status;
   {
     absl::ReaderMutexLock lock(&mutex_);
-    std::shared_ptr<Job> job = Find(job_id);
+    job = Find(job_id);
     if (!job) return UnknownJob(job_id);
-    const v1::JobStatus status = job->Status();
+    status = job->Status();
     if (job->kind == JobKind::kTraining) {
       return absl::FailedPreconditionError(
           "job " + job_id +
@@ -115,13 +118,32 @@ absl::StatusOr<StoredResults> JobManager::Results(const std::string& job_id) con
         status.state() != v1::QUEUED) {
       return UnfinishedSweepTable(status, *store_);
     }
-    if (status.state() != v1::SUCCEEDED) {
+    if (status.state() == v1::RUNNING && !partial) {
+      return absl::FailedPreconditionError(
+          "job " + job_id +
+          " has no results yet: it is RUNNING (its rows recorded so far: cosimo results --partial, "
+          "GetResults with partial)");
+    }
+    if (status.state() != v1::SUCCEEDED && status.state() != v1::RUNNING) {
       return absl::FailedPreconditionError(
           "job " + job_id + " has no results: it is " + v1::JobState_Name(status.state()) +
           (status.message().empty() ? "" : " (" + status.message() + ")"));
     }
   }
-  return store_->LoadResults(job_id);
+  if (status.state() == v1::SUCCEEDED) return store_->LoadResults(job_id);
+  StoredResults so_far;  // a running simulation job's rows so far, read whole
+  COSIMO_RETURN_IF_ERROR(ReadRowsSoFar(
+      *job, status, {},
+      [&](const v1::ResultsHeader& header) {
+        cosimo::FromProto(header, &so_far);
+        so_far.metadata = header.metadata();
+        return true;
+      },
+      [&](uint64_t, uint64_t, const v1::ResultRows& rows) {
+        cosimo::AppendRows(rows, &so_far);
+        return true;
+      }));
+  return so_far;
 }
 
 absl::StatusOr<std::vector<v1::LogEntry>> JobManager::Logs(const std::string& job_id,

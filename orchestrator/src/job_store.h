@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct StoredResults : ResultTable {
   bool after_appended_rows = false;
 };
 
+// Rows `first_row` to `first_row + row_count - 1` of a job's table; false stops the read.
+using RowChunkSink =
+    std::function<bool(uint64_t first_row, uint64_t row_count, const v1::ResultRows& rows)>;
+
 class JobStore {
  public:
   virtual ~JobStore() = default;
@@ -50,6 +55,15 @@ class JobStore {
   // that counts `rows` records them again; 0 drops all (a run from the start, a job that did not
   // succeed). Nothing to drop is not an error.
   [[nodiscard]] virtual absl::Status TruncateRows(const std::string& job_id, uint64_t rows) = 0;
+  // The rows appended so far (AppendRows), from row `first_row` on, in order, a stored chunk at a
+  // time (the first cut to begin at `first_row`) to `sink`, until it returns false or the rows
+  // end (issue 42: a running job's rows so far). The store's lock is not held while `sink` runs,
+  // so a slow reader holds no other call back: rows appended meanwhile are read too, and rows cut
+  // back meanwhile (TruncateRows) end the read. Nothing appended: nothing read, OK.
+  [[nodiscard]] virtual absl::Status ReadRows(const std::string& job_id, uint64_t first_row,
+                                              const RowChunkSink& sink) = 0;
+  // How many rows are appended (AppendRows; 0: none).
+  [[nodiscard]] virtual absl::StatusOr<uint64_t> AppendedRows(const std::string& job_id) = 0;
   [[nodiscard]] virtual absl::StatusOr<std::vector<StoredJob>> LoadAll() = 0;
   // The scenario stored with the job (NotFound when there is no such job).
   [[nodiscard]] virtual absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) = 0;

@@ -101,24 +101,22 @@ grpc::Status JobServiceImpl::GetResults(grpc::ServerContext* context,
                                         const v1::GetResultsRequest* request,
                                         grpc::ServerWriter<v1::ResultsChunk>* writer) {
   if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
-  absl::StatusOr<StoredResults> results =
-      request->has_variant() ? jobs_->VariantResults(request->job_id(), request->variant())
-                             : jobs_->Results(request->job_id());
-  if (!results.ok()) return ToGrpcStatus(results.status());
+  JobManager::ResultsRange range;
+  range.first_row = request->first_row();
+  if (request->has_last_rows()) range.last_rows = request->last_rows();
+  if (request->has_variant()) range.variant = request->variant();
+  range.partial = request->partial();
   v1::ResultsChunk chunk;
-  v1::ResultsHeader* header = chunk.mutable_header();
-  ToProto(*results, header);
-  *header->mutable_metadata() = results->metadata;
-  if (!writer->Write(chunk)) return grpc::Status::OK;
-  // About 512 KiB of doubles per message, whole rows only.
-  const size_t width = std::max<size_t>(1, results->columns.size());
-  const size_t rows_per_chunk = std::max<size_t>(1, (64 * 1024) / width);
-  for (size_t first = 0; first < results->rows(); first += rows_per_chunk) {
-    chunk.Clear();
-    RowsToProto(*results, first, rows_per_chunk, chunk.mutable_rows());
-    if (!writer->Write(chunk)) break;
-  }
-  return grpc::Status::OK;
+  return ToGrpcStatus(jobs_->ReadResults(
+      request->job_id(), range,
+      [&](const v1::ResultsHeader& header) {
+        *chunk.mutable_header() = header;
+        return writer->Write(chunk);
+      },
+      [&](uint64_t, uint64_t, const v1::ResultRows& rows) {
+        *chunk.mutable_rows() = rows;
+        return writer->Write(chunk);
+      }));
 }
 
 grpc::Status JobServiceImpl::GetTrainingResult(grpc::ServerContext* context,

@@ -110,6 +110,10 @@ JobObserver SimulationRunner::ObserverFor(
                        env_.recorder->clock(), env_.limits.max_recorded_rows,
                        env_.recorder->store(), env_.checkpoint_interval);
   if (checkpoint) observer.ResumedFrom(*checkpoint);
+  observer.set_on_columns([job](const v1::ResultsHeader& header) {
+    absl::MutexLock lock(&job->mutex);
+    job->live_header = header;
+  });
   return observer;
 }
 

@@ -54,6 +54,9 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::Status AppendRows(const std::string& job_id, uint64_t first_row,
                                         uint64_t row_count, const v1::ResultRows& rows) override;
   [[nodiscard]] absl::Status TruncateRows(const std::string& job_id, uint64_t rows) override;
+  [[nodiscard]] absl::Status ReadRows(const std::string& job_id, uint64_t first_row,
+                                      const RowChunkSink& sink) override;
+  [[nodiscard]] absl::StatusOr<uint64_t> AppendedRows(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll() override;
   [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
@@ -89,6 +92,12 @@ class SqliteJobStore final : public JobStore {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // sqlite_result_rows.cc. The rows the job's result chunks hold (the end of the last one).
   [[nodiscard]] absl::StatusOr<uint64_t> StoredRowsLocked(const std::string& job_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The chunk that holds row `row` (with `at_or_after`, else the first one after it); false when
+  // there is none. `first` and `count`: its first row and its rows.
+  [[nodiscard]] absl::StatusOr<bool> ChunkLocked(const std::string& job_id, uint64_t row,
+                                                 uint64_t* first, uint64_t* count,
+                                                 v1::ResultRows* rows)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // One result chunk: `row_count` rows from `first_row` on.
   [[nodiscard]] absl::Status InsertChunkLocked(const std::string& job_id, uint64_t first_row,

@@ -34,7 +34,69 @@ void KeepRows(uint64_t row_count, uint64_t keep, v1::ResultRows* rows) {
                           strings->size() - static_cast<int>(texts * keep));
 }
 
+// Drops the first `drop` rows of a chunk of `row_count` rows.
+void DropFirstRows(uint64_t row_count, uint64_t drop, v1::ResultRows* rows) {
+  auto cut = [&](auto* field) {
+    const auto per_row = row_count == 0 ? 0 : static_cast<uint64_t>(field->size()) / row_count;
+    field->erase(field->begin(), field->begin() + static_cast<std::ptrdiff_t>(per_row * drop));
+  };
+  cut(rows->mutable_values());
+  cut(rows->mutable_integers());
+  cut(rows->mutable_strings());
+}
+
 }  // namespace
+
+absl::StatusOr<bool> SqliteJobStore::ChunkLocked(const std::string& job_id, uint64_t row,
+                                                 uint64_t* first, uint64_t* count,
+                                                 v1::ResultRows* rows) {
+  Statement q;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT seq, row_count, rows FROM result_chunks WHERE id = ? "
+                         "AND seq <= ? ORDER BY seq DESC LIMIT 1",
+                         -1, &q.stmt, nullptr) != SQLITE_OK ||
+      sqlite3_bind_text(q.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+      sqlite3_bind_int64(q.stmt, 2, static_cast<sqlite3_int64>(row)) != SQLITE_OK) {
+    return Error("prepare to read the rows of " + job_id);
+  }
+  const int rc = sqlite3_step(q.stmt);
+  if (rc == SQLITE_DONE) return false;
+  if (rc != SQLITE_ROW) return Error("read the rows of " + job_id);
+  if (sqlite3_column_type(q.stmt, 1) == SQLITE_NULL) {
+    return absl::FailedPreconditionError("job store: " + job_id +
+                                         " holds results stored whole, not appended rows");
+  }
+  *first = static_cast<uint64_t>(sqlite3_column_int64(q.stmt, 0));
+  *count = static_cast<uint64_t>(sqlite3_column_int64(q.stmt, 1));
+  if (*first + *count <= row) return false;
+  if (!rows->ParseFromArray(sqlite3_column_blob(q.stmt, 2), sqlite3_column_bytes(q.stmt, 2))) {
+    return absl::DataLossError(absl::StrCat("job store: the chunk of the rows of ", job_id,
+                                            " at row ", row, " is corrupt"));
+  }
+  return true;
+}
+
+absl::Status SqliteJobStore::ReadRows(const std::string& job_id, uint64_t first_row,
+                                      const RowChunkSink& sink) {
+  uint64_t next = first_row;
+  v1::ResultRows rows;
+  while (true) {
+    uint64_t first = 0, count = 0;
+    {
+      absl::MutexLock lock(&mutex_);  // one chunk at a time: none held while the sink runs
+      COSIMO_ASSIGN_OR_RETURN(const bool found, ChunkLocked(job_id, next, &first, &count, &rows));
+      if (!found) return absl::OkStatus();
+    }
+    DropFirstRows(count, next - first, &rows);
+    if (!sink(next, first + count - next, rows)) return absl::OkStatus();
+    next = first + count;
+  }
+}
+
+absl::StatusOr<uint64_t> SqliteJobStore::AppendedRows(const std::string& job_id) {
+  absl::MutexLock lock(&mutex_);
+  return StoredRowsLocked(job_id);
+}
 
 absl::StatusOr<uint64_t> SqliteJobStore::StoredRowsLocked(const std::string& job_id) {
   Statement q;

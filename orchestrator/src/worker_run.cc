@@ -24,6 +24,14 @@ master::Progress FromProto(const v1::JobProgress& p) {
   return out;
 }
 
+// The table's columns as a worker's first JobRows names them.
+v1::ResultsHeader ColumnsOf(const v1::JobRows& rows) {
+  v1::ResultsHeader header;
+  *header.mutable_columns() = rows.columns();
+  *header.mutable_column_types() = rows.types();
+  return header;
+}
+
 // The run's end: the result RunOverUnits would have given, its rows streamed to the store.
 void Finish(const WorkerConnection& worker, const v1::JobDone& done, WorkerRun* run,
             master::MasterResult* result) {
@@ -81,6 +89,7 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
         checkpoints.Pass(std::move(*reply.mutable_job_checkpoint()));
         break;
       case v1::WorkerMessage::kJobRows:
+        if (reply.job_rows().columns_size() > 0) observer.OnColumns(ColumnsOf(reply.job_rows()));
         // Stored before the next read is posted: while the store takes it, the stream's flow
         // control holds the worker back.
         if (absl::Status s =
@@ -128,6 +137,7 @@ void SimulationRunner::RunOnWorker(const std::shared_ptr<Job>& job, const v1::Sc
   command.set_checkpoint_interval_ms(
       std::chrono::duration_cast<std::chrono::milliseconds>(env_.checkpoint_interval).count());
   command.set_progress_interval_ms(100);
+  command.set_rows_interval_ms(static_cast<int32_t>(kRowsInterval.count()));
   command.set_where(worker.Describe());
   env_.running_units->Set(workers, scenario);
   const std::function<void(const master::Progress&)> publish = Publisher(job);

@@ -125,6 +125,7 @@ async function showWorkers() {
 
 let plotShown = false;  // a finished job's results are drawn once
 let plotDrawn = 0;  // Date.now() of a running job's last plot
+let plotDraws = 0;  // how often a running job's plot was drawn in this page
 let sweepDone = -1;  // variants done when a sweep's table was last drawn
 const scatterChoice = {};  // the columns chosen for the scatter plot (x, y), kept on redraws
 let tab = location.hash === "#log" ? "log" : "results";  // the job page's tab shown
@@ -233,10 +234,13 @@ async function showSweep(job, box) {
 async function showRunningPlot(id, plot) {
   if (Date.now() - plotDrawn < 2000) return;
   plotDrawn = Date.now();
-  const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg", { cache: "no-store" });
+  // Its rows so far (issue 42; without ?partial=1 a running job has no results).
+  const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg?partial=1",
+    { cache: "no-store" });
   if (r.ok) {
     plot.innerHTML = await r.text();
     plot.setAttribute("data-live", "true");
+    plot.setAttribute("data-draws", String(++plotDraws));
   } else if (!plot.hasAttribute("data-live")) {
     plot.replaceChildren(el("p", { class: "muted" }, "The plot appears with the first rows."));
   }

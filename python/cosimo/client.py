@@ -513,14 +513,49 @@ class Job:
         self._last = JobStatus.from_proto(response.status)
         return self._last
 
-    def results(self) -> Results:
-        """The results of the succeeded job (``cosimo results``); a sweep's table also while it
-        runs and after it failed or was canceled (partial: its variants not run are CANCELED
-        rows). Raises CosimoError (FAILED_PRECONDITION, naming the state and reason) for
-        another job that did not succeed."""
+    def results(self, partial: bool = True) -> Results:
+        """The results of the succeeded job (``cosimo results``); of a running one the rows so far
+        (``.partial``, a prefix of its results: ``cosimo results --partial``; refused with
+        `partial` False); a sweep's table also while it runs and after it failed or was canceled
+        (partial: its variants not run are CANCELED rows). CosimoError (FAILED_PRECONDITION,
+        naming the state and reason) for a job queued, failed or canceled."""
+        return self._read_results(partial=partial)
+
+    def stream(self, interval: float = 1.0, timeout: float | None = None) -> Iterator[Results]:
+        """The job's rows as they are recorded, for a notebook loop: every `interval` s while it
+        runs, a :class:`Results` of the rows new since the last one (``.first_row`` where they
+        begin, ``.to_pandas()``), none when nothing came; every row once, in order, until it
+        ends. :class:`cosimo.JobFailed` after the last rows if it failed or was canceled,
+        :class:`cosimo.Timeout` after `timeout` s (the job goes on)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        next_row = 0
+        while True:
+            status = self.status()
+            if status.state in ("RUNNING", "SUCCEEDED"):
+                try:
+                    chunk = self._read_results(partial=True, first_row=next_row)
+                except CosimoError:  # it ended meanwhile: the next status says how
+                    if status.state == "SUCCEEDED":
+                        raise
+                    chunk = None
+                if chunk is not None and len(chunk):
+                    next_row = chunk.first_row + len(chunk)
+                    yield chunk
+            if status.done:
+                if status.state != "SUCCEEDED":
+                    raise JobFailed(status)
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                raise Timeout(f"job {self.id} is still {status.state}", None, f"stream {self.id}")
+            time.sleep(interval)
+
+    def _read_results(self, *, partial: bool, first_row: int = 0,
+                      last_rows: int | None = None) -> Results:
         what = f"results of {self.id}"
-        call = self.client._jobs.GetResults(job_pb.GetResultsRequest(job_id=self.id),
-                                            timeout=self.client.timeout * 10)
+        request = job_pb.GetResultsRequest(job_id=self.id, partial=partial, first_row=first_row)
+        if last_rows is not None:
+            request.last_rows = last_rows
+        call = self.client._jobs.GetResults(request, timeout=self.client.timeout * 10)
         header = None
         rows = []
         try:

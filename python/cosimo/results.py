@@ -56,6 +56,10 @@ class Results:
             start and stop time, wall-clock time, version, and per recorded variable its
             physical unit, causality and type).
         job_id: the job these results are of ("" for an embedded ``cosimo.run``).
+        first_row: the job's row this table's first row is (0 but for a part of the results:
+            ``Job.stream``).
+        partial: not the job's whole results: the rows recorded so far of a running job (a
+            prefix of its results), a sweep's table before it succeeded.
 
     ``results["vehicle.v"]`` is one column as a numpy array (a list without numpy): float64 for
     reals, int64 (uint64 when a value is beyond 2^63) for integers, exact; bool; object (str).
@@ -72,6 +76,7 @@ class Results:
         self._index = {name: i for i, name in enumerate(self.columns)}
         self.metadata: dict[str, Any] = metadata
         self.job_id = job_id
+        self.first_row = 0
         self._arrays: dict[str, Any] = {}
 
     # --- construction --------------------------------------------------------------------------
@@ -119,7 +124,9 @@ class Results:
             for c in integer_columns:
                 cells[c] = [int(d) if abs(d) < 2.0 ** 53 else d  # type: ignore[arg-type]
                             for d in cells[c]]
-        return cls(columns, types, cells, metadata_dict(header.metadata), job_id)
+        results = cls(columns, types, cells, metadata_dict(header.metadata), job_id)
+        results.first_row = header.first_row
+        return results
 
     @classmethod
     def from_csv(cls, csv_path: str | os.PathLike[str],
@@ -143,6 +150,11 @@ class Results:
         return cls(columns, types, cells, metadata, job_id)
 
     # --- access --------------------------------------------------------------------------------
+
+    @property
+    def partial(self) -> bool:
+        """Not the job's whole results (see the class's attributes)."""
+        return bool(self.metadata.get("partial", False))
 
     def __len__(self) -> int:
         return len(self._cells[0]) if self._cells else 0

@@ -175,4 +175,21 @@ class DistributedTest : public ::testing::Test {
   std::vector<std::unique_ptr<Process>> workers_;
 };
 
+// The same with the orchestrator's HTTP port open (--http) on a free loopback port: http_port_.
+class HttpPortTest : public DistributedTest {
+ protected:
+  std::vector<std::string> OrchestratorArgs() override {
+    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
+    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
+    return args;
+  }
+  void SetUp() override {
+    DistributedTest::SetUp();
+    http_port_ = ReadPort(dir_ + "/http_port");
+    ASSERT_GT(http_port_, 0) << orchestrator_->process().log();
+  }
+
+  int http_port_ = 0;
+};
+
 }  // namespace cosimo::testing

@@ -41,15 +41,6 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-int ReadPort(const std::string& path) {
-  for (int i = 0; i < 1000; ++i) {
-    const std::string text = ReadFile(path);
-    if (text.find('\n') != std::string::npos) return std::stoi(text);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return 0;
-}
-
 // Headless Chromium from Debian (chromium-headless-shell, or chromium), or empty.
 std::string FindChromium() {
   if (const char* env = std::getenv("COSIMO_CHROMIUM"); env != nullptr && *env != '\0') {
@@ -62,18 +53,8 @@ std::string FindChromium() {
   return "";
 }
 
-class HttpTest : public DistributedTest {
+class HttpTest : public HttpPortTest {
  protected:
-  std::vector<std::string> OrchestratorArgs() override {
-    std::vector<std::string> args = DistributedTest::OrchestratorArgs();
-    args.insert(args.end(), {"--http", "127.0.0.1:0", "--http-port-file", dir_ + "/http_port"});
-    return args;
-  }
-  void SetUp() override {
-    DistributedTest::SetUp();
-    http_port_ = ReadPort(dir_ + "/http_port");
-    ASSERT_GT(http_port_, 0) << orchestrator_->process().log();
-  }
   std::unique_ptr<httplib::Client> Http() {
     auto c = std::make_unique<httplib::Client>("127.0.0.1", http_port_);
     c->set_read_timeout(30, 0);
@@ -104,8 +85,6 @@ class HttpTest : public DistributedTest {
         << ReadFile(dir_ + "/chromium-" + what + ".log");
     return ReadFile(dir_ + "/" + what + ".out");
   }
-
-  int http_port_ = 0;
 };
 
 TEST_F(HttpTest, MetricsDuringAJobShowTheStepCounterGrowing) {
@@ -263,6 +242,64 @@ TEST_F(HttpTest, TheWebPageShowsTheJobRowAndItsPlotInChromium) {
     std::filesystem::copy_file(png, out, std::filesystem::copy_options::overwrite_existing, ec);
     EXPECT_FALSE(ec) << "COSIMO_WEB_SCREENSHOT=" << out << ": " << ec.message();
   }
+}
+
+// Issue 42: a running job's page plots its rows so far and redraws the plot as they grow,
+// without a reload (data-draws counts the drawings of one page), with an ETA; a load once the job
+// went more than twice as far draws another plot.
+TEST_F(HttpTest, ARunningJobsPagePlotsItsRowsSoFarAsTheyGrowInChromium) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  v1::Scenario long_run = CarScenario(0.1);
+  long_run.set_stop_time(2e5);  // minutes at a round trip a step: canceled once seen
+  absl::StatusOr<std::string> id = client.Submit(long_run);
+  ASSERT_TRUE(id.ok()) << id.status();
+  // Until it has rows and a rate (the ETA needs a second of running and a percent done).
+  for (int i = 0; i < 1200; ++i) {
+    absl::StatusOr<client::JobResults> r =
+        client.Results(*id, client::ResultsRequest{.partial = true});
+    absl::StatusOr<v1::JobStatus> status = client.Get(*id);
+    if (r.ok() && r->rows() > 10 && status.ok() && status->wall_seconds() > 1.5 &&
+        status->time() > 0.015 * long_run.stop_time()) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string first = Browse(chromium, "running", {"--dump-dom", Url("/jobs/" + *id)});
+  EXPECT_THAT(first, HasSubstr("<div id=\"plot\" data-live=\"true\"")) << first;
+  EXPECT_THAT(first, HasSubstr("<polyline class=\"series\" data-variable=\"vehicle.v\"")) << first;
+  EXPECT_THAT(first, HasSubstr("<dt>ETA</dt>")) << first;
+  const size_t draws = first.find("data-draws=\"");
+  ASSERT_NE(draws, std::string::npos);
+  EXPECT_GE(std::stoi(first.substr(draws + 12)), 2) << "redrawn without a reload";
+  const auto plot_of = [](const std::string& page) {
+    const size_t at = page.find("<svg");
+    return at == std::string::npos ? std::string() : page.substr(at, page.find("</svg>", at) - at);
+  };
+  // Until the job has gone more than twice as far as when the first page was drawn (its plot's
+  // time axis then has other ticks: the car's speed is flat once it reached it).
+  absl::StatusOr<v1::JobStatus> then = client.Get(*id);
+  ASSERT_TRUE(then.ok()) << then.status();
+  for (int i = 0; i < 2400; ++i) {
+    absl::StatusOr<v1::JobStatus> status = client.Get(*id);
+    if (status.ok() && status->time() > 2.5 * then->time()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string later = Browse(chromium, "running-later", {"--dump-dom", Url("/jobs/" + *id)});
+  absl::StatusOr<v1::JobStatus> now = client.Get(*id);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_EQ(now->state(), v1::RUNNING);
+  EXPECT_TRUE(plot_of(later) != plot_of(first))
+      << "more rows, another plot (t=" << now->time() << " s now; the plot's "
+      << plot_of(first).size() << " bytes, then " << plot_of(later).size() << ")";
+  if (const char* out = std::getenv("COSIMO_WEB_RUNNING_SCREENSHOT");
+      out != nullptr && *out != '\0') {
+    Browse(chromium, "running-screenshot",
+           {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
+  }
+  ASSERT_TRUE(client.Cancel(*id).ok());
 }
 
 // A sweep job's page: its table, one row per variant (the failed one marked), and a scatter plot

@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -150,10 +152,61 @@ TEST(InterruptTest, CtrlCStopsRunWith130AndStopsItsWorkers) {
   run.CtrlC();
   EXPECT_EQ(run.Wait(std::chrono::seconds(20)), 130) << run.output();
   EXPECT_LT(std::chrono::steady_clock::now() - typed, std::chrono::seconds(6));
-  EXPECT_THAT(run.output(), HasSubstr("canceling the job and stopping its workers"));
+  EXPECT_THAT(run.output(), HasSubstr("interrupted: keeping the rows recorded so far"));
   EXPECT_THAT(run.output(), Not(HasSubstr("lost")));
   for (pid_t child : workers) EXPECT_FALSE(Alive(child)) << "child " << child;
-  EXPECT_FALSE(std::filesystem::exists(dir + "/out.csv"));
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Issue 42: Ctrl-C keeps the rows recorded so far in --out, the metadata saying it was
+// interrupted and when; they are the first rows of the uninterrupted run's CSV, byte for byte
+// (that run stopped past them: a fixed-step run's rows do not depend on its stop time before
+// it). The log says "interrupted" once, not what the cancel makes the orchestrator and workers
+// say.
+TEST(InterruptTest, CtrlCOnRunKeepsTheRowsSoFarAPrefixOfTheWholeRun) {
+  const std::string dir = TempDir("cosimo-interrupt");
+  PtyProcess run({BinDir() + "/cosimo", "run", EndlessCar(dir), "--out", dir + "/out.csv"});
+  // Once it ran some steps (its first rows are stored before its progress says so).
+  const std::regex ran("t=[0-9.]*[1-9]");
+  for (int i = 0; i < 3000 && !std::regex_search(run.output(), ran); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::regex_search(run.output(), ran)) << run.output();
+  run.CtrlC();
+  ASSERT_EQ(run.Wait(std::chrono::seconds(20)), 130) << run.output();
+  EXPECT_EQ(Count(run.output(), "interrupted"), 1u) << run.output();
+  EXPECT_THAT(run.output(), Not(HasSubstr("Cancelled on the server side")));
+  EXPECT_THAT(run.output(), Not(HasSubstr("terminating units")));
+  EXPECT_THAT(run.output(), Not(HasSubstr("[error]")));
+  EXPECT_THAT(run.output(), Not(HasSubstr("[warning]")));
+  EXPECT_THAT(run.output(), HasSubstr("partial results: the rows recorded until t="));
+  const std::string kept = ReadFile(dir + "/out.csv");
+  const std::string meta = ReadFile(dir + "/out.csv.meta.json");
+  EXPECT_THAT(meta, HasSubstr("\"interrupted\": true"));
+  EXPECT_THAT(meta, HasSubstr("\"partial\": true"));
+  EXPECT_THAT(meta, Not(HasSubstr("\"interrupted_unix_ms\": 0,")));
+  // Its last row's time, and the car run to a second past it.
+  ASSERT_GT(std::count(kept.begin(), kept.end(), '\n'), 1) << kept;
+  const size_t last = kept.rfind('\n', kept.size() - 2) + 1;
+  const double reached = std::stod(kept.substr(last, kept.find(',', last) - last));
+  const size_t at = meta.find("\"interrupted_time\": ");
+  ASSERT_NE(at, std::string::npos) << meta;
+  EXPECT_EQ(std::stod(meta.substr(at + 20)), reached) << "the time its last row reached";
+  std::string car = ReadFile(dir + "/endless.json");
+  const std::string stop = "\"stop_time\": 1e9";
+  car.replace(car.find(stop), stop.size(), "\"stop_time\": " + std::to_string(reached + 1.0));
+  WriteFile(dir + "/finite.json", car);
+  Process whole({BinDir() + "/cosimo", "run", dir + "/finite.json", "--out", dir + "/whole.csv"},
+                dir + "/whole.log");
+  ASSERT_EQ(whole.Wait(std::chrono::seconds(300)), 0) << whole.log();
+  const std::string all = ReadFile(dir + "/whole.csv");
+  EXPECT_GT(all.size(), kept.size());
+  EXPECT_EQ(all.substr(0, kept.size()), kept);
 }
 
 TEST(InterruptTest, SigtermStopsRunWith130) {

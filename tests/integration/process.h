@@ -118,6 +118,16 @@ inline std::vector<std::unique_ptr<Process>> ReconnectingWorkers(const std::stri
   return workers;
 }
 
+// The port a program wrote to `path` (a line), once it did (at most 10 s); 0 if it did not.
+inline int ReadPort(const std::string& path) {
+  for (int i = 0; i < 1000; ++i) {
+    const std::string text = ReadFile(path);
+    if (text.find('\n') != std::string::npos) return std::stoi(text);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
 // A cosimo-orchestrator on a free loopback port.
 class OrchestratorProcess {
  public:

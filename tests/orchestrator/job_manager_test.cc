@@ -49,6 +49,13 @@ class FlakyJobStore final : public JobStore {
   absl::Status TruncateRows(const std::string& job_id, uint64_t rows) override {
     return store_->TruncateRows(job_id, rows);
   }
+  absl::Status ReadRows(const std::string& job_id, uint64_t first_row,
+                        const RowChunkSink& sink) override {
+    return store_->ReadRows(job_id, first_row, sink);
+  }
+  absl::StatusOr<uint64_t> AppendedRows(const std::string& job_id) override {
+    return store_->AppendedRows(job_id);
+  }
   absl::StatusOr<std::vector<StoredJob>> LoadAll() override { return store_->LoadAll(); }
   absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override {
     return store_->LoadScenario(job_id);

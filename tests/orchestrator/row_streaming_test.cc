@@ -10,11 +10,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cosimo/common/results_proto.h"
 #include "cosimo/common/scenario.h"
 #include "orchestrator/src/clock.h"
 #include "orchestrator/src/job_observer.h"
@@ -81,14 +83,17 @@ class Watching final : public master::MasterObserver {
     largest_chunk = std::max<uint64_t>(largest_chunk, rows.rows());
     absl::Status s = job_->OnRows(first_row, rows);
     if (s.ok()) rows_stored = first_row + rows.rows();
+    if (s.ok() && after_rows) after_rows(rows);
     return s;
   }
+  bool RowsDue() override { return job_->RowsDue(); }
 
   uint64_t half = 0;
   uint64_t rows_at_half = 0;
   uint64_t rows_stored = 0;
   uint64_t largest_chunk = 0;
   std::vector<v1::JobCheckpoint> checkpoints;
+  std::function<void(const ResultTable& rows)> after_rows;  // after each chunk stored
 
  private:
   JobObserver* job_;
@@ -154,6 +159,88 @@ TEST_F(RowStreamingTest, AMillionRowsReachTheStoreInBoundedChunksWhileTheRunGoes
   EXPECT_EQ(StoredCsv(*streamed), Csv(*kept));
 }
 
+// The rows so far of a running job (issue 42), read from the store while the run goes on: all of
+// them, from a row in the middle of a chunk on, and a read its sink stops, each the rows of the
+// results there, byte for byte.
+TEST_F(RowStreamingTest, RowsSoFarReadWhileTheRunGoesAreThoseOfTheResults) {
+  const v1::Scenario scenario = Car(20'000, 0);
+  absl::StatusOr<master::MasterResult> kept = RunLocal(scenario, nullptr);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  std::unique_ptr<JobObserver> job = Observer();
+  Watching observer(job.get());
+  ResultTable so_far, from_middle;
+  uint64_t middle = 0, stopped_after = 0, read_when = 0;
+  observer.after_rows = [&](const ResultTable& rows) {
+    if (observer.rows_stored < 10'000 || read_when > 0) return;
+    read_when = observer.rows_stored;
+    so_far.columns = from_middle.columns = rows.columns;
+    so_far.types = from_middle.types = rows.types;
+    ASSERT_TRUE(store_
+                    ->ReadRows("job-1", 0,
+                               [&](uint64_t, uint64_t, const v1::ResultRows& chunk) {
+                                 AppendRows(chunk, &so_far);
+                                 return true;
+                               })
+                    .ok());
+    middle = observer.rows_stored / 2 + 7;  // inside a chunk
+    ASSERT_TRUE(store_
+                    ->ReadRows("job-1", middle,
+                               [&](uint64_t first, uint64_t count, const v1::ResultRows& chunk) {
+                                 EXPECT_EQ(first, middle + from_middle.rows());
+                                 AppendRows(chunk, &from_middle);
+                                 EXPECT_EQ(from_middle.rows(), first - middle + count);
+                                 return true;
+                               })
+                    .ok());
+    ASSERT_TRUE(store_
+                    ->ReadRows("job-1", 0,
+                               [&](uint64_t first, uint64_t count, const v1::ResultRows&) {
+                                 stopped_after = first + count;
+                                 return false;
+                               })
+                    .ok());
+  };
+  absl::StatusOr<master::MasterResult> streamed = RunLocal(scenario, &observer);
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  ASSERT_GE(read_when, 10'000u);
+  ASSERT_LT(read_when, 20'001u) << "read while it ran";
+  EXPECT_EQ(so_far.rows(), read_when);
+  EXPECT_EQ(from_middle.rows(), read_when - middle);
+  EXPECT_LT(stopped_after, read_when) << "a sink that says stop gets one chunk";
+  const std::string results = StoredCsv(*streamed);
+  ASSERT_EQ(results, Csv(*kept));
+  const std::string prefix = Csv(so_far);
+  EXPECT_EQ(results.substr(0, prefix.size()), prefix);
+  // From `middle` on: the results' lines after the header and the rows before it.
+  std::string tail = Csv(from_middle);
+  tail = tail.substr(tail.find('\n') + 1);
+  size_t at = 0;
+  for (uint64_t line = 0; line <= middle; ++line) at = results.find('\n', at) + 1;
+  EXPECT_EQ(results.substr(at, tail.size()), tail);
+  absl::StatusOr<uint64_t> appended = store_->AppendedRows("job-1");
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  EXPECT_EQ(*appended, 20'001u);
+}
+
+// A run streams its first rows at once, then at least every kRowsInterval of wall time, fewer
+// than a chunk: the rows so far lag the run by no more than that (a clock the test moves).
+TEST(RowStreamingStoreTest, RowsGoToTheStoreByWallTimeToo) {
+  std::unique_ptr<SqliteJobStore> store = *SqliteJobStore::Open("");
+  ManualClock clock;
+  std::atomic<bool> cancel{false};
+  JobObserver job([](const master::Progress&) {}, &cancel, nullptr, "job-1", &clock, 100'000'000,
+                  store.get(), std::chrono::seconds(0));
+  EXPECT_TRUE(job.RowsDue()) << "the first rows at once: they name the columns";
+  job.OnColumns(v1::ResultsHeader());
+  EXPECT_FALSE(job.RowsDue());
+  clock.Advance(kRowsInterval);
+  EXPECT_TRUE(job.RowsDue());
+  v1::ResultRows rows;
+  rows.add_values(0.0);
+  ASSERT_TRUE(job.AppendRows(0, 1, rows).ok());
+  EXPECT_FALSE(job.RowsDue()) << "the interval runs from the latest chunk";
+}
+
 TEST_F(RowStreamingTest, AResumedRunDropsTheRowsStoredPastItsCheckpoint) {
   const v1::Scenario scenario = Car(20'000, 5'000);
   absl::StatusOr<master::MasterResult> kept = RunLocal(scenario, nullptr);
@@ -188,7 +275,8 @@ TEST_F(RowStreamingTest, AResumedRunDropsTheRowsStoredPastItsCheckpoint) {
 }
 
 TEST(RowStreamingStoreTest, RowsTheStoreCannotTakeStopTheRunWithItsError) {
-  // SQLite's blob limit below one chunk: the first append fails.
+  // SQLite's blob limit below one chunk: the first full chunk fails (the first two rows, which
+  // name the columns, go at once and fit).
   std::unique_ptr<SqliteJobStore> store = *SqliteJobStore::Open("", {.max_blob_bytes = 1000});
   std::atomic<bool> cancel{false};
   JobObserver job([](const master::Progress&) {}, &cancel, nullptr, "job-1", Clock::Real(),
@@ -197,8 +285,8 @@ TEST(RowStreamingStoreTest, RowsTheStoreCannotTakeStopTheRunWithItsError) {
   absl::StatusOr<master::MasterResult> result = RunLocal(Car(2'000, 0), &job);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status(), job.rows_error());
-  EXPECT_NE(job.rows_error().message().find("rows 0 to "), std::string::npos) << job.rows_error();
-  EXPECT_LT(job.last().steps_accepted, 1'000u) << "stopped at the first chunk";
+  EXPECT_NE(job.rows_error().message().find("rows 2 to "), std::string::npos) << job.rows_error();
+  EXPECT_LT(job.last().steps_accepted, 1'000u) << "stopped at the first full chunk";
 }
 
 // A run whose rows stream cannot resume from a checkpoint without the store: it says so.

@@ -32,11 +32,13 @@ class ForwardingObserver final : public master::MasterObserver {
         max_rows_(command.max_recorded_rows()),
         checkpoint_interval_(std::chrono::milliseconds(command.checkpoint_interval_ms())),
         progress_interval_(std::chrono::milliseconds(command.progress_interval_ms())),
+        rows_interval_(std::chrono::milliseconds(command.rows_interval_ms())),
         chunk_bytes_(command.result_chunk_bytes() > 0 ? command.result_chunk_bytes()
                                                       : kResultRowsChunkBytes),
-        last_checkpoint_(Clock::now()) {}
+        last_checkpoint_(Clock::now()),
+        last_rows_(Clock::now()) {}
 
-  void OnStart(double) override { last_checkpoint_ = Clock::now(); }
+  void OnStart(double) override { last_checkpoint_ = last_rows_ = Clock::now(); }
   void OnProgress(const master::Progress& progress) override {
     last_ = progress;
     if (max_rows_ > 0 && progress.steps_accepted + 1 > max_rows_) rows_exceeded_ = true;
@@ -57,6 +59,11 @@ class ForwardingObserver final : public master::MasterObserver {
     Send();
   }
   size_t RowChunkBytes() override { return chunk_bytes_; }
+  bool RowsDue() override {
+    // The first rows at once (they name the columns), then every rows_interval_ms.
+    return rows_interval_.count() > 0 &&
+           (!columns_sent_ || Clock::now() - last_rows_ >= rows_interval_);
+  }
   // Sent at once: the stream's write waits while the orchestrator's flow-control window is full,
   // so no more than this chunk is held here.
   absl::Status OnRows(uint64_t first_row, const ResultTable& rows) override {
@@ -64,6 +71,12 @@ class ForwardingObserver final : public master::MasterObserver {
     chunk->set_first_row(first_row);
     chunk->set_row_count(rows.rows());
     RowsToProto(rows, 0, rows.rows(), chunk->mutable_rows());
+    if (!columns_sent_) {  // the first chunk of the run names the columns
+      for (const std::string& column : rows.columns) chunk->add_columns(column);
+      for (ValueType type : rows.types) chunk->add_types(cosimo::ToProto(type));
+      columns_sent_ = true;
+    }
+    last_rows_ = Clock::now();
     if (!Send()) return absl::CancelledError("the orchestrator's stream ended");
     return absl::OkStatus();
   }
@@ -89,8 +102,11 @@ class ForwardingObserver final : public master::MasterObserver {
   const uint64_t max_rows_;
   const Clock::duration checkpoint_interval_;
   const Clock::duration progress_interval_;
+  const Clock::duration rows_interval_;
   const size_t chunk_bytes_;
   Clock::time_point last_checkpoint_;
+  Clock::time_point last_rows_;
+  bool columns_sent_ = false;
   Clock::time_point last_sent_;
   master::Progress last_;
   bool rows_exceeded_ = false;

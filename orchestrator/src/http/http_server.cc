@@ -328,28 +328,33 @@ nlohmann::json RowsJson(const ResultTable& table, size_t limit) {
   return rows;
 }
 
-// /api/jobs/<id>/table: a succeeded job's results table (a sweep job's: one row per variant).
-nlohmann::json TableJson(const v1::JobStatus& job, const ResultTable& table, size_t limit) {
+// /api/jobs/<id>/table: a succeeded job's results table (a sweep job's: one row per variant), a
+// running one's rows so far (`partial`: a prefix of its results).
+nlohmann::json TableJson(const v1::JobStatus& job, const StoredResults& table, size_t limit) {
   std::vector<std::string> parameters, kpis;
   for (const v1::SweepParameter& p : job.sweep().sweep().parameters()) {
     parameters.push_back(p.name());
   }
   for (const v1::Kpi& kpi : job.sweep().sweep().kpis()) kpis.push_back(KpiName(kpi));
-  return {{"columns", table.columns},   {"numeric", NumericColumns(table)},
-          {"parameters", parameters},   {"kpis", kpis},
-          {"total_rows", table.rows()}, {"rows", RowsJson(table, limit)}};
+  return {{"columns", table.columns},           {"numeric", NumericColumns(table)},
+          {"parameters", parameters},           {"kpis", kpis},
+          {"total_rows", table.rows()},         {"rows", RowsJson(table, limit)},
+          {"partial", table.metadata.partial()}};
 }
 
-// A job's status and its results. Errors: no such job (kNotFound), no results (it has not
-// succeeded, or it is a training job: kFailedPrecondition).
+// A job's status and its results (with ?partial=1 a running job's rows so far). Errors: no such
+// job (kNotFound), no results (it has not succeeded, or is a training job: kFailedPrecondition).
 struct JobTable {
   v1::JobStatus job;
   StoredResults results;
 };
-absl::StatusOr<JobTable> LoadJobTable(const HttpSources& sources, const std::string& id) {
+absl::StatusOr<JobTable> LoadJobTable(const HttpSources& sources, const HttpRequest& req) {
+  const std::string& id = req.matches[1];
   absl::StatusOr<v1::JobStatus> job = sources.jobs->Get(id);
   if (!job.ok()) return job.status();
-  absl::StatusOr<StoredResults> results = sources.jobs->Results(id);
+  // ?partial=1: a running job's rows recorded so far.
+  const bool partial = req.param("partial") == "1" || req.param("partial") == "true";
+  absl::StatusOr<StoredResults> results = sources.jobs->Results(id, partial);
   if (!results.ok()) return results.status();
   return JobTable{*std::move(job), *std::move(results)};
 }
@@ -358,7 +363,7 @@ absl::StatusOr<JobTable> LoadJobTable(const HttpSources& sources, const std::str
 // two of its columns.
 void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
   s.Get(R"(/jobs/([^/]+)/plot\.svg)", [sources](const HttpRequest& req, HttpResponse& res) {
-    absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req);
     if (!t.ok()) return SetError(res, t.status());
     PlotOptions options;
     options.title = PlotTitle(t->job);
@@ -373,7 +378,7 @@ void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
     res.SetContent(*svg, "image/svg+xml");
   });
   s.Get(R"(/jobs/([^/]+)/scatter\.svg)", [sources](const HttpRequest& req, HttpResponse& res) {
-    absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req);
     if (!t.ok()) return SetError(res, t.status());
     if (req.param("x").empty() || req.param("y").empty()) {
       return SetError(res, absl::InvalidArgumentError(
@@ -394,7 +399,7 @@ void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
       return SetError(res, absl::InvalidArgumentError("?limit= takes a number of rows (not '" +
                                                       req.param("limit") + "')"));
     }
-    absl::StatusOr<JobTable> t = LoadJobTable(sources, req.matches[1]);
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req);
     if (!t.ok()) return SetError(res, t.status());
     SetJson(res, TableJson(t->job, t->results, limit));
   });

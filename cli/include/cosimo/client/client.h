@@ -27,6 +27,17 @@ namespace cosimo::client {
 
 struct JobResults : ResultTable {
   v1::ResultsMetadata metadata;
+  uint64_t first_row = 0;  // the job's table's row this one's first row is (ResultsRequest)
+};
+
+// Which results Client::Results reads (GetResultsRequest).
+struct ResultsRequest {
+  // That variant's full results of a sweep job that keeps them (once the variant has succeeded).
+  std::optional<uint64_t> variant = std::nullopt;
+  // A running simulation job's rows recorded so far (metadata.partial), a prefix of its results.
+  bool partial = false;
+  uint64_t first_row = 0;                            // from this row on
+  std::optional<uint64_t> last_rows = std::nullopt;  // only the last this many of those
 };
 
 // The orchestrator address a verb uses when --orchestrator is not given: $COSIMO_ORCHESTRATOR,
@@ -74,6 +85,9 @@ class Client {
   // variant's full results of a sweep job that keeps them (once the variant has succeeded).
   [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id,
                                                    std::optional<uint64_t> variant = std::nullopt);
+  // The same, or a part of it, or a running job's rows so far (`request`).
+  [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id,
+                                                   const ResultsRequest& request);
   // A succeeded training job's weights file; fails naming the state otherwise.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id);
   // The job's log so far (its units' FMI log messages and output), of `unit` alone unless empty.

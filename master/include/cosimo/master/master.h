@@ -70,6 +70,9 @@ class MasterObserver {
   [[nodiscard]] virtual absl::Status OnRows(uint64_t /*first_row*/, const ResultTable& /*rows*/) {
     return absl::OkStatus();
   }
+  // With RowChunkBytes() > 0: asked after every accepted step; true hands the rows held over to
+  // OnRows now, fewer than a chunk (issue 42: a running job's rows so far readable by wall time).
+  virtual bool RowsDue() { return false; }
 };
 
 struct UnitSummary {
