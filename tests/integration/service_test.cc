@@ -417,7 +417,13 @@ TEST_F(DurableTest, JobsAreDeletedOnceTheyEndedLongerAgoThanTheRetentionPeriod) 
     gone = client.Get(done);
   }
   EXPECT_EQ(gone.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(restarted.process().log(), HasSubstr("job " + done + " expired"));
+  // The line may be written just after the job is gone: waited for, not read at once.
+  const std::string expired = "job " + done + " expired";
+  while (restarted.process().log().find(expired) == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_THAT(restarted.process().log(), HasSubstr(expired));
   absl::StatusOr<v1::JobStatus> still = client.Get(queued);
   ASSERT_TRUE(still.ok()) << still.status();
   EXPECT_EQ(still->state(), v1::QUEUED);
