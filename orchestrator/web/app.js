@@ -142,7 +142,8 @@ function logLine(line) {
 
 // The job's log in `box`: every two seconds while it runs, once more when it has ended.
 async function showLog(job, box) {
-  if (logDrawn < 0 || Date.now() - logDrawn < 2000) return;
+  // Once more when the job has ended, whenever the last read was: its last lines.
+  if (logDrawn < 0 || (!job.finished && Date.now() - logDrawn < 2000)) return;
   logDrawn = job.finished ? -1 : Date.now();
   const log = await getJson("/api/jobs/" + encodeURIComponent(job.id) + "/logs");
   box.replaceChildren(log.lines.length === 0
