@@ -9,15 +9,6 @@
 #include "orchestrator/src/sqlite_job_store.h"
 
 namespace cosimo::orchestrator {
-namespace {
-
-// RAII for a prepared statement.
-struct Statement {
-  sqlite3_stmt* stmt = nullptr;
-  ~Statement() { sqlite3_finalize(stmt); }
-};
-
-}  // namespace
 
 absl::Status SqliteJobStore::AppendLogs(const std::string& job_id,
                                         const std::vector<v1::LogEntry>& lines) {
@@ -26,7 +17,7 @@ absl::Status SqliteJobStore::AppendLogs(const std::string& job_id,
   const std::string what = "the log lines of " + job_id;
   return TransactionLocked(what, [&]() -> absl::Status {
     mutex_.AssertHeld();  // TransactionLocked runs the body with it
-    Statement s;
+    SqliteStatement s;
     // Only for a job the store holds: a line that comes after its deletion is dropped.
     if (sqlite3_prepare_v2(db_,
                            "INSERT INTO job_logs (id, unit, line) SELECT ?1, ?2, ?3 "
@@ -51,7 +42,7 @@ absl::StatusOr<std::vector<v1::LogEntry>> SqliteJobStore::LoadLogs(const std::st
                                                                    const std::string& unit) {
   absl::MutexLock lock(&mutex_);
   const std::string what = "the log of " + job_id;
-  Statement q;
+  SqliteStatement q;
   if (sqlite3_prepare_v2(db_,
                          "SELECT line FROM job_logs WHERE id = ?1 AND (?2 = '' OR unit = ?2) "
                          "ORDER BY rowid",

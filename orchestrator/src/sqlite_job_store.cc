@@ -15,12 +15,6 @@
 namespace cosimo::orchestrator {
 namespace {
 
-// RAII for a prepared statement.
-struct Statement {
-  sqlite3_stmt* stmt = nullptr;
-  ~Statement() { sqlite3_finalize(stmt); }
-};
-
 std::string ColumnBlob(sqlite3_stmt* stmt, int index) {
   const void* data = sqlite3_column_blob(stmt, index);
   const int size = sqlite3_column_bytes(stmt, index);
@@ -48,6 +42,8 @@ size_t ChunkEnd(const ResultTable& table, size_t first, size_t chunk_bytes) {
 }
 
 }  // namespace
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt); }
 
 absl::StatusOr<int> BlobLength(size_t bytes, const std::string& what) {
   if (bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
@@ -145,7 +141,7 @@ absl::Status SqliteJobStore::TransactionLocked(const std::string& what,
 
 absl::Status SqliteJobStore::RunForJobLocked(const char* sql, const std::string& job_id,
                                              const std::string& what) {
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_, sql, -1, &s.stmt, nullptr) != SQLITE_OK ||
       sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
       sqlite3_step(s.stmt) != SQLITE_DONE) {
@@ -176,7 +172,7 @@ absl::Status SqliteJobStore::Exec(const std::string& sql) {
 
 absl::Status SqliteJobStore::Put(const v1::JobStatus& status, const v1::Scenario& scenario) {
   absl::MutexLock lock(&mutex_);
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_,
                          "INSERT OR REPLACE INTO jobs (id, submitted_ms, status, scenario, owner) "
                          "VALUES (?, ?, ?, ?, ?)",
@@ -202,7 +198,7 @@ absl::Status SqliteJobStore::Put(const v1::JobStatus& status, const v1::Scenario
 
 absl::Status SqliteJobStore::UpdateStatus(const v1::JobStatus& status) {
   absl::MutexLock lock(&mutex_);
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_, "UPDATE jobs SET status = ? WHERE id = ?", -1, &s.stmt, nullptr) !=
       SQLITE_OK) {
     return Error("prepare update");
@@ -256,7 +252,7 @@ absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
                                            "replace results of " + job_id));
   }
   {
-    Statement s;
+    SqliteStatement s;
     if (sqlite3_prepare_v2(db_,
                            "INSERT OR REPLACE INTO results (id, columns, values_blob, metadata, "
                            "strings) VALUES (?, ?, NULL, ?, NULL)",
@@ -293,7 +289,7 @@ absl::Status SqliteJobStore::PutResultsLocked(const std::string& job_id,
 
 absl::StatusOr<std::vector<StoredJob>> SqliteJobStore::LoadAll() {
   absl::MutexLock lock(&mutex_);
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_, "SELECT status, scenario, owner FROM jobs ORDER BY submitted_ms, id",
                          -1, &s.stmt, nullptr) != SQLITE_OK) {
     return Error("prepare select");
@@ -334,7 +330,7 @@ absl::Status SqliteJobStore::PutMessageLocked(const char* table, const char* col
                                               const std::string& job_id,
                                               const google::protobuf::MessageLite& message,
                                               const std::string& what) {
-  Statement s;
+  SqliteStatement s;
   const std::string sql =
       absl::StrCat("INSERT OR REPLACE INTO ", table, " (id, ", column, ") VALUES (?, ?)");
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK ||
@@ -358,7 +354,7 @@ absl::Status SqliteJobStore::LoadMessageLocked(const char* table, const char* co
                                                const std::string& job_id, const std::string& what,
                                                const std::string& missing,
                                                google::protobuf::MessageLite* message) {
-  Statement s;
+  SqliteStatement s;
   const std::string sql = absl::StrCat("SELECT ", column, " FROM ", table, " WHERE id = ?");
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s.stmt, nullptr) != SQLITE_OK ||
       sqlite3_bind_text(s.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
@@ -387,7 +383,7 @@ absl::StatusOr<v1::TrainingResult> SqliteJobStore::LoadTrainingResult(const std:
 
 absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job_id) {
   absl::MutexLock lock(&mutex_);
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_,
                          "SELECT columns, values_blob, metadata, strings FROM results WHERE id = ?",
                          -1, &s.stmt, nullptr) != SQLITE_OK ||
@@ -412,7 +408,7 @@ absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job
   results.values.resize(values.size() / sizeof(double));
   std::memcpy(results.values.data(), values.data(), results.values.size() * sizeof(double));
 
-  Statement chunks;
+  SqliteStatement chunks;
   if (sqlite3_prepare_v2(db_, "SELECT rows FROM result_chunks WHERE id = ? ORDER BY seq", -1,
                          &chunks.stmt, nullptr) != SQLITE_OK ||
       sqlite3_bind_text(chunks.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK) {
@@ -459,7 +455,7 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
                                              "remove the checkpoint rows of " + job_id));
     } else {
       // The rows continue those stored: the end of the last chunk.
-      Statement q;
+      SqliteStatement q;
       if (sqlite3_prepare_v2(db_,
                              "SELECT first_row + row_count, first_string + string_count FROM "
                              "checkpoint_rows WHERE id = ? ORDER BY first_row DESC LIMIT 1",
@@ -483,7 +479,7 @@ absl::Status SqliteJobStore::PutCheckpoint(const std::string& job_id,
       }
     }
     if (rows > 0 || strings > 0) {
-      Statement i;
+      SqliteStatement i;
       if (sqlite3_prepare_v2(db_,
                              "INSERT INTO checkpoint_rows (id, first_row, row_count, first_string, "
                              "string_count, chunk) VALUES (?, ?, ?, ?, ?, ?)",
@@ -513,7 +509,7 @@ absl::StatusOr<v1::JobCheckpoint> SqliteJobStore::LoadCheckpoint(const std::stri
   v1::JobCheckpoint checkpoint;
   COSIMO_RETURN_IF_ERROR(LoadMessageLocked("checkpoints", "checkpoint", job_id, "the checkpoint",
                                            "job " + job_id + " has no checkpoint", &checkpoint));
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_,
                          "SELECT first_row, row_count, first_string, string_count, chunk FROM "
                          "checkpoint_rows WHERE id = ? ORDER BY first_row",

@@ -39,6 +39,15 @@ struct JobStoreOptions {
 // not fit (a cast would wrap to a negative or small length and store the wrong bytes).
 [[nodiscard]] absl::StatusOr<int> BlobLength(size_t bytes, const std::string& what);
 
+// RAII for a prepared statement of the store's files (finalized on destruction).
+struct SqliteStatement {
+  SqliteStatement() = default;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+  ~SqliteStatement();
+  sqlite3_stmt* stmt = nullptr;
+};
+
 class SqliteJobStore final : public JobStore {
  public:
   // Opens (creating if needed) `path`; ":memory:" or empty for a store that lives in memory.

@@ -13,12 +13,6 @@
 namespace cosimo::orchestrator {
 namespace {
 
-// RAII for a prepared statement.
-struct Statement {
-  sqlite3_stmt* stmt = nullptr;
-  ~Statement() { sqlite3_finalize(stmt); }
-};
-
 // The first `keep` rows of a chunk of `row_count` rows.
 void KeepRows(uint64_t row_count, uint64_t keep, v1::ResultRows* rows) {
   auto cut = [&](auto* field) {
@@ -50,7 +44,7 @@ void DropFirstRows(uint64_t row_count, uint64_t drop, v1::ResultRows* rows) {
 absl::StatusOr<bool> SqliteJobStore::ChunkLocked(const std::string& job_id, uint64_t row,
                                                  uint64_t* first, uint64_t* count,
                                                  v1::ResultRows* rows) {
-  Statement q;
+  SqliteStatement q;
   if (sqlite3_prepare_v2(db_,
                          "SELECT seq, row_count, rows FROM result_chunks WHERE id = ? "
                          "AND seq <= ? ORDER BY seq DESC LIMIT 1",
@@ -99,7 +93,7 @@ absl::StatusOr<uint64_t> SqliteJobStore::AppendedRows(const std::string& job_id)
 }
 
 absl::StatusOr<uint64_t> SqliteJobStore::StoredRowsLocked(const std::string& job_id) {
-  Statement q;
+  SqliteStatement q;
   if (sqlite3_prepare_v2(db_,
                          "SELECT seq + row_count FROM result_chunks WHERE id = ? "
                          "ORDER BY seq DESC LIMIT 1",
@@ -120,7 +114,7 @@ absl::StatusOr<uint64_t> SqliteJobStore::StoredRowsLocked(const std::string& job
 absl::Status SqliteJobStore::InsertChunkLocked(const std::string& job_id, uint64_t first_row,
                                                uint64_t row_count, const v1::ResultRows& rows,
                                                const std::string& what) {
-  Statement s;
+  SqliteStatement s;
   if (sqlite3_prepare_v2(db_,
                          "INSERT OR REPLACE INTO result_chunks (id, seq, rows, row_count) "
                          "VALUES (?, ?, ?, ?)",
@@ -156,7 +150,7 @@ absl::Status SqliteJobStore::TruncateRows(const std::string& job_id, uint64_t ro
     mutex_.AssertHeld();  // TransactionLocked runs the body with it
     const std::string what = absl::StrCat("the rows of ", job_id, " from row ", rows, " on");
     {
-      Statement d;
+      SqliteStatement d;
       if (sqlite3_prepare_v2(db_, "DELETE FROM result_chunks WHERE id = ? AND seq >= ?", -1,
                              &d.stmt, nullptr) != SQLITE_OK ||
           sqlite3_bind_text(d.stmt, 1, job_id.c_str(), -1, SQLITE_TRANSIENT) != SQLITE_OK ||
@@ -166,7 +160,7 @@ absl::Status SqliteJobStore::TruncateRows(const std::string& job_id, uint64_t ro
       }
     }
     // A chunk that runs past `rows` keeps its rows before it.
-    Statement q;
+    SqliteStatement q;
     if (sqlite3_prepare_v2(db_,
                            "SELECT seq, row_count, rows FROM result_chunks WHERE id = ? "
                            "AND seq + row_count > ? ORDER BY seq DESC LIMIT 1",
