@@ -15,7 +15,8 @@ namespace cosimo {
 // under a process-wide spin lock. On a step's path (a few dozen gRPC locks per message) that is
 // about 2 % of a worker's and of the orchestrator's CPU (docs/benchmarks.md). The programs turn
 // it off; the tests keep it (they do not call this), and clang's -Wthread-safety checks Cosimo's
-// own lock annotations at build time (thread_safety_check).
+// own lock annotations at build time (thread_safety_check). It also keeps malloc from mapping and
+// unmapping a block of a chunk of rows each time (process.cc).
 void SetUpProcess();
 
 // A CPU list as taskset -c takes it ("0", "2-3", "0,2-3"): the CPUs, ascending, each once. An
