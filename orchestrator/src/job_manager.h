@@ -123,22 +123,20 @@ class JobManager {
   struct ResultsRange {
     uint64_t first_row = 0;             // the first row read
     std::optional<uint64_t> last_rows;  // only the last this many rows from first_row on
-    std::optional<uint64_t> variant;    // a sweep variant's full results (VariantResults)
+    std::optional<uint64_t> variant;    // a sweep variant's full results (keep_results ALL)
     bool partial = false;               // a running simulation job's rows so far
   };
   // The job's results as GetResults streams them: the header once (its first_row where the rows
   // read begin), then the rows of `range`, a chunk at a time, to `rows` until it returns false.
   // With `partial`, a running simulation job's are its rows so far (issue 42; metadata.partial, a
   // prefix of its results), read from the store a chunk at a time, under the columns its run's
-  // first chunk of rows named (none yet: no columns, no rows). Otherwise what Results or
-  // VariantResults gives, sent in pieces. Errors as theirs, before the header.
+  // first chunk of rows named (none yet: no columns, no rows). A succeeded job's results and a
+  // sweep variant's (once it succeeded; FailedPrecondition otherwise, InvalidArgument past the
+  // last variant) are read from the store a chunk at a time, never whole in memory. Otherwise
+  // what Results gives, sent in pieces. Errors before the header.
   [[nodiscard]] absl::Status ReadResults(
       const std::string& job_id, const ResultsRange& range,
       const std::function<bool(const v1::ResultsHeader&)>& header, const RowChunkSink& rows) const;
-  // Variant `variant`'s full results of a sweep job that keeps them (keep_results ALL), once that
-  // variant has succeeded; FailedPrecondition otherwise, InvalidArgument past the last variant.
-  [[nodiscard]] absl::StatusOr<StoredResults> VariantResults(const std::string& job_id,
-                                                             uint64_t variant) const;
   // A succeeded training job's weights file; FailedPrecondition for a simulation job.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id) const;
   // The job's log so far (its units' FMI log messages and output, GetJobLogs), of `unit` alone

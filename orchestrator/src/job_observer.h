@@ -25,7 +25,7 @@
 namespace cosimo::orchestrator {
 
 // Bytes of rows the master hands over at once (about; MasterObserver::RowChunkBytes).
-inline constexpr size_t kRowChunkBytes = size_t{1} << 20;
+inline constexpr size_t kRowChunkBytes = size_t{128} << 10;
 // Wall time at most between two chunks of rows, fewer rows than a chunk if need be (RowsDue,
 // RunJob.rows_interval_ms): a running job's rows so far lag behind its run by about this.
 inline constexpr std::chrono::milliseconds kRowsInterval{1000};

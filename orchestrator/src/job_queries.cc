@@ -155,22 +155,6 @@ absl::StatusOr<std::vector<v1::LogEntry>> JobManager::Logs(const std::string& jo
   return store_->LoadLogs(job_id, unit);
 }
 
-absl::StatusOr<StoredResults> JobManager::VariantResults(const std::string& job_id,
-                                                         uint64_t variant) const {
-  {
-    absl::ReaderMutexLock lock(&mutex_);
-    std::shared_ptr<Job> job = Find(job_id);
-    if (!job) return UnknownJob(job_id);
-    if (absl::Status s = CheckVariantResults(job->Status(), variant); !s.ok()) return s;
-  }
-  absl::StatusOr<StoredResults> results = store_->LoadResults(VariantResultsId(job_id, variant));
-  if (results.status().code() == absl::StatusCode::kNotFound) {
-    return absl::FailedPreconditionError("variant " + std::to_string(variant) + " of job " +
-                                         job_id + " has no results: it has not succeeded (yet)");
-  }
-  return results;
-}
-
 absl::StatusOr<v1::TrainingResult> JobManager::TrainingResult(const std::string& job_id) const {
   {
     absl::ReaderMutexLock lock(&mutex_);

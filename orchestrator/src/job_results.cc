@@ -1,16 +1,19 @@
 // JobManager's reads of results as GetResults streams them (job_manager.h, ReadResults): a
 // running simulation job's rows so far, read from the store a chunk at a time under the columns
-// its run named (issue 42), and any other job's table (Results, VariantResults) sent in pieces.
+// its run named (issue 42), a table the store holds whole (a succeeded job's, a sweep variant's)
+// read from it a chunk at a time, and any other job's table (Results) sent in pieces.
 #include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cosimo/common/results_proto.h"
 #include "cosimo/common/status.h"
 #include "orchestrator/src/job_access.h"
 #include "orchestrator/src/job_manager.h"
 #include "orchestrator/src/results_metadata.h"
+#include "orchestrator/src/sweep_runner.h"
 
 namespace cosimo::orchestrator {
 namespace {
@@ -44,6 +47,27 @@ absl::Status SendTable(const StoredResults& table, const JobManager::ResultsRang
   return absl::OkStatus();
 }
 
+// Results stored whole in `store` under `id` (a succeeded job's, a sweep variant's), whose
+// columns and metadata are `head` (LoadResultsHead): the rows read from the store a chunk at a
+// time, never all in memory (issue 40: reading them whole was a third of a one-FMU run's time).
+absl::Status SendStored(JobStore& store, const std::string& id, StoredResults head,
+                        const JobManager::ResultsRange& range,
+                        const std::function<bool(const v1::ResultsHeader&)>& header,
+                        const RowChunkSink& rows) {
+  if (head.rows() > 0) {  // a store of an older version kept them in the record: read whole
+    COSIMO_ASSIGN_OR_RETURN(const StoredResults table, store.LoadResults(id));
+    return SendTable(table, range, header, rows);
+  }
+  COSIMO_ASSIGN_OR_RETURN(const uint64_t stored, store.AppendedRows(id));
+  const uint64_t first = std::min(FirstRowOf(range, stored), stored);
+  v1::ResultsHeader head_proto;
+  ToProto(head, &head_proto);
+  *head_proto.mutable_metadata() = std::move(head.metadata);
+  head_proto.set_first_row(first);
+  if (!header(head_proto)) return absl::OkStatus();
+  return store.ReadRows(id, first, rows);
+}
+
 }  // namespace
 
 absl::Status JobManager::ReadResults(const std::string& job_id, const ResultsRange& range,
@@ -60,8 +84,24 @@ absl::Status JobManager::ReadResults(const std::string& job_id, const ResultsRan
       status.state() == v1::RUNNING) {
     return ReadRowsSoFar(*job, status, range, header, rows);
   }
-  absl::StatusOr<StoredResults> table =
-      range.variant ? VariantResults(job_id, *range.variant) : Results(job_id, range.partial);
+  std::string stored_id;  // results the store holds whole
+  if (range.variant) {
+    COSIMO_RETURN_IF_ERROR(CheckVariantResults(status, *range.variant));
+    stored_id = VariantResultsId(job_id, *range.variant);
+  } else if (status.state() == v1::SUCCEEDED && job->kind != JobKind::kTraining) {
+    stored_id = job_id;
+  }
+  if (!stored_id.empty()) {
+    absl::StatusOr<StoredResults> head = store_->LoadResultsHead(stored_id);
+    if (range.variant && head.status().code() == absl::StatusCode::kNotFound) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("variant ", *range.variant, " of job ", job_id,
+                       " has no results: it has not succeeded (yet)"));
+    }
+    if (!head.ok()) return head.status();
+    return SendStored(*store_, stored_id, *std::move(head), range, header, rows);
+  }
+  absl::StatusOr<StoredResults> table = Results(job_id, range.partial);
   if (!table.ok()) return table.status();
   return SendTable(*table, range, header, rows);
 }

@@ -68,6 +68,12 @@ class JobStore {
   // The scenario stored with the job (NotFound when there is no such job).
   [[nodiscard]] virtual absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) = 0;
   [[nodiscard]] virtual absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) = 0;
+  // LoadResults without the appended rows: the columns, their types, the metadata, and only the
+  // rows a store written before rows were appended in chunks kept in the results record itself
+  // (a job's results from a store of an older version; none otherwise). The appended rows are
+  // read with ReadRows, a chunk at a time.
+  [[nodiscard]] virtual absl::StatusOr<StoredResults> LoadResultsHead(
+      const std::string& job_id) = 0;
   // A training job's result (the weights file), stored once it succeeded.
   [[nodiscard]] virtual absl::Status PutTrainingResult(const std::string& job_id,
                                                        const v1::TrainingResult& result) = 0;

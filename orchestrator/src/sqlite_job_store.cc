@@ -381,8 +381,12 @@ absl::StatusOr<v1::TrainingResult> SqliteJobStore::LoadTrainingResult(const std:
   return result;
 }
 
-absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job_id) {
+absl::StatusOr<StoredResults> SqliteJobStore::LoadResultsHead(const std::string& job_id) {
   absl::MutexLock lock(&mutex_);
+  return LoadResultsHeadLocked(job_id);
+}
+
+absl::StatusOr<StoredResults> SqliteJobStore::LoadResultsHeadLocked(const std::string& job_id) {
   SqliteStatement s;
   if (sqlite3_prepare_v2(db_,
                          "SELECT columns, values_blob, metadata, strings FROM results WHERE id = ?",
@@ -402,12 +406,17 @@ absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job
     return absl::DataLossError("job store: results of " + job_id + " are corrupt");
   }
   FromProto(header, &results);
-  // Rows stored in the results record itself (before chunks existed), then the chunks.
+  // Rows stored in the results record itself (before chunks existed).
   results.strings.assign(strings.strings().begin(), strings.strings().end());
   const std::string values = ColumnBlob(s.stmt, 1);
   results.values.resize(values.size() / sizeof(double));
   std::memcpy(results.values.data(), values.data(), results.values.size() * sizeof(double));
+  return results;
+}
 
+absl::StatusOr<StoredResults> SqliteJobStore::LoadResults(const std::string& job_id) {
+  absl::MutexLock lock(&mutex_);
+  COSIMO_ASSIGN_OR_RETURN(StoredResults results, LoadResultsHeadLocked(job_id));
   SqliteStatement chunks;
   if (sqlite3_prepare_v2(db_, "SELECT rows FROM result_chunks WHERE id = ? ORDER BY seq", -1,
                          &chunks.stmt, nullptr) != SQLITE_OK ||

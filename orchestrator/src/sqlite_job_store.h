@@ -69,6 +69,7 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::StatusOr<std::vector<StoredJob>> LoadAll() override;
   [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
+  [[nodiscard]] absl::StatusOr<StoredResults> LoadResultsHead(const std::string& job_id) override;
   [[nodiscard]] absl::Status PutTrainingResult(const std::string& job_id,
                                                const v1::TrainingResult& result) override;
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> LoadTrainingResult(
@@ -98,6 +99,8 @@ class SqliteJobStore final : public JobStore {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   [[nodiscard]] absl::Status PutResultsLocked(const std::string& job_id,
                                               const StoredResults& results)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  [[nodiscard]] absl::StatusOr<StoredResults> LoadResultsHeadLocked(const std::string& job_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // sqlite_result_rows.cc. The rows the job's result chunks hold (the end of the last one).
   [[nodiscard]] absl::StatusOr<uint64_t> StoredRowsLocked(const std::string& job_id)

@@ -138,6 +138,7 @@ void SimulationRunner::RunOnWorker(const std::shared_ptr<Job>& job, const v1::Sc
       std::chrono::duration_cast<std::chrono::milliseconds>(env_.checkpoint_interval).count());
   command.set_progress_interval_ms(100);
   command.set_rows_interval_ms(static_cast<int32_t>(kRowsInterval.count()));
+  command.set_result_chunk_bytes(kRowChunkBytes);
   command.set_where(worker.Describe());
   env_.running_units->Set(workers, scenario);
   const std::function<void(const master::Progress&)> publish = Publisher(job);

@@ -63,6 +63,9 @@ class FlakyJobStore final : public JobStore {
   absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override {
     return store_->LoadResults(job_id);
   }
+  absl::StatusOr<StoredResults> LoadResultsHead(const std::string& job_id) override {
+    return store_->LoadResultsHead(job_id);
+  }
   absl::Status PutTrainingResult(const std::string& job_id,
                                  const v1::TrainingResult& result) override {
     return store_->PutTrainingResult(job_id, result);
