@@ -39,19 +39,20 @@ class ForwardingObserver final : public master::MasterObserver {
         last_rows_(Clock::now()) {}
 
   void OnStart(double) override { last_checkpoint_ = last_rows_ = Clock::now(); }
+  // Called once an accepted step, before RowsDue and CheckpointDue: the step's one clock reading
+  // (three were 4 % of a cheap FMU's step).
   void OnProgress(const master::Progress& progress) override {
     last_ = progress;
     if (max_rows_ > 0 && progress.steps_accepted + 1 > max_rows_) rows_exceeded_ = true;
-    const auto now = Clock::now();
-    if (now - last_sent_ < progress_interval_) return;
-    last_sent_ = now;
+    now_ = Clock::now();
+    if (now_ - last_sent_ < progress_interval_) return;
+    last_sent_ = now_;
     ToProto(progress, message_.mutable_job_progress());
     Send();
   }
   bool Canceled() override { return rows_exceeded_ || gone_ || units::AbandonRequested(); }
   bool CheckpointDue() override {
-    return checkpoint_interval_.count() > 0 &&
-           Clock::now() - last_checkpoint_ >= checkpoint_interval_;
+    return checkpoint_interval_.count() > 0 && now_ - last_checkpoint_ >= checkpoint_interval_;
   }
   void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override {
     last_checkpoint_ = Clock::now();
@@ -61,8 +62,7 @@ class ForwardingObserver final : public master::MasterObserver {
   size_t RowChunkBytes() override { return chunk_bytes_; }
   bool RowsDue() override {
     // The first rows at once (they name the columns), then every rows_interval_ms.
-    return rows_interval_.count() > 0 &&
-           (!columns_sent_ || Clock::now() - last_rows_ >= rows_interval_);
+    return rows_interval_.count() > 0 && (!columns_sent_ || now_ - last_rows_ >= rows_interval_);
   }
   // Sent at once: the stream's write waits while the orchestrator's flow-control window is full,
   // so no more than this chunk is held here.
@@ -108,6 +108,7 @@ class ForwardingObserver final : public master::MasterObserver {
   Clock::time_point last_rows_;
   bool columns_sent_ = false;
   Clock::time_point last_sent_;
+  Clock::time_point now_ = Clock::now();  // at the last OnProgress
   master::Progress last_;
   bool rows_exceeded_ = false;
   bool gone_ = false;
