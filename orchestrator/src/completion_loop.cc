@@ -39,6 +39,11 @@ void CompletionLoop::LeadInBackground() {
   background_cv_.SignalAll();
 }
 
+void CompletionLoop::LeadNowLocked() {
+  lead_now_ = true;
+  background_cv_.SignalAll();
+}
+
 CompletionLoop::Counts CompletionLoop::counts() const {
   absl::MutexLock lock(&mutex_);
   return counts_;
@@ -80,7 +85,8 @@ void CompletionLoop::Background() {
   bool first = true;
   while (!drained_) {
     // Lead if the lead is free and no job took it since the last look (or when told to).
-    if (!leading_ && (first || epoch_ == seen || lead_in_background_)) {
+    if (!leading_ && (first || epoch_ == seen || lead_in_background_ || lead_now_)) {
+      lead_now_ = false;
       leading_ = true;
       background_leads_ = true;
       ++epoch_;

@@ -66,6 +66,11 @@ class CompletionLoop {
   // Makes the background thread lead now (rather than after kIdlePeriod), e.g. while the server
   // shuts down with no job running.
   void LeadInBackground() ABSL_LOCKS_EXCLUDED(mutex_);
+  // Makes the background thread lead now, once (until a thread wants to lead): a job's thread
+  // released its workers and will not lead again soon, so the sync services' requests (a client
+  // asking whether the job ended, for its results) are served at once rather than after
+  // kIdlePeriod (issue 40: `cosimo run` waited 10-15 ms for its first request after the end).
+  void LeadNowLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Returns once done() holds (true) or the queue is drained (done() false). Called with
   // mutex() held; done() is called with it held. `cv` is the caller's own: handlers signal it
@@ -105,6 +110,7 @@ class CompletionLoop {
   std::vector<absl::CondVar*> followers_ ABSL_GUARDED_BY(mutex_);  // in arrival order
   bool background_leads_ ABSL_GUARDED_BY(mutex_) = false;
   bool lead_in_background_ ABSL_GUARDED_BY(mutex_) = false;
+  bool lead_now_ ABSL_GUARDED_BY(mutex_) = false;  // LeadNowLocked, until the background leads
   bool drained_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   uint64_t epoch_ ABSL_GUARDED_BY(mutex_) = 0;  // counts the times a thread took the lead

@@ -60,6 +60,7 @@ void WorkerConnection::Released() {
   absl::MutexLock lock(&loop_->mutex());
   defer_reads_ = false;  // a late reply to the job's last command does not stop the reads
   ResumeReadsLocked();
+  loop_->LeadNowLocked();  // its job's thread will not poll for it
 }
 
 void WorkerConnection::ResumeReadsLocked() {
