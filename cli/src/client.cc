@@ -201,11 +201,13 @@ absl::StatusOr<std::string> Client::SubmitRequest(const v1::SubmitJobRequest& re
   return response.job_id();
 }
 
-absl::StatusOr<v1::JobStatus> Client::Get(const std::string& job_id) {
+absl::StatusOr<v1::JobStatus> Client::Get(const std::string& job_id,
+                                          std::chrono::milliseconds wait_for_end) {
   grpc::ClientContext context;
-  SetDeadline(&context);
+  context.set_deadline(std::chrono::system_clock::now() + call_deadline_ + wait_for_end);
   v1::GetJobRequest request;
   request.set_job_id(job_id);
+  request.set_wait_for_end_ms(static_cast<uint32_t>(wait_for_end.count()));
   v1::GetJobResponse response;
   absl::Status s = Rpc(jobs_->GetJob(&context, request, &response), "get job", target_);
   if (!s.ok()) return s;
@@ -299,6 +301,22 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id,
 }
 
 absl::StatusOr<JobResults> Client::Results(const std::string& job_id, const ResultsRequest& read) {
+  JobResults results;
+  COSIMO_RETURN_IF_ERROR(ReadResults(job_id, read, &results));
+  return results;
+}
+
+absl::Status Client::ReadMoreResults(const std::string& job_id, bool partial, JobResults* held) {
+  JobResults more = *held;  // an error leaves `held` as it was
+  COSIMO_RETURN_IF_ERROR(
+      ReadResults(job_id, {.partial = partial, .first_row = held->rows()}, &more));
+  *held = std::move(more);
+  held->first_row = 0;
+  return absl::OkStatus();
+}
+
+absl::Status Client::ReadResults(const std::string& job_id, const ResultsRequest& read,
+                                 JobResults* into) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + call_deadline_ * 10);
   v1::GetResultsRequest request;
@@ -308,24 +326,29 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id, const Resu
   request.set_first_row(read.first_row);
   if (read.last_rows) request.set_last_rows(*read.last_rows);
   auto reader = jobs_->GetResults(&context, request);
-  JobResults results;
+  const bool appending = into->rows() > 0;
   v1::ResultsChunk chunk;
   while (reader->Read(&chunk)) {
-    if (chunk.has_header()) {
-      FromProto(chunk.header(), &results);
-      results.metadata = chunk.header().metadata();
-      results.first_row = chunk.header().first_row();
-      // Reserved at once rather than grown (each fresh page a page fault): a simulation's rows
-      // are its accepted steps and its start.
-      const uint64_t rows = std::min<uint64_t>(results.metadata.steps_accepted() + 1, 10'000'000);
-      results.values.reserve(rows * results.columns.size());
-    } else {
-      AppendRows(chunk.rows(), &results);
+    if (!chunk.has_header()) {
+      AppendRows(chunk.rows(), into);
+      continue;
     }
+    const v1::ResultsHeader& header = chunk.header();
+    into->metadata = header.metadata();
+    if (appending && std::equal(into->columns.begin(), into->columns.end(),
+                                header.columns().begin(), header.columns().end())) {
+      into->KeepRows(header.first_row());
+      continue;
+    }
+    static_cast<ResultTable&>(*into) = ResultTable();
+    FromProto(header, into);
+    into->first_row = header.first_row();
+    // Reserved at once rather than grown (each fresh page a page fault): a simulation's rows
+    // are its accepted steps and its start.
+    const uint64_t rows = std::min<uint64_t>(into->metadata.steps_accepted() + 1, 10'000'000);
+    into->values.reserve(rows * into->columns.size());
   }
-  absl::Status s = Rpc(reader->Finish(), "results", target_);
-  if (!s.ok()) return s;
-  return results;
+  return Rpc(reader->Finish(), "results", target_);
 }
 
 }  // namespace cosimo::client

@@ -31,6 +31,9 @@ namespace fs = std::filesystem;
 
 // How long a canceled job may take to reach its end before its workers are stopped anyway.
 constexpr std::chrono::seconds kCancelGrace{2};
+// How often a running job's rows so far are read (FollowJob): the store gets them a chunk of
+// rows at a time or every second (JobObserver), so more often would mostly read nothing.
+constexpr std::chrono::milliseconds kRowsReadInterval{50};
 
 // A program beside this one (or where `given` or the environment variable `env` says).
 std::string ProgramBeside(const std::string& given, const char* env, const char* name) {
@@ -349,13 +352,17 @@ namespace {
 // thread wakes per step (the embedded run took 125 us per step against 72-92 us for a
 // standalone orchestrator, docs/benchmarks.md). Between short GetJob calls no thread waits
 // in gRPC. The first polls come quickly (a short job ends within milliseconds of its submit),
-// then every 50 ms. Cancel on request, the rows recorded so far read first (`kept`, issue 42)
-// and the children's log silenced; notice workers that die before attaching (`workers_failed`
-// says which, and the job is canceled).
+// then every 50 ms. With `long_poll` (one worker process: the job's master runs in it, no step
+// crosses a socket) each GetJob waits up to kRowsReadInterval for the job's end, which is then
+// seen at once (issue 40: polling saw a short job's end 15 ms late). The rows recorded so far are
+// read as the job runs (`held`, at most every kRowsReadInterval), so their download overlaps the
+// run rather than following it (issue 40), and once more on a cancel (issue 42). Cancel on request,
+// the children's log silenced; notice workers that die before attaching (`workers_failed` says
+// which, and the job is canceled).
 absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
                                         const EmbeddedOptions& options, WorkerProcesses& workers,
-                                        ChildLog& log, std::string* workers_failed,
-                                        absl::StatusOr<JobResults>* kept) {
+                                        ChildLog& log, bool long_poll, std::string* workers_failed,
+                                        JobResults* held) {
   absl::StatusOr<v1::JobStatus> final_status = absl::UnknownError("not watched");
   bool cancel_sent = false;
   bool cancel_asked = false;
@@ -363,10 +370,11 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
   // The job waits while its workers start: that is shown only if it lasts.
   const auto submitted = std::chrono::steady_clock::now();
   std::chrono::microseconds poll{500};
+  auto rows_read = submitted;
   while (true) {
     if (!cancel_asked && options.cancel != nullptr && options.cancel->load()) {
       log.Silence();
-      if (!cancel_sent) *kept = client.Results(job, ResultsRequest{.partial = true});
+      if (!cancel_sent) (void)client.ReadMoreResults(job, /*partial=*/true, held);
       if (!cancel_sent) (void)client.Cancel(job);
       cancel_sent = cancel_asked = true;
       cancel_time = std::chrono::steady_clock::now();
@@ -377,13 +385,17 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
       final_status = absl::CancelledError("the run was canceled");
       break;
     }
-    final_status = client.Get(job);
+    final_status = client.Get(job, long_poll ? kRowsReadInterval : std::chrono::milliseconds(0));
     if (!final_status.ok()) break;
     const v1::JobState state = final_status->state();
     const bool starting = state == v1::QUEUED &&
                           std::chrono::steady_clock::now() - submitted < std::chrono::seconds(3);
     if (options.on_update && !starting) options.on_update(*final_status);
     if (IsFinished(state)) break;
+    if (state == v1::RUNNING && std::chrono::steady_clock::now() - rows_read > kRowsReadInterval) {
+      (void)client.ReadMoreResults(job, /*partial=*/true, held);  // the rest later, if it fails
+      rows_read = std::chrono::steady_clock::now();
+    }
     if (state == v1::QUEUED && !cancel_sent) {
       if (std::string exited = workers.Exited(); !exited.empty()) {
         spdlog::error("{}", exited);
@@ -392,39 +404,40 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
         cancel_sent = true;
       }
     }
+    if (long_poll) continue;
     std::this_thread::sleep_for(poll);
     poll = std::min<std::chrono::microseconds>(poll * 5 / 4, std::chrono::milliseconds(50));
   }
   return final_status;
 }
 
-// What the run gives: the results of a job that succeeded, the rows recorded until a cancel
-// asked for (interrupted: `kept`, marked so, when it had any), or why it gave none.
+// What the run gives: the results of a job that succeeded (`held`, its rows read while it ran,
+// and the rest), the rows recorded until a cancel asked for (`interrupted`: those held, marked
+// so, when it had any), or why it gave none.
 absl::StatusOr<JobResults> Outcome(Client& client, const std::string& job,
                                    const absl::StatusOr<v1::JobStatus>& final_status,
-                                   const std::string& workers_failed,
-                                   absl::StatusOr<JobResults> kept, PhaseTimer& timer) {
+                                   const std::string& workers_failed, bool interrupted,
+                                   JobResults held, PhaseTimer& timer) {
   if (final_status.ok() && final_status->state() == v1::SUCCEEDED) {
-    absl::StatusOr<JobResults> results = client.Results(job);
-    if (results.ok()) {
-      timer.MarkAt("job started on its worker (orchestrator's clock)",
-                   results->metadata.started_unix_ms());
-      timer.MarkAt("job's results stored (orchestrator's clock)",
-                   results->metadata.finished_unix_ms());
-    }
-    timer.Mark("results downloaded");
-    return results;
+    const uint64_t read_before = held.rows();
+    COSIMO_RETURN_IF_ERROR(client.ReadMoreResults(job, /*partial=*/false, &held));
+    timer.MarkAt("job started on its worker (orchestrator's clock)",
+                 held.metadata.started_unix_ms());
+    timer.MarkAt("job's results stored (orchestrator's clock)", held.metadata.finished_unix_ms());
+    timer.Mark(absl::StrCat("results downloaded (", read_before, " rows while it ran, ",
+                            held.rows() - read_before, " after)"));
+    return held;
   }
-  if (kept.ok() && !kept->columns.empty()) {  // Ctrl-C while it ran: the rows so far
-    const size_t rows = kept->rows();
-    kept->metadata.set_partial(true);
-    kept->metadata.set_interrupted(true);
-    kept->metadata.set_interrupted_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               std::chrono::system_clock::now().time_since_epoch())
-                                               .count());
-    kept->metadata.set_interrupted_time(rows > 0 ? kept->values[(rows - 1) * kept->columns.size()]
-                                                 : kept->metadata.start_time());
-    return kept;
+  if (interrupted && !held.columns.empty()) {  // Ctrl-C while it ran: the rows so far
+    const size_t rows = held.rows();
+    held.metadata.set_partial(true);
+    held.metadata.set_interrupted(true);
+    held.metadata.set_interrupted_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count());
+    held.metadata.set_interrupted_time(rows > 0 ? held.values[(rows - 1) * held.columns.size()]
+                                                : held.metadata.start_time());
+    return held;
   }
   if (!final_status.ok()) return final_status.status();
   if (final_status->state() == v1::CANCELED && !workers_failed.empty()) {
@@ -481,7 +494,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
   {
     WorkerProcesses workers;
-    for (const EmbeddedWorkers& group : EmbeddedWorkerPlan(scenario, options.max_workers)) {
+    const std::vector<EmbeddedWorkers> plan = EmbeddedWorkerPlan(scenario, options.max_workers);
+    for (const EmbeddedWorkers& group : plan) {
       for (int i = 0; i < group.processes; ++i) {
         if (absl::Status s = workers.Spawn(binary, options, group.label, group.slots, log.fd());
             !s.ok()) {
@@ -500,16 +514,22 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     if (!job.ok()) return job.status();
     timer.Mark("job submitted (artifacts uploaded)");
     std::string workers_failed;  // why the job was canceled for want of its workers
-    absl::StatusOr<JobResults> kept = absl::CancelledError("the run was canceled");
+    JobResults held;             // its rows, read as it runs
     const absl::StatusOr<v1::JobStatus> final_status =
-        FollowJob(client, *job, options, workers, log, &workers_failed, &kept);
+        FollowJob(client, *job, options, workers, log, plan.size() == 1 && plan[0].processes == 1,
+                  &workers_failed, &held);
     timer.Mark("job's end seen (GetJob)");
     // Not after Ctrl-C: the run's end is then its one "interrupted" line and its rows.
-    if (options.cancel == nullptr || !options.cancel->load()) PrintJobLog(client, *job);
-    results = Outcome(client, *job, final_status, workers_failed, std::move(kept), timer);
+    const bool interrupted = options.cancel != nullptr && options.cancel->load();
+    if (!interrupted) PrintJobLog(client, *job);
+    results =
+        Outcome(client, *job, final_status, workers_failed, interrupted, std::move(held), timer);
     // Both at once: the worker (--once) ends with its stream or on the signal.
     workers.Terminate();
     server.Terminate();
+    if (results.ok() && options.on_results) {
+      if (absl::Status s = options.on_results(*results); !s.ok()) results = s;
+    }
     workers.StopAll();
   }
   server.StopAll();

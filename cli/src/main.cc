@@ -118,16 +118,20 @@ int Run(Options& o) {
   options.max_workers = o.run_workers;
   options.timings = &timer;
   if (o.log.level == "debug" || o.log.level == "trace") options.worker_log_level = o.log.level;
+  options.on_results = [&](const JobResults& results) {
+    printer.Finish();
+    absl::Status written = WriteResults(results, o.out, o.metadata_out);
+    timer.Mark("results written");
+    return written;
+  };
   absl::StatusOr<JobResults> results = client::RunEmbedded(*scenario, options);
   printer.Finish();
   if (!results.ok()) return Fail(results.status(), ExitCodeFor(results.status()));
-  if (absl::Status s = WriteResults(*results, o.out, o.metadata_out); !s.ok()) return Fail(s);
   if (results->metadata.interrupted()) {  // Ctrl-C: the rows recorded until then
     std::cerr << "cosimo: partial results: the rows recorded until t="
               << FormatDouble(results->metadata.interrupted_time()) << " s\n";
     return 130;
   }
-  timer.Mark("results written");
   if (o.timings) std::cerr << "timings (wall, from the start of `cosimo run`):\n" << timer.Report();
   return 0;
 }

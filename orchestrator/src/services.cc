@@ -32,6 +32,16 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context, const v1::GetJ
                                     v1::GetJobResponse* response) {
   if (grpc::Status s = auth_->Check(*context); !s.ok()) return s;
   absl::StatusOr<v1::JobStatus> status = jobs_->Get(request->job_id());
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(std::min(request->wait_for_end_ms(), 10000u));
+  uint64_t version = 0;  // each change of the job wakes the wait; its end or the deadline ends it
+  while (status.ok() && !IsFinished(status->state()) && !context->IsCancelled() &&
+         std::chrono::steady_clock::now() < deadline) {
+    status = jobs_->WaitForChange(request->job_id(), &version,
+                                  std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      deadline - std::chrono::steady_clock::now()) +
+                                      std::chrono::milliseconds(1));
+  }
   if (!status.ok()) return ToGrpcStatus(status.status());
   *response->mutable_status() = *std::move(status);
   return grpc::Status::OK;

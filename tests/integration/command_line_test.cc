@@ -229,7 +229,8 @@ size_t Lines(const std::string& text) {
 }
 
 // `cosimo run --timings`: the moments of the run on standard error, in the order they happen,
-// from the scenario checked to the results written; none without the flag.
+// from the scenario checked to the processes stopped (the results are written while they stop);
+// none without the flag.
 TEST(SingleFmuTest, TimingsListTheMomentsOfTheRunInOrder) {
   const std::string dir = TempDir("cosimo-timings");
   Process run({BinDir() + "/cosimo", "run", TestFmu("fmi2_msd"), "--stop-time", "0.01", "--step",
@@ -245,8 +246,8 @@ TEST(SingleFmuTest, TimingsListTheMomentsOfTheRunInOrder) {
   for (const char* moment :
        {"scenario read and checked", "orchestrator and worker processes started",
         "orchestrator listening on 127.0.0.1:", "job submitted (artifacts uploaded)",
-        "job's end seen", "results downloaded", "orchestrator and workers stopped",
-        "results written"}) {
+        "job's end seen", "results downloaded", "results written",
+        "orchestrator and workers stopped"}) {
     const size_t next = log.find(moment, at);
     ASSERT_NE(next, std::string::npos) << moment << " missing after offset " << at << ":\n" << log;
     at = next;

@@ -129,8 +129,12 @@ TEST_P(LiveResultsTest, RowsSoFarAreAPrefixOfTheResultsByteForByte) {
   EXPECT_NE(not_partial->status, 200);
 
   ASSERT_TRUE(client.Cancel(*id).ok());
-  // Past every row read: the last row's time, and the JSON's last row's.
-  const double reached = std::max(last->values[0], table["rows"].back()[0].get<double>());
+  // Past every row read: the last row's time, the JSON's last row's and the CLI's (read last).
+  const std::vector<std::string> cli_lines = Lines(ReadFile(dir_ + "/partial.csv"));
+  ASSERT_GT(cli_lines.size(), 1u);
+  const double reached =
+      std::max({last->values[0], table["rows"].back()[0].get<double>(),
+                std::stod(cli_lines.back().substr(0, cli_lines.back().find(',')))});
   std::string final_id;
   const std::string final_csv = FinishedCsv(client, reached + 1.0, &final_id);
   const std::vector<std::string> final_lines = Lines(final_csv);
@@ -195,6 +199,50 @@ TEST_P(LiveResultsTest, WatchFollowPrintsTheLatestValuesOfTheResults) {
   for (const std::string& row : rows) {
     EXPECT_NE(std::find(final_lines.begin(), final_lines.end(), row), final_lines.end()) << row;
   }
+}
+
+// What `cosimo run` does (issue 40): the rows read as the job runs, each read appending to those
+// held (Client::ReadMoreResults), and the rest once it ended, are its results byte for byte; and
+// GetJob waiting for the job's end (wait_for_end_ms) answers with the ended job.
+TEST_P(LiveResultsTest, RowsHeldAndTheRestReadLaterAreTheResultsByteForByte) {
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> id = client.Submit(SlowCar(1e9));
+  ASSERT_TRUE(id.ok()) << id.status();
+  client::JobResults held;
+  int reads = 0;
+  for (int i = 0; i < 1200 && held.rows() < 1000; ++i) {
+    const size_t before = held.rows();
+    // Refused while the job is queued; a refused read leaves the rows held as they were.
+    if (client.ReadMoreResults(*id, /*partial=*/true, &held).ok()) ++reads;
+    ASSERT_GE(held.rows(), before);
+    if (held.rows() < 1000) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(held.rows(), 1000u);
+  EXPECT_GT(reads, 1);
+  EXPECT_TRUE(held.metadata.partial());
+  // Waiting for its end: still running after a millisecond; canceled, the answer is the end.
+  absl::StatusOr<v1::JobStatus> running = client.Get(*id, std::chrono::milliseconds(1));
+  ASSERT_TRUE(running.ok()) << running.status();
+  EXPECT_EQ(running->state(), v1::RUNNING);
+  ASSERT_TRUE(client.Cancel(*id).ok());
+  absl::StatusOr<v1::JobStatus> ended = client.Get(*id, std::chrono::seconds(10));
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(ended->state(), v1::CANCELED);
+
+  std::string final_id;
+  const std::string final_csv =
+      FinishedCsv(client, held.values[(held.rows() - 1) * 3] + 1.0, &final_id);
+  EXPECT_THAT(final_csv, StartsWith(Csv(held)));
+  // The held rows of the run, completed from the finished job (the same rows, as its own
+  // first ones): the results whole, metadata and all.
+  client::JobResults completed = held;
+  completed.KeepRows(held.rows() / 2);
+  ASSERT_TRUE(client.ReadMoreResults(final_id, /*partial=*/false, &completed).ok());
+  EXPECT_EQ(Csv(completed), final_csv);
+  absl::StatusOr<client::JobResults> whole = client.Results(final_id);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_FALSE(completed.metadata.partial());
+  EXPECT_EQ(completed.metadata.SerializeAsString(), whole->metadata.SerializeAsString());
 }
 
 INSTANTIATE_TEST_SUITE_P(MasterWhere, LiveResultsTest, ::testing::Bool(),

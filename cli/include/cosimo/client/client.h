@@ -68,7 +68,11 @@ class Client {
   // A sweep job (docs/sweeps.md): uploads the base scenario's artifacts and submits the sweep
   // over it (the sweep's own base fields cleared). Returns the job id.
   [[nodiscard]] absl::StatusOr<std::string> SubmitSweep(v1::Scenario base, v1::Sweep sweep);
-  [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id);
+  // The job's status; with `wait_for_end` > 0, once it has ended or after that long (at most
+  // 10 s), whichever is first (GetJobRequest.wait_for_end_ms).
+  [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(
+      const std::string& job_id,
+      std::chrono::milliseconds wait_for_end = std::chrono::milliseconds(0));
   // Streams the job's status to `on_update` until it ends; returns the final status.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Watch(
       const std::string& job_id, const std::function<void(const v1::JobStatus&)>& on_update,
@@ -88,6 +92,12 @@ class Client {
   // The same, or a part of it, or a running job's rows so far (`request`).
   [[nodiscard]] absl::StatusOr<JobResults> Results(const std::string& job_id,
                                                    const ResultsRequest& request);
+  // Results(job_id, {partial, first_row = rows held}) appended to `held` (the job's rows from
+  // its first; empty to begin), whose metadata becomes the one read: a job's rows read as it runs
+  // and the rest once it ended. Rows the orchestrator no longer holds (a run resumed from a
+  // checkpoint cut them back) are cut from `held` too; an error leaves `held` as it was.
+  [[nodiscard]] absl::Status ReadMoreResults(const std::string& job_id, bool partial,
+                                             JobResults* held);
   // A succeeded training job's weights file; fails naming the state otherwise.
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> TrainingResult(const std::string& job_id);
   // The job's log so far (its units' FMI log messages and output), of `unit` alone unless empty.
@@ -97,6 +107,11 @@ class Client {
   const std::string& target() const { return target_; }
 
  private:
+  // GetResults of `read` into `into`: a table with rows appends the rows read after its first
+  // header.first_row rows when the columns are the same (its other rows are cut), else is
+  // replaced by the table read.
+  [[nodiscard]] absl::Status ReadResults(const std::string& job_id, const ResultsRequest& read,
+                                         JobResults* into);
   void SetDeadline(grpc::ClientContext* context) const;
   // Uploads the files the scenario's units name and sets their digests.
   [[nodiscard]] absl::Status UploadArtifacts(v1::Scenario* scenario);
@@ -130,6 +145,10 @@ struct EmbeddedOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Where the run's wall time goes (`cosimo run --timings`): marked as it goes; may be null.
   PhaseTimer* timings = nullptr;
+  // Given the run's results (those RunEmbedded returns) while the orchestrator and the workers
+  // stop, so that writing them overlaps their stopping; its error becomes the run's. May be
+  // empty.
+  std::function<absl::Status(const JobResults&)> on_results;
 };
 // The worker processes of an embedded run: per worker label of the scenario's units (in order
 // of first use; "" for none), how many processes and how many slots each. The units of a label

@@ -38,6 +38,8 @@ struct ResultTable {
   }
   size_t string_columns() const;
   size_t integer_columns() const;
+  // Keeps the first `rows` rows (no more than it has) and drops the others.
+  void KeepRows(size_t rows);
 };
 
 // The decimal text of an integer from its exact bits (IntegerBits, unit_api.h) and the sign of
