@@ -74,9 +74,17 @@ void* Allocate(size_t n, size_t size) { return std::calloc(n, size); }
 struct Fmi2Api {
   using Functions = Fmi2Functions;
   using Handle = fmi2Component;
+  using Real = fmi2Real;
+  using Integer = fmi2Integer;
   using Boolean = fmi2Boolean;
   using Byte = fmi2Byte;
   static constexpr fmi::FmiVersion kVersion = fmi::FmiVersion::kFmi2;
+  static constexpr const char* kGetReal = "fmi2GetReal";
+  static constexpr const char* kGetInteger = "fmi2GetInteger";
+  static constexpr const char* kGetBoolean = "fmi2GetBoolean";
+  static constexpr const char* kSetReal = "fmi2SetReal";
+  static constexpr const char* kSetInteger = "fmi2SetInteger";
+  static constexpr const char* kSetBoolean = "fmi2SetBoolean";
 };
 
 class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
@@ -119,53 +127,10 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
   using FmuInstance::Get;
   // FMI 2 has no 64-bit integers: `bits` is left alone.
   absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
-    for (const VariableGroup::Batch& b : group.batches()) {
-      const fmi2ValueReference* vr = b.vrs.data();
-      const size_t n = b.vrs.size();
-      absl::Status s;
-      if (b.type == fmi::VarType::kFloat64) {
-        s = GetBatch<fmi2Real>(
-            b, "fmi2GetReal", [&](fmi2Real* v) { return f_.GetReal(handle_, vr, n, v); }, values,
-            bits);
-      } else if (b.type == fmi::VarType::kInt32) {
-        s = GetBatch<fmi2Integer>(
-            b, "fmi2GetInteger", [&](fmi2Integer* v) { return f_.GetInteger(handle_, vr, n, v); },
-            values, bits);
-      } else {
-        s = GetBatch<fmi2Boolean>(
-            b, "fmi2GetBoolean", [&](fmi2Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); },
-            values, bits);
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
+    return GetScalars(group, values, bits);
   }
-
   absl::Status Set(const VariableGroup& group, const double* values) override {
-    for (const VariableGroup::Batch& b : group.batches()) {
-      const fmi2ValueReference* vr = b.vrs.data();
-      const size_t n = b.vrs.size();
-      absl::Status s;
-      if (b.type == fmi::VarType::kFloat64) {
-        s = SetBatch<fmi2Real>(
-            b, "fmi2SetReal", [&](const fmi2Real* v) { return f_.SetReal(handle_, vr, n, v); },
-            "fmi2GetReal", [&](fmi2Real* v) { return f_.GetReal(handle_, vr, n, v); }, values);
-      } else if (b.type == fmi::VarType::kInt32) {
-        s = SetBatch<fmi2Integer>(
-            b, "fmi2SetInteger",
-            [&](const fmi2Integer* v) { return f_.SetInteger(handle_, vr, n, v); },
-            "fmi2GetInteger", [&](fmi2Integer* v) { return f_.GetInteger(handle_, vr, n, v); },
-            values);
-      } else {
-        s = SetBatch<fmi2Boolean>(
-            b, "fmi2SetBoolean",
-            [&](const fmi2Boolean* v) { return f_.SetBoolean(handle_, vr, n, v); },
-            "fmi2GetBoolean", [&](fmi2Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); },
-            values);
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
+    return SetScalars(group, values);
   }
 
   absl::Status SetString(uint32_t vr, const std::string& value) override {
