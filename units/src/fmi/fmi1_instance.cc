@@ -65,25 +65,18 @@ struct Fmi1Functions {
 
 void Logger(fmiComponent /*c*/, fmiString /*instance_name*/, fmiStatus status, fmiString category,
             fmiString message, ...) {
-  char buffer[2048];
   va_list args;
   va_start(args, message);
-  if (message != nullptr) {
-    std::vsnprintf(buffer, sizeof(buffer), message, args);
-  } else {
-    buffer[0] = '\0';
-  }
+  const std::string text = FormatFmuMessage(message, args);
   va_end(args);
   FmuInstance* instance = FmuInstance::Calling();
   if (instance == nullptr) {
     spdlog::warn("an FMI 1.0 FMU logged outside of a call: [{}] {}",
-                 category != nullptr ? category : "", buffer);
+                 category != nullptr ? category : "", text);
     return;
   }
-  instance->Log(static_cast<int>(status), category, buffer);
+  instance->Log(static_cast<int>(status), category, text.c_str());
 }
-
-void* Allocate(size_t n, size_t size) { return std::calloc(n, size); }
 
 struct Fmi1Api {
   using Functions = Fmi1Functions;
@@ -91,6 +84,8 @@ struct Fmi1Api {
   using Real = fmiReal;
   using Integer = fmiInteger;
   using Boolean = fmiBoolean;
+  using String = fmiString;
+  using ValueReference = fmiValueReference;
   static constexpr fmi::FmiVersion kVersion = fmi::FmiVersion::kFmi1;
   static constexpr const char* kGetReal = "fmiGetReal";
   static constexpr const char* kGetInteger = "fmiGetInteger";
@@ -98,14 +93,16 @@ struct Fmi1Api {
   static constexpr const char* kSetReal = "fmiSetReal";
   static constexpr const char* kSetInteger = "fmiSetInteger";
   static constexpr const char* kSetBoolean = "fmiSetBoolean";
+  static constexpr const char* kGetString = "fmiGetString";
+  static constexpr const char* kSetString = "fmiSetString";
 };
 
-class Fmi1Instance : public FmiCommonBase<Fmi1Api> {
+class Fmi1Instance : public FmiScalarTypesBase<Fmi1Api> {
  public:
   Fmi1Instance(const fmi::ModelDescription& md, std::shared_ptr<fmi::UnpackedFmu> unpacked,
                std::unique_ptr<SharedLibrary> library, Fmi1Functions f,
                const std::string& unit_name)
-      : FmiCommonBase(unit_name, f, std::move(unpacked), std::move(library)),
+      : FmiScalarTypesBase(unit_name, f, std::move(unpacked), std::move(library)),
         guid_(md.guid),
         model_exchange_(md.model_exchange.offered) {}
   ~Fmi1Instance() override { Free(); }
@@ -114,15 +111,16 @@ class Fmi1Instance : public FmiCommonBase<Fmi1Api> {
     const char* function = model_exchange_ ? "fmiInstantiateModel" : "fmiInstantiateSlave";
     BeginCall();
     if (model_exchange_) {
-      handle_ = f_.InstantiateModel(unit_name_.c_str(), guid_.c_str(),
-                                    fmi1MeCallbackFunctions{Logger, Allocate, std::free}, fmiFalse);
+      handle_ =
+          f_.InstantiateModel(unit_name_.c_str(), guid_.c_str(),
+                              fmi1MeCallbackFunctions{Logger, FmiAllocate, std::free}, fmiFalse);
     } else {
       // FMI 1.0 Co-Simulation section 3.3: fmuLocation is the URL of the unzipped FMU.
       const std::string location = "file://" + unpacked_->dir();
       handle_ = f_.InstantiateSlave(
           unit_name_.c_str(), guid_.c_str(), location.c_str(), "application/x-fmu-sharedlibrary",
           /*timeout=*/0.0, /*visible=*/fmiFalse, /*interactive=*/fmiFalse,
-          fmi1CsCallbackFunctions{Logger, Allocate, std::free, nullptr}, fmiFalse);
+          fmi1CsCallbackFunctions{Logger, FmiAllocate, std::free, nullptr}, fmiFalse);
     }
     if (handle_ == nullptr) {
       return absl::InternalError(absl::StrCat("unit '", unit_name_, "': ", function,
@@ -152,34 +150,6 @@ class Fmi1Instance : public FmiCommonBase<Fmi1Api> {
     return Check(
         f_.Initialize(handle_, tolerance_.has_value(), tolerance_.value_or(0.0), &event_info_),
         "fmiInitialize");
-  }
-
-  using FmuInstance::Get;
-  // FMI 1.0 has no 64-bit integers: `bits` is left alone.
-  absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
-    return GetScalars(group, values, bits);
-  }
-  absl::Status Set(const VariableGroup& group, const double* values) override {
-    return SetScalars(group, values);
-  }
-  absl::Status SetString(uint32_t vr, const std::string& value) override {
-    const fmiValueReference ref = vr;
-    const fmiString text = value.c_str();
-    BeginCall();
-    return Check(f_.SetString(handle_, &ref, 1, &text), "fmiSetString");
-  }
-  absl::Status GetStrings(const std::vector<uint32_t>& vrs,
-                          std::vector<std::string>* values) override {
-    return ReadStrings(
-        vrs.size(), "fmiGetString",
-        [&](fmiString* texts) { return f_.GetString(handle_, vrs.data(), vrs.size(), texts); },
-        values);
-  }
-  absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
-                           std::vector<std::string>* hex) override {
-    hex->assign(vrs.size(), "");
-    if (vrs.empty()) return absl::OkStatus();
-    return Unsupported("FMI 1.0 has no Binary variables");
   }
 
   absl::Status DoStep(double t, double h, bool /*no_set_state_prior*/,

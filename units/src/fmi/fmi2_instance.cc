@@ -57,19 +57,12 @@ struct Fmi2Functions {
 void Logger(fmi2ComponentEnvironment env, fmi2String /*instance_name*/, fmi2Status status,
             fmi2String category, fmi2String message, ...) {
   if (env == nullptr) return;
-  char buffer[2048];
   va_list args;
   va_start(args, message);
-  if (message != nullptr) {
-    std::vsnprintf(buffer, sizeof(buffer), message, args);
-  } else {
-    buffer[0] = '\0';
-  }
+  const std::string text = FormatFmuMessage(message, args);
   va_end(args);
-  static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, buffer);
+  static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, text.c_str());
 }
-
-void* Allocate(size_t n, size_t size) { return std::calloc(n, size); }
 
 struct Fmi2Api {
   using Functions = Fmi2Functions;
@@ -77,6 +70,8 @@ struct Fmi2Api {
   using Real = fmi2Real;
   using Integer = fmi2Integer;
   using Boolean = fmi2Boolean;
+  using String = fmi2String;
+  using ValueReference = fmi2ValueReference;
   using Byte = fmi2Byte;
   static constexpr fmi::FmiVersion kVersion = fmi::FmiVersion::kFmi2;
   static constexpr const char* kGetReal = "fmi2GetReal";
@@ -85,9 +80,11 @@ struct Fmi2Api {
   static constexpr const char* kSetReal = "fmi2SetReal";
   static constexpr const char* kSetInteger = "fmi2SetInteger";
   static constexpr const char* kSetBoolean = "fmi2SetBoolean";
+  static constexpr const char* kGetString = "fmi2GetString";
+  static constexpr const char* kSetString = "fmi2SetString";
 };
 
-class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
+class Fmi2Instance : public FmiInstanceBase<Fmi2Api, FmiScalarTypesBase<Fmi2Api>> {
  public:
   Fmi2Instance(const fmi::ModelDescription& md, bool model_exchange,
                std::shared_ptr<fmi::UnpackedFmu> unpacked, std::unique_ptr<SharedLibrary> library,
@@ -98,7 +95,7 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
   ~Fmi2Instance() override { Free(); }  // while callbacks_ lives
 
   absl::Status Instantiate() override {
-    callbacks_ = fmi2CallbackFunctions{Logger, Allocate, std::free, nullptr, this};
+    callbacks_ = fmi2CallbackFunctions{Logger, FmiAllocate, std::free, nullptr, this};
     const std::string resources = "file://" + unpacked_->dir() + "/resources";
     BeginCall();
     handle_ =
@@ -122,38 +119,6 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
     BeginCall();
     initialized_ = true;
     return Check(f_.EnterInitializationMode(handle_), "fmi2EnterInitializationMode");
-  }
-
-  using FmuInstance::Get;
-  // FMI 2 has no 64-bit integers: `bits` is left alone.
-  absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
-    return GetScalars(group, values, bits);
-  }
-  absl::Status Set(const VariableGroup& group, const double* values) override {
-    return SetScalars(group, values);
-  }
-
-  absl::Status SetString(uint32_t vr, const std::string& value) override {
-    const fmi2ValueReference ref = vr;
-    const fmi2String text = value.c_str();
-    BeginCall();
-    return Check(f_.SetString(handle_, &ref, 1, &text), "fmi2SetString");
-  }
-
-  absl::Status GetStrings(const std::vector<uint32_t>& vrs,
-                          std::vector<std::string>* values) override {
-    return ReadStrings(
-        vrs.size(), "fmi2GetString",
-        [&](fmi2String* texts) { return f_.GetString(handle_, vrs.data(), vrs.size(), texts); },
-        values);
-  }
-
-  absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
-                           std::vector<std::string>* hex) override {
-    hex->assign(vrs.size(), "");
-    if (vrs.empty()) return absl::OkStatus();
-    return absl::UnimplementedError(
-        absl::StrCat("unit '", unit_name_, "': FMI 2 has no Binary variables"));
   }
 
   absl::Status DoStep(double t, double h, bool no_set_state_prior,

@@ -12,10 +12,10 @@
 // FmiCommonBase<Api> holds what all three define alike: the library, the unpacked folder, the
 // handle, the status check of a call, Terminate and freeing, the Model Exchange functions of
 // the same arguments and meaning (SetTime, SetContinuousStates, GetContinuousStates,
-// GetDerivatives, GetEventIndicators), and the Real / Integer / Boolean access of FMI 1.0 and
-// 2.0 (GetScalars, SetScalars: Api then also names Real and Integer and the functions' names).
-// FmiInstanceBase<Api> adds what FMI 2.0 and 3.0 share and FMI 1.0 lacks: initialisation mode,
-// event and continuous-time modes, fmiXCompletedIntegratorStep, FMU states.
+// GetDerivatives, GetEventIndicators). FmiScalarTypesBase<Api> adds the variable access of FMI
+// 1.0 and 2.0 (Real, Integer, Boolean, String). FmiInstanceBase<Api, Base> adds what FMI 2.0 and
+// 3.0 share and FMI 1.0 lacks: initialisation mode, event and continuous-time modes,
+// fmiXCompletedIntegratorStep, FMU states.
 //
 // The version's own class sets handle_ when it instantiates and initialized_ when it enters
 // initialisation (FMI 1.0: when it initialises), and implements the rest. Free() (called by the
@@ -25,6 +25,9 @@
 // Private to units/src/fmi. Not thread safe.
 #pragma once
 
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -86,6 +89,16 @@ inline const char* FmiFunctionName(fmi::FmiVersion version, FmiFunction f) {
   return kNames[static_cast<int>(f)][column];
 }
 
+// The text of an FMU's printf-style log message (the FMI 1.0 and 2.0 loggers), at most 2047 bytes.
+inline std::string FormatFmuMessage(const char* format, va_list args) {
+  if (format == nullptr) return "";
+  char buffer[2048];
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  return buffer;
+}
+// The memory allocator the FMI 1.0 and 2.0 instances are given.
+inline void* FmiAllocate(size_t n, size_t size) { return std::calloc(n, size); }
+
 template <typename Api>
 class FmiCommonBase : public FmuInstance {
  public:
@@ -131,59 +144,6 @@ class FmiCommonBase : public FmuInstance {
     return Check(static_cast<int>(function(handle_, args...)), FunctionName(name));
   }
 
-  // FMI 1.0 and 2.0 (Real, Integer, Boolean): one fmiXGet<type> call per batch of the group.
-  absl::Status GetScalars(const VariableGroup& group, double* values, uint64_t* bits) {
-    using Real = typename Api::Real;
-    using Integer = typename Api::Integer;
-    using Boolean = typename Api::Boolean;
-    for (const VariableGroup::Batch& b : group.batches()) {
-      const auto* vr = b.vrs.data();
-      const size_t n = b.vrs.size();
-      absl::Status s;
-      if (b.type == fmi::VarType::kFloat64) {
-        s = GetBatch<Real>(
-            b, Api::kGetReal, [&](Real* v) { return f_.GetReal(handle_, vr, n, v); }, values, bits);
-      } else if (b.type == fmi::VarType::kInt32) {
-        s = GetBatch<Integer>(
-            b, Api::kGetInteger, [&](Integer* v) { return f_.GetInteger(handle_, vr, n, v); },
-            values, bits);
-      } else {
-        s = GetBatch<Boolean>(
-            b, Api::kGetBoolean, [&](Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); },
-            values, bits);
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-
-  // FMI 1.0 and 2.0: one fmiXSet<type> call per batch of the group.
-  absl::Status SetScalars(const VariableGroup& group, const double* values) {
-    using Real = typename Api::Real;
-    using Integer = typename Api::Integer;
-    using Boolean = typename Api::Boolean;
-    for (const VariableGroup::Batch& b : group.batches()) {
-      const auto* vr = b.vrs.data();
-      const size_t n = b.vrs.size();
-      absl::Status s;
-      if (b.type == fmi::VarType::kFloat64) {
-        s = SetBatch<Real>(
-            b, Api::kSetReal, [&](const Real* v) { return f_.SetReal(handle_, vr, n, v); },
-            Api::kGetReal, [&](Real* v) { return f_.GetReal(handle_, vr, n, v); }, values);
-      } else if (b.type == fmi::VarType::kInt32) {
-        s = SetBatch<Integer>(
-            b, Api::kSetInteger, [&](const Integer* v) { return f_.SetInteger(handle_, vr, n, v); },
-            Api::kGetInteger, [&](Integer* v) { return f_.GetInteger(handle_, vr, n, v); }, values);
-      } else {
-        s = SetBatch<Boolean>(
-            b, Api::kSetBoolean, [&](const Boolean* v) { return f_.SetBoolean(handle_, vr, n, v); },
-            Api::kGetBoolean, [&](Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); }, values);
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-
   void Free() {
     if (handle_ == nullptr || fatal()) return;
     if (initialized_ && !terminated_ && !failed()) {
@@ -203,12 +163,105 @@ class FmiCommonBase : public FmuInstance {
   bool terminated_ = false;
 };
 
+// FMI 1.0 and 2.0 variables (Real, Integer, Boolean, String): Api also gives Real and Integer
+// and the functions' names (kGetReal, kSetReal... kGetString, kSetString).
 template <typename Api>
-class FmiInstanceBase : public FmiCommonBase<Api> {
+class FmiScalarTypesBase : public FmiCommonBase<Api> {
+ public:
+  using FmiCommonBase<Api>::FmiCommonBase;
+
+  using FmuInstance::Get;
+  // One fmiXGet<type> call per batch of the group. No 64-bit integers: `bits` is left alone.
+  absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
+    using Real = typename Api::Real;
+    using Integer = typename Api::Integer;
+    using Boolean = typename Api::Boolean;
+    for (const VariableGroup::Batch& b : group.batches()) {
+      const auto* vr = b.vrs.data();
+      const size_t n = b.vrs.size();
+      absl::Status s;
+      if (b.type == fmi::VarType::kFloat64) {
+        s = this->template GetBatch<Real>(
+            b, Api::kGetReal, [&](Real* v) { return this->f_.GetReal(this->handle_, vr, n, v); },
+            values, bits);
+      } else if (b.type == fmi::VarType::kInt32) {
+        s = this->template GetBatch<Integer>(
+            b, Api::kGetInteger,
+            [&](Integer* v) { return this->f_.GetInteger(this->handle_, vr, n, v); }, values, bits);
+      } else {
+        s = this->template GetBatch<Boolean>(
+            b, Api::kGetBoolean,
+            [&](Boolean* v) { return this->f_.GetBoolean(this->handle_, vr, n, v); }, values, bits);
+      }
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  // One fmiXSet<type> call per batch of the group.
+  absl::Status Set(const VariableGroup& group, const double* values) override {
+    using Real = typename Api::Real;
+    using Integer = typename Api::Integer;
+    using Boolean = typename Api::Boolean;
+    for (const VariableGroup::Batch& b : group.batches()) {
+      const auto* vr = b.vrs.data();
+      const size_t n = b.vrs.size();
+      absl::Status s;
+      if (b.type == fmi::VarType::kFloat64) {
+        s = this->template SetBatch<Real>(
+            b, Api::kSetReal,
+            [&](const Real* v) { return this->f_.SetReal(this->handle_, vr, n, v); }, Api::kGetReal,
+            [&](Real* v) { return this->f_.GetReal(this->handle_, vr, n, v); }, values);
+      } else if (b.type == fmi::VarType::kInt32) {
+        s = this->template SetBatch<Integer>(
+            b, Api::kSetInteger,
+            [&](const Integer* v) { return this->f_.SetInteger(this->handle_, vr, n, v); },
+            Api::kGetInteger,
+            [&](Integer* v) { return this->f_.GetInteger(this->handle_, vr, n, v); }, values);
+      } else {
+        s = this->template SetBatch<Boolean>(
+            b, Api::kSetBoolean,
+            [&](const Boolean* v) { return this->f_.SetBoolean(this->handle_, vr, n, v); },
+            Api::kGetBoolean,
+            [&](Boolean* v) { return this->f_.GetBoolean(this->handle_, vr, n, v); }, values);
+      }
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status SetString(uint32_t vr, const std::string& value) override {
+    const typename Api::ValueReference ref = vr;
+    const typename Api::String text = value.c_str();
+    this->BeginCall();
+    return this->Check(this->f_.SetString(this->handle_, &ref, 1, &text), Api::kSetString);
+  }
+  absl::Status GetStrings(const std::vector<uint32_t>& vrs,
+                          std::vector<std::string>* values) override {
+    return this->ReadStrings(
+        vrs.size(), Api::kGetString,
+        [&](typename Api::String* texts) {
+          return this->f_.GetString(this->handle_, vrs.data(), vrs.size(), texts);
+        },
+        values);
+  }
+  absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
+                           std::vector<std::string>* hex) override {
+    hex->assign(vrs.size(), "");
+    if (vrs.empty()) return absl::OkStatus();
+    return absl::UnimplementedError(absl::StrCat(
+        "unit '", this->unit_name_, "': ",
+        Api::kVersion == fmi::FmiVersion::kFmi1 ? "FMI 1.0" : "FMI 2", " has no Binary variables"));
+  }
+};
+
+// `Base`: FmiCommonBase<Api>, or FmiScalarTypesBase<Api> for FMI 2.
+template <typename Api, typename Base = FmiCommonBase<Api>>
+class FmiInstanceBase : public Base {
  public:
   using Boolean = typename Api::Boolean;
   using Byte = typename Api::Byte;
-  using FmiCommonBase<Api>::FmiCommonBase;
+  using Base::Base;
 
   absl::Status ExitInitializationMode() override {
     return this->Call(FmiFunction::kExitInitializationMode, this->f_.ExitInitializationMode);
