@@ -4,7 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "tests/units/fmi/fmi_test_util.h"
 
@@ -51,7 +57,10 @@ TEST_P(Fmi1UnitTest, MatchesTheDampedOscillatorWithAForce) {
   EXPECT_FALSE(d.capabilities.output_reactive);
   EXPECT_EQ(d.capabilities.max_output_derivative_order, 0);
   auto save = unit->Save();
-  EXPECT_FALSE(save.ok());
+  ASSERT_FALSE(save.ok());
+  if (!GetParam().me) {
+    EXPECT_THAT(save.status().message(), HasSubstr("FMI 1.0 has no FMU state"));
+  }
 
   ASSERT_TRUE(unit->SetRecorded({"neg_x", "neg_v", "undamped", "der(v)"}).ok());
   ASSERT_TRUE(unit->Initialize(0.0, 10.0).ok());
@@ -107,6 +116,38 @@ TEST(Fmi1UnitErrorsTest, CheckpointsAreRefused) {
   ASSERT_FALSE(snapshot.ok());
   EXPECT_THAT(snapshot.status().message(),
               HasSubstr("unit 'msd': cannot be checkpointed: FMI 1.0 has no FMU state"));
+}
+
+// FMI 1.0 functions are exported as <modelIdentifier>_fmi<Name>: fmi1_msd_cs's binary under the
+// modelIdentifier "renamed" (binaries/linux64/renamed.so) exports none of renamed_fmiGetReal...,
+// and the error names them, prefix included.
+TEST(Fmi1UnitErrorsTest, FunctionsAreResolvedByTheirPrefixedNames) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("fmi1_renamed_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "binaries" / "linux64");
+  const fs::path built = fs::path(COSIMO_BINARY_DIR) / "tests" / "fmus" / "fmi1_msd_cs";
+  fs::copy_file(built / "binaries" / "fmi1_msd_cs.so", dir / "binaries" / "linux64" / "renamed.so");
+  std::stringstream xml;
+  xml << std::ifstream(built / "modelDescription.xml").rdbuf();
+  std::string text = xml.str();
+  const std::string identifier = "modelIdentifier=\"fmi1_msd_cs\"";
+  ASSERT_NE(text.find(identifier), std::string::npos);
+  text.replace(text.find(identifier), identifier.size(), "modelIdentifier=\"renamed\"");
+  std::ofstream(dir / "modelDescription.xml") << text;
+  const std::string zip = "cd " + dir.string() +
+                          " && zip -q -r renamed.fmu modelDescription.xml binaries > zip.log 2>&1";
+  ASSERT_EQ(std::system(zip.c_str()), 0);
+  v1::Unit spec;
+  spec.set_name("renamed");
+  auto unit = CreateFmuUnit(spec, (dir / "renamed.fmu").string());
+  ASSERT_FALSE(unit.ok());
+  EXPECT_THAT(unit.status().message(),
+              HasSubstr("unit 'renamed': binaries/linux64/renamed.so does not export "
+                        "renamed_fmiGetReal, renamed_fmiGetInteger"));
+  EXPECT_THAT(unit.status().message(), HasSubstr("renamed_fmiDoStep"));
+  fs::remove_all(dir);
 }
 
 }  // namespace
