@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "fmi/src/model_description_attributes.h"
+#include "fmi/src/model_description_fmi1.h"
 
 namespace cosimo::fmi {
 namespace {
@@ -226,6 +227,7 @@ class ModelDescriptionParser {
     const pugi::xml_node root = doc.child("fmiModelDescription");
     if (!root) return Bad(source_, "no <fmiModelDescription> element");
     if (absl::Status s = Header(root); !s.ok()) return s;
+    if (md_.version == FmiVersion::kFmi1) return Fmi1Reader::Read(root, source_, std::move(md_));
     if (absl::Status s = Kinds(root); !s.ok()) return s;
     if (absl::Status s = Variables(root.child("ModelVariables")); !s.ok()) return s;
     if (absl::Status s = IndexByValueReference(); !s.ok()) return s;
@@ -248,14 +250,18 @@ class ModelDescriptionParser {
   // Version, identity, DefaultExperiment.
   absl::Status Header(const pugi::xml_node& root) {
     md_.fmi_version = root.attribute("fmiVersion").as_string();
-    if (md_.fmi_version.rfind("2.", 0) == 0) {
+    if (md_.fmi_version.rfind("1.", 0) == 0) {
+      md_.version = FmiVersion::kFmi1;
+      md_.guid = root.attribute("guid").as_string();
+    } else if (md_.fmi_version.rfind("2.", 0) == 0) {
       md_.version = FmiVersion::kFmi2;
       md_.guid = root.attribute("guid").as_string();
     } else if (md_.fmi_version.rfind("3.", 0) == 0) {
       md_.version = FmiVersion::kFmi3;
       md_.guid = root.attribute("instantiationToken").as_string();
     } else {
-      return Bad(source_, "fmiVersion '" + md_.fmi_version + "' is not supported (2.x or 3.x)");
+      return Bad(source_,
+                 "fmiVersion '" + md_.fmi_version + "' is not supported (1.0, 2.x or 3.x)");
     }
     fmi2_ = md_.version == FmiVersion::kFmi2;
     md_.model_name = root.attribute("modelName").as_string();

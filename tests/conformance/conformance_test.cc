@@ -4,7 +4,7 @@
 // most 1e-3 of the signal's range on at least 99% of the points. CTest label `conformance`.
 //
 // Also: `cosimo run X.fmu` with the default record succeeds on every FMU in tests/fmus/ that
-// is not broken on purpose, for FMI 2 and FMI 3 alike.
+// is not broken on purpose, for FMI 1, FMI 2 and FMI 3 alike.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -72,7 +72,8 @@ TEST_P(MsdConformance, MatchesTheAnalyticOscillator) {
 INSTANTIATE_TEST_SUITE_P(Fmus, MsdConformance,
                          ::testing::Values(Case{"fmi2_msd", false}, Case{"fmi2_msd", true},
                                            Case{"fmi3_msd", false}, Case{"fmi3_msd", true},
-                                           Case{"fmi2_msd_me", true}),
+                                           Case{"fmi2_msd_me", true}, Case{"fmi1_msd_cs", false},
+                                           Case{"fmi1_msd_me", true}),
                          [](const auto& info) {
                            return std::string(info.param.fmu) + (info.param.me ? "_ME" : "_CS");
                          });
@@ -219,7 +220,8 @@ TEST(TableIntoDiscreteInputs, ANonIntegerValueForAnIntegerInputIsAnError) {
 }
 
 // `cosimo run X.fmu` with the default record (issue 29, 7): on every test FMU that is not
-// broken on purpose, FMI 2 and FMI 3, Model-Exchange-only ones included (CVODE is picked).
+// broken on purpose, FMI 1, FMI 2 and FMI 3, Model-Exchange-only ones included (CVODE is
+// picked).
 TEST(DefaultRun, EveryTestFmuRuns) {
   const std::vector<std::string> broken = {"error", "crash",       "evil",   "absolute",
                                            "link",  "missing_dep", "msd_se", "refuse"};

@@ -293,6 +293,26 @@ TEST(SingleFmuTest, RunsAnFmuOnItsOwnFromItsDefaultExperiment) {
   EXPECT_EQ(Lines(ReadFile(dir + "/stepped.csv")), 1u + 9u);  // 0, 0.5, ..., 4
 }
 
+// `cosimo run model.fmu` with an FMI 1.0 FMU (issue 43): Co-Simulation (an <Implementation>
+// element) and Model Exchange (none: CVODE at the DefaultExperiment's tolerance), every output
+// recorded (`position` is an alias of x).
+TEST(SingleFmuTest, RunsAnFmi1FmuOnItsOwnFromItsDefaultExperiment) {
+  const std::string dir = TempDir("cosimo-fmu");
+  for (const std::string name : {"fmi1_msd_cs", "fmi1_msd_me"}) {
+    Process run({BinDir() + "/cosimo", "run", TestFmu(name), "--out", dir + "/" + name + ".csv"},
+                dir + "/" + name + ".log");
+    ASSERT_EQ(run.Wait(std::chrono::seconds(120)), 0) << run.log();
+    const std::string csv = ReadFile(dir + "/" + name + ".csv");
+    EXPECT_THAT(csv, StartsWith("time,msd.x,msd.v,msd.steps,msd.position\n0,1,0,0,1\n")) << name;
+    EXPECT_EQ(Lines(csv), 1u + 1001u) << name;
+    EXPECT_THAT(csv, HasSubstr("\n10,")) << name;
+    if (name == "fmi1_msd_me") {
+      EXPECT_THAT(run.log(), HasSubstr("the FMU offers only Model Exchange: solver CVODE, "
+                                       "tolerance 1e-06 (DefaultExperiment's)"));
+    }
+  }
+}
+
 // A scenario may leave out stop_time and the step when every FMU has a DefaultExperiment.
 TEST(SingleFmuTest, ScenarioWithoutStopTimeOrStepTakesThemFromTheFmus) {
   const std::string dir = TempDir("cosimo-fmu");

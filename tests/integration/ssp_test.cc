@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "cosimo/common/scenario.h"
 #include "tests/integration/process.h"
 
@@ -307,6 +309,53 @@ TEST_F(SspTest, ImportedSystemRunsLikeTheSameScenarioWrittenByHand) {
   ASSERT_EQ(std::count(reference.begin(), reference.end(), '\n'), 1 + 501);
   EXPECT_EQ(run({dir_ + "/imported/two.json"}, "imported.csv"), reference);
   EXPECT_EQ(run({ssp, "--step-size", "0.01"}, "direct.csv"), reference);
+}
+
+// An SSP of FMI 1.0 FMUs (issue 43: published SSP examples hold FMI 1.0 Co-Simulation FMUs)
+// imports and runs, its columns equal to those of the same system made of the FMI 2 FMUs: the
+// model and its integration inside the FMU are the same, and nothing iterates.
+TEST_F(SspTest, Fmi1FmusImportAndRunLikeTheirFmi2Counterparts) {
+  const std::string fmi2 = Pack(Ssd());
+  fs::copy_file(Fmu("fmi1_msd_cs"), dir_ + "/system/resources/msd.fmu",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(Fmu("fmi1_msd_cs"), dir_ + "/system/resources/other/msd 2.fmu",
+                fs::copy_options::overwrite_existing);
+  fs::rename(fmi2, dir_ + "/fmi2.ssp");
+  const std::string fmi1 = Pack(Ssd());
+  ssp::SspImportOptions options;
+  options.resources_dir = dir_ + "/out";
+  absl::StatusOr<ssp::SspImport> imported = ssp::ImportSsp(fmi1, options);
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->scenario.units_size(), 2);
+  EXPECT_EQ(ReadFile(imported->scenario.units(1).fmu().path()), ReadFile(Fmu("fmi1_msd_cs")));
+  EXPECT_TRUE(ValidateScenario(imported->scenario).ok()) << ValidateScenario(imported->scenario);
+
+  // The columns of `names` in a results CSV, by header name.
+  auto run = [&](const std::string& ssp, const std::string& out) {
+    Process p({BinDir() + "/cosimo", "run", ssp, "--step-size", "0.01", "--out", dir_ + "/" + out},
+              dir_ + "/" + out + ".log");
+    EXPECT_EQ(p.Wait(std::chrono::seconds(120)), 0) << p.log();
+    std::istringstream csv(ReadFile(dir_ + "/" + out));
+    std::string line;
+    std::getline(csv, line);
+    std::vector<std::string> header = absl::StrSplit(line, ',');
+    const std::vector<std::string> names = {"time", "msd_A.x", "msd_A.v", "msd2.x", "msd2.v"};
+    std::vector<std::string> rows;
+    while (std::getline(csv, line)) {
+      std::vector<std::string> cells = absl::StrSplit(line, ',');
+      std::string row;
+      for (const std::string& name : names) {
+        const auto it = std::find(header.begin(), header.end(), name);
+        EXPECT_NE(it, header.end()) << out << ": no column " << name;
+        if (it != header.end()) row += cells[static_cast<size_t>(it - header.begin())] + ",";
+      }
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  const std::vector<std::string> reference = run(dir_ + "/fmi2.ssp", "fmi2.csv");
+  ASSERT_EQ(reference.size(), 501u);
+  EXPECT_EQ(run(fmi1, "fmi1.csv"), reference);
 }
 
 // In the style of OMSimulator's test suite (an SSD as OMEdit writes it: geometry, annotations,

@@ -69,7 +69,8 @@ TEST_P(FmuErrorStepTest, DoStepErrorFailsTheStepNamingTheFunction) {
 
 INSTANTIATE_TEST_SUITE_P(
     FmuVersions, FmuErrorStepTest,
-    ::testing::Values(std::make_pair("fmi2_error", "fmi2DoStep returned fmi2Error"),
+    ::testing::Values(std::make_pair("fmi1_error", "fmiDoStep returned fmiError"),
+                      std::make_pair("fmi2_error", "fmi2DoStep returned fmi2Error"),
                       std::make_pair("fmi3_error", "fmi3DoStep returned fmi3Error")));
 
 TEST(FmuErrorsTest, FailTimeIsAParameter) {

@@ -57,29 +57,34 @@ struct Fmi2Functions {
 void Logger(fmi2ComponentEnvironment env, fmi2String /*instance_name*/, fmi2Status status,
             fmi2String category, fmi2String message, ...) {
   if (env == nullptr) return;
-  char buffer[2048];
   va_list args;
   va_start(args, message);
-  if (message != nullptr) {
-    std::vsnprintf(buffer, sizeof(buffer), message, args);
-  } else {
-    buffer[0] = '\0';
-  }
+  const std::string text = FormatFmuMessage(message, args);
   va_end(args);
-  static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, buffer);
+  static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, text.c_str());
 }
-
-void* Allocate(size_t n, size_t size) { return std::calloc(n, size); }
 
 struct Fmi2Api {
   using Functions = Fmi2Functions;
   using Handle = fmi2Component;
+  using Real = fmi2Real;
+  using Integer = fmi2Integer;
   using Boolean = fmi2Boolean;
+  using String = fmi2String;
+  using ValueReference = fmi2ValueReference;
   using Byte = fmi2Byte;
   static constexpr fmi::FmiVersion kVersion = fmi::FmiVersion::kFmi2;
+  static constexpr const char* kGetReal = "fmi2GetReal";
+  static constexpr const char* kGetInteger = "fmi2GetInteger";
+  static constexpr const char* kGetBoolean = "fmi2GetBoolean";
+  static constexpr const char* kSetReal = "fmi2SetReal";
+  static constexpr const char* kSetInteger = "fmi2SetInteger";
+  static constexpr const char* kSetBoolean = "fmi2SetBoolean";
+  static constexpr const char* kGetString = "fmi2GetString";
+  static constexpr const char* kSetString = "fmi2SetString";
 };
 
-class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
+class Fmi2Instance : public FmiInstanceBase<Fmi2Api, FmiScalarTypesBase<Fmi2Api>> {
  public:
   Fmi2Instance(const fmi::ModelDescription& md, bool model_exchange,
                std::shared_ptr<fmi::UnpackedFmu> unpacked, std::unique_ptr<SharedLibrary> library,
@@ -90,7 +95,7 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
   ~Fmi2Instance() override { Free(); }  // while callbacks_ lives
 
   absl::Status Instantiate() override {
-    callbacks_ = fmi2CallbackFunctions{Logger, Allocate, std::free, nullptr, this};
+    callbacks_ = fmi2CallbackFunctions{Logger, FmiAllocate, std::free, nullptr, this};
     const std::string resources = "file://" + unpacked_->dir() + "/resources";
     BeginCall();
     handle_ =
@@ -114,81 +119,6 @@ class Fmi2Instance : public FmiInstanceBase<Fmi2Api> {
     BeginCall();
     initialized_ = true;
     return Check(f_.EnterInitializationMode(handle_), "fmi2EnterInitializationMode");
-  }
-
-  using FmuInstance::Get;
-  // FMI 2 has no 64-bit integers: `bits` is left alone.
-  absl::Status Get(const VariableGroup& group, double* values, uint64_t* bits) override {
-    for (const VariableGroup::Batch& b : group.batches()) {
-      const fmi2ValueReference* vr = b.vrs.data();
-      const size_t n = b.vrs.size();
-      absl::Status s;
-      if (b.type == fmi::VarType::kFloat64) {
-        s = GetBatch<fmi2Real>(
-            b, "fmi2GetReal", [&](fmi2Real* v) { return f_.GetReal(handle_, vr, n, v); }, values,
-            bits);
-      } else if (b.type == fmi::VarType::kInt32) {
-        s = GetBatch<fmi2Integer>(
-            b, "fmi2GetInteger", [&](fmi2Integer* v) { return f_.GetInteger(handle_, vr, n, v); },
-            values, bits);
-      } else {
-        s = GetBatch<fmi2Boolean>(
-            b, "fmi2GetBoolean", [&](fmi2Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); },
-            values, bits);
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Set(const VariableGroup& group, const double* values) override {
-    for (const VariableGroup::Batch& b : group.batches()) {
-      const fmi2ValueReference* vr = b.vrs.data();
-      const size_t n = b.vrs.size();
-      absl::Status s;
-      if (b.type == fmi::VarType::kFloat64) {
-        s = SetBatch<fmi2Real>(
-            b, "fmi2SetReal", [&](const fmi2Real* v) { return f_.SetReal(handle_, vr, n, v); },
-            "fmi2GetReal", [&](fmi2Real* v) { return f_.GetReal(handle_, vr, n, v); }, values);
-      } else if (b.type == fmi::VarType::kInt32) {
-        s = SetBatch<fmi2Integer>(
-            b, "fmi2SetInteger",
-            [&](const fmi2Integer* v) { return f_.SetInteger(handle_, vr, n, v); },
-            "fmi2GetInteger", [&](fmi2Integer* v) { return f_.GetInteger(handle_, vr, n, v); },
-            values);
-      } else {
-        s = SetBatch<fmi2Boolean>(
-            b, "fmi2SetBoolean",
-            [&](const fmi2Boolean* v) { return f_.SetBoolean(handle_, vr, n, v); },
-            "fmi2GetBoolean", [&](fmi2Boolean* v) { return f_.GetBoolean(handle_, vr, n, v); },
-            values);
-      }
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status SetString(uint32_t vr, const std::string& value) override {
-    const fmi2ValueReference ref = vr;
-    const fmi2String text = value.c_str();
-    BeginCall();
-    return Check(f_.SetString(handle_, &ref, 1, &text), "fmi2SetString");
-  }
-
-  absl::Status GetStrings(const std::vector<uint32_t>& vrs,
-                          std::vector<std::string>* values) override {
-    return ReadStrings(
-        vrs.size(), "fmi2GetString",
-        [&](fmi2String* texts) { return f_.GetString(handle_, vrs.data(), vrs.size(), texts); },
-        values);
-  }
-
-  absl::Status GetBinaries(const std::vector<uint32_t>& vrs,
-                           std::vector<std::string>* hex) override {
-    hex->assign(vrs.size(), "");
-    if (vrs.empty()) return absl::OkStatus();
-    return absl::UnimplementedError(
-        absl::StrCat("unit '", unit_name_, "': FMI 2 has no Binary variables"));
   }
 
   absl::Status DoStep(double t, double h, bool no_set_state_prior,

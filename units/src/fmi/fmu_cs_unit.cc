@@ -173,7 +173,10 @@ class CoSimulationUnit : public FmuUnitBase {
 
   absl::StatusOr<std::unique_ptr<UnitSnapshot>> Save() override {
     if (!kind().can_get_and_set_fmu_state) {
-      return absl::UnimplementedError(Prefix() + "the FMU does not offer canGetAndSetFMUstate");
+      return absl::UnimplementedError(Prefix() +
+                                      (md_.version == fmi::FmiVersion::kFmi1
+                                           ? "FMI 1.0 has no FMU state"
+                                           : "the FMU does not offer canGetAndSetFMUstate"));
     }
     void* state = nullptr;
     if (absl::Status s = instance_->GetState(&state); !s.ok()) return s;

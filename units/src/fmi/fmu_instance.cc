@@ -14,10 +14,13 @@ namespace {
 constexpr size_t kMaxCallLog = 4000;
 
 const char* StatusName(fmi::FmiVersion version, int status) {
+  static const char* const kFmi1[] = {"fmiOK",    "fmiWarning", "fmiDiscard",
+                                      "fmiError", "fmiFatal",   "fmiPending"};
   static const char* const kFmi2[] = {"fmi2OK",    "fmi2Warning", "fmi2Discard",
                                       "fmi2Error", "fmi2Fatal",   "fmi2Pending"};
   static const char* const kFmi3[] = {"fmi3OK", "fmi3Warning", "fmi3Discard", "fmi3Error",
                                       "fmi3Fatal"};
+  if (version == fmi::FmiVersion::kFmi1) return status >= 0 && status <= 5 ? kFmi1[status] : "?";
   if (version == fmi::FmiVersion::kFmi2) return status >= 0 && status <= 5 ? kFmi2[status] : "?";
   return status >= 0 && status <= 4 ? kFmi3[status] : "?";
 }
@@ -56,8 +59,8 @@ ValueLayout LayoutOf(const fmi::ModelDescription& md, const std::vector<int>& in
 VariableGroup::VariableGroup(const fmi::ModelDescription& md, const std::vector<int>& indices) {
   for (size_t position = 0; position < indices.size(); ++position) {
     const int index = indices[position];
-    Add(md.variables[static_cast<size_t>(index)].type,
-        Entry{PlaceOf(md, index), static_cast<int>(position)});
+    const fmi::ScalarVariable& v = md.variables[static_cast<size_t>(index)];
+    Add(v.type, Entry{PlaceOf(md, index), static_cast<int>(position), v.negated});
   }
   size_ = indices.size();
   Finish();
@@ -67,7 +70,7 @@ void VariableGroup::Add(fmi::VarType type, const Entry& e) {
   size_t b = 0;
   while (b < batches_.size() && batches_[b].type != type) ++b;
   if (b == batches_.size()) {
-    batches_.push_back(Batch{type, {}, 0, {}, {}, false});
+    batches_.push_back(Batch{type, {}, 0, {}, {}, false, {}});
     entries_.emplace_back();
   }
   entries_[b].push_back(e);
@@ -78,10 +81,15 @@ void VariableGroup::Finish() {
     Batch& batch = batches_[b];
     std::vector<ValuePlace> places;
     batch.positions.clear();
+    batch.negated.clear();
+    bool any_negated = false;
     for (const Entry& e : entries_[b]) {
       places.push_back(e.place);
       batch.positions.push_back(e.position);
+      batch.negated.push_back(e.negated);
+      any_negated = any_negated || e.negated;
     }
+    if (!any_negated) batch.negated.clear();
     ValueLayout layout = LayoutOf(places);
     batch.vrs = std::move(layout.vrs);
     batch.n_values = layout.n_values;
@@ -110,7 +118,11 @@ FmuInstance::FmuInstance(std::string unit_name, fmi::FmiVersion version)
   logger_ = spdlog::default_logger()->clone(unit_name_);
 }
 
-FmuInstance::~FmuInstance() = default;
+thread_local FmuInstance* FmuInstance::calling_ = nullptr;
+
+FmuInstance::~FmuInstance() {
+  if (calling_ == this) calling_ = nullptr;
+}
 
 void FmuInstance::Log(int status, const char* category, const char* message) {
   const std::string text = message != nullptr ? message : "";

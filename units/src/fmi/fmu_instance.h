@@ -1,5 +1,5 @@
-// One instance of an FMU, FMI 2.0 or 3.0, behind a version-neutral interface that the FMU units
-// (fmu_cs_unit.cc, fmu_me_unit.cc) are written against.
+// One instance of an FMU, FMI 1.0, 2.0 or 3.0, behind a version-neutral interface that the FMU
+// units (fmu_cs_unit.cc, fmu_me_unit.cc) are written against.
 //
 // Every method maps to one FMI function (or one per variable type). A call that returns anything
 // but OK gives a Status naming the unit, the FMI function, the status and the time, followed by
@@ -65,6 +65,9 @@ class VariableGroup {
     // Some array is covered in part: a Set reads the array first so that the elements not in
     // the group keep their values.
     bool partial = false;
+    // For each value taken (as slots): an FMI 1.0 negated alias (alias="negatedAlias"), whose
+    // value is minus that of its value reference (a Boolean's negation). Empty when none is.
+    std::vector<bool> negated;
   };
   VariableGroup() = default;
   // `indices` are positions in md.variables; all must be numeric or Boolean scalars or
@@ -81,6 +84,7 @@ class VariableGroup {
   struct Entry {
     ValuePlace place;
     int position;
+    bool negated;
   };
   void Add(fmi::VarType type, const Entry& e);
   void Finish();
@@ -188,10 +192,17 @@ class FmuInstance {
 
   // Called by the logger callbacks.
   void Log(int status, const char* category, const char* message);
+  // The instance whose FMI call began last on this thread (BeginCall), while it lives, else
+  // null: whose message it is when the FMU's logger says nothing else (FMI 1.0's logger has no
+  // environment pointer).
+  static FmuInstance* Calling() { return calling_; }
 
  protected:
   // Clears what was logged; call before each FMI function.
-  void BeginCall() { call_log_.clear(); }
+  void BeginCall() {
+    call_log_.clear();
+    calling_ = this;
+  }
   // What the FMU logged since BeginCall, "" when nothing: "; <text>" for an error message.
   std::string CallLog() const { return call_log_.empty() ? "" : ": the FMU logged: " + call_log_; }
   // Turns the FMI status code (same numbering in FMI 2 and 3) of `function` into a Status.
@@ -209,6 +220,11 @@ class FmuInstance {
     for (size_t i = 0; i < count; ++i) (*values)[i] = texts_[i] != nullptr ? texts_[i] : "";
     return absl::OkStatus();
   }
+  // A negated alias's value from its value reference's and back (FMI 1.0 only, which has no
+  // 64-bit integers: `bits` are never negated).
+  static double Negate(const VariableGroup::Batch& b, double v) {
+    return b.type == fmi::VarType::kBoolean ? (v != 0.0 ? 0.0 : 1.0) : -v;
+  }
   // One fmiXGet<type> call for a batch of one type: `get(buffer)` makes it into a buffer of T
   // (reused between calls); the values go to `values` at the batch's positions (Booleans as
   // 0 / 1) and, for 64-bit integers, exactly to `bits` when it is not null.
@@ -222,6 +238,8 @@ class FmuInstance {
       const T value = buffer[b.slots[i]];
       values[b.positions[i]] = b.type == fmi::VarType::kBoolean ? (value != T{} ? 1.0 : 0.0)
                                                                 : static_cast<double>(value);
+      if (!b.negated.empty() && b.negated[i])
+        values[b.positions[i]] = Negate(b, values[b.positions[i]]);
     }
     if constexpr (sizeof(T) == 8 && std::is_integral_v<T>) {
       for (size_t i = 0; i < b.slots.size() && bits != nullptr; ++i)
@@ -240,7 +258,8 @@ class FmuInstance {
       if (absl::Status s = Check(static_cast<int>(get(buffer)), get_function); !s.ok()) return s;
     }
     for (size_t i = 0; i < b.slots.size(); ++i) {
-      const double v = values[b.positions[i]];
+      const double v = !b.negated.empty() && b.negated[i] ? Negate(b, values[b.positions[i]])
+                                                          : values[b.positions[i]];
       buffer[b.slots[i]] =
           b.type == fmi::VarType::kBoolean ? static_cast<T>(v != 0.0) : static_cast<T>(v);
     }
@@ -259,6 +278,7 @@ class FmuInstance {
   // An FMU's log message on the worker's own log (info, warn or error by its status).
   void LogToTerminal(int status, const char* cat, const std::string& text);
 
+  static thread_local FmuInstance* calling_;
   double time_ = 0.0;
   bool failed_ = false;
   bool fatal_ = false;
@@ -282,13 +302,18 @@ class FmuInstance {
   }
   std::tuple<ScratchOf<double>, ScratchOf<float>, ScratchOf<int8_t>, ScratchOf<uint8_t>,
              ScratchOf<int16_t>, ScratchOf<uint16_t>, ScratchOf<int32_t>, ScratchOf<uint32_t>,
-             ScratchOf<int64_t>, ScratchOf<uint64_t>, ScratchOf<bool>>
+             ScratchOf<int64_t>, ScratchOf<uint64_t>, ScratchOf<bool>,
+             ScratchOf<char>>  // char: fmiBoolean (FMI 1.0)
       scratch_;
 };
 
-// Loads the binary for the kind chosen (`model_exchange`) and resolves the functions. The
+// Loads the binary for the kind chosen (`model_exchange`; FMI 1.0: the one kind the FMU offers)
+// and resolves the functions. The
 // instance keeps `unpacked` alive (its resources folder). Errors name the library, the symbol or
 // the shared library the binary needs and the machine lacks (from dlerror).
+[[nodiscard]] absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi1(
+    const fmi::ModelDescription& md, std::shared_ptr<fmi::UnpackedFmu> unpacked,
+    const std::string& unit_name);
 [[nodiscard]] absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi2(
     const fmi::ModelDescription& md, bool model_exchange,
     std::shared_ptr<fmi::UnpackedFmu> unpacked, const std::string& unit_name);

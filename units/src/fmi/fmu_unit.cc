@@ -39,12 +39,14 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
         prefix + "solver is set but the FMU offers only Co-Simulation (it steps itself)");
   }
   absl::StatusOr<std::shared_ptr<fmu::FmuInstance>> instance =
-      md.version == fmi::FmiVersion::kFmi2 ? fmu::LoadFmi2(md, model_exchange, folder, spec.name())
-                                           : fmu::LoadFmi3(md, model_exchange, folder, spec.name());
+      md.version == fmi::FmiVersion::kFmi1 ? fmu::LoadFmi1(md, folder, spec.name())
+      : md.version == fmi::FmiVersion::kFmi2
+          ? fmu::LoadFmi2(md, model_exchange, folder, spec.name())
+          : fmu::LoadFmi3(md, model_exchange, folder, spec.name());
   if (!instance.ok()) return instance.status();
   const fmi::KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
   if (absl::StatusOr<std::string> binary = fmi::BinaryPath(
-          *folder, md.version == fmi::FmiVersion::kFmi2 ? "linux64" : "x86_64-linux",
+          *folder, md.version == fmi::FmiVersion::kFmi3 ? "x86_64-linux" : "linux64",
           kind.model_identifier, spec.name());
       binary.ok()) {
     (*cached)->Pin(*binary);

@@ -1,4 +1,4 @@
-// FMU units (FMI 2.0 / 3.0, Co-Simulation and Model Exchange).
+// FMU units (FMI 1.0 / 2.0 / 3.0, Co-Simulation and Model Exchange).
 #pragma once
 
 #include <memory>

@@ -539,6 +539,10 @@ absl::Status FmuUnitBase::LinearizeDirectional(Linearization* lin) {
 
 absl::Status FmuUnitBase::CheckSerializable() const {
   const bool fmi2 = md_.version == fmi::FmiVersion::kFmi2;
+  if (md_.version == fmi::FmiVersion::kFmi1) {
+    return absl::FailedPreconditionError(
+        Prefix() + "cannot be checkpointed: FMI 1.0 has no FMU state to save");
+  }
   if (!kind().can_get_and_set_fmu_state) {
     return absl::FailedPreconditionError(
         absl::StrCat(Prefix(), "cannot be checkpointed: the FMU does not declare ",

@@ -1,4 +1,4 @@
-// What an FMU's modelDescription.xml says about running it (FMI 2.0 and 3.0): its interfaces,
+// What an FMU's modelDescription.xml says about running it (FMI 1.0, 2.0 and 3.0): its interfaces,
 // DefaultExperiment, variables with their causality, and the platforms it has binaries for. Read
 // straight from the archive (libzip) by the worker's reader (cosimo/fmi/model_description.h),
 // without loading the FMU: for the client's single FMU runs and SSP import, and for the scenario
@@ -25,7 +25,7 @@ struct FmuExperiment {
   std::optional<double> step_size;  // DefaultExperiment stepSize
   // Variables with causality "output", in their order (arrays as their elements, "y[1,2]").
   std::vector<std::string> outputs;
-  std::string fmi_version;          // "2.0", "3.0"
+  std::string fmi_version;          // "1.0", "2.0", "3.0"
   std::string cs_identifier;        // CoSimulation modelIdentifier; empty: no such interface
   std::string me_identifier;        // ModelExchange modelIdentifier; empty: no such interface
   std::string se_identifier;        // FMI 3 ScheduledExecution modelIdentifier; empty: none

@@ -1,4 +1,4 @@
-// What an FMU's modelDescription.xml says, for FMI 2.0 and FMI 3.0, in one version-neutral form:
+// What an FMU's modelDescription.xml says, for FMI 1.0, 2.0 and 3.0, in one version-neutral form:
 // the one reader of it, for the worker that loads the FMU and for the checks made before (the
 // client's and the orchestrator's submit checks, `cosimo run MODEL.fmu`, SSP import).
 //
@@ -10,8 +10,17 @@
 //
 // Indices (`Unknown::index`, `dependencies`, `ScalarVariable::derivative_of`) are 0-based
 // positions in `variables`, whatever the version wrote (FMI 2 writes 1-based indices, FMI 3
-// writes value references). FMI 2 value references are unique only per type, so a variable is
-// identified by (type, value reference) and looked up by name. Values, no thread safety needed.
+// writes value references). FMI 1 and 2 value references are unique only per type, so a variable
+// is identified by (type, value reference) and looked up by name. Values, no thread safety needed.
+//
+// FMI 1.0 (model_description_fmi1.cc) in the same form: <Implementation> makes it Co-Simulation
+// (co_simulation offered), its absence Model Exchange; both with the root's modelIdentifier.
+// causality input / output / internal / none is kInput / kOutput / kLocal / kLocal, except that
+// variability="parameter" (kFixed) makes a non-output a kParameter; the outputs are the
+// variables of causality output, their <DirectDependency> names their dependencies (absent: every
+// input). FMI 1.0 does not say which variables are the continuous states: the derivatives are
+// the Real variables named "der(<name of a Real variable>)", in declaration order, as FMI 1.0
+// exports name them; a Model Exchange FMU must have numberOfContinuousStates of them.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +34,9 @@
 
 namespace cosimo::fmi {
 
-enum class FmiVersion { kFmi2, kFmi3 };
+enum class FmiVersion { kFmi1, kFmi2, kFmi3 };
 class ModelDescriptionParser;  // model_description.cc
+class Fmi1Reader;              // model_description_fmi1.cc
 
 // The C type through which a variable is read and written. FMI 2 Enumeration is kInt32, FMI 3
 // Enumeration is kInt64.
@@ -80,8 +90,11 @@ struct ScalarVariable {
   // found by ModelDescription::Find; an array's aliases name its elements too ("a[1,2]" for
   // "y[1,2]" when "a" is an alias of "y"). Their displayUnit is not read (display units are not
   // parsed at all). FMI 2 aliases are variables of their own that share a (type, value
-  // reference): FMI 2.0 has no negated aliases (FMI 1.0's alias="negatedAlias" was removed).
+  // reference), as are FMI 1.0 aliases (alias="alias"), negated ones too:
   std::vector<std::string> aliases;
+  // FMI 1.0 alias="negatedAlias": the value is minus that of the value reference (a Boolean's
+  // negation); the FMU units negate what they read and write.
+  bool negated = false;
   // FMI 3 arrays. The array itself: is_array, its dimensions (from <Dimension start> or the
   // start value of the structural parameter <Dimension valueReference> names), `size` values,
   // and its elements at [first_element, first_element + size) in `variables` (-1: not expanded,
@@ -125,7 +138,7 @@ struct ModelDescription {
   FmiVersion version = FmiVersion::kFmi2;
   std::string fmi_version;  // as written, e.g. "2.0"
   std::string model_name;
-  std::string guid;  // FMI 2 guid or FMI 3 instantiationToken
+  std::string guid;  // FMI 1 and 2 guid or FMI 3 instantiationToken
   KindInfo co_simulation;
   KindInfo model_exchange;
   KindInfo scheduled_execution;  // FMI 3: read, not supported
@@ -134,6 +147,7 @@ struct ModelDescription {
   std::vector<Unknown> derivatives;  // order of the continuous state vector
   std::vector<Unknown> initial_unknowns;
   int number_of_event_indicators = 0;
+  int number_of_continuous_states = 0;  // FMI 1.0 only (numberOfContinuousStates); else 0
   std::optional<double> default_start_time, default_stop_time, default_tolerance, default_step_size;
   // The Enumeration types of <TypeDefinitions> by name: their items' names and values, in order.
   std::map<std::string, std::vector<std::pair<std::string, int64_t>>> enumerations;
@@ -150,6 +164,7 @@ struct ModelDescription {
 
  private:
   friend class ModelDescriptionParser;
+  friend class Fmi1Reader;  // model_description_fmi1.cc
   std::map<std::string, int> by_name_;
   std::vector<int> sizing_parameters_;
 };
