@@ -40,6 +40,7 @@ int Usage() {
 
 int main(int argc, char** argv) {
   cosimo::SetUpProcess();
+  cosimo::KeepFreedMemory();
   cosimo::bench::Options options;
   options.worker_binary = COSIMO_BENCH_WORKER;
   options.orchestrator_binary = COSIMO_BENCH_ORCHESTRATOR;

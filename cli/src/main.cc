@@ -362,6 +362,7 @@ void DefineWatch(CLI::App& cmd, Options& o) {
 
 int Main(int argc, char** argv) {
   cosimo::SetUpProcess();
+  cosimo::KeepFreedMemory();
   CLI::App app{"cosimo: run and manage Cosimo co-simulation jobs"};
   app.require_subcommand(1);
   // Options a verb does not know fall through to the app (--log-level after the verb); set

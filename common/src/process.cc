@@ -41,15 +41,9 @@ std::string CpuListOf(const cpu_set_t& set) {
 
 }  // namespace
 
-void SetUpProcess() {
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  // glibc's malloc serves blocks over 128 KiB (a chunk of result rows, its serialised message,
-  // gRPC's buffers for it) with a fresh mmap each and gives them back with munmap, so every
-  // chunk's pages fault in anew: on a virtual machine a page fault costs microseconds, and the
-  // faults were the largest cost of recording a row (issue 40: a third of the orchestrator's
-  // and a tenth of the worker's CPU on a run of one cheap FMU). Blocks up to 32 MiB (glibc's
-  // largest threshold) come from the heap instead and are reused; the heap keeps up to 256 MiB
-  // of freed memory rather than trimming it after each chunk.
+void SetUpProcess() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
+
+void KeepFreedMemory() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }

@@ -67,9 +67,10 @@ class CompletionLoop {
   // shuts down with no job running.
   void LeadInBackground() ABSL_LOCKS_EXCLUDED(mutex_);
   // Makes the background thread lead now, once (until a thread wants to lead): a job's thread
-  // released its workers and will not lead again soon, so the sync services' requests (a client
-  // asking whether the job ended, for its results) are served at once rather than after
-  // kIdlePeriod (issue 40: `cosimo run` waited 10-15 ms for its first request after the end).
+  // is done with the loop (its master ran in its worker and ended), so the sync services'
+  // requests (a client asking whether the job ended, for its results) are served at once rather
+  // than after kIdlePeriod (issue 40: `cosimo run` waited 10-15 ms for its first request after
+  // the end). Not on every release of a worker: a sweep's next variant would find the lead taken.
   void LeadNowLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Returns once done() holds (true) or the queue is drained (done() false). Called with

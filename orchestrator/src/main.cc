@@ -238,6 +238,7 @@ int Serve(const cosimo::orchestrator::ServerOptions& options, const RawOptions& 
 
 int main(int argc, char** argv) {
   cosimo::SetUpProcess();
+  cosimo::KeepFreedMemory();
   CLI::App app{"cosimo-orchestrator: the Cosimo co-simulation server"};
   cosimo::orchestrator::ServerOptions options;
   RawOptions raw;

@@ -56,11 +56,15 @@ void WorkerConnection::ResumeReads() {
   ResumeReadsLocked();
 }
 
+void WorkerConnection::HandOverLoop() {
+  absl::MutexLock lock(&loop_->mutex());
+  loop_->LeadNowLocked();
+}
+
 void WorkerConnection::Released() {
   absl::MutexLock lock(&loop_->mutex());
   defer_reads_ = false;  // a late reply to the job's last command does not stop the reads
   ResumeReadsLocked();
-  loop_->LeadNowLocked();  // its job's thread will not poll for it
 }
 
 void WorkerConnection::ResumeReadsLocked() {

@@ -94,6 +94,10 @@ class WorkerConnection {
 
   // Posts the read that waits after a reply (see the file comment), if it waits. Idempotent.
   void ResumeReads();
+  // Its job's thread is done with it for good (a job whose master ran on it ended): the loop's
+  // background thread leads now, so that the sync services' requests (a client asking whether
+  // the job ended) are served at once rather than after CompletionLoop::kIdlePeriod.
+  void HandOverLoop();
   // The job let the worker go: reads wait no more (until a job's next Write), and the waiting
   // one is posted.
   void Released();

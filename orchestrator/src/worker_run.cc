@@ -105,6 +105,7 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
       case v1::WorkerMessage::kJobDone:
         observer.OnProgress(FromProto(reply.job_done().last()));
         Finish(worker, reply.job_done(), &run, &result);
+        worker.HandOverLoop();  // this thread waits on the loop no more
         return run;
       default:
         run.result = absl::InternalError(

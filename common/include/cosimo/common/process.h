@@ -15,9 +15,18 @@ namespace cosimo {
 // under a process-wide spin lock. On a step's path (a few dozen gRPC locks per message) that is
 // about 2 % of a worker's and of the orchestrator's CPU (docs/benchmarks.md). The programs turn
 // it off; the tests keep it (they do not call this), and clang's -Wthread-safety checks Cosimo's
-// own lock annotations at build time (thread_safety_check). It also keeps malloc from mapping and
-// unmapping a block of a chunk of rows each time (process.cc).
+// own lock annotations at build time (thread_safety_check).
 void SetUpProcess();
+
+// glibc's malloc serves every block over 128 KiB with a fresh mmap and gives it back with munmap,
+// so a program that handles results tables (a job's rows read from the store and sent, a client's
+// table growing as they come) faulted every page of them in anew: on a virtual machine a page
+// fault costs microseconds, and the faults were the largest cost of a recorded row (issue 40: a
+// third of the orchestrator's CPU on a run of one cheap FMU). Blocks up to 32 MiB (glibc's largest
+// threshold) then come from the heap and are reused, and up to 256 MiB of freed memory stays.
+// The orchestrator and `cosimo` call it from main, the worker once it runs a job's master (RunJob:
+// rows stream through it); not before, since sweep variants ran slower with it (fig8).
+void KeepFreedMemory();
 
 // A CPU list as taskset -c takes it ("0", "2-3", "0,2-3"): the CPUs, ascending, each once. An
 // error names `what` (the flag) and the part that is not a CPU number or a range.
