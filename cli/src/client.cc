@@ -307,10 +307,16 @@ absl::StatusOr<JobResults> Client::Results(const std::string& job_id, const Resu
 }
 
 absl::Status Client::ReadMoreResults(const std::string& job_id, bool partial, JobResults* held) {
-  JobResults more = *held;  // an error leaves `held` as it was
-  COSIMO_RETURN_IF_ERROR(
-      ReadResults(job_id, {.partial = partial, .first_row = held->rows()}, &more));
-  *held = std::move(more);
+  // In place, not on a copy (a copy of the rows held at every read was quadratic in a long
+  // run's rows); an error cuts back what it appended and restores the metadata.
+  const size_t before = held->rows();
+  const v1::ResultsMetadata metadata = held->metadata;
+  absl::Status s = ReadResults(job_id, {.partial = partial, .first_row = before}, held);
+  if (!s.ok()) {
+    held->KeepRows(before);
+    held->metadata = metadata;
+    return s;
+  }
   held->first_row = 0;
   return absl::OkStatus();
 }
@@ -334,14 +340,21 @@ absl::Status Client::ReadResults(const std::string& job_id, const ResultsRequest
       continue;
     }
     const v1::ResultsHeader& header = chunk.header();
-    into->metadata = header.metadata();
-    if (appending && std::equal(into->columns.begin(), into->columns.end(),
-                                header.columns().begin(), header.columns().end())) {
+    if (appending) {
+      if (!std::equal(into->columns.begin(), into->columns.end(), header.columns().begin(),
+                      header.columns().end())) {
+        context.TryCancel();
+        (void)reader->Finish();
+        return absl::FailedPreconditionError("the results of " + job_id +
+                                             " have other columns than the rows read before");
+      }
+      into->metadata = header.metadata();
       into->KeepRows(header.first_row());
       continue;
     }
     static_cast<ResultTable&>(*into) = ResultTable();
     FromProto(header, into);
+    into->metadata = header.metadata();
     into->first_row = header.first_row();
     // Reserved at once rather than grown (each fresh page a page fault): a simulation's rows
     // are its accepted steps and its start.

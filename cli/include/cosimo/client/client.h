@@ -95,7 +95,8 @@ class Client {
   // Results(job_id, {partial, first_row = rows held}) appended to `held` (the job's rows from
   // its first; empty to begin), whose metadata becomes the one read: a job's rows read as it runs
   // and the rest once it ended. Rows the orchestrator no longer holds (a run resumed from a
-  // checkpoint cut them back) are cut from `held` too; an error leaves `held` as it was.
+  // checkpoint cut them back) are cut from `held` too; an error leaves the rows held before (or
+  // fewer, when rows were cut) and their metadata; results with other columns are an error.
   [[nodiscard]] absl::Status ReadMoreResults(const std::string& job_id, bool partial,
                                              JobResults* held);
   // A succeeded training job's weights file; fails naming the state otherwise.
@@ -107,9 +108,9 @@ class Client {
   const std::string& target() const { return target_; }
 
  private:
-  // GetResults of `read` into `into`: a table with rows appends the rows read after its first
-  // header.first_row rows when the columns are the same (its other rows are cut), else is
-  // replaced by the table read.
+  // GetResults of `read` into `into`: a table with rows keeps its first header.first_row rows
+  // and appends those read (FailedPrecondition for other columns); an empty one becomes the
+  // table read.
   [[nodiscard]] absl::Status ReadResults(const std::string& job_id, const ResultsRequest& read,
                                          JobResults* into);
   void SetDeadline(grpc::ClientContext* context) const;
