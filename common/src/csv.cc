@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -18,17 +17,19 @@
 namespace cosimo {
 namespace {
 
-void WriteText(std::ostream& out, const std::string& text) {
+// `text` as a CSV field, appended to `out`: quoted, its quotes doubled, when it holds a comma, a
+// quote or a line break.
+void AppendText(const std::string& text, std::string* out) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) {
-    out << text;
+    out->append(text);
     return;
   }
-  out << '"';
+  out->push_back('"');
   for (char c : text) {
-    if (c == '"') out << '"';
-    out << c;
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
   }
-  out << '"';
+  out->push_back('"');
 }
 
 }  // namespace
@@ -64,11 +65,13 @@ std::string FormatDouble(double value) {
 
 void WriteCsv(std::ostream& out, const ResultTable& table) {
   const size_t width = table.columns.size();
+  std::string header;
   for (size_t c = 0; c < width; ++c) {
-    if (c > 0) out << ',';
-    WriteText(out, table.columns[c]);
+    if (c > 0) header.push_back(',');
+    AppendText(table.columns[c], &header);
   }
-  out << '\n';
+  header.push_back('\n');
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
   if (width == 0) return;
   const size_t texts_per_row = table.string_columns();
   const size_t integers_per_row = table.integer_columns();
@@ -82,7 +85,6 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
   std::string block;
   block.reserve(kBlock + 64);
   char number[32];
-  std::ostringstream text;
   for (size_t r = 0; r < table.rows(); ++r) {
     size_t string = r * texts_per_row;
     size_t integer = r * integers_per_row;
@@ -94,11 +96,7 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
           block.append(v != 0.0 ? "true" : "false");
           break;
         case ValueType::kString:
-          if (string < table.strings.size()) {
-            text.str({});
-            WriteText(text, table.strings[string]);
-            block.append(text.str());
-          }
+          if (string < table.strings.size()) AppendText(table.strings[string], &block);
           ++string;
           break;
         case ValueType::kInteger:
