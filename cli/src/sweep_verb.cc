@@ -42,7 +42,10 @@ absl::StatusOr<LoadedSweep> CheckedSweep(const SweepCommand& c) {
   if (absl::Status s = ValidateSweep(loaded->sweep); !s.ok()) return named(s);
   if (const uint64_t n = VariantCount(loaded->sweep); n > c.max_variants) {
     return named(absl::InvalidArgumentError(absl::StrCat(
-        loaded->sweep.design().kind() == v1::SweepDesign::GRID ? "parameters" : "design.samples",
+        loaded->sweep.design().kind() == v1::SweepDesign::GRID ||
+                loaded->sweep.design().kind() == v1::SweepDesign::LIST
+            ? "parameters"
+            : "design.samples",
         ": ", n, " variants, more than --max-sweep-variants allows (", c.max_variants, ")")));
   }
   absl::StatusOr<std::vector<std::string>> notices = client::ApplyDefaultExperiments(&loaded->base);
@@ -56,7 +59,7 @@ absl::StatusOr<LoadedSweep> CheckedSweep(const SweepCommand& c) {
 }
 
 Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, size_t index,
-                   const SweepCommand& c, const client::EmbeddedOptions& options) {
+                   const std::string& keep_results, const client::EmbeddedOptions& options) {
   Outcome out;
   const auto start = std::chrono::steady_clock::now();
   auto finish = [&](v1::JobState status, std::string message) {
@@ -72,23 +75,13 @@ Outcome RunVariant(const LoadedSweep& sweep, const std::vector<double>& values, 
     const bool canceled = results.status().code() == absl::StatusCode::kCancelled;
     return finish(canceled ? v1::CANCELED : v1::FAILED, std::string(results.status().message()));
   }
-  if (!c.keep_results.empty()) {
-    const fs::path file = fs::path(c.keep_results) / ("variant-" + std::to_string(index) + ".csv");
+  if (!keep_results.empty()) {
+    const fs::path file = fs::path(keep_results) / ("variant-" + std::to_string(index) + ".csv");
     if (absl::Status s = WriteCsvFile(file.string(), *results); !s.ok()) {
       return finish(v1::FAILED, std::string(s.message()));
     }
   }
   return out.EndWithKpis(sweep.sweep, *results, start);
-}
-
-// The sweep table: index, parameters, KPIs, status, wall_time_s, message.
-ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<double>>& values,
-                       const std::vector<Outcome>& outcomes) {
-  ResultTable table = SweepTableColumns(sweep);
-  for (size_t k = 0; k < outcomes.size(); ++k) {
-    AddSweepRow(&table, k, values[k], outcomes[k]);
-  }
-  return table;
 }
 
 // One line on standard error per variant ended; `mutex` keeps the threads' lines whole.
@@ -127,6 +120,42 @@ int SubmitSweep(Options& o, const LoadedSweep& sweep) {
 }
 
 }  // namespace
+
+// The sweep table: index, parameters, KPIs, status, wall_time_s, message.
+ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<double>>& values,
+                       const std::vector<Outcome>& outcomes) {
+  ResultTable table = SweepTableColumns(sweep);
+  for (size_t k = 0; k < outcomes.size(); ++k) {
+    AddSweepRow(&table, k, values[k], outcomes[k]);
+  }
+  return table;
+}
+
+std::vector<SweepOutcome> RunSweepHere(const LoadedSweep& sweep,
+                                       const std::vector<std::vector<double>>& values,
+                                       const SweepHere& here) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int parallel =
+      std::min<int>(here.parallel > 0 ? here.parallel : cores, static_cast<int>(values.size()));
+  client::EmbeddedOptions options;
+  options.cancel = &g_interrupted;
+  options.worker_log_format = here.log_format;
+  options.max_workers = 0;  // one worker process per variant (and label): the master in it
+  std::vector<Outcome> outcomes(values.size());
+  std::atomic<size_t> next{0};
+  absl::Mutex report;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < parallel; ++t) {
+    threads.emplace_back([&] {
+      for (size_t k = next++; k < values.size() && !g_interrupted; k = next++) {
+        outcomes[k] = RunVariant(sweep, values[k], k, here.keep_results, options);
+        if (here.report) ReportVariant(k, values.size(), outcomes[k], report);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return outcomes;
+}
 
 bool SweepRunsHere(const Options& o) { return !o.orchestrator_given; }
 
@@ -174,26 +203,8 @@ int Sweep(Options& o) {
     if (ec) return Fail(absl::PermissionDeniedError("cannot create '" + c.keep_results + "'"));
   }
   const std::vector<std::vector<double>> values = DesignValues(sweep->sweep);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int parallel =
-      std::min<int>(c.parallel > 0 ? c.parallel : cores, static_cast<int>(values.size()));
-  client::EmbeddedOptions options;
-  options.cancel = &g_interrupted;
-  options.worker_log_format = o.log.format;
-  options.max_workers = 0;  // one worker process per variant (and label): the master in it
-  std::vector<Outcome> outcomes(values.size());
-  std::atomic<size_t> next{0};
-  absl::Mutex report;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < parallel; ++t) {
-    threads.emplace_back([&] {
-      for (size_t k = next++; k < values.size() && !g_interrupted; k = next++) {
-        outcomes[k] = RunVariant(*sweep, values[k], k, c, options);
-        ReportVariant(k, values.size(), outcomes[k], report);
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
+  const std::vector<Outcome> outcomes =
+      RunSweepHere(*sweep, values, {c.parallel, c.keep_results, o.log.format, true});
   const ResultTable table = SweepTable(sweep->sweep, values, outcomes);
   if (c.out == "-") {
     WriteCsv(std::cout, table);

@@ -6,6 +6,11 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "cosimo/common/csv.h"
+#include "cosimo/common/kpi.h"
+#include "cosimo/common/sweep.h"
 
 namespace cosimo::cli {
 
@@ -17,5 +22,22 @@ struct SweepCommand {
   int parallel = 0;                // variants at once (0: this machine's cores)
   bool wait = false;               // accepted: a sweep run here always waits
 };
+
+// How RunSweepHere runs the variants.
+struct SweepHere {
+  int parallel = 0;          // variants at once (0: this machine's cores)
+  std::string keep_results;  // a folder for each variant's results CSV (empty: none)
+  std::string log_format = "text";
+  bool report = true;  // a line on standard error per variant ended
+};
+// The variants `values` of a checked sweep run here, each an embedded run (client::RunEmbedded),
+// several at once; stops starting variants on Ctrl-C (g_interrupted). One outcome per variant.
+// `cosimo sweep` and `cosimo fit` (each batch of points) run sweeps here this way.
+std::vector<SweepOutcome> RunSweepHere(const LoadedSweep& sweep,
+                                       const std::vector<std::vector<double>>& values,
+                                       const SweepHere& here);
+// The sweep table: index, parameters, KPIs, status, wall_time_s, message.
+ResultTable SweepTable(const v1::Sweep& sweep, const std::vector<std::vector<double>>& values,
+                       const std::vector<SweepOutcome>& outcomes);
 
 }  // namespace cosimo::cli

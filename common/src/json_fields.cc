@@ -1,6 +1,10 @@
 #include "json_fields.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cosimo/common/json_check.h"
 
 namespace cosimo {
 namespace {
@@ -133,6 +137,33 @@ std::vector<std::string> JsonFieldErrors(const nlohmann::json& json,
   std::vector<std::string> errors;
   Checker(&errors).Message(json, descriptor, "");
   return errors;
+}
+
+absl::Status ProblemsStatus(const std::vector<std::string>& problems) {
+  if (problems.empty()) return absl::OkStatus();
+  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
+  return absl::InvalidArgumentError(
+      absl::StrCat(problems.size(), " problems:\n  ", absl::StrJoin(problems, "\n  ")));
+}
+
+absl::Status ParseJsonMessage(std::string_view json, const std::string& what,
+                              google::protobuf::Message* out) {
+  if (absl::Status s = CheckJson(json, what); !s.ok()) return s;
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end());
+    if (std::vector<std::string> errors = JsonFieldErrors(parsed, *out->GetDescriptor());
+        !errors.empty()) {
+      return ProblemsStatus(errors);
+    }
+  } catch (const nlohmann::json::exception& e) {  // CheckJson let nothing through that throws
+    return absl::InvalidArgumentError(what + " is not valid JSON: " + e.what());
+  }
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), out, options);
+  if (!status.ok()) return absl::InvalidArgumentError(what + ": " + std::string(status.message()));
+  return absl::OkStatus();
 }
 
 }  // namespace cosimo

@@ -6,10 +6,14 @@
 #pragma once
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/status/status.h"
 
 namespace cosimo {
 
@@ -17,5 +21,13 @@ namespace cosimo {
 // and values of the wrong JSON type. google.protobuf.Value / Struct / ListValue take any JSON.
 std::vector<std::string> JsonFieldErrors(const nlohmann::json& json,
                                          const google::protobuf::Descriptor& descriptor);
+
+// OK without problems; else InvalidArgument: the one problem, or "N problems:" and one per line.
+absl::Status ProblemsStatus(const std::vector<std::string>& problems);
+
+// `json` into `out` (unknown fields refused): CheckJson's errors (line and column, `what` naming
+// the document: "sweep"), then JsonFieldErrors' (all at once), then protobuf's.
+absl::Status ParseJsonMessage(std::string_view json, const std::string& what,
+                              google::protobuf::Message* out);
 
 }  // namespace cosimo

@@ -35,6 +35,15 @@ double FirstCrossing(const std::vector<double>& t, const std::vector<double>& y,
   return kNaN;
 }
 
+// y at `at`, linear between the rows around it; NaN outside [t_0, t_N].
+double ValueAt(const std::vector<double>& t, const std::vector<double>& y, double at) {
+  if (!(at >= t.front() && at <= t.back())) return kNaN;
+  const size_t i = static_cast<size_t>(std::upper_bound(t.begin(), t.end(), at) - t.begin());
+  if (i == t.size() || t[i - 1] == at) return y[i - 1];  // i >= 1: t_0 <= at
+  const double s = (at - t[i - 1]) / (t[i] - t[i - 1]);
+  return y[i - 1] + s * (y[i] - y[i - 1]);
+}
+
 }  // namespace
 
 double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
@@ -48,6 +57,8 @@ double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
       return values.back();
     case v1::Kpi::FIRST_CROSSING:
       return FirstCrossing(times, values, level);
+    case v1::Kpi::AT:
+      return ValueAt(times, values, level);
     default:
       break;
   }
@@ -91,7 +102,8 @@ absl::StatusOr<double> ComputeKpi(const v1::Kpi& kpi, const ResultTable& table) 
     times[r] = table.values[r * width];
     values[r] = table.values[r * width + column];
   }
-  return KpiOfSeries(kpi.kind(), times, values, kpi.level());
+  return KpiOfSeries(kpi.kind(), times, values,
+                     kpi.kind() == v1::Kpi::AT ? kpi.time() : kpi.level());
 }
 
 std::string KpiName(const v1::Kpi& kpi) {
@@ -99,6 +111,7 @@ std::string KpiName(const v1::Kpi& kpi) {
   std::string name =
       absl::StrCat(absl::AsciiStrToLower(v1::Kpi::Kind_Name(kpi.kind())), "(", kpi.variable());
   if (kpi.kind() == v1::Kpi::FIRST_CROSSING) absl::StrAppend(&name, "@", FormatDouble(kpi.level()));
+  if (kpi.kind() == v1::Kpi::AT) absl::StrAppend(&name, "@", FormatDouble(kpi.time()));
   return name + ")";
 }
 

@@ -96,8 +96,10 @@ void CheckParameter(const v1::SweepParameter& p, const std::string& field,
     if (size > 0) given.push_back(name);
   }
   const bool grid = kind == v1::SweepDesign::GRID;
-  const std::string allowed =
-      grid ? "values, linspace or logspace" : "uniform, normal or log_uniform";
+  const bool list = kind == v1::SweepDesign::LIST;
+  const std::string allowed = list   ? "values"
+                              : grid ? "values, linspace or logspace"
+                                     : "uniform, normal or log_uniform";
   if (given.size() != 1) {
     problems.push_back(absl::StrCat(
         field, ": give exactly one of ", allowed, " (", v1::SweepDesign::Kind_Name(kind),
@@ -105,7 +107,7 @@ void CheckParameter(const v1::SweepParameter& p, const std::string& field,
     return;
   }
   const std::string source = field + "." + given[0];
-  if (allowed.find(given[0]) == std::string::npos || (!grid && given[0] == "values")) {
+  if (allowed.find(given[0]) == std::string::npos || (!grid && !list && given[0] == "values")) {
     problems.push_back(absl::StrCat(source, ": not for a ", v1::SweepDesign::Kind_Name(kind),
                                     " design (give ", allowed, ")"));
   } else if (given[0] == "values" && !AllFinite(p.values())) {
@@ -113,7 +115,7 @@ void CheckParameter(const v1::SweepParameter& p, const std::string& field,
   } else if (given[0] == "linspace" || given[0] == "logspace") {
     CheckSpace(given[0] == "linspace" ? p.linspace() : p.logspace(), source, given[0] == "logspace",
                problems);
-  } else if (!grid) {
+  } else if (!grid && !list) {
     CheckPair(given[0] == "uniform"  ? p.uniform()
               : given[0] == "normal" ? p.normal()
                                      : p.log_uniform(),
@@ -140,6 +142,9 @@ void CheckKpis(const v1::Sweep& sweep, Problems& problems) {
     if (kpi.kind() == v1::Kpi::FIRST_CROSSING && !std::isfinite(kpi.level())) {
       problems.push_back(field + ".level: must be finite");
     }
+    if (kpi.kind() == v1::Kpi::AT && !std::isfinite(kpi.time())) {
+      problems.push_back(field + ".time: must be finite");
+    }
     const std::string name = KpiName(kpi);
     if (kTableColumns.count(name) != 0) {
       problems.push_back(absl::StrCat(
@@ -156,32 +161,49 @@ void CheckKpis(const v1::Sweep& sweep, Problems& problems) {
   }
 }
 
-absl::Status ProblemsStatus(const Problems& problems) {
-  if (problems.empty()) return absl::OkStatus();
-  if (problems.size() == 1) return absl::InvalidArgumentError(problems[0]);
-  return absl::InvalidArgumentError(
-      absl::StrCat(problems.size(), " problems:\n  ", absl::StrJoin(problems, "\n  ")));
+// A LIST design's parameters: values of one length (the number of variants).
+void CheckListLengths(const v1::Sweep& sweep, Problems& problems) {
+  for (int i = 1; i < sweep.parameters_size(); ++i) {
+    if (sweep.parameters(i).values_size() != sweep.parameters(0).values_size()) {
+      problems.push_back(
+          absl::StrCat("parameters[", i, "].values: ", sweep.parameters(i).values_size(),
+                       " values, but parameters[0] has ", sweep.parameters(0).values_size(),
+                       " (a LIST design takes the i-th of each)"));
+    }
+  }
 }
 
 }  // namespace
 
 absl::StatusOr<v1::Sweep> ParseSweepJson(std::string_view json) {
-  if (absl::Status s = CheckJson(json, "sweep"); !s.ok()) return s;
-  try {
-    const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end());
-    if (Problems errors = JsonFieldErrors(parsed, *v1::Sweep::descriptor()); !errors.empty()) {
-      return ProblemsStatus(errors);
-    }
-  } catch (const nlohmann::json::exception& e) {  // CheckJson let nothing through that throws
-    return absl::InvalidArgumentError(std::string("sweep is not valid JSON: ") + e.what());
-  }
   v1::Sweep sweep;
-  pb::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
-  const auto status =
-      pb::util::JsonStringToMessage(pb::StringPiece(json.data(), json.size()), &sweep, options);
-  if (!status.ok()) return absl::InvalidArgumentError("sweep: " + std::string(status.message()));
+  if (absl::Status s = ParseJsonMessage(json, "sweep", &sweep); !s.ok()) return s;
   return sweep;
+}
+
+absl::StatusOr<v1::Scenario> LoadBaseScenario(const v1::Scenario* inline_base,
+                                              const std::string& scenario_file,
+                                              const std::string& path) {
+  const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+  if (inline_base != nullptr) {
+    v1::Scenario base = *inline_base;
+    for (v1::Unit& unit : *base.mutable_units()) {
+      for (const UnitArtifact& a : MutableUnitArtifacts(&unit)) {
+        if (!a.path->empty() && fs::path(*a.path).is_relative()) {
+          *a.path = (dir / *a.path).lexically_normal().string();
+        }
+      }
+    }
+    return base;
+  }
+  if (scenario_file.empty()) return v1::Scenario();
+  const fs::path file = (dir / scenario_file).lexically_normal();
+  absl::StatusOr<v1::Scenario> base = LoadScenarioFile(file.string());
+  if (!base.ok()) {
+    return absl::Status(base.status().code(),
+                        path + ": scenario_file: " + std::string(base.status().message()));
+  }
+  return base;
 }
 
 absl::StatusOr<LoadedSweep> LoadSweepFile(const std::string& path) {
@@ -193,27 +215,10 @@ absl::StatusOr<LoadedSweep> LoadSweepFile(const std::string& path) {
   if (!sweep.ok()) {
     return absl::Status(sweep.status().code(), path + ": " + std::string(sweep.status().message()));
   }
-  LoadedSweep loaded{*std::move(sweep), {}};
-  const fs::path dir = fs::absolute(fs::path(path)).parent_path();
-  if (loaded.sweep.has_scenario()) {
-    loaded.base = loaded.sweep.scenario();
-    for (v1::Unit& unit : *loaded.base.mutable_units()) {
-      for (const UnitArtifact& a : MutableUnitArtifacts(&unit)) {
-        if (!a.path->empty() && fs::path(*a.path).is_relative()) {
-          *a.path = (dir / *a.path).lexically_normal().string();
-        }
-      }
-    }
-  } else if (!loaded.sweep.scenario_file().empty()) {
-    const fs::path file = (dir / loaded.sweep.scenario_file()).lexically_normal();
-    absl::StatusOr<v1::Scenario> base = LoadScenarioFile(file.string());
-    if (!base.ok()) {
-      return absl::Status(base.status().code(),
-                          path + ": scenario_file: " + std::string(base.status().message()));
-    }
-    loaded.base = *std::move(base);
-  }
-  return loaded;
+  absl::StatusOr<v1::Scenario> base = LoadBaseScenario(
+      sweep->has_scenario() ? &sweep->scenario() : nullptr, sweep->scenario_file(), path);
+  if (!base.ok()) return base.status();
+  return LoadedSweep{*std::move(sweep), *std::move(base)};
 }
 
 absl::Status ValidateSweep(const v1::Sweep& sweep) {
@@ -222,7 +227,9 @@ absl::Status ValidateSweep(const v1::Sweep& sweep) {
     problems.push_back("scenario_file: missing (or give the base scenario inline as scenario)");
   }
   const v1::SweepDesign& design = sweep.design();
-  if (design.kind() != v1::SweepDesign::GRID && design.samples() == 0) {
+  if (design.kind() == v1::SweepDesign::LIST) {
+    CheckListLengths(sweep, problems);
+  } else if (design.kind() != v1::SweepDesign::GRID && design.samples() == 0) {
     problems.push_back("design.samples: must be >= 1 for a " +
                        v1::SweepDesign::Kind_Name(design.kind()) + " design");
   }

@@ -189,6 +189,9 @@ std::vector<std::vector<double>> LatinHypercube(int64_t n, int d, std::mt19937_6
 }
 
 uint64_t VariantCount(const v1::Sweep& sweep) {
+  if (sweep.design().kind() == v1::SweepDesign::LIST) {
+    return sweep.parameters_size() == 0 ? 0 : sweep.parameters(0).values_size();
+  }
   if (sweep.design().kind() != v1::SweepDesign::GRID) return sweep.design().samples();
   if (sweep.parameters_size() == 0) return 0;
   uint64_t total = 1;
@@ -215,6 +218,15 @@ std::vector<std::vector<double>> DesignValues(const v1::Sweep& sweep) {
       for (std::vector<double>& variant : out) {
         for (int j = 0; j < sweep.parameters_size(); ++j) {
           variant[j] = FromUnit(sweep.parameters(j), variant[j]);
+        }
+      }
+      return out;
+    }
+    case v1::SweepDesign::LIST: {
+      std::vector<std::vector<double>> out(VariantCount(sweep));
+      for (size_t k = 0; k < out.size(); ++k) {
+        for (const v1::SweepParameter& p : sweep.parameters()) {
+          out[k].push_back(p.values(static_cast<int>(k)));
         }
       }
       return out;

@@ -74,8 +74,10 @@ absl::Status CheckSweepSubmission(const v1::Sweep& sweep, const v1::Scenario& ba
   if (absl::Status s = ValidateSweep(with_base); !s.ok()) return InSweep(s);
   if (const uint64_t n = VariantCount(sweep); n > limits.max_sweep_variants) {
     return absl::InvalidArgumentError(
-        std::string(sweep.design().kind() == v1::SweepDesign::GRID ? "sweep.parameters"
-                                                                   : "sweep.design.samples") +
+        std::string(sweep.design().kind() == v1::SweepDesign::GRID ||
+                            sweep.design().kind() == v1::SweepDesign::LIST
+                        ? "sweep.parameters"
+                        : "sweep.design.samples") +
         ": " + std::to_string(n) + " variants, more than this orchestrator runs in one sweep (" +
         std::to_string(limits.max_sweep_variants) + ")");
   }

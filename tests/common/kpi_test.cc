@@ -35,6 +35,20 @@ TEST(KpiTest, RmsByTheTrapezoidRuleOfTheSquare) {
   EXPECT_GT(Kpi(v1::Kpi::RMS), std::sqrt(6.4 / 2.0));
 }
 
+// AT interpolates linearly between the rows around the time: at 1.25, halfway between
+// y(1) = 1 and y(1.5) = 2.25: 1.625; a row's own value at its time; NaN outside [0, 2].
+TEST(KpiTest, AtInterpolatesLinearlyBetweenRows) {
+  EXPECT_EQ(Kpi(v1::Kpi::AT, 1.25), 1.625);
+  EXPECT_EQ(Kpi(v1::Kpi::AT, 0.0), 0.0);
+  EXPECT_EQ(Kpi(v1::Kpi::AT, 1.5), 2.25);
+  EXPECT_EQ(Kpi(v1::Kpi::AT, 2.0), 4.0);
+  EXPECT_DOUBLE_EQ(Kpi(v1::Kpi::AT, 0.1), 0.05);
+  EXPECT_TRUE(std::isnan(Kpi(v1::Kpi::AT, 2.5)));
+  EXPECT_TRUE(std::isnan(Kpi(v1::Kpi::AT, -0.1)));
+  // Repeated times (an event's two rows): the last row's value at that time.
+  EXPECT_EQ(KpiOfSeries(v1::Kpi::AT, {0.0, 1.0, 1.0, 2.0}, {0.0, 1.0, 5.0, 6.0}, 1.0), 5.0);
+}
+
 // Linear interpolation between the two rows that straddle the level: 2 lies between
 // y(1) = 1 and y(1.5) = 2.25, at 1 + 0.5 * (2 - 1) / (2.25 - 1) = 1.4.
 TEST(KpiTest, FirstCrossingInterpolatesLinearly) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "cosimo/common/kpi.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep_design.h"
 
@@ -123,6 +124,26 @@ TEST(SweepTest, DesignsOverTheDoubleRangeStayFiniteOrAreRefused) {
       "parameters": [ {"name": "a.x", "normal": [1e308, 1e307]} ]})"),
             "parameters[0].normal: the mean plus 9 standard deviations must stay within the double "
             "range (1.7976931348623157e+308); the values would overflow");
+}
+
+// A LIST design: variant i takes the i-th value of each parameter (a calibration's points).
+TEST(SweepTest, AListDesignZipsTheValues) {
+  const v1::Sweep sweep = Parse(R"({"scenario_file": "car.json", "design": {"kind": "LIST"},
+    "parameters": [ {"name": "vehicle.m", "values": [1000, 1500, 2000]},
+                    {"name": "controller.k", "values": [1, 2, 3]} ],
+    "kpis": [ {"variable": "vehicle.v", "kind": "AT", "time": 1.5} ]})");
+  EXPECT_TRUE(ValidateSweep(sweep).ok()) << ValidateSweep(sweep);
+  EXPECT_EQ(VariantCount(sweep), 3u);
+  EXPECT_EQ(DesignValues(sweep),
+            (std::vector<std::vector<double>>{{1000, 1}, {1500, 2}, {2000, 3}}));
+  EXPECT_EQ(KpiName(sweep.kpis(0)), "at(vehicle.v@1.5)");
+  EXPECT_EQ(Problems(R"({"scenario_file": "b.json", "design": {"kind": "LIST"},
+      "parameters": [ {"name": "a.x", "values": [1, 2]}, {"name": "a.y", "linspace": [0, 1, 2]},
+                      {"name": "a.z", "values": [1]} ]})"),
+            "3 problems:\n  parameters[1].values: 0 values, but parameters[0] has 2 (a LIST "
+            "design takes the i-th of each)\n  parameters[2].values: 1 values, but parameters[0] "
+            "has 2 (a LIST design takes the i-th of each)\n  parameters[1].linspace: not for a "
+            "LIST design (give values)");
 }
 
 TEST(SweepTest, DesignsTakeTheirOwnSources) {

@@ -5,7 +5,9 @@
 //   integral of y^2 / (t_N - t_0)) (MEAN and RMS are y_0 and |y_0| when t_N = t_0);
 //   FIRST_CROSSING: the first time y reaches the level, t_0 if y_0 equals it, else linearly
 //   interpolated between the first two rows y_i, y_i+1 that straddle it (one on each side, or
-//   y_i+1 on it); NaN if it never does.
+//   y_i+1 on it); NaN if it never does. AT: y at the KPI's time, linear between the two rows
+//   around it (a row's y at its time; the last row's where times repeat); NaN outside
+//   [t_0, t_N].
 // A NaN among the values makes every KPI but FINAL, FIRST_CROSSING (before it) NaN.
 // Stateless, thread safe.
 #pragma once
@@ -23,7 +25,7 @@
 namespace cosimo {
 
 // The KPI of the series (times, values), equal lengths >= 1 and times non-decreasing (the
-// caller's promise); `level` for FIRST_CROSSING.
+// caller's promise); `level` for FIRST_CROSSING, the time for AT.
 double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
                    const std::vector<double>& values, double level);
 
@@ -32,7 +34,8 @@ double KpiOfSeries(v1::Kpi::Kind kind, const std::vector<double>& times,
 [[nodiscard]] absl::StatusOr<double> ComputeKpi(const v1::Kpi& kpi, const ResultTable& table);
 
 // The KPI's column name in a sweep table: kpi.name(), else "<kind>(<variable>)" in lower case
-// ("final(vehicle.v)"), with "@<level>" for FIRST_CROSSING ("first_crossing(vehicle.v@30)").
+// ("final(vehicle.v)"), with "@<level>" for FIRST_CROSSING ("first_crossing(vehicle.v@30)"), and
+// "@<time>" for AT ("at(vehicle.v@1.5)").
 std::string KpiName(const v1::Kpi& kpi);
 
 // The sweep table, the same whether the sweep runs here (`cosimo sweep`) or as a job of the

@@ -31,6 +31,12 @@ struct LoadedSweep {
   v1::Scenario base;
 };
 [[nodiscard]] absl::StatusOr<LoadedSweep> LoadSweepFile(const std::string& path);
+// The base scenario of the file at `path` (a sweep's, a calibration's): `inline_base` (its paths
+// made relative to the file's folder) when not null, else read from `scenario_file` relative to
+// that folder (errors start with the path and "scenario_file: "); empty when neither is given.
+[[nodiscard]] absl::StatusOr<v1::Scenario> LoadBaseScenario(const v1::Scenario* inline_base,
+                                                            const std::string& scenario_file,
+                                                            const std::string& path);
 
 // The sweep on its own: a base scenario given; at least one parameter, names unique; per design
 // kind the value sources it takes, exactly one per parameter, finite and well-formed
