@@ -1,0 +1,212 @@
+// Calibrations (cosimo/common/calibration.h): the file's checks (every problem at once, each
+// naming its field), the measured CSV, the sweep of a batch, and the fit loop on a fake sweep
+// runner that evaluates y = a exp(-b t) analytically at the sweep's AT KPIs' times, on data made
+// from known a, b with noise of a known deviation.
+#include "cosimo/common/calibration.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "cosimo/common/kpi.h"
+#include "cosimo/common/sweep_design.h"
+
+namespace cosimo {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Problems(const std::string& json) {
+  absl::StatusOr<v1::Calibration> c = ParseCalibrationJson(json);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return std::string(ValidateCalibration(c.ok() ? *c : v1::Calibration()).message());
+}
+
+TEST(CalibrationTest, EveryProblemIsNamedAtOnce) {
+  EXPECT_EQ(Problems(R"({"scenario_file": "car.json",
+    "parameters": [ {"name": "vehicle.m", "start": 1000, "lower": 500, "upper": 3000} ],
+    "data": {"csv": "m.csv", "columns": [ {"column": "v", "variable": "vehicle.v"} ]}})"),
+            "");
+  EXPECT_EQ(Problems(R"({"parameters": [
+      {"name": "vehicle.m", "start": 5000, "lower": 500, "upper": 3000},
+      {"name": "vehicle.c_f", "start": 1, "lower": 0, "upper": 2, "scale": "log"},
+      {"name": "vehicle.m", "start": 1, "lower": 2, "upper": 1, "scale": "ln"} ],
+    "data": {"columns": [ {"column": "v", "variable": "v", "weight": 2, "standard_deviation": 1} ]},
+    "objective": {"loss": "l1"}, "optimizer": {"kind": "nelder_mead", "diff_step": 0.5}})"),
+            "12 problems:\n"
+            "  scenario_file: missing (or give the base scenario inline as scenario)\n"
+            "  parameters[0].start: 5000 is outside [500, 3000]\n"
+            "  parameters[1].lower: must be > 0 for \"scale\": \"log\"\n"
+            "  parameters[2].scale: 'ln' is not one of linear, log\n"
+            "  parameters[2]: lower (2) must be below upper (1)\n"
+            "  parameters[2].name: 'vehicle.m' is estimated twice\n"
+            "  data.csv: missing (the measured data's CSV file)\n"
+            "  data.columns[0].variable: 'v' is not of the form <unit>.<variable>\n"
+            "  data.columns[0]: give weight or standard_deviation, not both\n"
+            "  objective.loss: 'l1' is not one of linear, soft_l1, huber, cauchy\n"
+            "  optimizer.kind: 'nelder_mead' is not one of cmaes, levenberg_marquardt\n"
+            "  optimizer.diff_step: must be in (0, 0.1] (a fraction of the range)");
+  EXPECT_THAT(std::string(ParseCalibrationJson(R"({"parameter": []})").status().message()),
+              testing::HasSubstr("parameter: no such field"));
+}
+
+class CalibrationFileTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() / ("calibration_test_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    Write("car.json", R"({"name": "car", "stop_time": 2,
+      "units": [ {"name": "vehicle", "builtin": {"model": "car_vehicle"}} ],
+      "algorithm": {"kind": "JACOBI", "step_size": 0.5}, "record": ["vehicle.v"]})");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(CalibrationFileTest, TheCsvsColumnsAreReadWithTheirFactors) {
+  Write("m.csv", "time,v,F\n0,1,\n0.5,2,7\n1.5,3,8\n");
+  Write("fit.json", R"({"scenario_file": "car.json",
+    "parameters": [ {"name": "vehicle.m", "start": 1000, "lower": 500, "upper": 3000} ],
+    "data": {"csv": "m.csv", "columns": [
+      {"column": "v", "variable": "vehicle.v", "standard_deviation": 0.5},
+      {"column": "F", "variable": "vehicle.F", "weight": 4} ]}})");
+  absl::StatusOr<LoadedCalibration> loaded = LoadCalibrationFile(Path("fit.json"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->base.name(), "car");
+  ASSERT_EQ(loaded->data.size(), 2u);
+  EXPECT_EQ(loaded->data[0].times, (std::vector<double>{0, 0.5, 1.5}));
+  EXPECT_EQ(loaded->data[0].factor, 2.0);
+  EXPECT_EQ(loaded->data[1].times, (std::vector<double>{0.5, 1.5}));  // the empty cell: missing
+  EXPECT_EQ(loaded->data[1].factor, 2.0);
+  EXPECT_EQ(loaded->samples(), 5u);
+  // The batch's sweep: a LIST of the points, one AT KPI per sample.
+  v1::Sweep sweep = CalibrationSweep(*loaded, {{1000}, {2000}});
+  sweep.set_scenario_file("car.json");  // the base goes with it, as in a submission
+  EXPECT_EQ(DesignValues(sweep), (std::vector<std::vector<double>>{{1000}, {2000}}));
+  ASSERT_EQ(sweep.kpis_size(), 5);
+  EXPECT_EQ(sweep.kpis(4).name(), "d1_1");
+  EXPECT_EQ(sweep.kpis(4).time(), 1.5);
+  EXPECT_TRUE(ValidateSweep(sweep).ok()) << ValidateSweep(sweep);
+  // vehicle.F is not recorded; 1.5 s is within [0, 2].
+  auto accept = [](const v1::Scenario&) { return absl::OkStatus(); };
+  EXPECT_THAT(std::string(CheckCalibrationAgainstBase(*loaded, accept).message()),
+              testing::HasSubstr("vehicle.F"));
+}
+
+TEST_F(CalibrationFileTest, MissingColumnsAndBadTimesAreNamed) {
+  Write("m.csv", "time,v\n0,1\n1,2\n1,3\n");
+  Write("fit.json", R"({"scenario_file": "car.json",
+    "parameters": [ {"name": "vehicle.m", "start": 1000, "lower": 500, "upper": 3000} ],
+    "data": {"csv": "m.csv", "columns": [ {"column": "v", "variable": "vehicle.v"},
+                                          {"column": "x", "variable": "vehicle.v"} ]}})");
+  EXPECT_EQ(std::string(LoadCalibrationFile(Path("fit.json")).status().message()),
+            Path("fit.json") +
+                ": 2 problems:\n  data.csv: row 3: the times (first column) must be finite and "
+                "strictly increasing\n  data.columns[1].column: 'x' is not a column of m.csv");
+}
+
+// The analytic model y = a exp(-b t) as a sweep runner: the table of the sweep's LIST variants
+// with their AT KPIs; a variant with b > 1.9 "fails".
+ResultTable RunAnalytic(const v1::Sweep& sweep) {
+  ResultTable table = SweepTableColumns(sweep);
+  const std::vector<std::vector<double>> points = DesignValues(sweep);
+  for (size_t k = 0; k < points.size(); ++k) {
+    SweepOutcome outcome;
+    outcome.status = points[k][1] > 1.9 ? v1::FAILED : v1::SUCCEEDED;
+    for (const v1::Kpi& kpi : sweep.kpis()) {
+      if (outcome.status == v1::SUCCEEDED) {
+        outcome.kpis.push_back(points[k][0] * std::exp(-points[k][1] * kpi.time()));
+      }
+    }
+    AddSweepRow(&table, k, points[k], outcome);
+  }
+  return table;
+}
+
+// Data of a = 2, b = 0.5 at t = 0, 0.1, ..., 4 with normal noise of deviation 0.02 (seed 3).
+LoadedCalibration DecayCalibration(const std::string& optimizer, const std::string& scale) {
+  LoadedCalibration loaded;
+  v1::Calibration& c = loaded.calibration;
+  for (const auto& [name, start, lower, upper] :
+       {std::tuple{"plant.a", 1.0, 0.1, 10.0}, std::tuple{"plant.b", 1.0, 0.01, 2.0}}) {
+    v1::CalibrationParameter* p = c.add_parameters();
+    p->set_name(name);
+    p->set_start(start);
+    p->set_lower(lower);
+    p->set_upper(upper);
+    p->set_scale(scale);
+  }
+  c.mutable_optimizer()->set_kind(optimizer);
+  c.mutable_optimizer()->set_max_iterations(optimizer == "cmaes" ? 150 : 50);
+  c.set_seed(11);
+  MeasuredSeries s{"y", "plant.y", {}, {}, 1.0 / 0.02};
+  std::mt19937_64 rng(3);
+  for (int i = 0; i <= 40; ++i) {
+    s.times.push_back(0.1 * i);
+    s.values.push_back(2.0 * std::exp(-0.5 * 0.1 * i) + 0.02 * StandardNormal(rng));
+  }
+  loaded.data.push_back(s);
+  return loaded;
+}
+
+void ExpectWithinThreeStandardErrors(const CalibrationResult& r) {
+  ASSERT_EQ(r.estimates.size(), 2u);
+  EXPECT_NEAR(r.estimates[0], 2.0, 3.0 * r.statistics.standard_errors[0]);
+  EXPECT_NEAR(r.estimates[1], 0.5, 3.0 * r.statistics.standard_errors[1]);
+  // With residuals in standard deviations, sigma^2 estimates 1.
+  EXPECT_NEAR(r.statistics.residual_variance, 1.0, 0.5);
+  EXPECT_LT(r.statistics.standard_errors[0], 0.05);
+  EXPECT_FALSE(r.statistics.undetermined[0]);
+  EXPECT_FALSE(r.statistics.undetermined[1]);
+  EXPECT_GT(r.statistics.correlation(0, 1), 0.0);  // a larger a wants a faster decay
+}
+
+TEST(CalibrationRunTest, LevenbergMarquardtRecoversTheTruthWithinThreeStandardErrors) {
+  absl::StatusOr<CalibrationResult> r =
+      RunCalibration(DecayCalibration("levenberg_marquardt", ""), RunAnalytic, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectWithinThreeStandardErrors(*r);
+}
+
+TEST(CalibrationRunTest, CmaesOnALogScaleRecoversTheTruthWithinThreeStandardErrors) {
+  const LoadedCalibration loaded = DecayCalibration("cmaes", "log");
+  std::vector<IterationRecord> seen;
+  absl::StatusOr<CalibrationResult> r =
+      RunCalibration(loaded, RunAnalytic, [&](const IterationRecord& i) { seen.push_back(i); });
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectWithinThreeStandardErrors(*r);
+  EXPECT_EQ(seen.size(), r->optimizer.history.size());
+  const ResultTable history = IterationsTable(loaded, r->optimizer);
+  EXPECT_EQ(history.columns, (std::vector<std::string>{"iteration", "evaluations", "objective",
+                                                       "plant.a", "plant.b"}));
+  EXPECT_EQ(history.rows(), seen.size());
+  const ResultTable estimates = EstimatesTable(loaded, *r);
+  EXPECT_EQ(estimates.rows(), 2u);
+  EXPECT_EQ(estimates.strings[0], "plant.a");
+  EXPECT_EQ(estimates.strings[1], "yes");
+}
+
+// A robust loss keeps an outlier from pulling the fit: one sample 50 deviations off.
+TEST(CalibrationRunTest, ASoftL1LossResistsAnOutlier) {
+  LoadedCalibration loaded = DecayCalibration("levenberg_marquardt", "");
+  loaded.data[0].values[10] += 1.0;
+  absl::StatusOr<CalibrationResult> plain = RunCalibration(loaded, RunAnalytic, nullptr);
+  loaded.calibration.mutable_objective()->set_loss("soft_l1");
+  absl::StatusOr<CalibrationResult> robust = RunCalibration(loaded, RunAnalytic, nullptr);
+  ASSERT_TRUE(plain.ok() && robust.ok());
+  EXPECT_LT(std::fabs(robust->estimates[0] - 2.0), std::fabs(plain->estimates[0] - 2.0));
+  EXPECT_NEAR(robust->estimates[0], 2.0, 0.03);
+}
+
+}  // namespace
+}  // namespace cosimo
