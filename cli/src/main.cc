@@ -16,6 +16,7 @@
 //                [--orchestrator HOST:PORT [--wait]]   (without --orchestrator: trains here)
 //   cosimo sweep SWEEP.json [--out sweep.csv] [--keep-results DIR]   (here; docs/sweeps.md)
 //   cosimo sweep SWEEP.json --orchestrator HOST:PORT [--wait] [--out sweep.csv]   (as a job)
+//   cosimo fit CALIBRATION.json [--out-dir fit] [--orchestrator HOST:PORT]   (docs/calibration.md)
 // Every verb but run also takes --tls-ca FILE and --token-file FILE (a secured orchestrator).
 // Exit codes: 0 success; 1 the job failed or was canceled, or a request failed; 2 bad usage or
 // bad scenario; 130 interrupted (Ctrl-C, SIGTERM: at once; run cancels its job first).
@@ -312,6 +313,10 @@ constexpr Verb kVerbs[] = {
      DefineTrain, Train},
     {"sweep", "run a parameter sweep here, or as a job with --orchestrator; one row per variant",
      DefineSweep, Sweep},
+    {"fit",
+     "calibrate parameters to measured data (CMA-ES or Levenberg-Marquardt), each batch of "
+     "variants a sweep here, or a sweep job with --orchestrator",
+     DefineFit, Fit},
 };
 
 }  // namespace
@@ -399,7 +404,8 @@ int Main(int argc, char** argv) {
     };
     o.out_given = given("--out");
     o.orchestrator_given = given("--orchestrator");
-    StartInterruptHandler(verb->run == Run || (verb->run == Sweep && SweepRunsHere(o)));
+    StartInterruptHandler(verb->run == Run || verb->run == Fit ||
+                          (verb->run == Sweep && SweepRunsHere(o)));
     return verb->run(o);
   }
   return 2;

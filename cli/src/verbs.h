@@ -13,6 +13,7 @@
 #include "cosimo/common/plot.h"
 #include "cosimo/common/security.h"
 #include "cosimo/ssp/ssp_import.h"
+#include "fit_verb.h"
 #include "interrupts.h"
 #include "sweep_verb.h"
 #include "train.h"
@@ -45,6 +46,7 @@ struct Options {
   PlotOptions plot_options;
   client::TrainCommand train;
   SweepCommand sweep;
+  FitCommand fit;
   LogOptions log{.level = "warn"};
   bool out_given = false;           // --out was given
   bool orchestrator_given = false;  // --orchestrator was given
@@ -110,5 +112,9 @@ void DefineSweep(CLI::App& cmd, Options& o);
 int Sweep(Options& o);
 // Whether the sweep verb runs the sweep here (no --orchestrator given).
 bool SweepRunsHere(const Options& o);
+
+// A calibration's fit (fit_verb.cc).
+void DefineFit(CLI::App& cmd, Options& o);
+int Fit(Options& o);
 
 }  // namespace cosimo::cli

@@ -1,0 +1,196 @@
+// `cosimo fit` (docs/calibration.md) on synthetic data the test makes from known parameters: the
+// scenario run in this process with the true values, its recorded variable interpolated
+// linearly at measurement times between the communication points, plus normal noise of a known
+// deviation. The estimates must lie within 3 standard errors of the truth: the car's mass and
+// friction (Levenberg-Marquardt, here), a test FMU's stiffness and damping (here), and over the
+// service (CMA-ES, each generation a sweep job) a parameter with no effect on the data, flagged
+// as not determined, with the same seed giving the same iterations bit for bit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+// GCC 12 warns falsely about std::string's inlined copies here too (-Wstringop-overread, its
+// bug 105651; tests/CMakeLists.txt turns off its siblings for every test).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "cosimo/common/csv.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/sweep_design.h"
+#include "tests/integration/fixture.h"
+#include "tests/integration/process.h"
+
+namespace cosimo::testing {
+namespace {
+
+// The measured CSV "time,measured": `variable` of `scenario` (run here) at `times`, linear
+// between rows, plus sigma * N(0, 1) noise from std::mt19937_64(seed).
+std::string MeasuredCsv(const std::string& scenario_json, const std::string& variable,
+                        const std::vector<double>& times, double sigma, uint64_t seed) {
+  absl::StatusOr<v1::Scenario> scenario = ParseScenarioJson(scenario_json);
+  EXPECT_TRUE(scenario.ok()) << scenario.status();
+  const master::MasterResult r = InProcess(*scenario);
+  const size_t w = r.columns.size();
+  const size_t c = static_cast<size_t>(std::find(r.columns.begin(), r.columns.end(), variable) -
+                                       r.columns.begin());
+  EXPECT_LT(c, w);
+  std::mt19937_64 rng(seed);
+  std::string csv = "time,measured\n";
+  for (double t : times) {
+    size_t i = 0;
+    while (i + 2 < r.rows() && r.values[(i + 1) * w] <= t) ++i;
+    const double t0 = r.values[i * w], t1 = r.values[(i + 1) * w];
+    const double y0 = r.values[i * w + c], y1 = r.values[(i + 1) * w + c];
+    const double y = y0 + (t - t0) / (t1 - t0) * (y1 - y0) + sigma * StandardNormal(rng);
+    csv += FormatDouble(t) + "," + FormatDouble(y) + "\n";
+  }
+  return csv;
+}
+
+std::vector<double> Times(double first, double step, int n) {
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) t.push_back(first + step * i);
+  return t;
+}
+
+// estimates.csv's row of `name`: estimate, standard error, determined.
+struct Estimate {
+  double value = NAN, standard_error = NAN;
+  std::string determined;
+};
+Estimate ReadEstimate(const std::string& dir, const std::string& name) {
+  absl::StatusOr<ResultTable> t = ReadCsvFile(dir + "/estimates.csv");
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok()) return {};
+  const size_t w = t->columns.size();
+  for (size_t r = 0; r < t->rows(); ++r) {
+    if (t->strings[2 * r] == name) {
+      return {t->values[r * w + 1], t->values[r * w + 2], t->strings[2 * r + 1]};
+    }
+  }
+  ADD_FAILURE() << "no estimate of " << name;
+  return {};
+}
+
+void ExpectWithinThreeStandardErrors(const std::string& dir, const std::string& name,
+                                     double truth) {
+  const Estimate e = ReadEstimate(dir, name);
+  EXPECT_EQ(e.determined, "yes") << name;
+  EXPECT_GT(e.standard_error, 0.0) << name;
+  EXPECT_LE(std::fabs(e.value - truth), 3.0 * e.standard_error)
+      << name << " = " << e.value << " +- " << e.standard_error << ", truth " << truth;
+}
+
+// The car with a gain k = 300, so that the friction matters: v' = (k (40 - v) - c_f v) / m.
+std::string Car(double m, double c_f, const std::string& extra_unit = "") {
+  return R"({"name": "car", "stop_time": 10,
+    "units": [
+      {"name": "controller", "builtin": {"model": "car_controller", "parameters": {"k": 300}}},
+      {"name": "vehicle", "builtin": {"model": "car_vehicle", "parameters": {"m": )" +
+         FormatDouble(m) + R"(, "c_f": )" + FormatDouble(c_f) +
+         R"(}}, "solver": {"method": "RK4", "step": 0.01}})" + extra_unit + R"(],
+    "connections": [ {"from": "vehicle.v", "to": "controller.v"},
+                     {"from": "controller.F", "to": "vehicle.F"} ],
+    "algorithm": {"kind": "JACOBI", "step_size": 0.1}, "record": ["vehicle.v"]})";
+}
+
+TEST(FitCommandTest, TheCarsMassAndFrictionWithinThreeStandardErrors) {
+  const std::string dir = TempDir("cosimo-fit");
+  WriteFile(dir + "/car.json", Car(1500, 10));
+  // Measured off the communication points (0.25, 0.55, ...), deviation 0.05 m/s.
+  WriteFile(dir + "/bench.csv",
+            MeasuredCsv(Car(1200, 60), "vehicle.v", Times(0.25, 0.3, 33), 0.05, 5));
+  WriteFile(dir + "/fit.json", R"({"scenario_file": "car.json",
+    "parameters": [ {"name": "vehicle.m", "start": 1800, "lower": 500, "upper": 3000},
+                    {"name": "vehicle.c_f", "start": 20, "lower": 1, "upper": 500, "scale": "log"} ],
+    "data": {"csv": "bench.csv",
+             "columns": [ {"column": "measured", "variable": "vehicle.v",
+                           "standard_deviation": 0.05} ]},
+    "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30}})");
+  Process fit({BinDir() + "/cosimo", "fit", dir + "/fit.json", "--out-dir", dir + "/out",
+               "--parallel", "2"},
+              dir + "/fit.log");
+  ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+  EXPECT_THAT(fit.log(), ::testing::HasSubstr("iteration 1 ("));
+  ExpectWithinThreeStandardErrors(dir + "/out", "vehicle.m", 1200);
+  ExpectWithinThreeStandardErrors(dir + "/out", "vehicle.c_f", 60);
+  absl::StatusOr<ResultTable> best = ReadCsvFile(dir + "/out/best.csv");
+  ASSERT_TRUE(best.ok()) << best.status();
+  EXPECT_EQ(best->columns, (std::vector<std::string>{"time", "vehicle.v"}));
+  EXPECT_EQ(best->rows(), 101u);
+  absl::StatusOr<ResultTable> iterations = ReadCsvFile(dir + "/out/iterations.csv");
+  ASSERT_TRUE(iterations.ok());
+  EXPECT_GE(iterations->rows(), 2u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FitCommandTest, AnFmusStiffnessAndDampingWithinThreeStandardErrors) {
+  const std::string dir = TempDir("cosimo-fit-fmu");
+  auto msd = [](double c, double cf) {
+    return R"({"name": "msd", "stop_time": 5,
+      "units": [ {"name": "msd", "fmu": {"path": ")" +
+           std::string(COSIMO_BINARY_DIR) + R"(/fmus/fmi2_msd.fmu"}, "parameters": {"c": )" +
+           FormatDouble(c) + R"(, "cf": )" + FormatDouble(cf) + R"(}} ],
+      "algorithm": {"step_size": 0.05}, "record": ["msd.x"]})";
+  };
+  WriteFile(dir + "/msd.json", msd(2, 1));
+  WriteFile(dir + "/x.csv", MeasuredCsv(msd(4, 0.4), "msd.x", Times(0.03, 0.1, 49), 0.01, 9));
+  WriteFile(dir + "/fit.json", R"({"scenario_file": "msd.json",
+    "parameters": [ {"name": "msd.c", "start": 3, "lower": 0.5, "upper": 20},
+                    {"name": "msd.cf", "start": 0.8, "lower": 0.01, "upper": 5, "scale": "log"} ],
+    "data": {"csv": "x.csv", "columns": [ {"column": "measured", "variable": "msd.x",
+                                          "standard_deviation": 0.01} ]},
+    "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30}})");
+  Process fit({BinDir() + "/cosimo", "fit", dir + "/fit.json", "--out-dir", dir + "/out",
+               "--parallel", "2"},
+              dir + "/fit.log");
+  ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+  ExpectWithinThreeStandardErrors(dir + "/out", "msd.c", 4);
+  ExpectWithinThreeStandardErrors(dir + "/out", "msd.cf", 0.4);
+  std::filesystem::remove_all(dir);
+}
+
+class FitServiceTest : public DistributedTest {};
+
+// A second vehicle, connected to nothing: its mass changes nothing that is measured.
+TEST_F(FitServiceTest, AParameterTheDataCannotDetermineIsFlaggedAndASeedRepeatsTheSearch) {
+  StartWorkers(2, {"--slots", "2"});
+  const std::string spare =
+      R"(, {"name": "spare", "builtin": {"model": "car_vehicle", "parameters": {"m": 1000}}})";
+  WriteFile(dir_ + "/car.json", Car(1500, 60, spare));
+  WriteFile(dir_ + "/bench.csv",
+            MeasuredCsv(Car(1200, 60, spare), "vehicle.v", Times(0.25, 0.3, 33), 0.05, 5));
+  WriteFile(dir_ + "/fit.json", R"({"name": "spare", "scenario_file": "car.json",
+    "parameters": [ {"name": "vehicle.m", "start": 1800, "lower": 500, "upper": 3000},
+                    {"name": "spare.m", "start": 1000, "lower": 500, "upper": 3000} ],
+    "data": {"csv": "bench.csv", "columns": [ {"column": "measured", "variable": "vehicle.v",
+                                               "standard_deviation": 0.05} ]},
+    "optimizer": {"kind": "cmaes", "max_iterations": 5, "population": 6}, "seed": 4})");
+  for (const char* out : {"/a", "/b"}) {
+    Process fit({BinDir() + "/cosimo", "fit", dir_ + "/fit.json", "--out-dir", dir_ + out,
+                 "--orchestrator", orchestrator_->address()},
+                dir_ + out + ".log");
+    ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+    EXPECT_THAT(fit.log(), ::testing::HasSubstr("NOT DETERMINED by the data"));
+  }
+  const Estimate e = ReadEstimate(dir_ + "/a", "spare.m");
+  EXPECT_EQ(e.determined, "no");
+  EXPECT_TRUE(std::isinf(e.standard_error));
+  EXPECT_EQ(ReadEstimate(dir_ + "/a", "vehicle.m").determined, "yes");
+  EXPECT_EQ(ReadFile(dir_ + "/a/iterations.csv"), ReadFile(dir_ + "/b/iterations.csv"));
+  // Each generation was a sweep job of the service.
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
+  ASSERT_TRUE(jobs.ok());
+  int batches = 0;
+  for (const v1::JobStatus& job : *jobs)
+    batches += job.name().find("fit batch") != std::string::npos;
+  EXPECT_EQ(batches, 2 * (5 + 1));  // 5 generations and the Jacobian, twice
+}
+
+}  // namespace
+}  // namespace cosimo::testing
