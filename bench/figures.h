@@ -49,7 +49,8 @@ struct Options {
 
 // Figures 8 (parameter sweeps through the service): fig8, 1,000 car variants on 2 workers of 2
 // slots against the same runs back to back in-process; fig8.fmu, the per-variant overhead of 500
-// FMU variants beyond the FMU's own stepping.
+// FMU variants beyond the FMU's own stepping; fig11, a CMA-ES calibration of the car whose every
+// generation is a sweep job, against its variants back to back in-process.
 [[nodiscard]] absl::Status RunSweepFigures(const Options& options, Report* report);
 
 }  // namespace cosimo::bench

@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
       [&] { return cosimo::bench::RunLocalRunFigures(options, &report); });
   run({"fig7"}, "figure 7 (hybrid unit training)",
       [&] { return cosimo::bench::RunHybridFigure(options, &report); });
-  run({"fig8", "fig8.fmu"}, "figures 8 (sweeps through the service)",
+  run({"fig8", "fig8.fmu", "fig11"},
+      "figures 8 and 11 (sweeps and a calibration through the service)",
       [&] { return cosimo::bench::RunSweepFigures(options, &report); });
   run({"load"}, "load (200 jobs at once, orchestrator RSS)",
       [&] { return cosimo::bench::RunLoadFigure(options, &report); });

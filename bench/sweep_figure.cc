@@ -12,6 +12,10 @@
 //   worker that unpacks the FMU for every variant (--fmu-cache 0) against the default;
 //   fig8.fmu.load: a unit of the FMU made and destroyed in this process, unpacking the FMU each
 //   time against the FMU cache.
+// fig11 (issue 44, calibration; docs/calibration.md): a CMA-ES calibration of 4 parameters of the
+//   car (40 generations of 16) whose every generation is one sweep job of the service (2 workers
+//   x 2 slots), against the same generations' variants back to back in this process: the
+//   evaluations per second of each, and the same estimates from both.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -20,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "bare_fmu.h"
 #include "cosimo/client/client.h"
+#include "cosimo/common/calibration.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
@@ -285,9 +290,86 @@ absl::Status FmuLoadFigure(const Options& options, Report* report) {
   return absl::OkStatus();
 }
 
+// The car's controller gain and speed, mass and friction, measured (no noise) every 0.3 s from
+// 0.25 s on at k = 800, v_d = 35, m = 1300, c_f = 40; CMA-ES from k = 1000, v_d = 40, m = 1576,
+// c_f = 10, running all its generations (no tolerance stops it).
+absl::StatusOr<LoadedCalibration> CarCalibration(const v1::Scenario& car, int generations) {
+  LoadedCalibration loaded;
+  loaded.base = car;
+  COSIMO_ASSIGN_OR_RETURN(loaded.calibration, ParseCalibrationJson(absl::StrCat(R"({
+    "parameters": [
+      {"name": "controller.k", "start": 1000, "lower": 200, "upper": 3000},
+      {"name": "controller.v_d", "start": 40, "lower": 20, "upper": 60},
+      {"name": "vehicle.m", "start": 1576, "lower": 500, "upper": 3000},
+      {"name": "vehicle.c_f", "start": 10, "lower": 1, "upper": 500, "scale": "log"} ],
+    "optimizer": {"kind": "cmaes", "population": 16, "max_iterations": )",
+                                                                                generations, R"(,
+                  "f_tolerance": 1e-300, "x_tolerance": 1e-300}, "seed": 11})")));
+  const std::vector<double> truth = {800, 35, 1300, 40};
+  const v1::Sweep one = CalibrationSweep(loaded, {truth});
+  COSIMO_ASSIGN_OR_RETURN(v1::Scenario scenario, VariantScenario(car, one, truth));
+  COSIMO_ASSIGN_OR_RETURN(master::MasterResult r,
+                          master::RunInProcess(scenario, LoadUnitsFor(scenario, "here")));
+  MeasuredSeries speed{"v", "vehicle.v", {}, {}, 1.0};
+  for (double t = 0.25; t < car.stop_time(); t += 0.3) {
+    v1::Kpi at;
+    at.set_variable("vehicle.v");
+    at.set_kind(v1::Kpi::AT);
+    at.set_time(t);
+    COSIMO_ASSIGN_OR_RETURN(double v, ComputeKpi(at, r));
+    speed.times.push_back(t);
+    speed.values.push_back(v);
+  }
+  loaded.data.push_back(std::move(speed));
+  return loaded;
+}
+
+absl::Status FitFigure(const Options& options, Report* report) {
+  const int generations = options.smoke ? 2 : 40;
+  COSIMO_ASSIGN_OR_RETURN(v1::Scenario car, LoadScenarioFile(options.car_scenario));
+  COSIMO_ASSIGN_OR_RETURN(LoadedCalibration loaded, CarCalibration(car, generations));
+  COSIMO_ASSIGN_OR_RETURN(auto service, ServiceProcesses::Start(options, 2, {"--slots", "2"}));
+  auto timed = [&](auto run_sweep) -> absl::StatusOr<std::pair<double, CalibrationResult>> {
+    const auto start = Clock::now();
+    SweepFunction f = [&](const v1::Sweep& sweep) -> absl::StatusOr<ResultTable> {
+      COSIMO_ASSIGN_OR_RETURN(SweepRun run, run_sweep(sweep));
+      return std::move(run.table);
+    };
+    COSIMO_ASSIGN_OR_RETURN(CalibrationResult r, RunCalibration(loaded, f, nullptr));
+    return std::pair{SecondsSince(start), std::move(r)};
+  };
+  std::vector<double> here_s, there_s;
+  int evaluations = 0;
+  for (int round = 0; round < (options.smoke ? 1 : 3); ++round) {
+    COSIMO_ASSIGN_OR_RETURN(auto here, timed([&](const v1::Sweep& s) { return RunHere(car, s); }));
+    COSIMO_ASSIGN_OR_RETURN(
+        auto there, timed([&](const v1::Sweep& s) { return RunOnService(*service, car, s); }));
+    if (here.second.estimates != there.second.estimates) {
+      return absl::InternalError("the calibration through the service ended elsewhere");
+    }
+    here_s.push_back(here.first);
+    there_s.push_back(there.first);
+    evaluations = there.second.optimizer.evaluations;
+  }
+  const double here_seconds = Median(here_s), there_seconds = Median(there_s);
+  const double ratio = there_seconds / here_seconds;
+  report->Add(
+      {"fig11",
+       absl::StrCat("CMA-ES of 4 car parameters, ", generations,
+                    " generations of 16: each a sweep job on 2 workers x 2 slots / the "
+                    "same variants back to back in-process"),
+       there_seconds, here_seconds, "s", ratio, "<= 1.25", ratio <= 1.25,
+       absl::StrCat("service ", absl::SixDigits(evaluations / there_seconds),
+                    " evaluations/s, in-process ", absl::SixDigits(evaluations / here_seconds),
+                    " evaluations/s (", evaluations, " evaluations; medians of ", here_s.size(),
+                    " interleaved rounds); the same estimates")});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunSweepFigures(const Options& options, Report* report) {
+  if (options.Wants("fig11")) COSIMO_RETURN_IF_ERROR(FitFigure(options, report));
   if (options.Wants("fig8")) COSIMO_RETURN_IF_ERROR(CarFigure(options, report));
   if (options.Wants("fig8.fmu")) {
     COSIMO_RETURN_IF_ERROR(FmuFigure(options, report));
