@@ -89,6 +89,19 @@ TEST(ClockConformance, ConstantAndCountdownClocksTickInCoSimulation) {
   CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.35, 0.35, 1.5, 3));
 }
 
+// An iterative scheme redoes each step from a snapshot (fmi3GetFMUState and the unit's clock
+// schedule): the same ticks and values.
+TEST(ClockConformance, RedoneStepsTickOnceFromTheirSnapshot) {
+  const std::string dir = TempDir("conformance-clocks");
+  std::string scenario = OneFmuScenario("fmi3_clocks", 1.5, 0.1, "", kRecord);
+  scenario.replace(scenario.find("JACOBI"), 6, "FIXED_POINT");
+  WriteFile(dir + "/s.json", scenario);
+  const RunResult r = CosimoRun(dir, "redone", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  CheckClock(r.table, "u.", "tick", "count", "t_tick", Ticks(0.0, 0.25, 1.5));
+  CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.35, 0.35, 1.5, 3));
+}
+
 // A calculated clock: its interval (period 0.3) and shift (0.1) are the FMU's answers, not the
 // model description's; ticks at 0.1, 0.4, ... about on the communication points.
 TEST(ClockConformance, CalculatedClockTicksAtTheFmusIntervalAndShift) {
@@ -100,6 +113,23 @@ TEST(ClockConformance, CalculatedClockTicksAtTheFmusIntervalAndShift) {
   ASSERT_EQ(r.code, 0) << r.log;
   CheckClock(r.table, "u.", "tick", "count", "t_tick", Ticks(0.1, 0.3, 1.5));
   CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.5, 0.5, 1.5, 3));
+}
+
+// Tunable and changing clocks: the interval asked in Event Mode changes at the third tick (0.2
+// s, then period2 = 0.3 s from the tick at 0.4): ticks at 0, 0.2, 0.4, 0.7, 1.0, 1.3; H = 0.15
+// puts most of them inside communication steps.
+TEST(ClockConformance, TunableAndChangingClocksFollowTheIntervalTheFmuGives) {
+  for (const char* fmu : {"fmi3_clocks_tunable", "fmi3_clocks_changing"}) {
+    const std::string dir = TempDir("conformance-clocks");
+    WriteFile(dir + "/s.json",
+              OneFmuScenario(fmu, 1.5, 0.15, "", kRecord,
+                             R"({ "period": 0.2, "period2": 0.3, "switch_after": 3 })"));
+    const RunResult r = CosimoRun(dir, fmu, {dir + "/s.json"});
+    ASSERT_EQ(r.code, 0) << r.log;
+    SCOPED_TRACE(fmu);
+    CheckClock(r.table, "u.", "tick", "count", "t_tick", {0.0, 0.2, 0.4, 0.7, 1.0, 1.3});
+    CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.35, 0.35, 1.5, 3));
+  }
 }
 
 // Model Exchange: the ticks are time events of the unit's integration.

@@ -4,7 +4,9 @@
  * tick: its interval and shift are the parameters period and shift (reals 0 and 1), answered by
  * fmi3GetIntervalDecimal / fmi3GetShiftDecimal (the model description says constant, fixed or
  * calculated: fmi3_clocks*.xml.in). At each of its ticks the clocked outputs count (Int32 0)
- * and t_tick (real 3) become the number of ticks so far and the tick's time.
+ * and t_tick (real 3) become the number of ticks so far and the tick's time. From the tick that
+ * makes count switch_after (Int32 4, a parameter; 0: never) the interval is period2 (real 7),
+ * for the tunable and changing variants: every tick answers fmi3IntervalChanged.
  * alarm: in the first Event Mode (after initialisation) the FMU starts a countdown of
  * alarm_delay (real 2), and again at each alarm tick until max_alarms (Int32 2) ticks: alarms
  * at k * alarm_delay, k = 1..max_alarms. Its clocked outputs alarms (Int32 1) and t_alarm
@@ -15,12 +17,12 @@
  * ticks. Boolean 0 (local): the countdown has been started. */
 #include "model_core.h"
 
-enum { kPeriod, kShift, kAlarmDelay, kTTick, kTAlarm, kX, kDerX };
-enum { kCount, kAlarms, kMaxAlarms, kLast };
+enum { kPeriod, kShift, kAlarmDelay, kTTick, kTAlarm, kX, kDerX, kPeriod2 };
+enum { kCount, kAlarms, kMaxAlarms, kLast, kSwitchAfter };
 enum { kTick, kAlarm };
 
 const char* const kModelName = "clocks";
-const int kNumReals = 7, kNumInts = 4, kNumBools = 1;
+const int kNumReals = 8, kNumInts = 5, kNumBools = 1;
 const int kNumInt64s = 0, kNumUInt64s = 0;
 const int kNumStates = 1;
 const unsigned kStateVr[] = {kX};
@@ -41,14 +43,17 @@ void ModelStart(ModelData* m) {
   m->i[kAlarms] = 0;
   m->i[kMaxAlarms] = 3;
   m->i[kLast] = 0;
+  m->r[kPeriod2] = 0.25;
+  m->i[kSwitchAfter] = 0;
   m->b[0] = false;
   m->clock_qualifier[kTick] = 2;  /* fmi3IntervalChanged: the first answer gives it */
   m->clock_qualifier[kAlarm] = 0; /* fmi3IntervalNotYetKnown until the countdown starts */
 }
 
 void ModelCalculate(ModelData* m) {
+  const bool switched = m->i[kSwitchAfter] > 0 && m->i[kCount] >= m->i[kSwitchAfter];
   m->r[kDerX] = 1.0;
-  m->clock_interval[kTick] = m->r[kPeriod];
+  m->clock_interval[kTick] = switched ? m->r[kPeriod2] : m->r[kPeriod];
   m->clock_shift[kTick] = m->r[kShift];
 }
 
@@ -64,6 +69,7 @@ void ModelEventUpdate(ModelData* m, bool* states_changed) {
     m->i[kCount] += 1;
     m->r[kTTick] = m->time;
     m->i[kLast] = 1;
+    m->clock_qualifier[kTick] = 2;  /* the interval from this tick on (tunable, changing) */
     m->clock_active[kTick] = false; /* counted once, however often the importer iterates */
   }
   if (m->clock_active[kAlarm]) {

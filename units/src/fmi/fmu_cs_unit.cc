@@ -117,10 +117,7 @@ class CoSimulationUnit : public FmuUnitBase {
   absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
     if (!initialized_)
       return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
-    if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
-    MarkStringsChanged();  // a Co-Simulation FMU may compute anything when its inputs are set
-    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
-                       &reply->recorded_strings, &reply->integers);
+    return SetInputsAndReadOutputs(inputs, reply);
   }
 
   void Step(const StepRequest& request, StepReply* reply) override {

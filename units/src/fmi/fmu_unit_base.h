@@ -67,6 +67,14 @@ class FmuUnitBase : public Unit {
                            std::vector<double>* recorded,
                            std::vector<std::string>* recorded_strings = nullptr,
                            std::vector<uint64_t>* integers = nullptr);
+  // Evaluate of the units whose FMU computes when its inputs are set (Co-Simulation, Scheduled
+  // Execution): the inputs set, then the outputs read (the String ones again).
+  absl::Status SetInputsAndReadOutputs(const Eigen::VectorXd& inputs, OutputsReply* reply) {
+    if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
+    MarkStringsChanged();  // the FMU may compute anything when its inputs are set
+    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
+                       &reply->recorded_strings, &reply->integers);
+  }
   // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
