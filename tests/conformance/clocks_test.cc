@@ -142,6 +142,46 @@ TEST(ClockConformance, ClocksTickAsTimeEventsInModelExchange) {
   CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.35, 0.35, 1.5, 3));
 }
 
+// Scheduled Execution: a partition per clock, activated at its ticks (fmi3_clocks_se offers
+// only Scheduled Execution); the same ticks and values.
+TEST(ClockConformance, ScheduledExecutionActivatesEachClocksPartition) {
+  const std::string dir = TempDir("conformance-clocks");
+  WriteFile(dir + "/s.json", OneFmuScenario("fmi3_clocks_se", 1.5, 0.1, "", kRecord));
+  const RunResult r = CosimoRun(dir, "se", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  CheckClock(r.table, "u.", "tick", "count", "t_tick", Ticks(0.0, 0.25, 1.5));
+  CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.35, 0.35, 1.5, 3));
+}
+
+// Partitions that tick together run by priority: with alarm_delay 0.25 the alarms (priority
+// 0) tick with tick (priority 1, constant 0.25 s) at 0.25, 0.5 and 0.75, alarm's partition
+// first, so tick's ran last at every row (last = 1); an importer running them in declaration or
+// value reference order leaves last = 2 from 0.25 to 1.
+TEST(ClockConformance, PartitionsTickingTogetherRunByPriority) {
+  const std::string dir = TempDir("conformance-clocks");
+  WriteFile(dir + "/s.json",
+            OneFmuScenario("fmi3_clocks_se", 1.5, 0.1, "", {"last", "count", "alarms"},
+                           R"({ "alarm_delay": 0.25 })"));
+  const RunResult r = CosimoRun(dir, "priority", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  const int last = r.table.Column("u.last"), alarms = r.table.Column("u.alarms");
+  ASSERT_GE(last, 0);
+  ASSERT_FALSE(r.table.rows.empty());
+  EXPECT_EQ(r.table.rows.back()[static_cast<size_t>(alarms)], 3);  // ticked together
+  for (const auto& row : r.table.rows) EXPECT_EQ(row[static_cast<size_t>(last)], 1) << row[0];
+}
+
+// `cosimo run MODEL.fmu` of a Scheduled-Execution-only FMU, with the default record.
+TEST(ClockConformance, CosimoRunRunsAScheduledExecutionOnlyFmu) {
+  const std::string dir = TempDir("conformance-clocks");
+  const RunResult r = CosimoRun(dir, "default-se", {Fmu("fmi3_clocks_se")});
+  ASSERT_EQ(r.code, 0) << r.log;
+  EXPECT_THAT(r.log, ::testing::HasSubstr("offers only Scheduled Execution"));
+  ASSERT_FALSE(r.table.rows.empty());
+  EXPECT_EQ(r.table.rows.back()[0], 1.5);
+  CheckClockedOnly(r.table);
+}
+
 // `cosimo run MODEL.fmu`: the clocked outputs recorded by default follow the ticks.
 TEST(ClockConformance, CosimoRunModelFmuRecordsTheClockedOutputs) {
   const std::string dir = TempDir("conformance-clocks");
