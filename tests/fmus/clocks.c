@@ -13,24 +13,40 @@
  * (real 4) count them and keep the last one's time.
  * last (Int32 3, clocked by both): 1 when tick's partition or event handling ran last, 2 when
  * alarm's (in one Event Mode tick's goes first; Scheduled Execution runs them by priority).
- * A state x' = 1 (real 5, derivative real 6) keeps Model Exchange importers busy between
- * ticks. Boolean 0 (local): the countdown has been started. */
+ * overflow: a triggered output clock (clock 2, vr 702) that ticks at the state event where
+ * the state x' = 1 (real 5, derivative real 6; x = t) crosses x_trigger (real 8, 0.62): its
+ * clocked outputs overflows (Int32 5) and t_overflow (real 9). fmi3GetClock reports it (the
+ * event indicator z = x - x_trigger, real 10); the Event Mode's update counts it only if it
+ * was asked.
+ * Booleans (locals): 0 the countdown has been started, 1 overflow has ticked. */
 #include "model_core.h"
 
-enum { kPeriod, kShift, kAlarmDelay, kTTick, kTAlarm, kX, kDerX, kPeriod2 };
-enum { kCount, kAlarms, kMaxAlarms, kLast, kSwitchAfter };
-enum { kTick, kAlarm };
+enum {
+  kPeriod,
+  kShift,
+  kAlarmDelay,
+  kTTick,
+  kTAlarm,
+  kX,
+  kDerX,
+  kPeriod2,
+  kXTrigger,
+  kTOverflow,
+  kZ
+};
+enum { kCount, kAlarms, kMaxAlarms, kLast, kSwitchAfter, kOverflows };
+enum { kTick, kAlarm, kOverflow };
 
 const char* const kModelName = "clocks";
-const int kNumReals = 8, kNumInts = 5, kNumBools = 1;
+const int kNumReals = 11, kNumInts = 6, kNumBools = 2;
 const int kNumInt64s = 0, kNumUInt64s = 0;
 const int kNumStates = 1;
 const unsigned kStateVr[] = {kX};
 const unsigned kDerivativeVr[] = {kDerX};
 const int kNumInputs = 0;
 const unsigned kInputVr[] = {0};
-const int kNumEventIndicators = 0;
-const int kNumClocks = 2;
+const int kNumEventIndicators = 1;
+const int kNumClocks = 3;
 
 void ModelStart(ModelData* m) {
   m->r[kPeriod] = 0.25;
@@ -44,6 +60,10 @@ void ModelStart(ModelData* m) {
   m->i[kMaxAlarms] = 3;
   m->i[kLast] = 0;
   m->r[kPeriod2] = 0.25;
+  m->r[kXTrigger] = 0.62;
+  m->r[kTOverflow] = -1.0;
+  m->i[kOverflows] = 0;
+  m->b[1] = false;
   m->i[kSwitchAfter] = 0;
   m->b[0] = false;
   m->clock_qualifier[kTick] = 2;  /* fmi3IntervalChanged: the first answer gives it */
@@ -53,6 +73,7 @@ void ModelStart(ModelData* m) {
 void ModelCalculate(ModelData* m) {
   const bool switched = m->i[kSwitchAfter] > 0 && m->i[kCount] >= m->i[kSwitchAfter];
   m->r[kDerX] = 1.0;
+  m->r[kZ] = m->r[kX] - m->r[kXTrigger];
   m->clock_interval[kTick] = switched ? m->r[kPeriod2] : m->r[kPeriod];
   m->clock_shift[kTick] = m->r[kShift];
 }
@@ -83,5 +104,19 @@ void ModelEventUpdate(ModelData* m, bool* states_changed) {
     m->b[0] = true;
     StartCountdown(m);
   }
+  if (m->clock_active[kOverflow]) { /* fmi3GetClock said so in this Event Mode */
+    m->i[kOverflows] += 1;
+    m->r[kTOverflow] = m->time;
+    m->clock_active[kOverflow] = false;
+  }
   m->next_event_defined = false;
+}
+
+void ModelEventIndicators(const ModelData* m, double* z) { z[0] = m->r[kX] - m->r[kXTrigger]; }
+
+void ModelOutputClocks(ModelData* m) {
+  if (!m->b[1] && m->r[kX] >= m->r[kXTrigger]) {
+    m->b[1] = true;
+    m->clock_active[kOverflow] = true;
+  }
 }

@@ -761,11 +761,11 @@ FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance inst, const fmi3ValueReference 
   Instance* c = (Instance*)inst;
   size_t k;
   if (!Allowed(c, kEventMode, "fmi3GetClock")) return fmi3Error;
+  ModelOutputClocks(&c->m);
   for (k = 0; k < n; ++k) {
     const int clock = ClockIndex(c, vrs[k], "fmi3GetClock");
     if (clock < 0) return fmi3Error;
     values[k] = c->m.clock_active[clock];
-    c->m.clock_active[clock] = false; /* an output clock is reported once */
   }
   return fmi3OK;
 }

@@ -44,6 +44,8 @@ __attribute__((weak)) void ModelActivatePartition(ModelData* m, int k) {
   m->clock_active[k] = false;
 }
 
+__attribute__((weak)) void ModelOutputClocks(ModelData* m) { (void)m; }
+
 __attribute__((weak)) bool ModelAcceptSet(ModelData* m, char kind, unsigned index, double value,
                                           bool discrete_allowed) {
   (void)m, (void)kind, (void)index, (void)value, (void)discrete_allowed;

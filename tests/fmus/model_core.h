@@ -60,6 +60,9 @@ extern const int kNumClocks;
 /* Scheduled Execution: runs the model partition of clock `k` at m->time (model_core.c's weak
  * default calls ModelEventUpdate with clock k active). */
 void ModelActivatePartition(ModelData* m, int k);
+/* In Event Mode, before fmi3GetClock answers: the model sets clock_active of the output clocks
+ * that tick in this Event Mode (model_core.c's weak default: none). */
+void ModelOutputClocks(ModelData* m);
 
 /* FMI 3 arrays of reals (optional: model_core.c has a weak default of none). The Float64 array
  * at value reference `vr` holds r[first] .. r[first + size - 1] in row-major order; fmi3Get/
