@@ -64,11 +64,15 @@ void WorkerConnection::HandOverLoop() {
 void WorkerConnection::Released() {
   absl::MutexLock lock(&loop_->mutex());
   defer_reads_ = false;  // a late reply to the job's last command does not stop the reads
+  has_reply_ = false;    // nor does one the job left untaken: no one waits for it now
   ResumeReadsLocked();
 }
 
 void WorkerConnection::ResumeReadsLocked() {
-  if (!read_deferred_) return;
+  // Not while a reply waits to be taken: the next message would be read over it (the watchdog's
+  // pass came between a RunJob's JobRows and its job thread, which then saw the chunk after it:
+  // "the rows ... do not continue"). The reply's taker resumes the reads.
+  if (!read_deferred_ || has_reply_) return;
   read_deferred_ = false;
   if (state_ == State::kAttached) StartRead();
 }

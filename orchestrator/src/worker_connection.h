@@ -92,7 +92,8 @@ class WorkerConnection {
   [[nodiscard]] absl::Status WaitReply(uint64_t seq, v1::WorkerMessage* out,
                                        const WaitOptions& options = {});
 
-  // Posts the read that waits after a reply (see the file comment), if it waits. Idempotent.
+  // Posts the read that waits after a reply (see the file comment), if it waits and the reply was
+  // taken (WaitReply): a reply not yet taken is never read over. Idempotent.
   void ResumeReads();
   // Its job's thread is done with it for good (a job whose master ran on it ended): the loop's
   // background thread leads now, so that the sync services' requests (a client asking whether

@@ -578,6 +578,37 @@ TEST_F(DeferredReadTest, ALateReplyAfterTheJobReleasedTheWorkerDoesNotStopItsRea
       << "a killed idle worker was still listed after 3 s";
 }
 
+// A job whose master runs on its worker gets many messages to one command (RunJob: rows, then a
+// checkpoint). The watchdog's pass posts the waiting read (to see heartbeats) while the first
+// message is not yet taken by the job's thread: the second must not be read over it.
+TEST_F(DeferredReadTest, AWatchdogPassBeforeTheJobTakesItsReplyReadsNoMessageOverIt) {
+  Start();
+  auto worker = Attach("host-a");
+  std::shared_ptr<WorkerConnection> connection = Acquire("job");
+  ASSERT_TRUE(connection->Write(Command(1)));
+  v1::OrchestratorMessage command;
+  ASSERT_TRUE(worker->Read(&command));
+  const uint64_t read = connection->replies_read();
+  for (int steps : {100, 200}) {
+    v1::WorkerMessage progress;
+    progress.set_seq(1);
+    progress.mutable_job_progress()->set_steps_accepted(steps);
+    ASSERT_TRUE(worker->Send(progress));
+  }
+  ASSERT_TRUE(WaitFor([&] { return connection->replies_read() == read + 1; }));
+  pool_->CheckWorkers();  // the watchdog's pass, before the job's thread takes the reply
+  // Read over it, the second would be counted at once.
+  EXPECT_FALSE(WaitFor([&] { return connection->replies_read() > read + 1; }, 300ms));
+  for (int steps : {100, 200}) {
+    v1::WorkerMessage reply;
+    const absl::Status status = connection->WaitReply(1, &reply, {2s, nullptr});
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_EQ(reply.job_progress().steps_accepted(), steps);
+    connection->ResumeReads();
+  }
+  pool_->Release({connection});
+}
+
 TEST_F(DeferredReadTest, ClosingTheStreamsEndsTheStreamOfAWorkerThatJustReplied) {
   Start();
   auto worker = Attach("host-a");
