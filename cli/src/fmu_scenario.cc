@@ -107,14 +107,16 @@ absl::StatusOr<SingleFmuScenario> ScenarioForFmu(const std::string& fmu_path,
   v1::Unit* u = s.add_units();
   u->set_name(unit);
   u->mutable_fmu()->set_path(fs::absolute(fmu_path).lexically_normal().string());
-  if (e->cs_identifier.empty() && e->me_identifier.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "FMU '", fmu_path, "' offers ",
-        e->se_identifier.empty() ? "neither Co-Simulation nor Model Exchange"
-                                 : "only Scheduled Execution, which Cosimo does not support",
-        ": cosimo runs FMI Co-Simulation and Model Exchange FMUs"));
+  if (e->cs_identifier.empty() && e->me_identifier.empty() && e->se_identifier.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FMU '", fmu_path,
+                     "' offers neither Co-Simulation nor Model Exchange nor Scheduled Execution"));
   }
-  if (e->cs_identifier.empty()) {
+  if (e->cs_identifier.empty() && e->me_identifier.empty()) {
+    out.notices.push_back(
+        "the FMU offers only Scheduled Execution: Cosimo activates its model partitions at "
+        "their clocks' ticks");
+  } else if (e->cs_identifier.empty()) {
     // Model Exchange only: integrated by CVODE at the DefaultExperiment's tolerance (as FMPy
     // does); the solver's own default tolerance without one.
     v1::Solver* solver = u->mutable_solver();

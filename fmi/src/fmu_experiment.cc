@@ -109,7 +109,12 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   for (const fmi::ScalarVariable& v : md->variables) {
     const std::string type = v.enumeration.empty() ? std::string(fmi::VarTypeName(v.type))
                                                    : "Enumeration '" + v.enumeration + "'";
-    const bool unrecordable = v.type == fmi::VarType::kClock || (v.is_array && v.first_element < 0);
+    // Clocks: the input time-based ones (whose ticks Cosimo computes) and the output ones.
+    const bool recordable_clock = (v.causality == fmi::FmiCausality::kInput &&
+                                   fmi::IsTimeBased(v.clock.interval_variability)) ||
+                                  v.causality == fmi::FmiCausality::kOutput;
+    const bool unrecordable = (v.type == fmi::VarType::kClock && !recordable_clock) ||
+                              (v.is_array && v.first_element < 0);
     for (size_t a = 0; a <= v.aliases.size(); ++a) {  // the name, then the FMI 3 aliases
       const std::string& name = a == 0 ? v.name : v.aliases[a - 1];
       e.variables.emplace_back(name, CausalityName(v.causality));
@@ -119,7 +124,6 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   }
   for (int i : md->Scalars()) {
     const fmi::ScalarVariable& v = md->variables[static_cast<size_t>(i)];
-    if (v.type == fmi::VarType::kClock) continue;
     if (v.causality == fmi::FmiCausality::kOutput) e.outputs.push_back(v.name);
     if ((v.type == fmi::VarType::kFloat64 || v.type == fmi::VarType::kFloat32) &&
         v.causality == fmi::FmiCausality::kLocal &&

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "fmi/src/model_description_attributes.h"
+#include "fmi/src/model_description_clocks.h"
 #include "fmi/src/model_description_fmi1.h"
 
 namespace cosimo::fmi {
@@ -212,6 +213,14 @@ bool ModelDescription::SizesAnArray(int index) const {
          sizing_parameters_.end();
 }
 
+std::vector<int> ModelDescription::Clocks() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    if (variables[i].type == VarType::kClock) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 // The reader of one modelDescription.xml, a step per part of it (ParseModelDescriptionText).
 class ModelDescriptionParser {
  public:
@@ -232,6 +241,9 @@ class ModelDescriptionParser {
     if (absl::Status s = Variables(root.child("ModelVariables")); !s.ok()) return s;
     if (absl::Status s = IndexByValueReference(); !s.ok()) return s;
     if (absl::Status s = Derivatives(); !s.ok()) return s;
+    if (!fmi2_) {
+      if (absl::Status s = ResolveClocks(source_, raw_clocks_, by_vr_, &md_); !s.ok()) return s;
+    }
     Arrays();
     if (absl::Status s = Structure(root.child("ModelStructure")); !s.ok()) return s;
     if (!fmi2_) {
@@ -382,6 +394,9 @@ class ModelDescriptionParser {
     auto initial = ParseInitial(node.attribute("initial").as_string(), v);
     if (!initial.ok()) return Bad(source_, where + ": " + std::string(initial.status().message()));
     v.initial = *initial;
+    if (absl::Status s = Clocked(node, &v); !s.ok()) {
+      return Bad(source_, where + ": " + std::string(s.message()));
+    }
     std::vector<RawDimension> dims;
     for (const pugi::xml_node d : type_node.children("Dimension")) {
       dims.push_back(
@@ -394,6 +409,21 @@ class ModelDescriptionParser {
     md_.by_name_[v.name] = static_cast<int>(md_.variables.size());
     if (absl::Status s = Aliases(node, &v); !s.ok()) return s;
     md_.variables.push_back(std::move(v));
+    return absl::OkStatus();
+  }
+
+  // FMI 3: a Clock's attributes, and the `clocks` a variable belongs to (resolved later).
+  absl::Status Clocked(const pugi::xml_node& node, ScalarVariable* v) {
+    if (v->type == VarType::kClock) {
+      if (absl::Status s = ReadClockAttributes(node, v); !s.ok()) return s;
+    }
+    std::vector<int64_t> clocks;
+    if (const auto attribute = node.attribute("clocks"); attribute && !fmi2_) {
+      auto list = ParseList(attribute.as_string());
+      if (!list.ok()) return list.status();
+      clocks = *std::move(list);
+    }
+    raw_clocks_.push_back(std::move(clocks));
     return absl::OkStatus();
   }
 
@@ -522,6 +552,7 @@ class ModelDescriptionParser {
   bool fmi2_ = true;
   std::vector<int64_t> raw_derivative_;  // per variable: FMI 2 index (1-based) / FMI 3 vr, or -1
   std::vector<std::vector<RawDimension>> raw_dimensions_;  // per variable (FMI 3 arrays)
+  std::vector<std::vector<int64_t>> raw_clocks_;           // per variable: `clocks` (FMI 3)
   std::unordered_map<int64_t, int> by_vr_;                 // FMI 3
 };
 

@@ -106,6 +106,12 @@ static bool NotInContinuousTime(Instance* c, const char* function) {
   return false;
 }
 
+/* Clocks are active only in the Event Mode where they tick. */
+static void EndClockTicks(Instance* c) {
+  int k;
+  for (k = 0; k < MODEL_MAX_CLOCKS; ++k) c->m.clock_active[k] = false;
+}
+
 /* The model's own check of a value (ModelAcceptSet). */
 static bool Accept(Instance* c, char kind, unsigned index, double value, const char* function) {
   if (ModelAcceptSet(&c->m, kind, index, value, c->phase != kContinuousMode)) return true;
@@ -559,6 +565,7 @@ FMI3_EXPORT fmi3Status fmi3UpdateDiscreteStates(fmi3Instance inst, fmi3Boolean* 
 FMI3_EXPORT fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance inst) {
   Instance* c = (Instance*)inst;
   if (!Allowed(c, kEventMode, "fmi3EnterContinuousTimeMode")) return fmi3Error;
+  EndClockTicks(c);
   c->phase = kContinuousMode;
   return fmi3OK;
 }
@@ -646,6 +653,7 @@ FMI3_EXPORT fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance inst, size_t
 FMI3_EXPORT fmi3Status fmi3EnterStepMode(fmi3Instance inst) {
   Instance* c = (Instance*)inst;
   if (!Allowed(c, kEventMode, "fmi3EnterStepMode")) return fmi3Error;
+  EndClockTicks(c);
   c->phase = kStepMode;
   return fmi3OK;
 }
@@ -725,5 +733,100 @@ FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Float64 
   }
 #endif
   *last_successful_time = c->m.time;
+  return fmi3OK;
+}
+
+/* Clocks (FMI 3.0.1 section 2.2.9): clock k at value reference 700 + k (ModelData.clock_*). */
+static int ClockIndex(Instance* c, fmi3ValueReference vr, const char* function) {
+  if (vr >= 700 && (int)vr < 700 + kNumClocks) return (int)vr - 700;
+  Log(c, fmi3Error, "logStatusError", "%s: %u is not a clock", function, vr);
+  return -1;
+}
+
+FMI3_EXPORT fmi3Status fmi3SetClock(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                    const fmi3Clock values[]) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kEventMode, "fmi3SetClock")) return fmi3Error;
+  for (k = 0; k < n; ++k) {
+    const int clock = ClockIndex(c, vrs[k], "fmi3SetClock");
+    if (clock < 0) return fmi3Error;
+    c->m.clock_active[clock] = values[k];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance inst, const fmi3ValueReference vrs[], size_t n,
+                                    fmi3Clock values[]) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kEventMode, "fmi3GetClock")) return fmi3Error;
+  ModelOutputClocks(&c->m);
+  for (k = 0; k < n; ++k) {
+    const int clock = ClockIndex(c, vrs[k], "fmi3GetClock");
+    if (clock < 0) return fmi3Error;
+    values[k] = c->m.clock_active[clock];
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                              size_t n, fmi3Float64 intervals[],
+                                              fmi3IntervalQualifier qualifiers[]) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kInitMode | kEventMode | kStepMode, "fmi3GetIntervalDecimal")) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    const int clock = ClockIndex(c, vrs[k], "fmi3GetIntervalDecimal");
+    if (clock < 0) return fmi3Error;
+    intervals[k] = c->m.clock_interval[clock];
+    qualifiers[k] = (fmi3IntervalQualifier)c->m.clock_qualifier[clock];
+    if (c->m.clock_qualifier[clock] == fmi3IntervalChanged) {
+      c->m.clock_qualifier[clock] = fmi3IntervalUnchanged;
+    }
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetShiftDecimal(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                           size_t n, fmi3Float64 shifts[]) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kInitMode | kEventMode | kStepMode, "fmi3GetShiftDecimal")) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    const int clock = ClockIndex(c, vrs[k], "fmi3GetShiftDecimal");
+    if (clock < 0) return fmi3Error;
+    shifts[k] = c->m.clock_shift[clock];
+  }
+  return fmi3OK;
+}
+
+/* Scheduled Execution (FMI 3.0.1 section 5): after fmi3ExitInitializationMode the instance is in
+ * Clock Activation Mode (kStepMode here), where fmi3ActivateModelPartition runs a partition. */
+FMI3_EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
+    fmi3String name, fmi3String token, fmi3String resources, fmi3Boolean visible,
+    fmi3Boolean logging_on, fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
+    fmi3ClockUpdateCallback clock_update, fmi3LockPreemptionCallback lock,
+    fmi3UnlockPreemptionCallback unlock) {
+  (void)name, (void)token, (void)resources, (void)visible, (void)clock_update, (void)lock;
+  (void)unlock;
+  return NewInstance(env, log, false, logging_on);
+}
+
+FMI3_EXPORT fmi3Status fmi3ActivateModelPartition(fmi3Instance inst, fmi3ValueReference clock,
+                                                  fmi3Float64 activation_time) {
+  Instance* c = (Instance*)inst;
+  const int k = ClockIndex(c, clock, "fmi3ActivateModelPartition");
+  if (!Allowed(c, kStepMode, "fmi3ActivateModelPartition") || k < 0) return fmi3Error;
+  if (activation_time < c->m.time - 1e-12) {
+    Log(c, fmi3Error, "logStatusError", "partition of clock %u activated at t=%.17g before t=%.17g",
+        clock, activation_time, c->m.time);
+    return fmi3Error;
+  }
+  c->m.time = activation_time;
+  c->m.clock_activations[k] += 1;
+  ModelActivatePartition(&c->m, k);
   return fmi3OK;
 }

@@ -7,6 +7,7 @@ static double InputAt(const ModelData* m, int k, double u0, double s);
 
 __attribute__((weak)) const int kNumArrays = 0;
 __attribute__((weak)) const ModelArray kArrays[1] = {{0, 0, 0}};
+__attribute__((weak)) const int kNumClocks = 0;
 
 /* Weak defaults of the model functions most models do not need (model_core.h): no event
  * indicators, an event that changes nothing but recomputes, no partial derivatives known, no
@@ -35,6 +36,15 @@ __attribute__((weak)) bool ModelBeforeStep(ModelData* m, double t, double h) {
   (void)m, (void)t, (void)h;
   return true;
 }
+
+__attribute__((weak)) void ModelActivatePartition(ModelData* m, int k) {
+  bool changed = false;
+  m->clock_active[k] = true;
+  ModelEventUpdate(m, &changed);
+  m->clock_active[k] = false;
+}
+
+__attribute__((weak)) void ModelOutputClocks(ModelData* m) { (void)m; }
 
 __attribute__((weak)) bool ModelAcceptSet(ModelData* m, char kind, unsigned index, double value,
                                           bool discrete_allowed) {

@@ -18,7 +18,8 @@
 #define MODEL_MAX_INTS 8
 #define MODEL_MAX_BOOLS 8
 #define MODEL_MAX_STRING 128
-#define MODEL_MAX_WIDE 4 /* Int64 and UInt64 variables (FMI 3) */
+#define MODEL_MAX_WIDE 4   /* Int64 and UInt64 variables (FMI 3) */
+#define MODEL_MAX_CLOCKS 4 /* FMI 3 Clock variables, value references 700 + k */
 #ifndef MODEL_INTERNAL_STEP
 #define MODEL_INTERNAL_STEP 1e-4 /* s, RK4 substep of DoStep (fmi2_msd_cheap: one per DoStep) */
 #endif
@@ -41,7 +42,27 @@ typedef struct {
   double next_event_time;
   bool terminate;
   char message[256]; /* set by a model function that fails */
+  /* FMI 3 clocks (clock k at vr 700 + k): active in the current Event Mode (fmi3SetClock of an
+   * input clock, or set by the model for an output clock; cleared when Event Mode ends), and
+   * what fmi3GetIntervalDecimal / fmi3GetShiftDecimal answer: the interval and its qualifier
+   * (0 not yet known, 1 unchanged, 2 changed: the framework makes a "changed" answered once
+   * "unchanged"), the shift. */
+  bool clock_active[MODEL_MAX_CLOCKS];
+  double clock_interval[MODEL_MAX_CLOCKS];
+  int clock_qualifier[MODEL_MAX_CLOCKS];
+  double clock_shift[MODEL_MAX_CLOCKS];
+  /* Scheduled Execution: the partition of clock k runs this (fmi3ActivateModelPartition). */
+  int clock_activations[MODEL_MAX_CLOCKS];
 } ModelData;
+
+/* FMI 3 clocks (optional: model_core.c has a weak default of none). */
+extern const int kNumClocks;
+/* Scheduled Execution: runs the model partition of clock `k` at m->time (model_core.c's weak
+ * default calls ModelEventUpdate with clock k active). */
+void ModelActivatePartition(ModelData* m, int k);
+/* In Event Mode, before fmi3GetClock answers: the model sets clock_active of the output clocks
+ * that tick in this Event Mode (model_core.c's weak default: none). */
+void ModelOutputClocks(ModelData* m);
 
 /* FMI 3 arrays of reals (optional: model_core.c has a weak default of none). The Float64 array
  * at value reference `vr` holds r[first] .. r[first + size - 1] in row-major order; fmi3Get/

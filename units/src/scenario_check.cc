@@ -120,15 +120,20 @@ IntegerType IntegerTypeOf(const std::string& type) {
   return {};
 }
 
+// FMI 3 clocks (docs/fmi.md, "Clocks"): an output clock does not feed input clocks.
+constexpr char kClockNotConnected[] =
+    "Clock variables are recorded, not connected (Cosimo does not connect clocks between units)";
+
 // Why an output of type `from` cannot feed an input of type `to`, or "" when it can: floats feed
 // floats, integers integers that hold every value of theirs (FMI 3 widths: no narrowing),
 // Boolean Boolean, an Enumeration the same Enumeration. An end without a type (a table column)
 // feeds any number (a discrete input holds its samples; a value that is none of the input's is
-// an error of the step naming the input). String and Binary variables are recorded, not
+// an error of the step naming the input). String, Binary and Clock variables are recorded, not
 // connected.
 std::string TypeMismatch(const std::string& from, const std::string& to) {
   for (const std::string* t : {&from, &to}) {
     if (*t == "String" || *t == "Binary") return *t + " variables are recorded, not connected";
+    if (*t == "Clock") return kClockNotConnected;
   }
   if (from.empty() || to.empty()) return "";
   const auto is_float = [](const std::string& t) { return t == "Float64" || t == "Float32"; };
@@ -151,6 +156,7 @@ std::string MappedTypeMismatch(const v1::Connection& c, const std::string& from,
                                const std::string& to) {
   for (const std::string* t : {&from, &to}) {
     if (*t == "String" || *t == "Binary") return *t + " variables are recorded, not connected";
+    if (*t == "Clock") return kClockNotConnected;
     if (*t == "Float64" || *t == "Float32") {
       return "a map needs integer, Enumeration or Boolean ends (a factor and offset are for "
              "floats)";
@@ -265,7 +271,12 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
     return std::nullopt;
   }
   const bool model_exchange = unit.has_solver();
-  const std::string& id = model_exchange ? fmu->me_identifier : fmu->cs_identifier;
+  // An FMU that offers only Scheduled Execution runs as such (without a solver).
+  const bool scheduled = !model_exchange && fmu->cs_identifier.empty() &&
+                         fmu->me_identifier.empty() && !fmu->se_identifier.empty();
+  const std::string& id = model_exchange ? fmu->me_identifier
+                          : scheduled    ? fmu->se_identifier
+                                         : fmu->cs_identifier;
   if (id.empty()) {
     problems->push_back(absl::StrCat(
         field, ": the FMU has no ", model_exchange ? "ModelExchange" : "CoSimulation", " interface",

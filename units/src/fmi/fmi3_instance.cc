@@ -66,6 +66,14 @@ struct Fmi3Functions {
   fmi3GetContinuousStatesTYPE* GetContinuousStates = nullptr;
   fmi3GetContinuousStateDerivativesTYPE* GetDerivatives = nullptr;
   fmi3GetEventIndicatorsTYPE* GetEventIndicators = nullptr;
+  // Clocks: resolved when the FMU declares Clock variables.
+  fmi3SetClockTYPE* SetClock = nullptr;
+  fmi3GetClockTYPE* GetClock = nullptr;
+  fmi3GetIntervalDecimalTYPE* GetIntervalDecimal = nullptr;
+  fmi3GetShiftDecimalTYPE* GetShiftDecimal = nullptr;
+  // Scheduled Execution.
+  fmi3InstantiateScheduledExecutionTYPE* InstantiateScheduledExecution = nullptr;
+  fmi3ActivateModelPartitionTYPE* ActivateModelPartition = nullptr;
 };
 
 void LogMessage(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
@@ -73,6 +81,13 @@ void LogMessage(fmi3InstanceEnvironment env, fmi3Status status, fmi3String categ
   if (env != nullptr)
     static_cast<FmuInstance*>(env)->Log(static_cast<int>(status), category, message);
 }
+
+// Scheduled Execution's callbacks: the worker runs one partition at a time, in its thread
+// (no preemption, fmu_se_unit.cc), and asks the clocks after each partition rather than being
+// told of their updates.
+void ClockUpdate(fmi3InstanceEnvironment /*env*/) {}
+void LockPreemption() {}
+void UnlockPreemption() {}
 
 struct Fmi3Api {
   using Functions = Fmi3Functions;
@@ -86,18 +101,26 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
  public:
   Fmi3Instance(const fmi::ModelDescription& md, bool model_exchange,
                std::shared_ptr<fmi::UnpackedFmu> unpacked, std::unique_ptr<SharedLibrary> library,
-               Fmi3Functions f, const std::string& unit_name)
+               Fmi3Functions f, const std::string& unit_name, bool scheduled_execution)
       : FmiInstanceBase(unit_name, f, std::move(unpacked), std::move(library)),
         token_(md.guid),
         model_exchange_(model_exchange),
-        event_mode_(!model_exchange && md.co_simulation.has_event_mode) {}
+        scheduled_execution_(scheduled_execution),
+        event_mode_(!model_exchange && !scheduled_execution && md.co_simulation.has_event_mode) {}
 
   absl::Status Instantiate() override {
     const std::string resources = unpacked_->dir() + "/resources/";
     BeginCall();
+    const char* function = model_exchange_        ? "fmi3InstantiateModelExchange"
+                           : scheduled_execution_ ? "fmi3InstantiateScheduledExecution"
+                                                  : "fmi3InstantiateCoSimulation";
     if (model_exchange_) {
       handle_ = f_.InstantiateModelExchange(unit_name_.c_str(), token_.c_str(), resources.c_str(),
                                             false, false, this, LogMessage);
+    } else if (scheduled_execution_) {
+      handle_ = f_.InstantiateScheduledExecution(unit_name_.c_str(), token_.c_str(),
+                                                 resources.c_str(), false, false, this, LogMessage,
+                                                 ClockUpdate, LockPreemption, UnlockPreemption);
     } else {
       handle_ = f_.InstantiateCoSimulation(
           unit_name_.c_str(), token_.c_str(), resources.c_str(), false, false,
@@ -105,10 +128,9 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
           /*earlyReturnAllowed=*/event_mode_, nullptr, 0, this, LogMessage, nullptr);
     }
     if (handle_ == nullptr) {
-      return absl::InternalError(absl::StrCat(
-          "unit '", unit_name_,
-          "': ", model_exchange_ ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation",
-          " returned NULL (instantiationToken ", token_, ")", CallLog()));
+      return absl::InternalError(absl::StrCat("unit '", unit_name_, "': ", function,
+                                              " returned NULL (instantiationToken ", token_, ")",
+                                              CallLog()));
     }
     return absl::OkStatus();
   }
@@ -265,6 +287,50 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
     *update = EventUpdate{need, terminate, nominals, values, defined, next};
     return s;
   }
+  absl::Status SetClocks(const std::vector<uint32_t>& vrs, bool active) override {
+    if (f_.SetClock == nullptr) return FmuInstance::SetClocks(vrs, active);
+    // fmi3Clock is bool, which std::vector packs.
+    std::unique_ptr<fmi3Clock[]> values(new fmi3Clock[vrs.size() + 1]);
+    std::fill(values.get(), values.get() + vrs.size(), active);
+    BeginCall();
+    return Check(f_.SetClock(handle_, vrs.data(), vrs.size(), values.get()), "fmi3SetClock");
+  }
+  absl::Status GetClocks(const std::vector<uint32_t>& vrs, std::vector<bool>* active) override {
+    if (f_.GetClock == nullptr) return FmuInstance::GetClocks(vrs, active);
+    std::unique_ptr<fmi3Clock[]> values(new fmi3Clock[vrs.size() + 1]());
+    BeginCall();
+    absl::Status s =
+        Check(f_.GetClock(handle_, vrs.data(), vrs.size(), values.get()), "fmi3GetClock");
+    active->assign(values.get(), values.get() + vrs.size());
+    return s;
+  }
+  absl::Status GetIntervals(const std::vector<uint32_t>& vrs, std::vector<double>* intervals,
+                            std::vector<int>* qualifiers) override {
+    if (f_.GetIntervalDecimal == nullptr) {
+      return FmuInstance::GetIntervals(vrs, intervals, qualifiers);
+    }
+    intervals->assign(vrs.size(), 0.0);
+    std::vector<fmi3IntervalQualifier> q(vrs.size(), fmi3IntervalNotYetKnown);
+    BeginCall();
+    absl::Status s =
+        Check(f_.GetIntervalDecimal(handle_, vrs.data(), vrs.size(), intervals->data(), q.data()),
+              "fmi3GetIntervalDecimal");
+    qualifiers->assign(q.begin(), q.end());
+    return s;
+  }
+  absl::Status GetShifts(const std::vector<uint32_t>& vrs, std::vector<double>* shifts) override {
+    if (f_.GetShiftDecimal == nullptr) return FmuInstance::GetShifts(vrs, shifts);
+    shifts->assign(vrs.size(), 0.0);
+    BeginCall();
+    return Check(f_.GetShiftDecimal(handle_, vrs.data(), vrs.size(), shifts->data()),
+                 "fmi3GetShiftDecimal");
+  }
+  absl::Status ActivateModelPartition(uint32_t clock_vr, double t) override {
+    if (f_.ActivateModelPartition == nullptr)
+      return FmuInstance::ActivateModelPartition(clock_vr, t);
+    BeginCall();
+    return Check(f_.ActivateModelPartition(handle_, clock_vr, t), "fmi3ActivateModelPartition");
+  }
   absl::Status DirectionalDerivative(const std::vector<uint32_t>& unknowns,
                                      const std::vector<uint32_t>& knowns, const double* seed,
                                      size_t n_seed, double* sensitivity,
@@ -279,6 +345,7 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
  private:
   std::string token_;
   bool model_exchange_;
+  bool scheduled_execution_;
   bool event_mode_;  // Co-Simulation with hasEventMode: eventModeUsed and earlyReturnAllowed
   std::vector<size_t> binary_sizes_;  // GetBinaries' buffers
   std::vector<fmi3Binary> binary_values_;
@@ -290,8 +357,11 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
 absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const fmi::ModelDescription& md,
                                                       bool model_exchange,
                                                       std::shared_ptr<fmi::UnpackedFmu> unpacked,
-                                                      const std::string& unit_name) {
-  const fmi::KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
+                                                      const std::string& unit_name,
+                                                      bool scheduled_execution) {
+  const fmi::KindInfo& kind = model_exchange        ? md.model_exchange
+                              : scheduled_execution ? md.scheduled_execution
+                                                    : md.co_simulation;
   absl::StatusOr<FmiLibraryLoader> loader =
       FmiLibraryLoader::Open(*unpacked, "x86_64-linux", kind, unit_name);
   if (!loader.ok()) return loader.status();
@@ -317,8 +387,16 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const fmi::ModelDescriptio
   const bool event_mode = model_exchange || kind.has_event_mode;
   resolve(f.EnterEventMode, "fmi3EnterEventMode", event_mode);
   resolve(f.UpdateDiscreteStates, "fmi3UpdateDiscreteStates", event_mode);
+  const bool has_clocks = !md.Clocks().empty();
+  resolve(f.SetClock, "fmi3SetClock", has_clocks);
+  resolve(f.GetClock, "fmi3GetClock", has_clocks);
+  resolve(f.GetIntervalDecimal, "fmi3GetIntervalDecimal", has_clocks);
+  resolve(f.GetShiftDecimal, "fmi3GetShiftDecimal", has_clocks);
   if (model_exchange) {
     resolve(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
+  } else if (scheduled_execution) {
+    resolve(f.InstantiateScheduledExecution, "fmi3InstantiateScheduledExecution", true);
+    resolve(f.ActivateModelPartition, "fmi3ActivateModelPartition", true);
   } else {
     resolve(f.InstantiateCoSimulation, "fmi3InstantiateCoSimulation", true);
     resolve(f.DoStep, "fmi3DoStep", true);
@@ -327,8 +405,9 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const fmi::ModelDescriptio
             kind.max_output_derivative_order > 0);
   }
   if (absl::Status s = loader->Missing(); !s.ok()) return s;
-  return std::shared_ptr<FmuInstance>(std::make_shared<Fmi3Instance>(
-      md, model_exchange, std::move(unpacked), loader->Release(), f, unit_name));
+  return std::shared_ptr<FmuInstance>(
+      std::make_shared<Fmi3Instance>(md, model_exchange, std::move(unpacked), loader->Release(), f,
+                                     unit_name, scheduled_execution));
 }
 
 }  // namespace cosimo::units::fmu

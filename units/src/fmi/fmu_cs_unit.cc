@@ -30,22 +30,30 @@ namespace {
 // Names the writer of a serialised snapshot; a new layout gets a new tag.
 constexpr char kCsTag[] = "cosimo.FmuCoSimulation.1";
 
-// An FMU state plus the unit's own time; frees the FMU state with the instance it came from.
+// An FMU state plus the unit's own time and its clocks' schedule; frees the FMU state with the
+// instance it came from.
 class CsSnapshot : public UnitSnapshot {
  public:
-  CsSnapshot(std::shared_ptr<FmuInstance> instance, void* state, double time, bool ended)
-      : instance_(std::move(instance)), state_(state), time_(time), ended_(ended) {}
+  CsSnapshot(std::shared_ptr<FmuInstance> instance, void* state, double time, bool ended,
+             std::vector<double> clocks)
+      : instance_(std::move(instance)),
+        state_(state),
+        time_(time),
+        ended_(ended),
+        clocks_(std::move(clocks)) {}
   ~CsSnapshot() override { instance_->FreeState(&state_); }
   const FmuInstance* instance() const { return instance_.get(); }
   void* state() const { return state_; }
   double time() const { return time_; }
   bool ended() const { return ended_; }
+  const std::vector<double>& clocks() const { return clocks_; }
 
  private:
   std::shared_ptr<FmuInstance> instance_;
   void* state_;
   double time_;
   bool ended_;
+  std::vector<double> clocks_;  // FmuClocks::Save
 };
 
 class CoSimulationUnit : public FmuUnitBase {
@@ -80,14 +88,27 @@ class CoSimulationUnit : public FmuUnitBase {
     instance_->set_time(start_time);
     if (absl::Status s = instance_->Instantiate(); !s.ok()) return s;
     if (absl::Status s = ApplyParameters(); !s.ok()) return s;
+    if (!clocks_.empty() && !kind().has_event_mode) {
+      return absl::FailedPreconditionError(
+          Prefix() +
+          "the FMU has clocks but its Co-Simulation interface has no Event Mode "
+          "(hasEventMode), in which alone clocks tick");
+    }
     if (absl::Status s =
             instance_->EnterInitializationMode(md_.default_tolerance, start_time, stop_time);
         !s.ok()) {
       return s;
     }
+    if (!clocks_.empty()) {
+      if (absl::Status s = clocks_.Start(instance_.get(), start_time); !s.ok()) return s;
+    }
     if (absl::Status s = instance_->ExitInitializationMode(); !s.ok()) return s;
     if (kind().has_event_mode) {
-      if (absl::Status s = HandleEvent(/*enter_event_mode=*/false, start_time); !s.ok()) return s;
+      if (absl::Status s = HandleEvent(/*enter_event_mode=*/false, start_time,
+                                       EndTolerance(start_time, start_time));
+          !s.ok()) {
+        return s;
+      }
     }
     initialized_ = true;
     return absl::OkStatus();
@@ -96,10 +117,7 @@ class CoSimulationUnit : public FmuUnitBase {
   absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
     if (!initialized_)
       return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
-    if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
-    MarkStringsChanged();  // a Co-Simulation FMU may compute anything when its inputs are set
-    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
-                       &reply->recorded_strings, &reply->integers);
+    return SetInputsAndReadOutputs(inputs, reply);
   }
 
   void Step(const StepRequest& request, StepReply* reply) override {
@@ -124,6 +142,7 @@ class CoSimulationUnit : public FmuUnitBase {
                                           " but the unit is at t=", time_)));
     }
     instance_->set_time(time_);
+    clocks_.ClearTicked();  // the clock columns say which clocks ticked in this step
     const InputPolynomials& poly = request.inputs;
     const Eigen::Index m = static_cast<Eigen::Index>(input_indices_.size());
     if (m > 0) {
@@ -181,7 +200,7 @@ class CoSimulationUnit : public FmuUnitBase {
     void* state = nullptr;
     if (absl::Status s = instance_->GetState(&state); !s.ok()) return s;
     return std::unique_ptr<UnitSnapshot>(
-        std::make_unique<CsSnapshot>(instance_, state, time_, ended_));
+        std::make_unique<CsSnapshot>(instance_, state, time_, ended_, clocks_.Save()));
   }
 
   absl::Status Restore(const UnitSnapshot& snapshot) override {
@@ -195,6 +214,7 @@ class CoSimulationUnit : public FmuUnitBase {
     MarkStringsChanged();
     time_ = snap->time();
     ended_ = snap->ended();
+    clocks_.Restore(snap->clocks());
     instance_->set_time(time_);
     return absl::OkStatus();
   }
@@ -209,6 +229,7 @@ class CoSimulationUnit : public FmuUnitBase {
     out.Double(snap->time());
     out.Bool(snap->ended());
     if (absl::Status s = WriteFmuState(snap->state(), &out); !s.ok()) return s;
+    if (!clocks_.empty()) out.Doubles(snap->clocks());  // none written for an FMU without
     return out.Take();
   }
 
@@ -220,7 +241,8 @@ class CoSimulationUnit : public FmuUnitBase {
     const bool ended = in.Bool();
     absl::StatusOr<void*> state = ReadFmuState(&in);
     if (!state.ok()) return state.status();
-    auto snap = std::make_unique<CsSnapshot>(instance_, *state, time, ended);
+    std::vector<double> clocks = clocks_.empty() ? std::vector<double>() : in.Doubles();
+    auto snap = std::make_unique<CsSnapshot>(instance_, *state, time, ended, std::move(clocks));
     if (absl::Status s = in.Finish(Prefix() + "checkpoint"); !s.ok()) return s;
     return std::unique_ptr<UnitSnapshot>(std::move(snap));
   }
@@ -292,33 +314,31 @@ class CoSimulationUnit : public FmuUnitBase {
     double t = time_;
     for (int substeps = 1;; ++substeps) {
       const bool no_set_prior = substeps == 1 ? first_no_set_prior : final_step;
-      if (absl::Status s = instance_->DoStep(t, t_end - t, no_set_prior, outcome); !s.ok()) {
+      // A clock tick inside the step ends a substep there (a tick about at t_end is at t_end).
+      double stop = t_end;
+      if (const double tick = clocks_.NextTick(); tick < t_end - EndTolerance(t, t_end)) {
+        stop = std::max(tick, t);
+      }
+      if (absl::Status s = instance_->DoStep(t, stop - t, no_set_prior, outcome); !s.ok()) {
         return s;
       }
       if (outcome->terminated || outcome->discarded) return absl::OkStatus();
       // eventHandlingNeeded means something only to an instance in event mode (FMI 3.0.1
       // section 4.2.1: without eventModeUsed the FMU handles its events itself).
       if (!kind().has_event_mode) outcome->event_needed = false;
-      if (!outcome->early_return && !outcome->event_needed) return absl::OkStatus();
-      double reached = outcome->early_return ? outcome->last_successful_time : t_end;
-      // FMI 3.0.1 section 4.2.1: lastSuccessfulTime is the FMU's own time. An FMU computes the
-      // end of a step in its own arithmetic (t_start + n * h, say), which differs from the
-      // caller's t + h in the last bits: an early return that close to t + h is the whole step
-      // (its event, if any, is handled there).
-      if (outcome->early_return && std::abs(reached - t_end) <= EndTolerance(t, t_end)) {
-        reached = t_end;
-      }
-      if (outcome->early_return && !(reached >= t && reached <= t_end)) {
-        return absl::InternalError(absl::StrCat(Prefix(), "fmi3DoStep(t=", t, ", h=", t_end - t,
-                                                ") returned early at lastSuccessfulTime=", reached,
-                                                ", outside the step"));
+      absl::StatusOr<double> reached = Reached(t, stop, *outcome);
+      if (!reached.ok()) return reached.status();
+      const double tick_tolerance = EndTolerance(t, stop);
+      const bool tick = clocks_.NextTick() <= *reached + tick_tolerance;
+      if (!outcome->early_return && !outcome->event_needed && !tick && stop >= t_end) {
+        return absl::OkStatus();
       }
       if (substeps >= kMaxSubsteps) {
         return absl::InternalError(absl::StrCat(Prefix(), "fmi3DoStep returned early ", substeps,
                                                 " times in the step from t=", request.time,
                                                 " (h=", request.step, ")"));
       }
-      t = reached;
+      t = *reached;
       instance_->set_time(t);
       if (t < t_end && !input_indices_.empty()) {
         // The inputs at the event, from the step's polynomials (held, for a zero-order hold).
@@ -326,8 +346,10 @@ class CoSimulationUnit : public FmuUnitBase {
         request.inputs.Value(t - request.time, inputs_at_);
         if (absl::Status s = SetInputs(inputs_at_); !s.ok()) return s;
       }
-      if (outcome->event_needed) {
-        if (absl::Status s = HandleEvent(/*enter_event_mode=*/true, t); !s.ok()) return s;
+      if (outcome->event_needed || tick) {
+        if (absl::Status s = HandleEvent(/*enter_event_mode=*/true, t, tick_tolerance); !s.ok()) {
+          return s;
+        }
         if (ended_) {
           outcome->terminated = true;
           outcome->last_successful_time = t;
@@ -338,6 +360,23 @@ class CoSimulationUnit : public FmuUnitBase {
     }
   }
 
+  // Where fmi3DoStep(t, stop - t) ended: `stop`, or lastSuccessfulTime after an early return.
+  // FMI 3.0.1 section 4.2.1: lastSuccessfulTime is the FMU's own time. An FMU computes the end
+  // of a step in its own arithmetic (t_start + n * h, say), which differs from the caller's
+  // t + h in the last bits: an early return that close to `stop` is the whole step (its event,
+  // if any, is handled there).
+  absl::StatusOr<double> Reached(double t, double stop, const DoStepOutcome& outcome) const {
+    if (!outcome.early_return) return stop;
+    const double reached = outcome.last_successful_time;
+    if (std::abs(reached - stop) <= EndTolerance(t, stop)) return stop;
+    if (!(reached >= t && reached <= stop)) {
+      return absl::InternalError(absl::StrCat(Prefix(), "fmi3DoStep(t=", t, ", h=", stop - t,
+                                              ") returned early at lastSuccessfulTime=", reached,
+                                              ", outside the step"));
+    }
+    return reached;
+  }
+
   // How far from t_end a lastSuccessfulTime still is t_end: a few ulps of it, or 1e-9 of the
   // step (an FMU's clock counted as t_start + n * h drifts from the caller's sums by more than
   // an ulp over many steps).
@@ -346,15 +385,26 @@ class CoSimulationUnit : public FmuUnitBase {
                     1e-9 * (t_end - t));
   }
 
-  // FMI 3 event mode: (fmi3EnterEventMode,) the event iteration, fmi3EnterStepMode. An FMU
-  // that ends its simulation here sets ended_ and stays in Event Mode.
-  absl::Status HandleEvent(bool enter_event_mode, double t) {
+  // FMI 3 event mode: (fmi3EnterEventMode,) the clocks that tick at t (within
+  // `tick_tolerance`), the event iteration, fmi3EnterStepMode. An FMU that ends its simulation
+  // here sets ended_ and stays in Event Mode.
+  absl::Status HandleEvent(bool enter_event_mode, double t, double tick_tolerance) {
     if (enter_event_mode) {
       if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
       instance_->Log(0, "cosimo", absl::StrCat(Prefix(), "event at t=", t).c_str());
     }
+    // Clocks (FMI 3.0.1 section 4.2.2): the output clocks read, the input clocks that tick
+    // here activated, before the event iteration; the intervals asked after it.
+    if (!clocks_.empty()) {
+      if (absl::Status s = clocks_.Activate(instance_.get(), t, tick_tolerance); !s.ok()) {
+        return s;
+      }
+    }
     EventUpdate update;
     if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
+    if (!clocks_.empty()) {
+      if (absl::Status s = clocks_.AfterUpdate(instance_.get(), t); !s.ok()) return s;
+    }
     if (update.terminate_simulation) {
       ended_ = true;
       return absl::OkStatus();

@@ -153,6 +153,27 @@ void FmuInstance::LogToTerminal(int status, const char* cat, const std::string& 
   }
 }
 
+absl::Status FmuInstance::SetClocks(const std::vector<uint32_t>& /*vrs*/, bool /*active*/) {
+  return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
+}
+absl::Status FmuInstance::GetClocks(const std::vector<uint32_t>& /*vrs*/,
+                                    std::vector<bool>* /*active*/) {
+  return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
+}
+absl::Status FmuInstance::GetIntervals(const std::vector<uint32_t>& /*vrs*/,
+                                       std::vector<double>* /*intervals*/,
+                                       std::vector<int>* /*qualifiers*/) {
+  return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
+}
+absl::Status FmuInstance::GetShifts(const std::vector<uint32_t>& /*vrs*/,
+                                    std::vector<double>* /*shifts*/) {
+  return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
+}
+
+absl::Status FmuInstance::ActivateModelPartition(uint32_t /*clock_vr*/, double /*t*/) {
+  return absl::UnimplementedError("unit '" + unit_name_ + "': Scheduled Execution is FMI 3 only");
+}
+
 absl::Status FmuInstance::Check(int status, const char* function) {
   if (status == 0) return absl::OkStatus();
   std::string message = absl::StrCat("unit '", unit_name_, "': ", function, " returned ",

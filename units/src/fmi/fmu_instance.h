@@ -190,6 +190,19 @@ class FmuInstance {
                                              const double* seed, size_t n_seed, double* sensitivity,
                                              size_t n_sensitivity) = 0;
 
+  // FMI 3 clocks (FMI 3.0.1 section 2.2.9), one call each for the value references given:
+  // fmi3SetClock (every clock to `active`), fmi3GetClock, fmi3GetIntervalDecimal (qualifiers as
+  // fmi3IntervalQualifier: 0 not yet known, 1 unchanged, 2 changed) and fmi3GetShiftDecimal.
+  // The other versions (and an FMU without clocks) return Unimplemented.
+  virtual absl::Status SetClocks(const std::vector<uint32_t>& vrs, bool active);
+  virtual absl::Status GetClocks(const std::vector<uint32_t>& vrs, std::vector<bool>* active);
+  virtual absl::Status GetIntervals(const std::vector<uint32_t>& vrs,
+                                    std::vector<double>* intervals, std::vector<int>* qualifiers);
+  virtual absl::Status GetShifts(const std::vector<uint32_t>& vrs, std::vector<double>* shifts);
+  // FMI 3 Scheduled Execution (FMI 3.0.1 section 5.2.2): runs the model partition of the clock
+  // `clock_vr` at `t`.
+  virtual absl::Status ActivateModelPartition(uint32_t clock_vr, double t);
+
   // Called by the logger callbacks.
   void Log(int status, const char* category, const char* message);
   // The instance whose FMI call began last on this thread (BeginCall), while it lives, else
@@ -307,8 +320,8 @@ class FmuInstance {
       scratch_;
 };
 
-// Loads the binary for the kind chosen (`model_exchange`; FMI 1.0: the one kind the FMU offers)
-// and resolves the functions. The
+// Loads the binary for the kind chosen (`model_exchange`; FMI 3: `scheduled_execution`; FMI
+// 1.0: the one kind the FMU offers) and resolves the functions. The
 // instance keeps `unpacked` alive (its resources folder). Errors name the library, the symbol or
 // the shared library the binary needs and the machine lacks (from dlerror).
 [[nodiscard]] absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi1(
@@ -319,6 +332,7 @@ class FmuInstance {
     std::shared_ptr<fmi::UnpackedFmu> unpacked, const std::string& unit_name);
 [[nodiscard]] absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(
     const fmi::ModelDescription& md, bool model_exchange,
-    std::shared_ptr<fmi::UnpackedFmu> unpacked, const std::string& unit_name);
+    std::shared_ptr<fmi::UnpackedFmu> unpacked, const std::string& unit_name,
+    bool scheduled_execution = false);
 
 }  // namespace cosimo::units::fmu

@@ -1,5 +1,6 @@
 #include "units/src/fmi/fmu_me_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -71,6 +72,36 @@ absl::Status MeModel::SetPoint(double t, const Eigen::VectorXd& x, const Eigen::
   }
   if (inputs_group_->size() == 0) return absl::OkStatus();
   return instance_->Set(*inputs_group_, u.data());
+}
+
+absl::Status CentralDifferences(const StateOutputFunction& f, const Eigen::VectorXd& x_at,
+                                const Eigen::VectorXd& u_at, Eigen::Index p, Linearization* lin) {
+  const Eigen::Index n = x_at.size(), m = u_at.size();
+  lin->A.resize(n, n);
+  lin->B.resize(n, m);
+  lin->C.resize(p, n);
+  lin->D.resize(p, m);
+  Eigen::VectorXd dx_plus(n), dx_minus(n), y_plus(p), y_minus(p);
+  for (Eigen::Index j = 0; j < n + m; ++j) {
+    Eigen::VectorXd x = x_at, u = u_at;
+    double& value = j < n ? x[j] : u[j - n];
+    const double delta = 1e-6 * std::max(1.0, std::abs(value));
+    const double base = value;
+    value = base + delta;
+    if (absl::Status s = f(x, u, &dx_plus, &y_plus); !s.ok()) return s;
+    value = base - delta;
+    if (absl::Status s = f(x, u, &dx_minus, &y_minus); !s.ok()) return s;
+    const Eigen::VectorXd dcol = (dx_plus - dx_minus) / (2.0 * delta);
+    const Eigen::VectorXd ycol = (y_plus - y_minus) / (2.0 * delta);
+    if (j < n) {
+      lin->A.col(j) = dcol;
+      lin->C.col(j) = ycol;
+    } else {
+      lin->B.col(j - n) = dcol;
+      lin->D.col(j - n) = ycol;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace cosimo::units::fmu

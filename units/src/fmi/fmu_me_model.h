@@ -4,12 +4,14 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "cosimo/common/unit_api.h"
+#include "cosimo/units/unit.h"
 #include "units/src/fmi/fmu_instance.h"
 #include "units/src/models/model.h"
 
@@ -83,5 +85,12 @@ class MeModel : public Model {
   std::string unit_name_;
   mutable absl::Status non_finite_;  // the first non-finite derivative read
 };
+
+// A, B, C, D by central differences in every state and input of `f` (dx/dt and y, p outputs,
+// at x and u) around (x_at, u_at).
+using StateOutputFunction = std::function<absl::Status(
+    const Eigen::VectorXd& x, const Eigen::VectorXd& u, Eigen::VectorXd* dx, Eigen::VectorXd* y)>;
+absl::Status CentralDifferences(const StateOutputFunction& f, const Eigen::VectorXd& x_at,
+                                const Eigen::VectorXd& u_at, Eigen::Index p, Linearization* lin);
 
 }  // namespace cosimo::units::fmu

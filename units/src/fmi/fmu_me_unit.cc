@@ -14,7 +14,10 @@
 //     tolerance; at the accepted point fmiXCompletedIntegratorStep (step events); on any
 //     event: fmiXEnterEventMode, event iteration, fmiXEnterContinuousTimeMode, re-read the
 //     states when they changed (re-initialisation), reset the solver's history.
-//   Save/Restore: the unit's states, time, next time event and solver history, plus
+//   FMI 3 clocks (fmu_clocks.h): their ticks are time events; in the event, the input clocks
+//     that tick are activated (fmi3SetClock) before the event iteration, the intervals asked
+//     after it.
+//   Save/Restore: the unit's states, time, next time event, clocks and solver history, plus
 //     fmiXGetFMUstate / fmiXSetFMUstate when offered.
 #include <cmath>
 #include <limits>
@@ -33,6 +36,7 @@ namespace cosimo::units::fmu {
 namespace {
 
 constexpr int kMaxEventsPerStep = 100000;
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 // Names the writer of a serialised snapshot; a new layout gets a new tag.
 constexpr char kMeTag[] = "cosimo.FmuModelExchange.1";
@@ -49,6 +53,7 @@ struct MeSnapshot : public UnitSnapshot {
   std::vector<double> z;
   std::optional<double> next_event;
   bool ended = false;
+  std::vector<double> clocks;     // FmuClocks::Save
   Eigen::VectorXd held_discrete;  // not serialised: a deserialised snapshot sets them again
   std::shared_ptr<const void> history;
 };
@@ -102,6 +107,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
         !s.ok()) {
       return s;
     }
+    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.Start(instance_.get(), start_time));
     if (absl::Status s = instance_->ExitInitializationMode(); !s.ok()) return s;
     x_.setZero(static_cast<Eigen::Index>(state_indices_.size()));
     z_.assign(static_cast<size_t>(md_.number_of_event_indicators), 0.0);
@@ -164,6 +170,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     }
     const double t0 = time_;
     const double t_end = t0 + request.step;
+    clocks_.ClearTicked();  // the clock columns say which clocks ticked in this step
     if (!ended_) {
       // u(t0) is column 0, contiguous in the column-major coefficient matrix.
       if (absl::Status s = CheckInputValues(poly.coefficients.data()); !s.ok()) {
@@ -217,6 +224,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     snap->z = z_;
     snap->next_event = next_event_;
     snap->ended = ended_;
+    snap->clocks = clocks_.Save();
     snap->held_discrete = held_discrete_;
     snap->history = solver_->SaveHistory();
     return std::unique_ptr<UnitSnapshot>(std::move(snap));
@@ -236,6 +244,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     z_ = snap->z;
     next_event_ = snap->next_event;
     ended_ = snap->ended;
+    clocks_.Restore(snap->clocks);
     // Without an FMU state the FMU keeps the discrete inputs it was last given: set them again.
     held_discrete_ =
         snap->fmu_state != nullptr && snap->held_discrete.size() == held_discrete_.size()
@@ -263,6 +272,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     out.Bool(snap->ended);
     solver_->WriteHistory(snap->history, &out);
     if (absl::Status s = WriteFmuState(snap->fmu_state, &out); !s.ok()) return s;
+    if (!clocks_.empty()) out.Doubles(snap->clocks);  // none written for an FMU without
     return out.Take();
   }
 
@@ -284,6 +294,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     if (!state.ok()) return state.status();
     snap->fmu_state = *state;
     snap->instance = instance_;
+    if (!clocks_.empty()) snap->clocks = in.Doubles();
     if (absl::Status s = in.Finish(Prefix() + "checkpoint"); !s.ok()) return s;
     if (snap->x.size() != x_.size()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -317,33 +328,11 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
       if (absl::Status s = model_.SetPoint(t, x_at, inputs); !s.ok()) return s;
       if (absl::Status s = LinearizeDirectional(lin); !s.ok()) return s;
     } else {
-      // Central differences in every state and input.
-      const Eigen::Index n = x_at.size(), m = inputs.size();
       const Eigen::Index p = static_cast<Eigen::Index>(output_indices_.size());
-      lin->A.resize(n, n);
-      lin->B.resize(n, m);
-      lin->C.resize(p, n);
-      lin->D.resize(p, m);
-      Eigen::VectorXd dx_plus(n), dx_minus(n), y_plus(p), y_minus(p);
-      for (Eigen::Index j = 0; j < n + m; ++j) {
-        Eigen::VectorXd x = x_at, u = inputs;
-        double& value = j < n ? x[j] : u[j - n];
-        const double delta = 1e-6 * std::max(1.0, std::abs(value));
-        const double base = value;
-        value = base + delta;
-        if (absl::Status s = Evaluate(t, x, u, &dx_plus, &y_plus); !s.ok()) return s;
-        value = base - delta;
-        if (absl::Status s = Evaluate(t, x, u, &dx_minus, &y_minus); !s.ok()) return s;
-        const Eigen::VectorXd dcol = (dx_plus - dx_minus) / (2.0 * delta);
-        const Eigen::VectorXd ycol = (y_plus - y_minus) / (2.0 * delta);
-        if (j < n) {
-          lin->A.col(j) = dcol;
-          lin->C.col(j) = ycol;
-        } else {
-          lin->B.col(j - n) = dcol;
-          lin->D.col(j - n) = ycol;
-        }
-      }
+      COSIMO_RETURN_IF_ERROR(CentralDifferences(
+          [&](const Eigen::VectorXd& x, const Eigen::VectorXd& u, Eigen::VectorXd* dx,
+              Eigen::VectorXd* y) { return Evaluate(t, x, u, dx, y); },
+          x_at, inputs, p, lin));
     }
     if (ended_) return absl::OkStatus();
     return model_.SetPoint(time_, x_, u_);
@@ -412,8 +401,11 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
       if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
     }
     MarkStringsChanged();  // discrete variables change only here (and on a restore)
+    const double eps = 1e-12 * std::max(1.0, std::abs(time_));  // Advance's
+    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.Activate(instance_.get(), time_, eps));
     EventUpdate update;
     if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
+    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.AfterUpdate(instance_.get(), time_));
     if (update.terminate_simulation) {
       ended_ = true;
       instance_->Log(1, "cosimo",
@@ -477,8 +469,9 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
       double t_b = std::min(t + chunk, t_end);
       if (t_end - t_b < eps) t_b = t_end;
       bool time_event = false;
-      if (next_event_ && *next_event_ <= t_b + eps) {
-        t_b = std::max(*next_event_, t);
+      if (const double te = std::min(next_event_.value_or(kNever), clocks_.NextTick());
+          te <= t_b + eps) {
+        t_b = std::max(te, t);
         time_event = true;
       }
       bool state_event = false;

@@ -1,5 +1,5 @@
 // CreateFmuUnit: unpack, read the model description, choose the interface kind, load the
-// binary and build the Co-Simulation or Model Exchange unit.
+// binary and build the Co-Simulation, Model Exchange or Scheduled Execution unit.
 #include "units/src/fmi/fmu_unit.h"
 
 #include "absl/strings/str_cat.h"
@@ -24,11 +24,11 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
   // entry goes back to the cache when the unit is gone.
   std::shared_ptr<fmi::UnpackedFmu> folder(*cached, (*cached)->folder.get());
   fmi::ModelDescription md = (*cached)->md;
-  if (!md.co_simulation.offered && !md.model_exchange.offered) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(prefix, fmu_path,
-                     ": the FMU offers only Scheduled Execution, which Cosimo does not support "
-                     "(it runs Co-Simulation and Model Exchange FMUs)"));
+  // Scheduled Execution when it is the only kind offered (FMI 3).
+  const bool scheduled = !md.co_simulation.offered && !md.model_exchange.offered;
+  if (scheduled && spec.has_solver()) {
+    return absl::InvalidArgumentError(prefix +
+                                      "solver is set but the FMU offers only Scheduled Execution");
   }
   // Model Exchange when it is the only kind offered, or when both are and the unit names a
   // solver; Co-Simulation otherwise.
@@ -42,14 +42,19 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
       md.version == fmi::FmiVersion::kFmi1 ? fmu::LoadFmi1(md, folder, spec.name())
       : md.version == fmi::FmiVersion::kFmi2
           ? fmu::LoadFmi2(md, model_exchange, folder, spec.name())
-          : fmu::LoadFmi3(md, model_exchange, folder, spec.name());
+          : fmu::LoadFmi3(md, model_exchange, folder, spec.name(), scheduled);
   if (!instance.ok()) return instance.status();
-  const fmi::KindInfo& kind = model_exchange ? md.model_exchange : md.co_simulation;
+  const fmi::KindInfo& kind = model_exchange ? md.model_exchange
+                              : scheduled    ? md.scheduled_execution
+                                             : md.co_simulation;
   if (absl::StatusOr<std::string> binary = fmi::BinaryPath(
           *folder, md.version == fmi::FmiVersion::kFmi3 ? "x86_64-linux" : "linux64",
           kind.model_identifier, spec.name());
       binary.ok()) {
     (*cached)->Pin(*binary);
+  }
+  if (scheduled) {
+    return fmu::CreateScheduledExecutionUnit(spec, std::move(md), std::move(*instance));
   }
   if (model_exchange) {
     return fmu::CreateModelExchangeUnit(spec, std::move(md), std::move(*instance));

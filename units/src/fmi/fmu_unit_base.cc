@@ -34,6 +34,7 @@ ValueType ToValueType(fmi::VarType type) {
     case fmi::VarType::kFloat32:
       return ValueType::kReal;
     case fmi::VarType::kBoolean:
+    case fmi::VarType::kClock:  // recorded as 1 at its ticks, 0 elsewhere
       return ValueType::kBoolean;
     case fmi::VarType::kString:
       return ValueType::kString;
@@ -67,7 +68,8 @@ FmuUnitBase::FmuUnitBase(const v1::Unit& spec, fmi::ModelDescription md,
     : spec_(spec),
       md_(std::move(md)),
       instance_(std::move(instance)),
-      model_exchange_(model_exchange) {
+      model_exchange_(model_exchange),
+      clocks_(md_) {
   ClassifyVariables();
   SetCapabilities();
 }
@@ -89,6 +91,12 @@ void FmuUnitBase::ClassifyVariables() {
       // Recordable (Binary as hexadecimal text), not connectable.
       VariableInfo info = Info(md_, i, false);
       info.type = ValueType::kString;
+      description_.others.push_back(std::move(info));
+      continue;
+    }
+    if (v.type == fmi::VarType::kClock && clocks_.Has(i)) {
+      VariableInfo info = Info(md_, i, false);
+      info.causality = Causality::kLocal;  // recordable, not connectable
       description_.others.push_back(std::move(info));
       continue;
     }
@@ -165,6 +173,8 @@ void FmuUnitBase::SetCapabilities() {
 
 absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
   std::vector<int> indices;
+  std::vector<bool> read;  // per recorded value: read from the FMU (not a clock)
+  recorded_clocks_.clear();
   recorded_string_vrs_.clear();
   recorded_string_binary_.clear();
   changing_string_vrs_.clear();
@@ -200,14 +210,20 @@ absl::Status FmuUnitBase::SetRecorded(const std::vector<std::string>& names) {
       recorded_string_binary_.push_back(binary);
       continue;
     }
-    if (!fmi::IsNumeric(v.type)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Prefix(), "variable '", name, "' is a ", fmi::VarTypeName(v.type),
-                       ": only numeric, Boolean, String and Binary values can be recorded"));
+    if (v.type == fmi::VarType::kClock && clocks_.Has(index)) {
+      recorded_clocks_.emplace_back(index, static_cast<int>(indices.size()));
+    } else if (!fmi::IsNumeric(v.type)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Prefix(), "variable '", name, "' is a ", fmi::VarTypeName(v.type),
+          ": only numeric, Boolean, String and Binary values and input and output Clocks can be "
+          "recorded"));
     }
     indices.push_back(index);
   }
-  recorded_ = VariableGroup(md_, indices);
+  read.assign(indices.size(), true);
+  for (const auto& [clock, position] : recorded_clocks_)
+    read[static_cast<size_t>(position)] = false;
+  recorded_ = VariableGroup(md_, indices).Only(read);
   integer_recorded_.clear();
   for (size_t r = 0; r < indices.size(); ++r) {
     if (ToValueType(md_.variables[indices[r]].type) == ValueType::kInteger)
@@ -416,6 +432,8 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
         !s.ok()) {
       return s;
     }
+    for (const auto& [clock, position] : recorded_clocks_)
+      (*recorded)[position] = clocks_.Ticked(clock);
   }
   if (integers != nullptr) {
     // Get wrote the 64-bit ones (0 stays 0); the others are exact as doubles.

@@ -14,6 +14,7 @@
 #include "cosimo/units/unit.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "units/src/checkpoint/state_bytes.h"
+#include "units/src/fmi/fmu_clocks.h"
 #include "units/src/fmi/fmu_instance.h"
 
 namespace cosimo::units::fmu {
@@ -34,7 +35,9 @@ class FmuUnitBase : public Unit {
   std::optional<Eigen::VectorXd> StartInputs() const override { return start_inputs_; }
 
  protected:
+  // The interface kind the unit runs (Scheduled Execution when it is the only one offered).
   const fmi::KindInfo& kind() const {
+    if (!md_.co_simulation.offered && !md_.model_exchange.offered) return md_.scheduled_execution;
     return model_exchange_ ? md_.model_exchange : md_.co_simulation;
   }
   std::string Prefix() const { return "unit '" + spec_.name() + "': "; }
@@ -64,6 +67,14 @@ class FmuUnitBase : public Unit {
                            std::vector<double>* recorded,
                            std::vector<std::string>* recorded_strings = nullptr,
                            std::vector<uint64_t>* integers = nullptr);
+  // Evaluate of the units whose FMU computes when its inputs are set (Co-Simulation, Scheduled
+  // Execution): the inputs set, then the outputs read (the String ones again).
+  absl::Status SetInputsAndReadOutputs(const Eigen::VectorXd& inputs, OutputsReply* reply) {
+    if (absl::Status s = SetInputs(inputs); !s.ok()) return s;
+    MarkStringsChanged();  // the FMU may compute anything when its inputs are set
+    return ReadOutputs(&reply->outputs, &reply->derivatives, &reply->recorded,
+                       &reply->recorded_strings, &reply->integers);
+  }
   // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
@@ -103,6 +114,9 @@ class FmuUnitBase : public Unit {
   std::vector<int> real_output_positions_;        // and their positions among the outputs
   std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per value
   bool output_derivatives_needed_ = true;
+  // FMI 3 clocks: their ticks; the recorded ones as (variable index, position in `recorded`).
+  FmuClocks clocks_;
+  std::vector<std::pair<int, int>> recorded_clocks_;
 
  private:
   // The constructor's two parts.

@@ -1,6 +1,7 @@
-// The two FMU units: Co-Simulation (the FMU steps itself with fmiXDoStep) and Model Exchange
-// (the worker's solver integrates the FMU's continuous states, with event handling). Built by
-// CreateFmuUnit (fmu_unit.h) once the archive is unpacked and the binary loaded.
+// The three FMU units: Co-Simulation (the FMU steps itself with fmiXDoStep), Model Exchange
+// (the worker's solver integrates the FMU's continuous states, with event handling) and FMI 3
+// Scheduled Execution (the worker activates the FMU's model partitions at their clocks' ticks).
+// Built by CreateFmuUnit (fmu_unit.h) once the archive is unpacked and the binary loaded.
 #pragma once
 
 #include <memory>
@@ -37,6 +38,10 @@ class ModelExchangeEquations {
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateCoSimulationUnit(
     const v1::Unit& spec, fmi::ModelDescription md, std::shared_ptr<FmuInstance> instance);
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateModelExchangeUnit(
+    const v1::Unit& spec, fmi::ModelDescription md, std::shared_ptr<FmuInstance> instance);
+// An FMU that offers only Scheduled Execution (fmu_se_unit.cc); an error when it has no
+// time-based input clock.
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateScheduledExecutionUnit(
     const v1::Unit& spec, fmi::ModelDescription md, std::shared_ptr<FmuInstance> instance);
 
 }  // namespace cosimo::units::fmu

@@ -1,8 +1,7 @@
 /* The FMI 3.0 C API, written in the project from the function signatures of the FMI 3.0
  * standard (section 2.2 "FMI Application Programming Interface", 3 Model Exchange, 4
- * Co-Simulation). Plain C so that the test FMUs in tests/fmus/ compile against the same
- * declarations the importer uses. Scheduled Execution and clocks are not declared (not
- * supported by the importer).
+ * Co-Simulation, 5 Scheduled Execution) and 2.2.9 (clocks). Plain C so that the test FMUs in
+ * tests/fmus/ compile against the same declarations the importer uses.
  *
  * The names follow the standard (fmi3Float64, fmi3DoStepTYPE, ...), not the project's naming, so
  * that every line can be checked against the specification. */
@@ -188,6 +187,33 @@ typedef fmi3Status fmi3DoStepTYPE(fmi3Instance, fmi3Float64 current_communicatio
                                   fmi3Boolean* event_handling_needed,
                                   fmi3Boolean* terminate_simulation, fmi3Boolean* early_return,
                                   fmi3Float64* last_successful_time);
+
+/* Clocks (FMI 3.0.1 section 2.2.9). */
+typedef fmi3Status fmi3GetClockTYPE(fmi3Instance, const fmi3ValueReference vrs[], size_t n_vrs,
+                                    fmi3Clock values[]);
+typedef fmi3Status fmi3SetClockTYPE(fmi3Instance, const fmi3ValueReference vrs[], size_t n_vrs,
+                                    const fmi3Clock values[]);
+typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance, const fmi3ValueReference vrs[],
+                                              size_t n_vrs, fmi3Float64 intervals[],
+                                              fmi3IntervalQualifier qualifiers[]);
+typedef fmi3Status fmi3GetIntervalFractionTYPE(fmi3Instance, const fmi3ValueReference vrs[],
+                                               size_t n_vrs, fmi3UInt64 counters[],
+                                               fmi3UInt64 resolutions[],
+                                               fmi3IntervalQualifier qualifiers[]);
+typedef fmi3Status fmi3GetShiftDecimalTYPE(fmi3Instance, const fmi3ValueReference vrs[],
+                                           size_t n_vrs, fmi3Float64 shifts[]);
+typedef fmi3Status fmi3GetShiftFractionTYPE(fmi3Instance, const fmi3ValueReference vrs[],
+                                            size_t n_vrs, fmi3UInt64 counters[],
+                                            fmi3UInt64 resolutions[]);
+
+/* Scheduled Execution (FMI 3.0.1 section 5). */
+typedef fmi3Instance fmi3InstantiateScheduledExecutionTYPE(
+    fmi3String instance_name, fmi3String instantiation_token, fmi3String resource_path,
+    fmi3Boolean visible, fmi3Boolean logging_on, fmi3InstanceEnvironment instance_environment,
+    fmi3LogMessageCallback log_message, fmi3ClockUpdateCallback clock_update,
+    fmi3LockPreemptionCallback lock_preemption, fmi3UnlockPreemptionCallback unlock_preemption);
+typedef fmi3Status fmi3ActivateModelPartitionTYPE(fmi3Instance, fmi3ValueReference clock_reference,
+                                                  fmi3Float64 activation_time);
 
 #ifdef __cplusplus
 } /* extern "C" */

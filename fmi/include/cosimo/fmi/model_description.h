@@ -73,6 +73,42 @@ enum class FmiCausality {
 enum class Variability { kConstant, kFixed, kTunable, kDiscrete, kContinuous };
 enum class Initial { kNone, kExact, kApprox, kCalculated };
 
+// FMI 3 Clocks (FMI 3.0.1 section 2.4.7.5.2, table of clock types in 2.2.8): how the interval
+// of a Clock variable is known. Time-based clocks (constant ... countdown) are input or local
+// clocks whose ticks the importer computes; triggered clocks tick when their source says so
+// (an output clock: fmi3GetClock; an input clock: the importer's fmi3SetClock).
+enum class IntervalVariability {
+  kNone,        // not a Clock
+  kConstant,    // periodic, interval (and shift) from the model description
+  kFixed,       // periodic, interval set before or fixed at initialisation (fmi3GetInterval*)
+  kCalculated,  // periodic, interval computed by the FMU at initialisation (fmi3GetInterval*)
+  kTunable,     // periodic, the interval may change at an event (fmi3GetInterval*)
+  kChanging,    // aperiodic: the next interval asked at each of its ticks
+  kCountdown,   // aperiodic: the FMU may schedule a tick in any Event Mode
+  kTriggered,   // no interval: ticks when triggered
+};
+const char* IntervalVariabilityName(IntervalVariability v);
+inline bool IsTimeBased(IntervalVariability v) {
+  return v != IntervalVariability::kNone && v != IntervalVariability::kTriggered;
+}
+
+// A Clock variable's attributes as declared (absent ones empty or at the standard's default).
+struct ClockAttributes {
+  IntervalVariability interval_variability = IntervalVariability::kNone;
+  bool can_be_deactivated = false;
+  std::optional<uint32_t> priority;        // Scheduled Execution: 0 is the highest
+  std::optional<double> interval_decimal;  // s
+  double shift_decimal = 0.0;              // s after the start time to the first tick
+  bool supports_fraction = false;          // fmi3GetIntervalFraction / fmi3GetShiftFraction
+  std::optional<uint64_t> resolution;      // ticks per second of the counters
+  std::optional<uint64_t> interval_counter;
+  uint64_t shift_counter = 0;
+  // The constant interval and shift in seconds: the decimal ones, or counter / resolution
+  // (interval 0 when neither is given).
+  double Interval() const;
+  double Shift() const;
+};
+
 // A declared variable (a scalar or an FMI 3 array), or one element of an array.
 struct ScalarVariable {
   std::string name;
@@ -95,6 +131,11 @@ struct ScalarVariable {
   // FMI 1.0 alias="negatedAlias": the value is minus that of the value reference (a Boolean's
   // negation); the FMU units negate what they read and write.
   bool negated = false;
+  // FMI 3 Clock variables (type kClock): their attributes. A clocked variable (FMI 3 attribute
+  // `clocks`): the indices of the Clock variables it belongs to (it changes and is exchanged
+  // only at their ticks, FMI 3.0.1 section 2.2.8.1).
+  ClockAttributes clock;
+  std::vector<int> clocks;
   // FMI 3 arrays. The array itself: is_array, its dimensions (from <Dimension start> or the
   // start value of the structural parameter <Dimension valueReference> names), `size` values,
   // and its elements at [first_element, first_element + size) in `variables` (-1: not expanded,
@@ -161,6 +202,8 @@ struct ModelDescription {
   int ArrayOf(const std::string& name) const;
   // Whether the structural parameter at `index` sizes an array (a <Dimension valueReference>).
   bool SizesAnArray(int index) const;
+  // The indices of the Clock variables, in declaration order.
+  std::vector<int> Clocks() const;
 
  private:
   friend class ModelDescriptionParser;
