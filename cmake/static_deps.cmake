@@ -3,7 +3,7 @@
 # and looking up their symbols, three times over for `cosimo run` (the CLI, the orchestrator and
 # a worker). Debian ships the same libraries' static archives (libgrpc-dev, libprotobuf-dev,
 # libabsl-dev, libc-ares-dev, libre2-dev): linked from them, a program starts in about half the
-# CPU time (`perf stat cosimo-worker --help`: 32 -> 18 ms). OpenSSL, zlib, SQLite, libzip,
+# CPU time (`perf stat cosimo-worker --help`: 30-32 -> 13-15 ms). OpenSSL, zlib, SQLite, libzip,
 # pugixml, spdlog and fmt stay shared (security updates by apt; no static spdlog or libzip in
 # Debian); the sanitizer build of tests/fuzz keeps everything shared.
 option(COSIMO_STATIC_DEPS "Link gRPC, protobuf and Abseil from their static archives" ON)
