@@ -43,6 +43,7 @@ void AddVariables(const std::vector<VariableInfo>& variables, v1::UnitLoaded* ou
     p->set_description(v.description);
     p->set_type(ToProto(v.type));
     p->set_discrete(v.discrete);
+    p->set_clocked(v.clocked);
     for (const std::string& alias : v.aliases) p->add_aliases(alias);
   }
 }
@@ -139,6 +140,7 @@ UnitDescription FromProto(const v1::UnitLoaded& loaded) {
     VariableInfo v{p.name(),        FromProto(p.causality()), p.unit(),
                    p.description(), FromProto(p.type()),      p.discrete()};
     v.aliases.assign(p.aliases().begin(), p.aliases().end());
+    v.clocked = p.clocked();
     if (v.type == ValueType::kString) {
       d.others.push_back(std::move(v));
     } else if (v.causality == Causality::kInput) {

@@ -96,6 +96,7 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   }
   e.fmi_version = md->fmi_version;
   if (md->co_simulation.offered) e.cs_identifier = md->co_simulation.model_identifier;
+  e.cs_has_event_mode = md->co_simulation.has_event_mode;
   if (md->model_exchange.offered) e.me_identifier = md->model_exchange.model_identifier;
   if (md->scheduled_execution.offered) e.se_identifier = md->scheduled_execution.model_identifier;
   e.start_time = md->default_start_time.value_or(0.0);
@@ -109,10 +110,13 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   for (const fmi::ScalarVariable& v : md->variables) {
     const std::string type = v.enumeration.empty() ? std::string(fmi::VarTypeName(v.type))
                                                    : "Enumeration '" + v.enumeration + "'";
-    // Clocks: the input time-based ones (whose ticks Cosimo computes) and the output ones.
-    const bool recordable_clock = (v.causality == fmi::FmiCausality::kInput &&
-                                   fmi::IsTimeBased(v.clock.interval_variability)) ||
-                                  v.causality == fmi::FmiCausality::kOutput;
+    // Clocks: the input time-based ones (whose ticks Cosimo computes), the triggered input
+    // ones (ticked by a connection) and the output ones.
+    const bool recordable_clock =
+        (v.causality == fmi::FmiCausality::kInput &&
+         (fmi::IsTimeBased(v.clock.interval_variability) ||
+          v.clock.interval_variability == fmi::IntervalVariability::kTriggered)) ||
+        v.causality == fmi::FmiCausality::kOutput;
     const bool unrecordable = (v.type == fmi::VarType::kClock && !recordable_clock) ||
                               (v.is_array && v.first_element < 0);
     for (size_t a = 0; a <= v.aliases.size(); ++a) {  // the name, then the FMI 3 aliases

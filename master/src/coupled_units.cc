@@ -28,6 +28,14 @@ void FillInputs(UnitSlot& slot, const std::vector<UnitSlot>& slots, double h, Ri
       continue;
     }
     const UnitSlot& source = slots[src.unit];
+    if (static_cast<size_t>(i) < slot.clocked_inputs.size() &&
+        slot.clocked_inputs[static_cast<size_t>(i)]) {
+      // A clock or clocked input: the source's value at t, held (docs/fmi.md, "Clocks": a
+      // receiver sees a tick at the communication point that ends the sender's step).
+      c.row(i).setZero();
+      if (source.history.size() > 0) c(i, 0) = source.history.value(0, src.output);
+      continue;
+    }
     double value = 0.0;
     double derivative = 0.0;
     const bool has_end = end(i, source, &value, &derivative);

@@ -83,6 +83,26 @@ absl::Status CheckTentativeSteps(const MasterConfig& c) {
       "; allow rollback (rollback AUTO) or use a non-iterative kind with fixed steps"));
 }
 
+// FMI 3 clocks and clocked variables are exchanged at ticks, once per step (docs/fmi.md,
+// "Clocks"): not under iterative schemes or adaptive steps, which redo and judge steps by their
+// inputs. The scenario check refuses Clock connections first; this names a clocked one too.
+absl::Status CheckClockedInputs(const MasterConfig& c) {
+  if (!c.tentative) return absl::OkStatus();
+  for (size_t u = 0; u < c.units.size(); ++u) {
+    const std::vector<VariableInfo>& inputs = c.descriptions[u].inputs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].clocked || c.coupling.inputs[u][i].unit < 0) continue;
+      return absl::FailedPreconditionError(
+          absl::StrCat("input '", c.names[u], ".", inputs[i].name,
+                       "' is an FMI 3 clock or clocked variable, exchanged only at ticks, which ",
+                       v1::Algorithm::Kind_Name(c.algorithm.kind),
+                       c.algorithm.adaptive ? " with adaptive steps" : "",
+                       " cannot redo; use JACOBI or GAUSS_SEIDEL with fixed steps"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Adaptive H needs every unit to vary its step: otherwise H stays fixed (a warning).
 void ResolveAdaptive(MasterConfig& c) {
   if (!c.algorithm.adaptive) return;
@@ -166,6 +186,7 @@ absl::StatusOr<MasterConfig> ResolveMasterConfig(const v1::Scenario& scenario,
     uc.rolls_back = units[u]->iterative_mode() == IterativeMode::kRollback;
     uc.num_inputs = static_cast<int>(c.descriptions[u].inputs.size());
     uc.num_outputs = static_cast<int>(c.descriptions[u].outputs.size());
+    for (const VariableInfo& v : c.descriptions[u].inputs) uc.clocked_inputs.push_back(v.clocked);
     uc.approx.kind = EffectiveApproximation(scenario, u);
     uc.approx.degree = scenario.units(u).extrapolation_degree() > 0
                            ? scenario.units(u).extrapolation_degree()
@@ -182,6 +203,7 @@ absl::StatusOr<MasterConfig> ResolveMasterConfig(const v1::Scenario& scenario,
   COSIMO_RETURN_IF_ERROR(CheckReactivity(c));
   COSIMO_RETURN_IF_ERROR(CheckHermiteSources(c));
   COSIMO_RETURN_IF_ERROR(CheckTentativeSteps(c));
+  COSIMO_RETURN_IF_ERROR(CheckClockedInputs(c));
   ResolveLinearCoupling(c);
   ResolveNewtonJacobian(c);
   return c;

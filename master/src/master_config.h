@@ -27,6 +27,9 @@ struct UnitConfig {
   int num_inputs = 0;
   int num_outputs = 0;
   Approximation approx;  // of its inputs
+  // Per input: an FMI 3 clock or clocked input (VariableInfo::clocked), sent the source's value
+  // at the start of the step, held, by every algorithm.
+  std::vector<bool> clocked_inputs;
   // Rolls back under tentative steps (it saves and restores its state); otherwise COSTARICA
   // estimates its tentative steps and it integrates for real on commit.
   bool rolls_back = false;

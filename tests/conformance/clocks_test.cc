@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -116,6 +118,19 @@ TEST(ClockConformance, CalculatedClockTicksAtTheFmusIntervalAndShift) {
   CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.5, 0.5, 1.5, 3));
 }
 
+// A clock that supports fractions: its interval (period 1/3 s: counter 1 of resolution 3) and
+// shift are asked with fmi3GetIntervalFraction / fmi3GetShiftFraction (fmi3_clocks_fraction
+// fails the decimal forms for it); ticks at k / 3.
+TEST(ClockConformance, AClockThatSupportsFractionsIsAskedForThem) {
+  const std::string dir = TempDir("conformance-clocks");
+  WriteFile(dir + "/s.json", OneFmuScenario("fmi3_clocks_fraction", 1.5, 0.1, "", kRecord,
+                                            R"({ "period": 0.3333333333333333 })"));
+  const RunResult r = CosimoRun(dir, "fraction", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  CheckClock(r.table, "u.", "tick", "count", "t_tick", Ticks(0.0, 1.0 / 3.0, 1.5));
+  CheckClock(r.table, "u.", "alarm", "alarms", "t_alarm", Ticks(0.35, 0.35, 1.5, 3));
+}
+
 // Tunable and changing clocks: the interval asked in Event Mode changes at the third tick (0.2
 // s, then period2 = 0.3 s from the tick at 0.4): ticks at 0, 0.2, 0.4, 0.7, 1.0, 1.3; H = 0.15
 // puts most of them inside communication steps.
@@ -209,21 +224,122 @@ TEST(ClockConformance, CosimoRunModelFmuRecordsTheClockedOutputs) {
   CheckClockedOnly(r.table);
 }
 
-// Clocks are not connected between units: a connection to (or from) a Clock is refused by the
-// scenario check, before the run, naming the connection.
-TEST(ClockConformance, AClockConnectionIsRefusedBeforeTheRun) {
+// A connection between a Clock and a variable of another type is refused by the scenario check,
+// before the run (exit code 2), naming the connection.
+TEST(ClockConformance, AClockFeedsOnlyAClock) {
   const std::string dir = TempDir("conformance-clocks");
   WriteFile(dir + "/s.json", R"({ "name": "c", "start_time": 0, "stop_time": 1,
     "units": [ { "name": "a", "fmu": { "path": ")" +
                                  Fmu("fmi3_clocks") + R"(" } },
                { "name": "b", "fmu": { "path": ")" +
-                                 Fmu("fmi3_clocks") + R"(" } } ],
-    "connections": [ { "from": "a.count", "to": "b.tick" } ],
-    "algorithm": { "kind": "JACOBI", "step_size": 0.1 }, "record": [ "b.count" ] })");
+                                 Fmu("fmi3_clock_receiver") + R"(" } } ],
+    "connections": [ { "from": "a.count", "to": "b.trigger" } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 }, "record": [ "b.received" ] })");
   const RunResult r = CosimoRun(dir, "connected", {dir + "/s.json"});
-  EXPECT_NE(r.code, 0);
-  EXPECT_THAT(r.log, ::testing::HasSubstr("connections[0]: 'a.count' (Int32) cannot feed 'b.tick' "
-                                          "(Clock): Clock variables are recorded, not connected"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("connections[0]: 'a.count' (Int32) cannot feed "
+                                          "'b.trigger' (Clock): a Clock feeds only a Clock"));
+}
+
+// fmi3_clocks' output clock overflow (ticking at its state event t = 0.62, with overflows
+// counting it) feeding the triggered input clock trigger of fmi3_clock_receiver (with the
+// clocked input u from overflows), under `algorithm` (docs/fmi.md, "Clocks").
+std::string ClockPairScenario(const std::string& receiver, const std::string& algorithm) {
+  return R"({ "name": "pair", "start_time": 0, "stop_time": 1.5,
+    "units": [ { "name": "a", "fmu": { "path": ")" +
+         Fmu("fmi3_clocks") + R"(" } }, { "name": "b", "fmu": { "path": ")" + Fmu(receiver) +
+         R"(" } } ],
+    "connections": [ { "from": "a.overflow", "to": "b.trigger" },
+                     { "from": "a.overflows", "to": "b.u" } ],
+    "algorithm": )" +
+         algorithm + R"(,
+    "record": [ "a.overflow", "a.overflows", "a.t_overflow", "b.trigger", "b.received", "b.t_received",
+                "b.u_seen" ] })";
+}
+
+// The receiver sees the tick at the communication point that ends the sender's step in which
+// it ticked (0.7: the step [0.6, 0.7] holds 0.62), in the Event Mode that starts its next step,
+// with u set there only (fmi3_clock_receiver fails a set of u while trigger is not active); its
+// outputs show it from the row that ends that step (0.8). Jacobi and Gauss-Seidel (either
+// order) give the same table.
+TEST(ClockConformance, AnOutputClockTicksTheInputClockOfAnotherUnit) {
+  std::vector<Table> tables;
+  for (const char* algorithm :
+       {R"({ "kind": "JACOBI", "step_size": 0.1 })",
+        R"({ "kind": "GAUSS_SEIDEL", "step_size": 0.1 })",
+        R"({ "kind": "JACOBI", "step_size": 0.1, "input_approximation": "FOH" })"}) {
+    SCOPED_TRACE(algorithm);
+    const std::string dir = TempDir("conformance-clocks");
+    WriteFile(dir + "/s.json", ClockPairScenario("fmi3_clock_receiver", algorithm));
+    const RunResult r = CosimoRun(dir, "pair", {dir + "/s.json"});
+    ASSERT_EQ(r.code, 0) << r.log;
+    const Table& t = r.table;
+    CheckClock(t, "a.", "overflow", "overflows", "t_overflow", {0.62}, 1.5e-4);  // the sender
+    const int trigger = t.Column("b.trigger"), received = t.Column("b.received"),
+              t_received = t.Column("b.t_received"), u_seen = t.Column("b.u_seen");
+    ASSERT_GE(std::min({trigger, received, t_received, u_seen}), 0);
+    ASSERT_EQ(t.rows.size(), 16u);
+    for (const auto& row : t.rows) {
+      const double time = row[0];
+      const bool seen = time > 0.8 - kTol;
+      EXPECT_EQ(row[static_cast<size_t>(trigger)], std::abs(time - 0.8) < kTol ? 1 : 0) << time;
+      EXPECT_EQ(row[static_cast<size_t>(received)], seen ? 1 : 0) << time;
+      EXPECT_NEAR(row[static_cast<size_t>(t_received)], seen ? 0.7 : -1.0, kTol) << time;
+      EXPECT_EQ(row[static_cast<size_t>(u_seen)], seen ? 1 : 0) << time;
+    }
+    tables.push_back(t);
+  }
+  for (size_t k = 1; k < tables.size(); ++k) EXPECT_EQ(tables[k].rows, tables[0].rows) << k;
+}
+
+// The same receiver offering only Scheduled Execution: the trigger's partition runs at 0.7, at
+// the start of the receiver's step [0.7, 0.8].
+TEST(ClockConformance, AnOutputClockActivatesAPartitionOfAnotherUnit) {
+  const std::string dir = TempDir("conformance-clocks");
+  WriteFile(dir + "/s.json", ClockPairScenario("fmi3_clock_receiver_se",
+                                               R"({ "kind": "JACOBI", "step_size": 0.1 })"));
+  const RunResult r = CosimoRun(dir, "pair-se", {dir + "/s.json"});
+  ASSERT_EQ(r.code, 0) << r.log;
+  const Table& t = r.table;
+  const int received = t.Column("b.received"), t_received = t.Column("b.t_received"),
+            u_seen = t.Column("b.u_seen");
+  ASSERT_GE(std::min({received, t_received, u_seen}), 0);
+  for (const auto& row : t.rows) {
+    const bool seen = row[0] > 0.8 - kTol;
+    EXPECT_EQ(row[static_cast<size_t>(received)], seen ? 1 : 0) << row[0];
+    EXPECT_NEAR(row[static_cast<size_t>(t_received)], seen ? 0.7 : -1.0, kTol) << row[0];
+    EXPECT_EQ(row[static_cast<size_t>(u_seen)], seen ? 1 : 0) << row[0];
+  }
+}
+
+// Clocks tick only in Event Mode: a Co-Simulation FMU with clocks and without hasEventMode is
+// refused by the scenario check (exit code 2), naming the unit and a clock.
+TEST(ClockConformance, ClocksWithoutEventModeAreRefusedBeforeTheRun) {
+  const std::string dir = TempDir("conformance-clocks");
+  WriteFile(dir + "/s.json", OneFmuScenario("fmi3_clocks_no_event_mode", 1.5, 0.1, "", kRecord));
+  const RunResult r = CosimoRun(dir, "no-event-mode", {dir + "/s.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("units[0] ('u'): the FMU has clocks (first: 'tick') but "
+                                          "its CoSimulation interface has no Event Mode"));
+}
+
+// Iterative schemes and adaptive steps would redo a step whose tick was exchanged: refused by
+// the scenario check (exit code 2), naming the connection.
+TEST(ClockConformance, AClockConnectionUnderAnIterativeSchemeIsRefused) {
+  for (
+      const char* algorithm :
+      {R"({ "kind": "FIXED_POINT", "step_size": 0.1 })",
+       R"({ "kind": "NEWTON", "step_size": 0.1 })",
+       R"({ "kind": "JACOBI", "step_size": 0.1, "adaptive": { "min_step": 0.01, "max_step": 0.1, "tolerance": 1e-3 } })"}) {
+    SCOPED_TRACE(algorithm);
+    const std::string dir = TempDir("conformance-clocks");
+    WriteFile(dir + "/s.json", ClockPairScenario("fmi3_clock_receiver", algorithm));
+    const RunResult r = CosimoRun(dir, "iterative", {dir + "/s.json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_THAT(r.log, ::testing::HasSubstr("connections[0]: the clock connection 'a.overflow' -> "
+                                            "'b.trigger' needs algorithm.kind JACOBI or "
+                                            "GAUSS_SEIDEL with fixed steps"));
+  }
 }
 
 }  // namespace

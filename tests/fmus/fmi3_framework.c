@@ -770,6 +770,74 @@ FMI3_EXPORT fmi3Status fmi3GetClock(fmi3Instance inst, const fmi3ValueReference 
   return fmi3OK;
 }
 
+/* FMU_FRACTION_ONLY: the decimal forms fail for clock 0, so an importer must ask for its
+ * fractions (their resolution FMU_CLOCK_RESOLUTION, the counters the nearest integers to the
+ * decimal values times it). Without FMU_CLOCK_RESOLUTION the fractions fail. */
+#ifndef FMU_CLOCK_RESOLUTION
+#define FMU_CLOCK_RESOLUTION 0
+#endif
+
+static bool DecimalAllowed(Instance* c, int clock, const char* function) {
+#ifdef FMU_FRACTION_ONLY
+  if (clock != 0) return true;
+  Log(c, fmi3Error, "logStatusError", "%s: clock %d answers only fmi3Get*Fraction", function,
+      clock);
+  return false;
+#else
+  (void)c, (void)clock, (void)function;
+  return true;
+#endif
+}
+
+static bool FractionAllowed(Instance* c, const char* function) {
+  if (FMU_CLOCK_RESOLUTION > 0) return true;
+  Log(c, fmi3Error, "logStatusError", "%s: this FMU answers only the decimal forms", function);
+  return false;
+}
+
+static fmi3UInt64 Counter(double seconds) {
+  return (fmi3UInt64)(seconds * (double)FMU_CLOCK_RESOLUTION + 0.5);
+}
+
+FMI3_EXPORT fmi3Status fmi3GetIntervalFraction(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                               size_t n, fmi3UInt64 counters[],
+                                               fmi3UInt64 resolutions[],
+                                               fmi3IntervalQualifier qualifiers[]) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kInitMode | kEventMode | kStepMode, "fmi3GetIntervalFraction")) return fmi3Error;
+  if (!FractionAllowed(c, "fmi3GetIntervalFraction")) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    const int clock = ClockIndex(c, vrs[k], "fmi3GetIntervalFraction");
+    if (clock < 0) return fmi3Error;
+    counters[k] = Counter(c->m.clock_interval[clock]);
+    resolutions[k] = FMU_CLOCK_RESOLUTION;
+    qualifiers[k] = (fmi3IntervalQualifier)c->m.clock_qualifier[clock];
+    if (c->m.clock_qualifier[clock] == fmi3IntervalChanged) {
+      c->m.clock_qualifier[clock] = fmi3IntervalUnchanged;
+    }
+  }
+  return fmi3OK;
+}
+
+FMI3_EXPORT fmi3Status fmi3GetShiftFraction(fmi3Instance inst, const fmi3ValueReference vrs[],
+                                            size_t n, fmi3UInt64 counters[],
+                                            fmi3UInt64 resolutions[]) {
+  Instance* c = (Instance*)inst;
+  size_t k;
+  if (!Allowed(c, kInitMode | kEventMode | kStepMode, "fmi3GetShiftFraction")) return fmi3Error;
+  if (!FractionAllowed(c, "fmi3GetShiftFraction")) return fmi3Error;
+  ModelCalculate(&c->m);
+  for (k = 0; k < n; ++k) {
+    const int clock = ClockIndex(c, vrs[k], "fmi3GetShiftFraction");
+    if (clock < 0) return fmi3Error;
+    counters[k] = Counter(c->m.clock_shift[clock]);
+    resolutions[k] = FMU_CLOCK_RESOLUTION;
+  }
+  return fmi3OK;
+}
+
 FMI3_EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance inst, const fmi3ValueReference vrs[],
                                               size_t n, fmi3Float64 intervals[],
                                               fmi3IntervalQualifier qualifiers[]) {
@@ -779,7 +847,7 @@ FMI3_EXPORT fmi3Status fmi3GetIntervalDecimal(fmi3Instance inst, const fmi3Value
   ModelCalculate(&c->m);
   for (k = 0; k < n; ++k) {
     const int clock = ClockIndex(c, vrs[k], "fmi3GetIntervalDecimal");
-    if (clock < 0) return fmi3Error;
+    if (clock < 0 || !DecimalAllowed(c, clock, "fmi3GetIntervalDecimal")) return fmi3Error;
     intervals[k] = c->m.clock_interval[clock];
     qualifiers[k] = (fmi3IntervalQualifier)c->m.clock_qualifier[clock];
     if (c->m.clock_qualifier[clock] == fmi3IntervalChanged) {
@@ -797,7 +865,7 @@ FMI3_EXPORT fmi3Status fmi3GetShiftDecimal(fmi3Instance inst, const fmi3ValueRef
   ModelCalculate(&c->m);
   for (k = 0; k < n; ++k) {
     const int clock = ClockIndex(c, vrs[k], "fmi3GetShiftDecimal");
-    if (clock < 0) return fmi3Error;
+    if (clock < 0 || !DecimalAllowed(c, clock, "fmi3GetShiftDecimal")) return fmi3Error;
     shifts[k] = c->m.clock_shift[clock];
   }
   return fmi3OK;

@@ -2,12 +2,13 @@
 // results CSV, its metadata (but for the wall times and where it ran) and its failure messages
 // are byte for byte those of the unit-by-unit path (an orchestrator with
 // --master-in-worker=false), for every algorithm (Jacobi, Gauss-Seidel, fixed point, Newton with
-// a COSTARICA-estimated unit, adaptive steps with rejections), built-in units and a test FMU, and
-// for a job stopped by the row limit. A worker-run job resumes after kill -9 of its worker with
-// the CSV of a fault-free run (its rows reaching the orchestrator's store while it runs, some
-// stored before the fault), and after kill -9 of the orchestrator and its restart; a cancel
-// stops it at once and the worker serves the next job.
+// a COSTARICA-estimated unit, adaptive steps with rejections), built-in units and a test FMU, FMI
+// 3 clock connections, and for a job stopped by the row limit. A worker-run job resumes after
+// kill -9 of its worker with the CSV of a fault-free run (its rows reaching the orchestrator's
+// store while it runs, some stored before the fault), and after kill -9 of the orchestrator and
+// its restart; a cancel stops it at once and the worker serves the next job.
 #include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -100,6 +101,25 @@ v1::Scenario Car(const std::string& kind) {
   return s;
 }
 
+// fmi3_clocks' output clock overflow (a tick at 0.62) feeding fmi3_clock_receiver's triggered
+// input clock, with a clocked input (issue 43; tests/conformance/clocks_test.cc).
+v1::Scenario ClockPair(const std::string& kind) {
+  const std::string json = R"({ "name": "pair", "start_time": 0, "stop_time": 1.5,
+    "units": [ { "name": "a", "fmu": { "path": ")" +
+                           testing::Fmu("fmi3_clocks") + R"(" } },
+               { "name": "b", "fmu": { "path": ")" +
+                           testing::Fmu("fmi3_clock_receiver") + R"(" } } ],
+    "connections": [ { "from": "a.overflow", "to": "b.trigger" },
+                     { "from": "a.overflows", "to": "b.u" } ],
+    "algorithm": { "kind": ")" +
+                           kind +
+                           R"(", "step_size": 0.1 },
+    "record": [ "a.overflow", "b.trigger", "b.received", "b.t_received", "b.u_seen" ] })";
+  v1::Scenario s;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &s).ok()) << json;
+  return s;
+}
+
 std::vector<Case> Cases() {
   const std::string adaptive =
       R"("adaptive": {"min_step": 1e-6, "max_step": 0.01, "tolerance": 1e-5},)";
@@ -111,6 +131,8 @@ std::vector<Case> Cases() {
       {"dual mass adaptive Newton with rejections", DualMass("NEWTON", adaptive, 1e4, 0.25)},
       {"FMU with a built-in", testing::MsdWithSpring(testing::Fmu("fmi2_msd"), 0.05)},
       {"failing FMU", testing::MsdWithSpring(testing::Fmu("fmi2_error"), 0.01)},
+      {"clock connection Jacobi", ClockPair("JACOBI")},
+      {"clock connection Gauss-Seidel", ClockPair("GAUSS_SEIDEL")},
       {"over the row limit", DualMass("NEWTON", "", 100.0, 10.0)},
   };
 }

@@ -120,21 +120,20 @@ IntegerType IntegerTypeOf(const std::string& type) {
   return {};
 }
 
-// FMI 3 clocks (docs/fmi.md, "Clocks"): an output clock does not feed input clocks.
-constexpr char kClockNotConnected[] =
-    "Clock variables are recorded, not connected (Cosimo does not connect clocks between units)";
+// FMI 3 clocks (docs/fmi.md, "Clocks"): an output clock feeds triggered input clocks only.
+constexpr char kClockOnlyClock[] = "a Clock feeds only a Clock, and a Clock only a Clock";
 
 // Why an output of type `from` cannot feed an input of type `to`, or "" when it can: floats feed
 // floats, integers integers that hold every value of theirs (FMI 3 widths: no narrowing),
 // Boolean Boolean, an Enumeration the same Enumeration. An end without a type (a table column)
 // feeds any number (a discrete input holds its samples; a value that is none of the input's is
-// an error of the step naming the input). String, Binary and Clock variables are recorded, not
-// connected.
+// an error of the step naming the input), a Clock a Clock. String and Binary variables are
+// recorded, not connected.
 std::string TypeMismatch(const std::string& from, const std::string& to) {
   for (const std::string* t : {&from, &to}) {
     if (*t == "String" || *t == "Binary") return *t + " variables are recorded, not connected";
-    if (*t == "Clock") return kClockNotConnected;
   }
+  if ((from == "Clock") != (to == "Clock")) return kClockOnlyClock;
   if (from.empty() || to.empty()) return "";
   const auto is_float = [](const std::string& t) { return t == "Float64" || t == "Float32"; };
   if (is_float(from) && is_float(to)) return "";
@@ -156,7 +155,7 @@ std::string MappedTypeMismatch(const v1::Connection& c, const std::string& from,
                                const std::string& to) {
   for (const std::string* t : {&from, &to}) {
     if (*t == "String" || *t == "Binary") return *t + " variables are recorded, not connected";
-    if (*t == "Clock") return kClockNotConnected;
+    if (*t == "Clock") return "a Clock takes no map";
     if (*t == "Float64" || *t == "Float32") {
       return "a map needs integer, Enumeration or Boolean ends (a factor and offset are for "
              "floats)";
@@ -177,9 +176,12 @@ std::string MappedTypeMismatch(const v1::Connection& c, const std::string& from,
   return "";
 }
 
-// A connection between two variables whose units were read: a problem when their types differ.
+// A connection between two variables whose units were read: a problem when their types differ,
+// or when it connects clocks (ticks exchanged once per step) under an algorithm that redoes
+// steps (FIXED_POINT, NEWTON, adaptive steps).
 void CheckTypes(const v1::Connection& c, const std::string& field,
-                const std::map<std::string, Types>& types, std::vector<std::string>* problems) {
+                const std::map<std::string, Types>& types, const v1::Algorithm& algorithm,
+                std::vector<std::string>* problems) {
   absl::StatusOr<VariableRef> from = ParseVariableRef(c.from(), field);
   absl::StatusOr<VariableRef> to = ParseVariableRef(c.to(), field);
   if (!from.ok() || !to.ok()) return;
@@ -196,6 +198,16 @@ void CheckTypes(const v1::Connection& c, const std::string& field,
     const auto shown = [](const std::string& t) { return t.empty() ? "a number" : t; };
     problems->push_back(absl::StrCat(field, ": '", c.from(), "' (", shown(from_type),
                                      ") cannot feed '", c.to(), "' (", shown(to_type), "): ", why));
+    return;
+  }
+  const bool iterative =
+      algorithm.kind() == v1::Algorithm::FIXED_POINT || algorithm.kind() == v1::Algorithm::NEWTON;
+  if (from_type == "Clock" && (iterative || algorithm.has_adaptive())) {
+    problems->push_back(absl::StrCat(
+        field, ": the clock connection '", c.from(), "' -> '", c.to(), "' needs algorithm.kind ",
+        "JACOBI or GAUSS_SEIDEL with fixed steps: a tick is exchanged once per step, which ",
+        iterative ? v1::Algorithm::Kind_Name(algorithm.kind()) : "an adaptive step",
+        " would redo (docs/fmi.md, \"Clocks\")"));
   }
 }
 
@@ -256,6 +268,33 @@ std::optional<Variables> BuiltinVariables(const v1::Unit& unit, const std::strin
   return v;
 }
 
+// FMI 3 clocks (docs/fmi.md, "Clocks"): in Co-Simulation they tick only in Event Mode
+// (hasEventMode); Scheduled Execution needs an input clock whose partition Cosimo activates.
+void CheckClockKinds(const FmuExperiment& fmu, const std::string& field, bool model_exchange,
+                     bool scheduled, std::vector<std::string>* problems) {
+  std::string input_clock, clock;  // the first of each, by name
+  for (size_t k = 0; k < fmu.variables.size() && k < fmu.variable_types.size(); ++k) {
+    if (fmu.variable_types[k] != "Clock") continue;
+    const std::string& name = fmu.variables[k].first;
+    const bool unrecordable =
+        std::find(fmu.unrecordable.begin(), fmu.unrecordable.end(), name) != fmu.unrecordable.end();
+    if (unrecordable) continue;  // a local clock: Cosimo neither drives nor reads it
+    if (clock.empty()) clock = name;
+    if (input_clock.empty() && fmu.variables[k].second == "input") input_clock = name;
+  }
+  if (scheduled && input_clock.empty()) {
+    problems->push_back(absl::StrCat(field,
+                                     ": the FMU offers only Scheduled Execution and has no input "
+                                     "clock (time-based or triggered) whose partition Cosimo "
+                                     "could activate"));
+  } else if (!model_exchange && !scheduled && !clock.empty() && !fmu.cs_has_event_mode) {
+    problems->push_back(absl::StrCat(
+        field, ": the FMU has clocks (first: '", clock,
+        "') but its CoSimulation interface has no Event Mode (hasEventMode), in which alone "
+        "clocks tick; give the unit a solver to run it as Model Exchange, if it offers that"));
+  }
+}
+
 std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& file,
                                       const std::string& field, const ScenarioCheckOptions& options,
                                       Types* types, std::vector<std::string>* problems) {
@@ -311,6 +350,7 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
     v[fmu->variables[k].first] = fmu->variables[k].second;
     if (k < fmu->variable_types.size()) (*types)[fmu->variables[k].first] = fmu->variable_types[k];
   }
+  if (!id.empty()) CheckClockKinds(*fmu, field, model_exchange, scheduled, problems);
   for (const auto& [name, value] : unit.parameters()) {
     if (v.count(name) == 0) {
       problems->push_back(absl::StrCat(field, ".parameters.", name, ": the FMU has no variable '",
@@ -428,7 +468,7 @@ std::vector<std::string> UnitProblems(const v1::Scenario& scenario,
     if (to && *to != "input") {
       problems.push_back(absl::StrCat(field, ".to: '", c.to(), "' is ", *to, ", not an input"));
     }
-    if (from && to) CheckTypes(c, field, types, &problems);
+    if (from && to) CheckTypes(c, field, types, scenario.algorithm(), &problems);
   }
   return problems;
 }

@@ -71,6 +71,8 @@ struct Fmi3Functions {
   fmi3GetClockTYPE* GetClock = nullptr;
   fmi3GetIntervalDecimalTYPE* GetIntervalDecimal = nullptr;
   fmi3GetShiftDecimalTYPE* GetShiftDecimal = nullptr;
+  fmi3GetIntervalFractionTYPE* GetIntervalFraction = nullptr;
+  fmi3GetShiftFractionTYPE* GetShiftFraction = nullptr;
   // Scheduled Execution.
   fmi3InstantiateScheduledExecutionTYPE* InstantiateScheduledExecution = nullptr;
   fmi3ActivateModelPartitionTYPE* ActivateModelPartition = nullptr;
@@ -304,26 +306,52 @@ class Fmi3Instance : public FmiInstanceBase<Fmi3Api> {
     active->assign(values.get(), values.get() + vrs.size());
     return s;
   }
-  absl::Status GetIntervals(const std::vector<uint32_t>& vrs, std::vector<double>* intervals,
-                            std::vector<int>* qualifiers) override {
-    if (f_.GetIntervalDecimal == nullptr) {
-      return FmuInstance::GetIntervals(vrs, intervals, qualifiers);
+  absl::Status GetIntervals(const std::vector<uint32_t>& vrs, bool fraction,
+                            std::vector<double>* intervals, std::vector<int>* qualifiers) override {
+    if (f_.GetIntervalDecimal == nullptr || (fraction && f_.GetIntervalFraction == nullptr)) {
+      return FmuInstance::GetIntervals(vrs, fraction, intervals, qualifiers);
     }
     intervals->assign(vrs.size(), 0.0);
     std::vector<fmi3IntervalQualifier> q(vrs.size(), fmi3IntervalNotYetKnown);
+    std::vector<fmi3UInt64> counters(vrs.size(), 0), resolutions(vrs.size(), 1);
     BeginCall();
     absl::Status s =
-        Check(f_.GetIntervalDecimal(handle_, vrs.data(), vrs.size(), intervals->data(), q.data()),
-              "fmi3GetIntervalDecimal");
+        fraction ? Check(f_.GetIntervalFraction(handle_, vrs.data(), vrs.size(), counters.data(),
+                                                resolutions.data(), q.data()),
+                         "fmi3GetIntervalFraction")
+                 : Check(f_.GetIntervalDecimal(handle_, vrs.data(), vrs.size(), intervals->data(),
+                                               q.data()),
+                         "fmi3GetIntervalDecimal");
+    if (fraction) Seconds(counters, resolutions, intervals);
     qualifiers->assign(q.begin(), q.end());
     return s;
   }
-  absl::Status GetShifts(const std::vector<uint32_t>& vrs, std::vector<double>* shifts) override {
-    if (f_.GetShiftDecimal == nullptr) return FmuInstance::GetShifts(vrs, shifts);
+  absl::Status GetShifts(const std::vector<uint32_t>& vrs, bool fraction,
+                         std::vector<double>* shifts) override {
+    if (f_.GetShiftDecimal == nullptr || (fraction && f_.GetShiftFraction == nullptr)) {
+      return FmuInstance::GetShifts(vrs, fraction, shifts);
+    }
     shifts->assign(vrs.size(), 0.0);
+    std::vector<fmi3UInt64> counters(vrs.size(), 0), resolutions(vrs.size(), 1);
     BeginCall();
-    return Check(f_.GetShiftDecimal(handle_, vrs.data(), vrs.size(), shifts->data()),
-                 "fmi3GetShiftDecimal");
+    if (!fraction) {
+      return Check(f_.GetShiftDecimal(handle_, vrs.data(), vrs.size(), shifts->data()),
+                   "fmi3GetShiftDecimal");
+    }
+    absl::Status s = Check(
+        f_.GetShiftFraction(handle_, vrs.data(), vrs.size(), counters.data(), resolutions.data()),
+        "fmi3GetShiftFraction");
+    Seconds(counters, resolutions, shifts);
+    return s;
+  }
+  // counter / resolution, in seconds (0 for a resolution 0, which the FMU must not give).
+  static void Seconds(const std::vector<fmi3UInt64>& counters,
+                      const std::vector<fmi3UInt64>& resolutions, std::vector<double>* seconds) {
+    for (size_t k = 0; k < counters.size(); ++k) {
+      (*seconds)[k] = resolutions[k] == 0
+                          ? 0.0
+                          : static_cast<double>(counters[k]) / static_cast<double>(resolutions[k]);
+    }
   }
   absl::Status ActivateModelPartition(uint32_t clock_vr, double t) override {
     if (f_.ActivateModelPartition == nullptr)
@@ -392,6 +420,11 @@ absl::StatusOr<std::shared_ptr<FmuInstance>> LoadFmi3(const fmi::ModelDescriptio
   resolve(f.GetClock, "fmi3GetClock", has_clocks);
   resolve(f.GetIntervalDecimal, "fmi3GetIntervalDecimal", has_clocks);
   resolve(f.GetShiftDecimal, "fmi3GetShiftDecimal", has_clocks);
+  const bool fractions = std::any_of(md.variables.begin(), md.variables.end(), [](const auto& v) {
+    return v.type == fmi::VarType::kClock && v.clock.supports_fraction;
+  });
+  resolve(f.GetIntervalFraction, "fmi3GetIntervalFraction", fractions);
+  resolve(f.GetShiftFraction, "fmi3GetShiftFraction", fractions);
   if (model_exchange) {
     resolve(f.InstantiateModelExchange, "fmi3InstantiateModelExchange", true);
   } else if (scheduled_execution) {

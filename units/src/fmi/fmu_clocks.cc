@@ -26,8 +26,13 @@ FmuClocks::FmuClocks(const fmi::ModelDescription& md) {
     const fmi::ScalarVariable& v = md.variables[static_cast<size_t>(index)];
     const bool input = v.causality == fmi::FmiCausality::kInput;
     const bool output = v.causality == fmi::FmiCausality::kOutput;
-    if (!output && !(input && fmi::IsTimeBased(v.clock.interval_variability))) continue;
+    const bool triggered = input && v.clock.interval_variability == IntervalVariability::kTriggered;
+    if (!output && !triggered && !(input && fmi::IsTimeBased(v.clock.interval_variability))) {
+      continue;
+    }
     Clock c;
+    c.triggered = triggered;
+    c.fraction = v.clock.supports_fraction;
     c.index = index;
     c.vr = v.value_reference;
     c.variability = v.clock.interval_variability;
@@ -46,6 +51,27 @@ bool FmuClocks::Has(int index) const {
     if (c.index == index) return true;
   }
   return false;
+}
+
+bool FmuClocks::HasInputClock() const {
+  for (const Clock& c : clocks_) {
+    if (!c.output) return true;
+  }
+  return false;
+}
+
+void FmuClocks::Trigger(int index, double t) {
+  for (Clock& c : clocks_) {
+    if (c.index == index && c.triggered) c.next = t;
+  }
+}
+
+std::vector<int> FmuClocks::Due() const {
+  std::vector<int> due;
+  for (const Clock& c : clocks_) {
+    if (c.due) due.push_back(c.index);
+  }
+  return due;
 }
 
 template <typename Pick>
@@ -77,7 +103,9 @@ absl::Status FmuClocks::AskIntervals(FmuInstance* instance, double t, bool initi
   std::vector<size_t> at;
   Select(
       [&](const Clock& c) {
-        if (c.output || c.variability == IntervalVariability::kConstant) return false;
+        if (c.output || c.triggered || c.variability == IntervalVariability::kConstant) {
+          return false;
+        }
         if (initial) return c.variability != IntervalVariability::kCountdown;
         return c.variability == IntervalVariability::kTunable ||
                c.variability == IntervalVariability::kCountdown ||
@@ -86,21 +114,19 @@ absl::Status FmuClocks::AskIntervals(FmuInstance* instance, double t, bool initi
       &vrs, &at);
   std::vector<double> intervals, shifts(vrs.size(), 0.0);
   std::vector<int> qualifiers;
-  if (!vrs.empty()) {
-    if (absl::Status s = instance->GetIntervals(vrs, &intervals, &qualifiers); !s.ok()) return s;
-    if (initial) {
-      if (absl::Status s = instance->GetShifts(vrs, &shifts); !s.ok()) return s;
-    }
+  if (absl::Status s = Ask(instance, at, &intervals, &qualifiers, initial ? &shifts : nullptr);
+      !s.ok()) {
+    return s;
   }
   for (size_t i = 0; i < vrs.size(); ++i) {
     Clock& c = clocks_[at[i]];
     const bool changed = qualifiers[i] == kChanged || (initial && qualifiers[i] != kNotYetKnown);
     if (changed && !(intervals[i] > 0.0 && std::isfinite(intervals[i]))) {
-      return absl::InternalError(absl::StrCat("unit '", instance->unit_name(),
-                                              "': fmi3GetIntervalDecimal gave the clock with value "
-                                              "reference ",
-                                              c.vr, " the interval ", intervals[i], " at t=", t,
-                                              " (a positive number is expected)"));
+      return absl::InternalError(
+          absl::StrCat("unit '", instance->unit_name(),
+                       "': ", c.fraction ? "fmi3GetIntervalFraction" : "fmi3GetIntervalDecimal",
+                       " gave the clock with value reference ", c.vr, " the interval ",
+                       intervals[i], " at t=", t, " (a positive number is expected)"));
     }
     if (initial) {
       if (changed) c.interval = intervals[i];
@@ -124,6 +150,35 @@ absl::Status FmuClocks::AskIntervals(FmuInstance* instance, double t, bool initi
     if (!initial || c.variability != IntervalVariability::kConstant || c.output) continue;
     c.origin = t + c.shift;
     c.next = c.origin;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FmuClocks::Ask(FmuInstance* instance, const std::vector<size_t>& at,
+                            std::vector<double>* intervals, std::vector<int>* qualifiers,
+                            std::vector<double>* shifts) const {
+  intervals->assign(at.size(), 0.0);
+  qualifiers->assign(at.size(), kNotYetKnown);
+  for (const bool fraction : {false, true}) {
+    std::vector<uint32_t> vrs;
+    std::vector<size_t> where;  // positions in `at`
+    for (size_t i = 0; i < at.size(); ++i) {
+      if (clocks_[at[i]].fraction != fraction) continue;
+      vrs.push_back(clocks_[at[i]].vr);
+      where.push_back(i);
+    }
+    if (vrs.empty()) continue;
+    std::vector<double> iv, sh;
+    std::vector<int> q;
+    if (absl::Status s = instance->GetIntervals(vrs, fraction, &iv, &q); !s.ok()) return s;
+    if (shifts != nullptr) {
+      if (absl::Status s = instance->GetShifts(vrs, fraction, &sh); !s.ok()) return s;
+    }
+    for (size_t k = 0; k < where.size(); ++k) {
+      (*intervals)[where[k]] = iv[k];
+      (*qualifiers)[where[k]] = q[k];
+      if (shifts != nullptr) (*shifts)[where[k]] = sh[k];
+    }
   }
   return absl::OkStatus();
 }

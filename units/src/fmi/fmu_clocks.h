@@ -14,9 +14,12 @@
 //                            ticks counts from that tick;
 //   countdown                asked in every Event Mode: a changed interval schedules a tick that
 //                            far from now (no tick until it does).
-// Output clocks (triggered) are read with fmi3GetClock in every Event Mode. Local clocks, and
-// triggered input clocks (fed by another unit's output clock: not supported), never tick here.
-// Fractions (fmi3GetIntervalFraction) are not used: the decimal forms are.
+// Output clocks (triggered) are read with fmi3GetClock in every Event Mode. Triggered input
+// clocks tick where the unit says (Trigger: another unit's output clock ticked). Local clocks
+// never tick here.
+// The intervals and shifts of the clocks that declare supportsFraction are asked as fractions
+// (fmi3GetIntervalFraction, fmi3GetShiftFraction: counter / resolution), the others' as
+// decimals.
 //
 // Call order: Start in Initialization Mode; then per Event Mode (the one after initialisation
 // included) Activate at its time, fmi3UpdateDiscreteStates, AfterUpdate. Not thread safe.
@@ -38,8 +41,17 @@ class FmuClocks {
 
   // Whether the FMU has clocks that Cosimo drives or reads (time-based input, output clocks).
   bool empty() const { return clocks_.empty(); }
-  // Whether the model description variable at `index` is such a clock (recordable).
+  // Whether the model description variable at `index` is such a clock or a triggered input
+  // clock (recordable; the triggered ones connectable).
   bool Has(int index) const;
+  // Whether an input clock (time-based or triggered) is among them: a partition Scheduled
+  // Execution can activate.
+  bool HasInputClock() const;
+  // The triggered input clock at `index` ticks at t (the next Activate or TakeDue at t).
+  void Trigger(int index, double t);
+  // The model description indices of the clocks that tick in the current Event Mode (after
+  // Activate or TakeDue).
+  std::vector<int> Due() const;
   // In Initialization Mode: the intervals and shifts known there, the first ticks.
   absl::Status Start(FmuInstance* instance, double start_time);
   // The earliest tick to come, +infinity when none is scheduled.
@@ -71,6 +83,8 @@ class FmuClocks {
     uint32_t vr = 0;
     fmi::IntervalVariability variability = fmi::IntervalVariability::kNone;
     bool output = false;
+    bool triggered = false;  // a triggered input clock
+    bool fraction = false;   // supportsFraction: asked with fmi3Get*Fraction
     uint32_t priority = 0;
     double interval = 0.0;
     double shift = 0.0;   // constant: from the model description
@@ -85,6 +99,11 @@ class FmuClocks {
   template <typename Pick>
   void Select(Pick pick, std::vector<uint32_t>* vrs, std::vector<size_t>* at) const;
   absl::Status AskIntervals(FmuInstance* instance, double t, bool initial);
+  // The intervals (and, when `shifts` is not null, shifts) of clocks_[at[i]], as fractions for
+  // those that support them, as decimals for the others.
+  absl::Status Ask(FmuInstance* instance, const std::vector<size_t>& at,
+                   std::vector<double>* intervals, std::vector<int>* qualifiers,
+                   std::vector<double>* shifts) const;
   std::vector<Clock> clocks_;
 };
 

@@ -114,12 +114,6 @@ class CoSimulationUnit : public FmuUnitBase {
     return absl::OkStatus();
   }
 
-  absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
-    if (!initialized_)
-      return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
-    return SetInputsAndReadOutputs(inputs, reply);
-  }
-
   void Step(const StepRequest& request, StepReply* reply) override {
     reply->estimated = false;
     reply->message.clear();
@@ -154,6 +148,14 @@ class CoSimulationUnit : public FmuUnitBase {
       // u(t[N]) is column 0, contiguous in the column-major coefficient matrix: no copy.
       if (absl::Status s = SetInputValues(poly.coefficients.data()); !s.ok()) {
         return Fail(reply, s);
+      }
+      // Another unit's output clock ticked in its step that ended here: the Event Mode now.
+      if (TriggerInputClocks(poly.coefficients.data(), time_)) {
+        if (absl::Status s =
+                HandleEvent(/*enter_event_mode=*/true, time_, EndTolerance(time_, time_));
+            !s.ok()) {
+          return Fail(reply, s);
+        }
       }
     }
     if (input_derivative_order_ > 0 && !real_input_vrs_.empty()) {
@@ -399,6 +401,7 @@ class CoSimulationUnit : public FmuUnitBase {
       if (absl::Status s = clocks_.Activate(instance_.get(), t, tick_tolerance); !s.ok()) {
         return s;
       }
+      if (absl::Status s = SetClockedInputs(last_inputs()); !s.ok()) return s;
     }
     EventUpdate update;
     if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
@@ -418,7 +421,6 @@ class CoSimulationUnit : public FmuUnitBase {
     reply->end_time = time_;
   }
 
-  bool initialized_ = false;
   bool ended_ = false;
   bool earlier_state_kept_ = false;  // SetEarlierStateKept: noSetFMUStatePriorToCurrentPoint false
   Eigen::VectorXd inputs_at_;        // DoSteps' buffer

@@ -160,12 +160,12 @@ absl::Status FmuInstance::GetClocks(const std::vector<uint32_t>& /*vrs*/,
                                     std::vector<bool>* /*active*/) {
   return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
 }
-absl::Status FmuInstance::GetIntervals(const std::vector<uint32_t>& /*vrs*/,
+absl::Status FmuInstance::GetIntervals(const std::vector<uint32_t>& /*vrs*/, bool /*fraction*/,
                                        std::vector<double>* /*intervals*/,
                                        std::vector<int>* /*qualifiers*/) {
   return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
 }
-absl::Status FmuInstance::GetShifts(const std::vector<uint32_t>& /*vrs*/,
+absl::Status FmuInstance::GetShifts(const std::vector<uint32_t>& /*vrs*/, bool /*fraction*/,
                                     std::vector<double>* /*shifts*/) {
   return absl::UnimplementedError("unit '" + unit_name_ + "': clocks are FMI 3 only");
 }

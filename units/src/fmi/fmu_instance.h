@@ -192,13 +192,15 @@ class FmuInstance {
 
   // FMI 3 clocks (FMI 3.0.1 section 2.2.9), one call each for the value references given:
   // fmi3SetClock (every clock to `active`), fmi3GetClock, fmi3GetIntervalDecimal (qualifiers as
-  // fmi3IntervalQualifier: 0 not yet known, 1 unchanged, 2 changed) and fmi3GetShiftDecimal.
-  // The other versions (and an FMU without clocks) return Unimplemented.
+  // fmi3IntervalQualifier: 0 not yet known, 1 unchanged, 2 changed) and fmi3GetShiftDecimal;
+  // with `fraction`, fmi3GetIntervalFraction and fmi3GetShiftFraction, in seconds (counter /
+  // resolution). The other versions (and an FMU without clocks) return Unimplemented.
   virtual absl::Status SetClocks(const std::vector<uint32_t>& vrs, bool active);
   virtual absl::Status GetClocks(const std::vector<uint32_t>& vrs, std::vector<bool>* active);
-  virtual absl::Status GetIntervals(const std::vector<uint32_t>& vrs,
+  virtual absl::Status GetIntervals(const std::vector<uint32_t>& vrs, bool fraction,
                                     std::vector<double>* intervals, std::vector<int>* qualifiers);
-  virtual absl::Status GetShifts(const std::vector<uint32_t>& vrs, std::vector<double>* shifts);
+  virtual absl::Status GetShifts(const std::vector<uint32_t>& vrs, bool fraction,
+                                 std::vector<double>* shifts);
   // FMI 3 Scheduled Execution (FMI 3.0.1 section 5.2.2): runs the model partition of the clock
   // `clock_vr` at `t`.
   virtual absl::Status ActivateModelPartition(uint32_t clock_vr, double t);

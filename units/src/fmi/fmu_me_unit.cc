@@ -403,6 +403,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     MarkStringsChanged();  // discrete variables change only here (and on a restore)
     const double eps = 1e-12 * std::max(1.0, std::abs(time_));  // Advance's
     if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.Activate(instance_.get(), time_, eps));
+    COSIMO_RETURN_IF_ERROR(SetClockedInputs(last_inputs()));
     EventUpdate update;
     if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
     if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.AfterUpdate(instance_.get(), time_));
@@ -554,6 +555,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   // Sets the discrete inputs whose value `u` changes (every input's value given), in Event
   // Mode: fmiXEnterEventMode, fmiXSet..., the event iteration, back to Continuous-Time Mode.
   absl::Status SetDiscreteInputs(const double* u) {
+    if (!clocked_inputs_.empty()) last_inputs_.assign(u, u + input_indices_.size());
     bool changed = false;
     for (int p : discrete_positions_) changed = changed || !(u[p] == held_discrete_[p]);
     if (!changed) return absl::OkStatus();
@@ -571,7 +573,6 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   MeModel model_;
   std::unique_ptr<Solver> solver_;
   double chunk_ = 0.0;
-  bool initialized_ = false;
   bool ended_ = false;
   bool earlier_state_kept_ = false;  // SetEarlierStateKept
   bool no_set_prior_ = false;        // this step's noSetFMUStatePriorToCurrentPoint

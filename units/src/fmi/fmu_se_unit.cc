@@ -54,12 +54,6 @@ class ScheduledExecutionUnit : public FmuUnitBase {
     return absl::OkStatus();
   }
 
-  absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
-    if (!initialized_)
-      return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
-    return SetInputsAndReadOutputs(inputs, reply);
-  }
-
   void Step(const StepRequest& request, StepReply* reply) override {
     reply->estimated = false;
     reply->message.clear();
@@ -103,6 +97,8 @@ class ScheduledExecutionUnit : public FmuUnitBase {
     const Eigen::Index m = static_cast<Eigen::Index>(input_indices_.size());
     inputs_at_.resize(m);
     MarkStringsChanged();
+    // Another unit's output clock ticked in its step that ended here: the partition now.
+    if (m > 0) TriggerInputClocks(request.inputs.coefficients.data(), time_);
     for (double tick = clocks_.NextTick(); tick <= t_end + end_tolerance;
          tick = clocks_.NextTick()) {
       const double t = std::min(std::max(tick, time_), t_end);
@@ -125,13 +121,12 @@ class ScheduledExecutionUnit : public FmuUnitBase {
 
   // The partitions of the clocks that tick at `tick`, by priority; then the intervals asked.
   absl::Status RunPartitions(double tick, double tolerance) {
-    for (uint32_t vr : clocks_.TakeDue(tick, tolerance)) {
-      COSIMO_RETURN_IF_ERROR(instance_->ActivateModelPartition(vr, tick));
-    }
+    const std::vector<uint32_t> due = clocks_.TakeDue(tick, tolerance);
+    COSIMO_RETURN_IF_ERROR(SetClockedInputs(last_inputs()));
+    for (uint32_t vr : due) COSIMO_RETURN_IF_ERROR(instance_->ActivateModelPartition(vr, tick));
     return clocks_.AfterUpdate(instance_.get(), tick);
   }
 
-  bool initialized_ = false;
   Eigen::VectorXd inputs_at_;  // Advance's buffer
 };
 
@@ -139,11 +134,11 @@ class ScheduledExecutionUnit : public FmuUnitBase {
 
 absl::StatusOr<std::unique_ptr<Unit>> CreateScheduledExecutionUnit(
     const v1::Unit& spec, fmi::ModelDescription md, std::shared_ptr<FmuInstance> instance) {
-  if (FmuClocks(md).empty()) {
+  if (!FmuClocks(md).HasInputClock()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unit '", spec.name(),
-        "': the FMU offers only Scheduled Execution and has no time-based input clock whose "
-        "partition Cosimo could activate"));
+        "': the FMU offers only Scheduled Execution and has no input clock (time-based or "
+        "triggered) whose partition Cosimo could activate"));
   }
   return std::unique_ptr<Unit>(
       std::make_unique<ScheduledExecutionUnit>(spec, std::move(md), std::move(instance)));

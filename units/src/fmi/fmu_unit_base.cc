@@ -94,26 +94,33 @@ void FmuUnitBase::ClassifyVariables() {
       description_.others.push_back(std::move(info));
       continue;
     }
-    if (v.type == fmi::VarType::kClock && clocks_.Has(i)) {
+    const bool clock = v.type == fmi::VarType::kClock;
+    // Output and triggered input clocks are connectable (fmu_unit_inputs.cc), time-based input
+    // clocks recordable only.
+    if (clock && clocks_.Has(i) && v.causality == fmi::FmiCausality::kInput &&
+        v.clock.interval_variability != fmi::IntervalVariability::kTriggered) {
       VariableInfo info = Info(md_, i, false);
       info.causality = Causality::kLocal;  // recordable, not connectable
       description_.others.push_back(std::move(info));
       continue;
     }
-    if (!fmi::IsNumeric(v.type)) continue;
+    if (clock ? !clocks_.Has(i) : !fmi::IsNumeric(v.type)) continue;
     if (v.causality == fmi::FmiCausality::kInput) {
       input_indices_.push_back(i);
       description_.inputs.push_back(Info(md_, i, false));
       description_.inputs.back().discrete =
           v.variability != fmi::Variability::kContinuous ||
           (v.type != fmi::VarType::kFloat64 && v.type != fmi::VarType::kFloat32);
+      description_.inputs.back().clocked = clock || !v.clocks.empty();
     } else if (v.causality == fmi::FmiCausality::kOutput) {
+      description_.outputs.push_back(Info(md_, i, false));
+      description_.outputs.back().clocked = clock;
+      if (clock) clock_outputs_.emplace_back(i, static_cast<int>(output_indices_.size()));
       if (v.type == fmi::VarType::kFloat64) {
         real_outputs.push_back(i);
         real_output_positions_.push_back(static_cast<int>(output_indices_.size()));
       }
       output_indices_.push_back(i);
-      description_.outputs.push_back(Info(md_, i, false));
     } else if (v.causality != fmi::FmiCausality::kIndependent) {
       description_.others.push_back(Info(md_, i, is_state[i]));
     }
@@ -127,12 +134,14 @@ void FmuUnitBase::ClassifyVariables() {
   }
   output_bits_.assign(output_indices_.size(), 0);
   all_inputs_ = VariableGroup(md_, input_indices_);
-  inputs_ = all_inputs_;
   connected_.assign(input_indices_.size(), true);
+  GroupInputs();
   start_inputs_ = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(input_indices_.size()));
   for (size_t k = 0; k < input_indices_.size(); ++k)
     start_inputs_[static_cast<Eigen::Index>(k)] = StartNumber(md_.variables[input_indices_[k]]);
-  outputs_ = VariableGroup(md_, output_indices_);
+  std::vector<bool> read(output_indices_.size(), true);  // not the clocks
+  for (const auto& [index, position] : clock_outputs_) read[static_cast<size_t>(position)] = false;
+  outputs_ = VariableGroup(md_, output_indices_).Only(read);
   states_ = VariableGroup(md_, state_indices_);
   derivatives_ = VariableGroup(md_, derivative_indices_);
 }
@@ -347,50 +356,6 @@ absl::Status FmuUnitBase::ApplyArrayParameter(int index, const google::protobuf:
   return instance_->Set(VariableGroup(md_, elements), numbers.data());
 }
 
-absl::Status FmuUnitBase::SetConnectedInputs(const std::vector<bool>& connected) {
-  if (connected.size() != input_indices_.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(), connected.size(), " connection flags for ", input_indices_.size(), " inputs"));
-  }
-  connected_ = connected;
-  inputs_ = all_inputs_.Only(connected_);
-  InputsChanged();
-  return absl::OkStatus();
-}
-
-absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
-  if (static_cast<size_t>(u.size()) != all_inputs_.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(Prefix(), u.size(), " input values for ", all_inputs_.size(), " inputs"));
-  }
-  return SetInputValues(u.data());
-}
-
-absl::Status FmuUnitBase::SetInputValues(const double* u) {
-  if (inputs_.batches().empty()) return absl::OkStatus();
-  if (absl::Status s = CheckInputValues(u); !s.ok()) return s;
-  return instance_->Set(inputs_, u);
-}
-
-absl::Status FmuUnitBase::CheckInputValues(const double* u) const {
-  for (const VariableGroup::Batch& b : inputs_.batches()) {
-    if (b.type == fmi::VarType::kFloat64 || b.type == fmi::VarType::kFloat32) continue;
-    for (int position : b.positions) {
-      const double v = u[position];
-      const bool boolean = b.type == fmi::VarType::kBoolean;
-      if (boolean ? (v == 0.0 || v == 1.0) : (std::isfinite(v) && v == std::floor(v))) continue;
-      const fmi::ScalarVariable& var = md_.variables[input_indices_[static_cast<size_t>(position)]];
-      return absl::InvalidArgumentError(absl::StrCat(
-          Prefix(), "input '", var.name, "' (", fmi::VarTypeName(var.type), ") was sent ", v,
-          " by its connection: a ", fmi::VarTypeName(var.type), " input takes ",
-          boolean ? "0 or 1 (false or true)" : "integers",
-          ", and Cosimo rounds nothing (a table feeding it must not interpolate between its "
-          "samples)"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd* derivatives,
                                       std::vector<double>* recorded,
                                       std::vector<std::string>* recorded_strings,
@@ -404,6 +369,7 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
       return s;
     }
   }
+  for (const auto& [index, position] : clock_outputs_) (*outputs)[position] = clocks_.Ticked(index);
   if (derivatives != nullptr) {
     if (output_derivatives_needed_ && description_.capabilities.max_output_derivative_order > 0) {
       derivatives->setZero(static_cast<Eigen::Index>(outputs_.size()));

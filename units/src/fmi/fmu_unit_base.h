@@ -32,6 +32,13 @@ class FmuUnitBase : public Unit {
   // start value holds until the importer sets another): they keep the FMU's start value, or
   // the value of the `parameters` entry naming them (set by ApplyParameters).
   absl::Status SetConnectedInputs(const std::vector<bool>& connected) override;
+  // The units whose FMU computes when its inputs are set (Co-Simulation, Scheduled Execution):
+  // SetInputsAndReadOutputs once initialised.
+  absl::Status Evaluate(const Eigen::VectorXd& inputs, OutputsReply* reply) override {
+    if (!initialized_)
+      return absl::FailedPreconditionError(Prefix() + "Evaluate before Initialize");
+    return SetInputsAndReadOutputs(inputs, reply);
+  }
   std::optional<Eigen::VectorXd> StartInputs() const override { return start_inputs_; }
 
  protected:
@@ -56,6 +63,14 @@ class FmuUnitBase : public Unit {
   // value that is not (a table interpolating between samples) is an error naming the input,
   // never rounded.
   absl::Status CheckInputValues(const double* u) const;
+  // FMI 3 clocks (fmu_unit_inputs.cc). The triggered input clocks whose value in `u` (the
+  // inputs in description().inputs order) is 1 tick at t (FmuClocks::Trigger); true if any does.
+  bool TriggerInputClocks(const double* u, double t);
+  // In Event Mode, after FmuClocks::Activate or TakeDue: the inputs clocked by the clocks that
+  // tick, from `u` (SetInputs and SetInputValues set only the others).
+  absl::Status SetClockedInputs(const double* u);
+  // The values the last SetInputs or SetInputValues was given (kept when clocked inputs exist).
+  const double* last_inputs() const { return last_inputs_.empty() ? nullptr : last_inputs_.data(); }
   // Called when inputs_ changed (SetConnectedInputs): subclasses rebuild what they derive.
   virtual void InputsChanged() {}
   // Reads outputs (and dy/dt when `derivatives` is not null, offered and needed: otherwise it is
@@ -101,6 +116,7 @@ class FmuUnitBase : public Unit {
   UnitDescription description_;
   double time_ = 0.0;
   double stop_time_ = 0.0;
+  bool initialized_ = false;  // Initialize succeeded
 
   std::vector<int> input_indices_, output_indices_, state_indices_, derivative_indices_;
   // inputs_: the connected inputs (all_inputs_ less the unconnected ones), positions those of
@@ -117,10 +133,19 @@ class FmuUnitBase : public Unit {
   // FMI 3 clocks: their ticks; the recorded ones as (variable index, position in `recorded`).
   FmuClocks clocks_;
   std::vector<std::pair<int, int>> recorded_clocks_;
+  // The output clocks as (variable index, position among the outputs); the connected triggered
+  // input clocks as (variable index, position among the inputs); per input clock (its index)
+  // the connected inputs it clocks, as positions to keep, and as groups.
+  std::vector<std::pair<int, int>> clock_outputs_, trigger_inputs_;
+  std::vector<std::pair<int, std::vector<bool>>> clocked_inputs_;
+  std::vector<VariableGroup> clocked_groups_;
+  std::vector<double> last_inputs_;
 
  private:
   // The constructor's two parts.
   void ClassifyVariables();
+  // inputs_ and the clocked groups from connected_ (fmu_unit_inputs.cc).
+  void GroupInputs();
   void SetCapabilities();
   absl::Status ReadRecordedStrings(std::vector<std::string>* values);
   // fmiXGetString for the String ones, fmi3GetBinary (as hex) for those `binary` marks.

@@ -46,6 +46,11 @@ struct VariableInfo {
   bool discrete = false;
   // Further names of the same variable (FMI 3 <Alias>), which a scenario may use instead.
   std::vector<std::string> aliases = {};
+  // Inputs: an FMI 3 Clock, or a variable clocked by one (its `clocks`): the unit takes its
+  // value only at that clock's ticks, and the master sends it the source's value at the start of
+  // the step, held, whatever the algorithm (docs/fmi.md, "Clocks"). Outputs: an FMI 3 Clock,
+  // whose value is 1 at a communication point that ends a step in which it ticked, else 0.
+  bool clocked = false;
 
   // Whether `n` is its name or one of its aliases.
   bool IsCalled(const std::string& n) const {

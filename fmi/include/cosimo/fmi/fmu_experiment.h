@@ -29,6 +29,7 @@ struct FmuExperiment {
   std::string cs_identifier;        // CoSimulation modelIdentifier; empty: no such interface
   std::string me_identifier;        // ModelExchange modelIdentifier; empty: no such interface
   std::string se_identifier;        // FMI 3 ScheduledExecution modelIdentifier; empty: none
+  bool cs_has_event_mode = false;   // FMI 3 CoSimulation hasEventMode (clocks tick only there)
   std::optional<double> tolerance;  // DefaultExperiment tolerance
   // Variables that cannot be recorded: FMI 3 Clock variables and the arrays too big to expand
   // (cosimo/fmi/model_description.h), by name. (Binary ones are recorded as hexadecimal
