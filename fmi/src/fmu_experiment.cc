@@ -124,6 +124,10 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
       e.variables.emplace_back(name, CausalityName(v.causality));
       e.variable_types.push_back(type);
       if (unrecordable) e.unrecordable.push_back(name);
+      if (v.type == fmi::VarType::kClock && v.causality == fmi::FmiCausality::kInput &&
+          fmi::IsTimeBased(v.clock.interval_variability)) {
+        e.time_based_input_clocks.push_back(name);
+      }
     }
   }
   for (int i : md->Scalars()) {

@@ -224,21 +224,37 @@ TEST(ClockConformance, CosimoRunModelFmuRecordsTheClockedOutputs) {
   CheckClockedOnly(r.table);
 }
 
-// A connection between a Clock and a variable of another type is refused by the scenario check,
-// before the run (exit code 2), naming the connection.
-TEST(ClockConformance, AClockFeedsOnlyAClock) {
+// `cosimo run` of units a (fmi3_clocks) and b (`b_fmu`) with the one connection `from` -> `to`.
+RunResult RunOneConnection(const std::string& name, const std::string& b_fmu,
+                           const std::string& from, const std::string& to) {
   const std::string dir = TempDir("conformance-clocks");
   WriteFile(dir + "/s.json", R"({ "name": "c", "start_time": 0, "stop_time": 1,
     "units": [ { "name": "a", "fmu": { "path": ")" +
                                  Fmu("fmi3_clocks") + R"(" } },
                { "name": "b", "fmu": { "path": ")" +
-                                 Fmu("fmi3_clock_receiver") + R"(" } } ],
-    "connections": [ { "from": "a.count", "to": "b.trigger" } ],
-    "algorithm": { "kind": "JACOBI", "step_size": 0.1 }, "record": [ "b.received" ] })");
-  const RunResult r = CosimoRun(dir, "connected", {dir + "/s.json"});
+                                 Fmu(b_fmu) + R"(" } } ],
+    "connections": [ { "from": ")" +
+                                 from + R"(", "to": ")" + to + R"(" } ],
+    "algorithm": { "kind": "JACOBI", "step_size": 0.1 } })");
+  return CosimoRun(dir, name, {dir + "/s.json"});
+}
+
+// A connection between a Clock and a variable of another type is refused by the scenario check,
+// before the run (exit code 2), naming the connection.
+TEST(ClockConformance, AClockFeedsOnlyAClock) {
+  const RunResult r = RunOneConnection("connected", "fmi3_clock_receiver", "a.count", "b.trigger");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.log, ::testing::HasSubstr("connections[0]: 'a.count' (Int32) cannot feed "
                                           "'b.trigger' (Clock): a Clock feeds only a Clock"));
+}
+
+// A time-based input clock ticks where Cosimo computes: a connection to it is refused by the
+// scenario check (exit code 2), naming the connection.
+TEST(ClockConformance, AConnectionToATimeBasedInputClockIsRefused) {
+  const RunResult r = RunOneConnection("time-based", "fmi3_clocks", "a.overflow", "b.tick");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.log, ::testing::HasSubstr("connections[0].to: 'b.tick' is a time-based input "
+                                          "clock (Cosimo computes its ticks), not an input"));
 }
 
 // fmi3_clocks' output clock overflow (ticking at its state event t = 0.62, with overflows

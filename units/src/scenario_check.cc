@@ -350,6 +350,9 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
     v[fmu->variables[k].first] = fmu->variables[k].second;
     if (k < fmu->variable_types.size()) (*types)[fmu->variables[k].first] = fmu->variable_types[k];
   }
+  // Not an input a connection feeds ("'b.tick' is a time-based input clock ..., not an input").
+  for (const std::string& clock : fmu->time_based_input_clocks)
+    v[clock] = "a time-based input clock (Cosimo computes its ticks)";
   if (!id.empty()) CheckClockKinds(*fmu, field, model_exchange, scheduled, problems);
   for (const auto& [name, value] : unit.parameters()) {
     if (v.count(name) == 0) {

@@ -35,6 +35,9 @@ struct FmuExperiment {
   // (cosimo/fmi/model_description.h), by name. (Binary ones are recorded as hexadecimal
   // text, arrays one column per element.)
   std::vector<std::string> unrecordable;
+  // FMI 3 time-based input clocks, by name: Cosimo computes their ticks (no connection feeds
+  // them).
+  std::vector<std::string> time_based_input_clocks;
   // The continuous states and their derivatives (the variables with a `derivative` attribute),
   // in the order of the model description; and the continuous locals.
   std::vector<std::string> states, derivatives, continuous_locals;
