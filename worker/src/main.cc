@@ -25,6 +25,7 @@
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
+#include "cosimo/fmi/fmu_archive.h"
 #include "cosimo/units/unit_factory.h"
 #include "cosimo/units/unit_log.h"
 #include "cosimo/worker/crash_report.h"
@@ -198,6 +199,7 @@ int main(int argc, char** argv) {
   // gRPC's own start (its threads, its pollers) before the address comes, not after; its
   // threads inherit the blocked signals. (The process ends with _exit: no grpc_shutdown.)
   grpc_init();
+  cosimo::fmi::RemoveAbandonedUnpacksOnce();  // not on the way of the first job
   if (orchestrator_fd >= 0) {
     // Until the address comes, a stop is the descriptor's end (cosimo run closes it).
     options.orchestrator = ReadLine(orchestrator_fd);
