@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
@@ -23,6 +24,7 @@
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
+#include "cosimo/orchestrator/server.h"
 
 namespace cosimo::client {
 namespace {
@@ -44,6 +46,46 @@ std::string ProgramBeside(const std::string& given, const char* env, const char*
   return (self.parent_path() / name).string();
 }
 
+// What a child started by ChildProcesses::Spawn execs, and with which descriptors.
+struct SpawnRequest {
+  char** argv;
+  pid_t parent;
+  int fd;         // becomes descriptor 3 (-1: none)
+  int stderr_fd;  // becomes descriptor 2 (-1: ours)
+};
+
+constexpr size_t kSpawnStackBytes = 64 * 1024;
+
+// The child's side of Spawn, on a stack of its own, in our memory (CLONE_VM | CLONE_VFORK):
+// system calls only, then exec.
+int StartChild(void* data) {
+  const SpawnRequest& request = *static_cast<const SpawnRequest*>(data);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != request.parent) _exit(1);
+  setpgid(0, 0);
+  // Our handlers are not the program's: each signal handled here is back to its default.
+  for (int signal = 1; signal < NSIG; ++signal) {
+    struct sigaction action {};
+    if (sigaction(signal, nullptr, &action) == 0 && action.sa_handler != SIG_DFL &&
+        action.sa_handler != SIG_IGN) {
+      action.sa_handler = SIG_DFL;
+      action.sa_flags = 0;
+      sigaction(signal, &action, nullptr);
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (request.fd == 3) {
+    fcntl(3, F_SETFD, 0);
+  } else if (request.fd >= 0) {
+    dup2(request.fd, 3);
+  }
+  if (request.stderr_fd >= 0) dup2(request.stderr_fd, 2);
+  execv(request.argv[0], request.argv);
+  _exit(127);
+}
+
 // The child processes of one embedded run (the orchestrator, the workers); stopped (TERM, then
 // KILL) on destruction.
 class ChildProcesses {
@@ -54,31 +96,25 @@ class ChildProcesses {
   // only, which cancels the job and then stops its children (a worker stopped first would fail
   // the job). The child dies with this process, whatever kills it. `fd` (when >= 0, a
   // close-on-exec descriptor of ours) is the child's descriptor 3; it inherits no other.
-  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours.
+  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours. The child
+  // shares this process's memory until it execs, as posix_spawn's (which cannot set the parent
+  // death signal): a fork would copy the page tables of this process and fault on every page
+  // either touches before the exec (a 1-step `cosimo run` started its two children in 4 ms).
   absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1, int stderr_fd = -1) {
-    // Built before the fork: the child only execs.
+    // Built before the clone: the child only execs.
     std::vector<char*> args;
     for (std::string& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) return absl::ResourceExhaustedError("fork failed: cannot start " + argv[0]);
-    if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGTERM);
-      if (getppid() != parent) _exit(1);
-      setpgid(0, 0);
-      sigset_t none;
-      sigemptyset(&none);
-      pthread_sigmask(SIG_SETMASK, &none, nullptr);
-      if (fd == 3) {
-        fcntl(3, F_SETFD, 0);
-      } else if (fd >= 0) {
-        dup2(fd, 3);
-      }
-      if (stderr_fd >= 0) dup2(stderr_fd, 2);
-      execv(args[0], args.data());
-      _exit(127);
-    }
+    SpawnRequest request{args.data(), getpid(), fd, stderr_fd};
+    std::vector<char> stack(kSpawnStackBytes);
+    // No signal handler of ours may run on the child's stack before it resets them.
+    sigset_t all, before;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &before);
+    const pid_t pid =
+        clone(StartChild, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    if (pid < 0) return absl::ResourceExhaustedError("clone failed: cannot start " + argv[0]);
     pids_.push_back(pid);
     return pid;
   }
@@ -142,8 +178,9 @@ class ChildProcesses {
 
 // The standard error of an embedded run's children, passed on to ours until Silence(): once
 // Ctrl-C stops the run, its end is this program's to tell ("interrupted"), not the warnings and
-// errors of the orchestrator and workers it cancels and stops. Destroyed after them: Close
-// forwards what they wrote last.
+// errors of the workers it cancels and stops, nor those of the orchestrator (which logs in this
+// process: Silence stops this process's log too). Destroyed after the children: Close forwards
+// what they wrote last.
 class ChildLog {
  public:
   ~ChildLog() { Close(); }
@@ -157,7 +194,10 @@ class ChildLog {
     thread_ = std::thread([this] { Forward(); });
   }
   int fd() const { return write_; }
-  void Silence() { silent_ = true; }
+  void Silence() {
+    silent_ = true;
+    spdlog::set_level(spdlog::level::off);
+  }
   // Once every child has exited: the rest forwarded, the thread joined.
   void Close() {
     if (write_ >= 0) close(write_);
@@ -244,77 +284,17 @@ class WorkerProcesses {
   std::vector<int> sockets_;  // ours of each worker's pair, until Dial
 };
 
-// The run's orchestrator: a cosimo-orchestrator process on loopback, on a port of its choosing,
-// which it writes to a pipe of ours (--port-file /dev/fd/3) once it listens.
-class OrchestratorProcess {
- public:
-  ~OrchestratorProcess() { StopAll(); }
-
-  // Starts it; Listening() waits for its address.
-  absl::Status Start(const std::string& binary, const EmbeddedOptions& options, int stderr_fd) {
-    int ends[2];
-    if (pipe2(ends, O_CLOEXEC) != 0) {
-      return absl::ResourceExhaustedError("cannot create a pipe for the orchestrator's port");
-    }
-    binary_ = binary;
-    absl::StatusOr<pid_t> pid = child_.Spawn(
-        {binary, "--listen", "127.0.0.1:0", "--port-file", "/dev/fd/3", "--heartbeat-interval-ms",
-         "500", "--heartbeat-timeout-ms", "10000", "--log-level", options.orchestrator_log_level,
-         "--log-format", options.worker_log_format},
-        ends[1], stderr_fd);
-    close(ends[1]);
-    if (!pid.ok()) {
-      close(ends[0]);
-      return pid.status();
-    }
-    port_pipe_ = ends[0];
-    return absl::OkStatus();
-  }
-
-  // Waits until it listens (at most 30 s); its address.
-  absl::StatusOr<std::string> Listening() {
-    std::string text;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (text.find('\n') == std::string::npos) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) {
-        return absl::DeadlineExceededError("the orchestrator (" + binary_ +
-                                           ") did not listen within 30 s");
-      }
-      pollfd p{port_pipe_, POLLIN, 0};
-      const int ready = poll(&p, 1, static_cast<int>(left.count()));
-      if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
-      char buffer[64];
-      const ssize_t n = ready < 0 ? -1 : read(port_pipe_, buffer, sizeof(buffer));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // it closed the pipe: it exited
-      text.append(buffer, static_cast<size_t>(n));
-    }
-    const int port = std::atoi(text.c_str());
-    if (port > 0) return absl::StrCat("127.0.0.1:", port);
-    // An orchestrator that cannot listen exits with its error logged.
-    for (int i = 0; i < 100; ++i) {
-      if (std::string exited = child_.Exited("orchestrator"); !exited.empty()) {
-        return absl::UnavailableError(exited + " (" + binary_ + ")");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return absl::UnavailableError("the orchestrator (" + binary_ + ") gave no port");
-  }
-
-  void Terminate() { child_.Terminate(); }
-  void StopAll() {
-    if (port_pipe_ >= 0) close(port_pipe_);
-    port_pipe_ = -1;
-    child_.StopAll();
-  }
-
- private:
-  ChildProcesses child_;
-  std::string binary_;
-  int port_pipe_ = -1;  // ours of the pipe it writes its port to
-};
+// The run's orchestrator: in this process, its job store in memory, on loopback on a port of its
+// choosing; the workers dial it. No unit runs in this process: a unit that crashes takes its
+// worker down, not the run. (Until issue 40 it was a cosimo-orchestrator child process: a third
+// process to start, load and stop, on the path of every run.)
+absl::StatusOr<std::unique_ptr<orchestrator::OrchestratorServer>> StartOrchestrator() {
+  orchestrator::ServerOptions server;
+  server.listen = "127.0.0.1:0";
+  server.heartbeat_interval = std::chrono::milliseconds(500);
+  server.heartbeat_timeout = std::chrono::seconds(10);
+  return orchestrator::OrchestratorServer::Start(server);
+}
 
 }  // namespace
 
@@ -474,25 +454,18 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
   const std::string binary =
       ProgramBeside(options.worker_binary, "COSIMO_WORKER_BINARY", "cosimo-worker");
-  const std::string orchestrator_binary = ProgramBeside(
-      options.orchestrator_binary, "COSIMO_ORCHESTRATOR_BINARY", "cosimo-orchestrator");
-  for (const auto& [program, variable] :
-       {std::pair{binary, "COSIMO_WORKER_BINARY"},
-        std::pair{orchestrator_binary, "COSIMO_ORCHESTRATOR_BINARY"}}) {
-    if (access(program.c_str(), X_OK) != 0) {
-      return absl::NotFoundError(
-          absl::StrCat("cannot find the program '", program, "' (set ", variable, ")"));
-    }
+  if (access(binary.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot find the program '", binary, "' (set COSIMO_WORKER_BINARY)"));
   }
   PhaseTimer own_timer;
   PhaseTimer& timer = options.timings != nullptr ? *options.timings : own_timer;
   ChildLog log;  // first: destroyed after the children
   log.Open();
-  // The orchestrator first (its start is the longer), then the workers while it starts.
-  OrchestratorProcess server;
-  if (absl::Status s = server.Start(orchestrator_binary, options, log.fd()); !s.ok()) return s;
   absl::StatusOr<JobResults> results = absl::UnknownError("not run");
+  std::unique_ptr<orchestrator::OrchestratorServer> server;
   {
+    // The workers first: they load while the orchestrator starts here, and wait for its address.
     WorkerProcesses workers;
     const std::vector<EmbeddedWorkers> plan = EmbeddedWorkerPlan(scenario, options.max_workers);
     for (const EmbeddedWorkers& group : plan) {
@@ -503,13 +476,15 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
         }
       }
     }
-    timer.Mark("orchestrator and worker processes started");
-    absl::StatusOr<std::string> started = server.Listening();
+    timer.Mark("worker processes started");
+    absl::StatusOr<std::unique_ptr<orchestrator::OrchestratorServer>> started = StartOrchestrator();
     if (!started.ok()) return started.status();
-    const std::string address = *started;
+    server = *std::move(started);
+    const std::string address = server->local_address();
     timer.Mark("orchestrator listening on " + address);
     workers.Dial(address);
-    Client client(address);
+    Client client(server->InProcessChannel(), address + " (in this process)");
+    client.AssumeEmptyStore();  // started for this run
     absl::StatusOr<std::string> job = client.Submit(scenario);
     if (!job.ok()) return job.status();
     timer.Mark("job submitted (artifacts uploaded)");
@@ -524,16 +499,16 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     if (!interrupted) PrintJobLog(client, *job);
     results =
         Outcome(client, *job, final_status, workers_failed, interrupted, std::move(held), timer);
-    // Both at once: the worker (--once) ends with its stream or on the signal.
+    // The worker (--once) ends with its stream or on the signal, while the results are written.
     workers.Terminate();
-    server.Terminate();
     if (results.ok() && options.on_results) {
       if (absl::Status s = options.on_results(*results); !s.ok()) results = s;
     }
     workers.StopAll();
+    timer.Mark("workers stopped");
   }
-  server.StopAll();
-  timer.Mark("orchestrator and workers stopped");
+  server->Shutdown();
+  timer.Mark("orchestrator stopped");
   return results;
 }
 

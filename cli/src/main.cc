@@ -115,7 +115,6 @@ int Run(Options& o) {
   options.on_update = [&](const v1::JobStatus& s) { printer.Update(s); };
   options.cancel = &g_interrupted;
   options.worker_log_format = o.log.format;
-  options.orchestrator_log_level = o.log.level;
   options.max_workers = o.run_workers;
   options.timings = &timer;
   if (o.log.level == "debug" || o.log.level == "trace") options.worker_log_level = o.log.level;

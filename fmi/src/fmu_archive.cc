@@ -83,6 +83,11 @@ int RemoveAbandonedUnpacks(const std::string& root, std::chrono::seconds min_age
   return removed;
 }
 
+void RemoveAbandonedUnpacksOnce() {
+  static std::once_flag cleaned;
+  std::call_once(cleaned, [] { (void)RemoveAbandonedUnpacks(TempRoot()); });
+}
+
 namespace {
 
 // Every entry's name (inside the folder), kind (files and folders only) and declared size,
@@ -199,8 +204,7 @@ absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(const std::string& fmu_pa
   if (absl::Status s = CheckEntries(archive.get(), count, where, limits); !s.ok()) return s;
 
   // Once per process: what workers that died (a crashing FMU) left behind.
-  static std::once_flag cleaned;
-  std::call_once(cleaned, [] { (void)RemoveAbandonedUnpacks(TempRoot()); });
+  RemoveAbandonedUnpacksOnce();
   auto dir_or = MakeTempDir();
   if (!dir_or.ok()) return dir_or.status();
   auto unpacked = std::make_unique<UnpackedFmu>(dir_or->first, dir_or->second);

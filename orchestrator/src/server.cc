@@ -281,6 +281,12 @@ std::string OrchestratorServer::local_address() const {
   return "127.0.0.1:" + std::to_string(impl_->port);
 }
 
+std::shared_ptr<grpc::Channel> OrchestratorServer::InProcessChannel() const {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  return impl_->server->InProcessChannel(args);
+}
+
 absl::StatusOr<size_t> OrchestratorServer::ReloadTokens() {
   const ServerOptions& options = impl_->options;
   if (options.token_file.empty() && options.tokens_file.empty()) {

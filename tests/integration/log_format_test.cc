@@ -89,8 +89,8 @@ TEST(JsonLogCliTest, CosimoRunWritesItsLogLinesAsJson) {
     EXPECT_NE(line.rfind("[20", 0), 0u) << "a text log line: " << line;
     if (line.rfind("{", 0) == 0) log += line + "\n";
   }
-  // The run's orchestrator (a child process at cosimo's log level) says its workers attached.
-  EXPECT_TRUE(AnyContains(JsonMessages(log, "cosimo-orchestrator"), "attached"))
+  // The run's orchestrator (in cosimo's own process, at its log level) says its workers attached.
+  EXPECT_TRUE(AnyContains(JsonMessages(log, "cosimo"), "attached"))
       << ReadFile(dir + "/stderr.log");
 }
 

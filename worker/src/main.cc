@@ -6,6 +6,7 @@
 //                 [--tls-ca FILE [--token-file FILE] [--tls-cert FILE --tls-key FILE]]
 //                 [--health-file FILE] [--log-level LEVEL] [--log-format text|json]
 //   cosimo-worker --health-check [--health-file FILE]   (exit 0: attached, heartbeats going out)
+#include <grpc/grpc.h>
 #include <spdlog/spdlog.h>
 
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -23,6 +25,7 @@
 #include "cosimo/common/command_line.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
+#include "cosimo/fmi/fmu_archive.h"
 #include "cosimo/units/unit_factory.h"
 #include "cosimo/units/unit_log.h"
 #include "cosimo/worker/crash_report.h"
@@ -42,6 +45,26 @@ std::string ReadLine(int fd) {
   }
   close(fd);
   return line;
+}
+
+// Serves the orchestrator until the stream ends or a signal in `signals` asks to stop, then ends
+// the process. The unpacked FMUs' folders are removed first; nothing else needs an orderly end
+// once the stream is closed (gRPC's threads, the static objects), and ending them one by one took
+// longer than a short job's whole run (issue 40): the process exits without.
+[[noreturn]] void Serve(const cosimo::worker::WorkerOptions& options, sigset_t signals) {
+  cosimo::worker::WorkerClient client(options);
+  std::thread([&client, signals] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    spdlog::info("signal {}: shutting down", signal);
+    client.Shutdown();
+  }).detach();
+  const absl::Status status = client.Run();
+  if (!status.ok()) spdlog::error("{}", status.message());
+  cosimo::units::SetFmuCacheSize(0);
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  _exit(status.ok() ? 0 : 1);
 }
 
 }  // namespace
@@ -173,6 +196,10 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // gRPC's own start (its threads, its pollers) before the address comes, not after; its
+  // threads inherit the blocked signals. (The process ends with _exit: no grpc_shutdown.)
+  grpc_init();
+  cosimo::fmi::RemoveAbandonedUnpacksOnce();  // not on the way of the first job
   if (orchestrator_fd >= 0) {
     // Until the address comes, a stop is the descriptor's end (cosimo run closes it).
     options.orchestrator = ReadLine(orchestrator_fd);
@@ -181,17 +208,5 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  cosimo::worker::WorkerClient client(options);
-  std::thread([&client, signals] {
-    int signal = 0;
-    sigwait(&signals, &signal);
-    spdlog::info("signal {}: shutting down", signal);
-    client.Shutdown();
-  }).detach();
-  const absl::Status status = client.Run();
-  if (!status.ok()) {
-    spdlog::error("{}", status.message());
-    return 1;
-  }
-  return 0;
+  Serve(options, signals);
 }

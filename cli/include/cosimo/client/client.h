@@ -55,9 +55,15 @@ class Client {
   explicit Client(const std::string& target,
                   std::chrono::milliseconds call_deadline = std::chrono::seconds(30),
                   std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
+  // Over `channel` (e.g. an in-process one), `name` saying which orchestrator in messages.
+  Client(std::shared_ptr<grpc::Channel> channel, std::string name,
+         std::chrono::milliseconds call_deadline = std::chrono::seconds(30));
 
   // Uploads one file; returns its digest. Idempotent: a stored artifact is not sent again.
   [[nodiscard]] absl::StatusOr<std::string> Upload(const std::string& path);
+  // The orchestrator's artifact store is known to start empty (the private one of `cosimo run`):
+  // uploads are sent without first asking whether it holds them (one round trip less).
+  void AssumeEmptyStore() { empty_store_ = true; }
   // Uploads the scenario's artifacts, sets their digests, and submits. Returns the job id.
   [[nodiscard]] absl::StatusOr<std::string> Submit(v1::Scenario scenario);
   // A training job (docs/hybrid.md): uploads the scenario's artifacts and the data CSV, sets
@@ -123,24 +129,22 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::ArtifactService::Stub> artifacts_;
+  bool empty_store_ = false;
 };
 
-// `cosimo run`: a cosimo-orchestrator child process on loopback, cosimo-worker child processes
-// for the units, the job submitted through the same client path as production. Child processes
-// are stopped on every exit path (and die with this process, PR_SET_PDEATHSIG). The client links
-// no orchestrator.
+// `cosimo run`: an orchestrator in this process on loopback (cosimo_embedded links it; the client
+// library does not), cosimo-worker child processes for the units, the job submitted through the
+// same client path as production. Child processes are stopped on every exit path (and die with
+// this process, PR_SET_PDEATHSIG).
 struct EmbeddedOptions {
   std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
-  // Default: $COSIMO_ORCHESTRATOR_BINARY, else cosimo-orchestrator beside us.
-  std::string orchestrator_binary;
   // At most this many worker processes, each hosting several units (cosimo-worker --slots) when
   // the scenario has more units than that (EmbeddedWorkerPlan). 0: one process per worker label
   // holding all that label's units, so that a job's master runs in its worker (RunJob,
   // docs/protocol.md) rather than a round trip per macro step away.
   int max_workers = 0;
-  std::string worker_log_level = "warn";
-  std::string orchestrator_log_level = "warn";          // `cosimo run --log-level`
-  std::string worker_log_format = "text";               // text or json (cosimo/common/logging.h)
+  std::string worker_log_level = "warn";   // the orchestrator's is this process's (--log-level)
+  std::string worker_log_format = "text";  // text or json (cosimo/common/logging.h)
   std::function<void(const v1::JobStatus&)> on_update;  // progress, may be empty
   // Set to true (from another thread, e.g. on Ctrl-C) to cancel the job.
   const std::atomic<bool>* cancel = nullptr;

@@ -46,6 +46,11 @@ class UnpackedFmu {
 int RemoveAbandonedUnpacks(const std::string& root,
                            std::chrono::seconds min_age = std::chrono::seconds(60));
 
+// RemoveAbandonedUnpacks on $TMPDIR (or /tmp), once per process: the first UnpackFmu calls it;
+// a worker calls it while it waits for its orchestrator's address, so that the scan of a busy
+// temporary folder (thousands of entries) is not on the way of its first job.
+void RemoveAbandonedUnpacksOnce();
+
 // Unpacks `fmu_path` under $TMPDIR (or /tmp) into cosimo-fmu-XXXXXX, locked through
 // cosimo-fmu-XXXXXX.lock while in use. Errors name the file and the offending entry.
 [[nodiscard]] absl::StatusOr<std::unique_ptr<UnpackedFmu>> UnpackFmu(

@@ -14,6 +14,10 @@
 
 #include "absl/status/statusor.h"
 
+namespace grpc {
+class Channel;
+}  // namespace grpc
+
 namespace cosimo::orchestrator {
 
 // What one job, and one client, may ask of the orchestrator (ServerOptions; each a flag of
@@ -106,6 +110,9 @@ class OrchestratorServer {
   int http_port() const;
   // "127.0.0.1:<port>"-style address clients on this machine can dial.
   std::string local_address() const;
+  // A channel to this server from inside its process: no socket, and no TLS or token checked
+  // (for the process's own client: `cosimo run`'s). It receives messages of up to 64 MiB.
+  std::shared_ptr<grpc::Channel> InProcessChannel() const;
   void Shutdown();
   // Re-reads --token-file, --tokens-file and --worker-token-file with the checks of the start:
   // from then on every call and every new worker stream is checked against the new tokens
