@@ -308,6 +308,7 @@ std::unique_ptr<JobRunner> JobManager::RunnerFor(const Job& job) {
   env.checkpoint_interval = checkpoint_interval_;
   env.max_resumptions = max_resumptions_;
   env.master_in_worker = master_in_worker_;
+  env.checkpoint_part_bytes = checkpoint_part_bytes_;
   env.resume = [this](const std::shared_ptr<Job>& resumed, const std::string& message) {
     return Resume(resumed, message);
   };

@@ -69,6 +69,8 @@ class JobManager {
   // How often one job resumes after losing a worker before it fails (0: never); 3 by default.
   void set_max_resumptions(int n) { max_resumptions_ = n; }
   void set_master_in_worker(bool on) { master_in_worker_ = on; }
+  // A checkpoint of a job run whole on a worker bigger than this travels in parts (0: 4 MiB).
+  void set_checkpoint_part_bytes(uint64_t bytes) { checkpoint_part_bytes_ = bytes; }
 
   // Loads the stored jobs: finished ones as they were, queued ones queued again, running ones
   // with a checkpoint queued to resume from it, and other running ones failed (their workers and
@@ -231,6 +233,7 @@ class JobManager {
   std::chrono::seconds checkpoint_interval_{60};
   int max_resumptions_ = 3;
   bool master_in_worker_ = true;
+  uint64_t checkpoint_part_bytes_ = 0;
   Metrics* const metrics_;
   const JobLimits limits_;
   const bool ticks_;  // an unschedulable timeout is set: Tick runs

@@ -43,6 +43,9 @@ struct RunnerEnv {
   // A simulation job whose units all sit on one worker that runs jobs (Hello.runs_jobs) runs its
   // master in that worker (RunJob); false: always unit by unit from here.
   bool master_in_worker = true;
+  // A checkpoint of a job run whole on a worker bigger than this travels in parts, either way
+  // (RunJob.checkpoint_part_bytes; 0: 4 MiB).
+  uint64_t checkpoint_part_bytes = 0;
   // Queues the job again, first in line, to resume from its checkpoint, its message `message`;
   // returns "" once it is queued, else why it is not (the orchestrator shuts down).
   std::function<std::string(const std::shared_ptr<Job>&, const std::string& message)> resume;

@@ -39,6 +39,7 @@ struct RawOptions {
   uint64_t max_upload_mb = 0;
   uint64_t max_message_mb = 0;
   uint64_t max_scenario_kb = 0;
+  uint64_t checkpoint_part_kb = 4096;
   std::string http_port_file;
   int http_request_timeout_s = 10;
   std::string port_file;
@@ -140,6 +141,12 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
                  "run the master of a job whose units all sit on one worker in that worker "
                  "(false: every job's master runs here, unit by unit)")
       ->capture_default_str();
+  app.add_option("--checkpoint-part-kb", raw.checkpoint_part_kb,
+                 "a checkpoint of such a job bigger than this travels between its worker and "
+                 "here in parts of this size, KiB (a large model's states can pass the message "
+                 "limits)")
+      ->capture_default_str()
+      ->check(cosimo::Within(1, 1 << 20));
   raw.command_timeout_s = static_cast<double>(options.command_timeout.count());
   app.add_option("--command-timeout-s", raw.command_timeout_s,
                  "fail a job whose unit does not answer one command (a step, a load) within this "
@@ -183,6 +190,7 @@ void AddLimitOptions(CLI::App& app, cosimo::orchestrator::ServerOptions& options
 // The options given in other units into ServerOptions.
 void ApplyOptions(const RawOptions& raw, cosimo::orchestrator::ServerOptions& options) {
   options.max_upload_bytes = raw.max_upload_mb << 20;
+  options.checkpoint_part_bytes = raw.checkpoint_part_kb << 10;
   options.max_message_bytes = raw.max_message_mb << 20;
   options.limits.max_scenario_bytes = raw.max_scenario_kb << 10;
   options.heartbeat_timeout = std::chrono::milliseconds(raw.heartbeat_timeout_ms);

@@ -226,6 +226,7 @@ absl::StatusOr<std::unique_ptr<OrchestratorServer>> OrchestratorServer::Start(
   impl->jobs->set_checkpoint_interval(options.checkpoint_interval);
   impl->jobs->set_max_resumptions(options.max_resumptions);
   impl->jobs->set_master_in_worker(options.master_in_worker);
+  impl->jobs->set_checkpoint_part_bytes(options.checkpoint_part_bytes);
   if (absl::Status s = impl->jobs->Recover(); !s.ok()) return s;
   impl->job_service = std::make_unique<JobServiceImpl>(impl->jobs.get(), &impl->tokens.auth);
   impl->worker_service = std::make_unique<WorkerServiceImpl>(

@@ -3,9 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "cosimo/common/checkpoint_parts.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/unit_api_proto.h"
 #include "orchestrator/src/checkpoint_relay.h"
@@ -56,21 +58,43 @@ void Finish(const WorkerConnection& worker, const v1::JobDone& done, WorkerRun* 
   run->result = std::move(*result);
 }
 
+// The RunJob command, its checkpoint to resume from in parts after it when it is bigger than
+// the worker receives at once.
+bool SendRunJob(WorkerConnection& worker, const v1::RunJob& command, uint64_t seq) {
+  v1::OrchestratorMessage message;
+  message.set_seq(seq);
+  *message.mutable_run_job() = command;
+  const size_t part_bytes = command.checkpoint_part_bytes();
+  if (!command.has_resume() || !NeedsParts(command.resume(), part_bytes)) {
+    return worker.Write(message);
+  }
+  message.mutable_run_job()->clear_resume();
+  message.mutable_run_job()->set_resume_in_parts(true);
+  if (!worker.Write(message)) return false;
+  spdlog::debug("{}: its checkpoint at t={} sent to {} in parts ({} bytes)", command.job_id(),
+                command.resume().time(), worker.Describe(), command.resume().ByteSizeLong());
+  for (v1::CheckpointPart& part : SplitCheckpoint(command.resume(), part_bytes)) {
+    v1::OrchestratorMessage next;
+    next.set_seq(seq);
+    *next.mutable_resume_part() = std::move(part);
+    if (!worker.Write(next)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
                          const ReplyWaitOptions& wait, JobObserver& observer) {
   constexpr uint64_t kSeq = 1;
   WorkerRun run{absl::UnknownError("no JobDone"), {}};
-  v1::OrchestratorMessage message;
-  message.set_seq(kSeq);
-  *message.mutable_run_job() = command;
-  if (!worker.Write(message)) {
+  if (!SendRunJob(worker, command, kSeq)) {
     run.result = absl::UnavailableError(worker.Describe() + " is gone: " + worker.lost_reason());
     return run;
   }
   master::MasterResult result;
   CheckpointRelay checkpoints(observer);
+  CheckpointJoiner parts;
   v1::WorkerMessage reply;
   while (true) {
     if (absl::Status s = worker.WaitReply(kSeq, &reply, wait); !s.ok()) {
@@ -87,6 +111,18 @@ WorkerRun RunJobOnWorker(WorkerConnection& worker, const v1::RunJob& command,
         break;
       case v1::WorkerMessage::kJobCheckpoint:
         checkpoints.Pass(std::move(*reply.mutable_job_checkpoint()));
+        break;
+      case v1::WorkerMessage::kJobCheckpointPart:
+        if (std::optional<absl::StatusOr<v1::JobCheckpoint>> joined =
+                parts.Add(std::move(*reply.mutable_job_checkpoint_part()))) {
+          if (joined->ok()) {
+            spdlog::debug("{}: a checkpoint at t={} came in parts ({} bytes)", command.job_id(),
+                          (*joined)->time(), (*joined)->ByteSizeLong());
+            checkpoints.Pass(**std::move(joined));
+          } else {
+            observer.OnCheckpointFailed(joined->status());
+          }
+        }
         break;
       case v1::WorkerMessage::kJobRows:
         if (reply.job_rows().columns_size() > 0) observer.OnColumns(ColumnsOf(reply.job_rows()));
@@ -140,6 +176,7 @@ void SimulationRunner::RunOnWorker(const std::shared_ptr<Job>& job, const v1::Sc
   command.set_progress_interval_ms(100);
   command.set_rows_interval_ms(static_cast<int32_t>(kRowsInterval.count()));
   command.set_result_chunk_bytes(kRowChunkBytes);
+  command.set_checkpoint_part_bytes(env_.checkpoint_part_bytes);
   command.set_where(worker.Describe());
   env_.running_units->Set(workers, scenario);
   const std::function<void(const master::Progress&)> publish = Publisher(job);

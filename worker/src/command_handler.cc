@@ -69,6 +69,7 @@ class CommandHandler::Impl {
       case v1::OrchestratorMessage::kRunJob:
         // A whole job, no unit of the stream's: the session runs it (job_command.h).
         return Ack(absl::InvalidArgumentError("worker: RunJob is not a unit command"), reply);
+      case v1::OrchestratorMessage::kResumePart:  // read by the session after its RunJob
       case v1::OrchestratorMessage::kWelcome:
       case v1::OrchestratorMessage::kBatch:  // SlotHandler's, never inside a batch
       case v1::OrchestratorMessage::BODY_NOT_SET:

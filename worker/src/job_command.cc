@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "cosimo/common/checkpoint_parts.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/results_proto.h"
 #include "cosimo/common/unit_api_proto.h"
@@ -36,6 +37,7 @@ class ForwardingObserver final : public master::MasterObserver {
         rows_interval_(std::chrono::milliseconds(command.rows_interval_ms())),
         chunk_bytes_(command.result_chunk_bytes() > 0 ? command.result_chunk_bytes()
                                                       : kResultRowsChunkBytes),
+        part_bytes_(command.checkpoint_part_bytes()),
         last_checkpoint_(Clock::now()),
         last_rows_(Clock::now()) {}
 
@@ -55,10 +57,18 @@ class ForwardingObserver final : public master::MasterObserver {
   bool CheckpointDue() override {
     return checkpoint_interval_.count() > 0 && now_ - last_checkpoint_ >= checkpoint_interval_;
   }
+  // One message, or parts when it is bigger than the orchestrator receives at once.
   void OnCheckpoint(const v1::JobCheckpoint& checkpoint) override {
     last_checkpoint_ = Clock::now();
-    *message_.mutable_job_checkpoint() = checkpoint;
-    Send();
+    if (!NeedsParts(checkpoint, part_bytes_)) {
+      *message_.mutable_job_checkpoint() = checkpoint;
+      Send();
+      return;
+    }
+    for (v1::CheckpointPart& part : SplitCheckpoint(checkpoint, part_bytes_)) {
+      *message_.mutable_job_checkpoint_part() = std::move(part);
+      if (!Send()) return;
+    }
   }
   size_t RowChunkBytes() override { return chunk_bytes_; }
   bool RowsDue() override {
@@ -105,6 +115,7 @@ class ForwardingObserver final : public master::MasterObserver {
   const Clock::duration progress_interval_;
   const Clock::duration rows_interval_;
   const size_t chunk_bytes_;
+  const size_t part_bytes_;  // a checkpoint bigger than this goes in parts (0: the default)
   Clock::time_point last_checkpoint_;
   Clock::time_point last_rows_;
   bool columns_sent_ = false;

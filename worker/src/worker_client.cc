@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "cosimo/common/checkpoint_parts.h"
 #include "cosimo/common/digest.h"
 #include "cosimo/common/rpc_status.h"
 #include "cosimo/common/scenario.h"
@@ -280,6 +282,9 @@ class WorkerClient::Session {
   // abandons the run at once. Returns whether a next command was read into `*command`.
   bool RunJob(v1::OrchestratorMessage* command) {
     const uint64_t seq = command->seq();
+    if (command->run_job().resume_in_parts() && !ReadResumeParts(command->mutable_run_job())) {
+      return false;
+    }
     v1::OrchestratorMessage next;
     bool read = false;
     std::thread reader([&] {
@@ -296,6 +301,29 @@ class WorkerClient::Session {
     reader.join();  // the next command, or the end of the stream
     command->Swap(&next);
     return read && written;
+  }
+
+  // The checkpoint a RunJob resumes from, sent in parts after it (RunJob.resume_in_parts), into
+  // its `resume`. False when the stream ends first or the parts are not a checkpoint (the
+  // orchestrator gave this worker up, or should: it is told by the stream's end).
+  bool ReadResumeParts(v1::RunJob* run_job) {
+    CheckpointJoiner joiner;
+    v1::OrchestratorMessage part;
+    while (stream_->Read(&part)) {
+      if (!part.has_resume_part()) break;
+      std::optional<absl::StatusOr<v1::JobCheckpoint>> joined =
+          joiner.Add(std::move(*part.mutable_resume_part()));
+      if (!joined) continue;
+      if (!joined->ok()) {
+        spdlog::error("job {}: {}", run_job->job_id(), joined->status().message());
+        return false;
+      }
+      *run_job->mutable_resume() = **std::move(joined);
+      return true;
+    }
+    spdlog::error("job {}: the stream ended or sent another command before its checkpoint's parts",
+                  run_job->job_id());
+    return false;
   }
 
   const WorkerOptions& options_;

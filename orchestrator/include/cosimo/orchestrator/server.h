@@ -75,6 +75,9 @@ struct ServerOptions {
   // (one message per job and progress report instead of a round trip per macro step); false:
   // every job runs its master here, unit by unit over the workers' streams (docs/deployment.md).
   bool master_in_worker = true;
+  // A checkpoint of such a job bigger than this travels between the worker and here in parts
+  // (a large model's units' states can pass the message limits). Zero: 4 MiB.
+  uint64_t checkpoint_part_bytes = 0;
   // The largest artifact an upload may announce; bigger ones are refused before any byte is
   // written.
   uint64_t max_upload_bytes = uint64_t{4} << 30;
