@@ -23,12 +23,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/shared_library.h"
 #include "cosimo/fmi/fmi1_api.h"
 #include "cosimo/fmi/fmu_archive.h"
 #include "spdlog/spdlog.h"
 #include "units/src/fmi/fmi_instance_base.h"
 #include "units/src/fmi/fmu_instance.h"
-#include "units/src/fmi/shared_library.h"
 
 namespace cosimo::units::fmu {
 namespace {

@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/shared_library.h"
 #include "cosimo/fmi/fmi3_api.h"
 #include "cosimo/fmi/fmu_archive.h"
 #include "units/src/fmi/fmi_instance_base.h"
 #include "units/src/fmi/fmu_instance.h"
-#include "units/src/fmi/shared_library.h"
 
 namespace cosimo::units::fmu {
 namespace {

@@ -33,10 +33,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/shared_library.h"
 #include "cosimo/fmi/fmu_archive.h"
 #include "cosimo/fmi/model_description.h"
 #include "units/src/fmi/fmu_instance.h"
-#include "units/src/fmi/shared_library.h"
 
 namespace cosimo::units::fmu {
 

@@ -20,9 +20,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "cosimo/common/shared_library.h"
 #include "cosimo/fmi/fmu_archive.h"
 #include "cosimo/fmi/model_description.h"
-#include "units/src/fmi/shared_library.h"
 
 namespace cosimo::units::fmu {
 

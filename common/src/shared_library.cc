@@ -1,18 +1,12 @@
-#include "units/src/fmi/shared_library.h"
+#include "cosimo/common/shared_library.h"
 
 #include <dlfcn.h>
 
-#include <filesystem>
-
 #include "absl/strings/str_cat.h"
 
-namespace cosimo::units::fmu {
+namespace cosimo {
 
 absl::StatusOr<std::unique_ptr<SharedLibrary>> SharedLibrary::Open(const std::string& path) {
-  if (!std::filesystem::exists(path)) {
-    return absl::NotFoundError(
-        absl::StrCat("the FMU has no binary for this platform: ", path, " does not exist"));
-  }
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -27,4 +21,4 @@ SharedLibrary::~SharedLibrary() { dlclose(handle_); }
 
 void* SharedLibrary::Symbol(const std::string& name) const { return dlsym(handle_, name.c_str()); }
 
-}  // namespace cosimo::units::fmu
+}  // namespace cosimo
