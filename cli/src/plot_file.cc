@@ -1,12 +1,11 @@
 #include "cosimo/client/plot_file.h"
 
-#include <cairo.h>
-
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cairo_api.h"
 #include "cosimo/common/csv.h"
 
 namespace cosimo::client {
@@ -15,64 +14,66 @@ namespace {
 // Draws on a Cairo image surface; Write saves it as PNG.
 class CairoCanvas : public PlotCanvas {
  public:
+  explicit CairoCanvas(const CairoApi& cairo) : cairo_(cairo) {}
   ~CairoCanvas() override {
-    if (cr_ != nullptr) cairo_destroy(cr_);
-    if (surface_ != nullptr) cairo_surface_destroy(surface_);
+    if (cr_ != nullptr) cairo_.cairo_destroy(cr_);
+    if (surface_ != nullptr) cairo_.cairo_surface_destroy(surface_);
   }
   void Begin(double width, double height) override {
-    surface_ = cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width),
-                                          static_cast<int>(height));
-    cr_ = cairo_create(surface_);
-    cairo_set_source_rgb(cr_, 1, 1, 1);
-    cairo_paint(cr_);
-    cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    surface_ = cairo_.cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width),
+                                                 static_cast<int>(height));
+    cr_ = cairo_.cairo_create(surface_);
+    cairo_.cairo_set_source_rgb(cr_, 1, 1, 1);
+    cairo_.cairo_paint(cr_);
+    cairo_.cairo_select_font_face(cr_, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                                  CAIRO_FONT_WEIGHT_NORMAL);
   }
   void Line(const Points& points, std::string_view color, double stroke_width,
             std::string_view) override {
     if (points.empty()) return;
     SetColor(color);
-    cairo_set_line_width(cr_, stroke_width);
-    cairo_set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
-    cairo_move_to(cr_, points[0].first, points[0].second);
+    cairo_.cairo_set_line_width(cr_, stroke_width);
+    cairo_.cairo_set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
+    cairo_.cairo_move_to(cr_, points[0].first, points[0].second);
     for (size_t i = 1; i < points.size(); ++i) {
-      cairo_line_to(cr_, points[i].first, points[i].second);
+      cairo_.cairo_line_to(cr_, points[i].first, points[i].second);
     }
-    cairo_stroke(cr_);
+    cairo_.cairo_stroke(cr_);
   }
   void Marker(double x, double y, double radius, std::string_view color,
               std::string_view) override {
     SetColor(color, 0.75);
-    cairo_new_path(cr_);
-    cairo_arc(cr_, x, y, radius, 0, 2 * M_PI);
-    cairo_fill_preserve(cr_);
+    cairo_.cairo_new_path(cr_);
+    cairo_.cairo_arc(cr_, x, y, radius, 0, 2 * M_PI);
+    cairo_.cairo_fill_preserve(cr_);
     SetColor(color);
-    cairo_set_line_width(cr_, 0.8);
-    cairo_stroke(cr_);
+    cairo_.cairo_set_line_width(cr_, 0.8);
+    cairo_.cairo_stroke(cr_);
   }
   void Text(double x, double y, std::string_view text, double size, TextAnchor anchor,
             bool vertical) override {
     const std::string s(text);
     SetColor("#222222");
-    cairo_set_font_size(cr_, size);
+    cairo_.cairo_set_font_size(cr_, size);
     cairo_text_extents_t extents;
-    cairo_text_extents(cr_, s.c_str(), &extents);
+    cairo_.cairo_text_extents(cr_, s.c_str(), &extents);
     const double shift = anchor == TextAnchor::kStart    ? 0
                          : anchor == TextAnchor::kMiddle ? extents.x_advance / 2
                                                          : extents.x_advance;
-    cairo_save(cr_);
-    cairo_translate(cr_, x, y);
-    if (vertical) cairo_rotate(cr_, -M_PI / 2);
-    cairo_move_to(cr_, -shift, 0);
-    cairo_show_text(cr_, s.c_str());
-    cairo_restore(cr_);
+    cairo_.cairo_save(cr_);
+    cairo_.cairo_translate(cr_, x, y);
+    if (vertical) cairo_.cairo_rotate(cr_, -M_PI / 2);
+    cairo_.cairo_move_to(cr_, -shift, 0);
+    cairo_.cairo_show_text(cr_, s.c_str());
+    cairo_.cairo_restore(cr_);
   }
-  void End() override { cairo_surface_flush(surface_); }
+  void End() override { cairo_.cairo_surface_flush(surface_); }
 
   absl::Status Write(const std::string& path) {
-    const cairo_status_t status = cairo_surface_write_to_png(surface_, path.c_str());
+    const cairo_status_t status = cairo_.cairo_surface_write_to_png(surface_, path.c_str());
     if (status != CAIRO_STATUS_SUCCESS) {
       return absl::PermissionDeniedError("cannot write '" + path +
-                                         "': " + cairo_status_to_string(status));
+                                         "': " + cairo_.cairo_status_to_string(status));
     }
     return absl::OkStatus();
   }
@@ -80,10 +81,11 @@ class CairoCanvas : public PlotCanvas {
  private:
   void SetColor(std::string_view hex, double alpha = 1.0) {
     const unsigned rgb = static_cast<unsigned>(std::stoul(std::string(hex.substr(1)), nullptr, 16));
-    cairo_set_source_rgba(cr_, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
-                          (rgb & 0xff) / 255.0, alpha);
+    cairo_.cairo_set_source_rgba(cr_, ((rgb >> 16) & 0xff) / 255.0, ((rgb >> 8) & 0xff) / 255.0,
+                                 (rgb & 0xff) / 255.0, alpha);
   }
 
+  const CairoApi& cairo_;
   cairo_surface_t* surface_ = nullptr;
   cairo_t* cr_ = nullptr;
 };
@@ -132,7 +134,9 @@ absl::Status WritePlotFile(const std::string& csv_path, const std::string& out_p
   AddUnits(csv_path, options);
   if (options.title.empty()) options.title = std::filesystem::path(csv_path).filename().string();
   if (*png) {
-    CairoCanvas canvas;
+    absl::StatusOr<const CairoApi*> cairo = Cairo();
+    if (!cairo.ok()) return cairo.status();
+    CairoCanvas canvas(**cairo);
     if (absl::Status s = DrawPlot(*table, options, canvas); !s.ok()) return s;
     return canvas.Write(out_path);
   }
@@ -147,7 +151,9 @@ absl::Status WriteScatterFile(const std::string& csv_path, const std::string& ou
   if (!table.ok()) return table.status();
   if (options.title.empty()) options.title = std::filesystem::path(csv_path).filename().string();
   if (*png) {
-    CairoCanvas canvas;
+    absl::StatusOr<const CairoApi*> cairo = Cairo();
+    if (!cairo.ok()) return cairo.status();
+    CairoCanvas canvas(**cairo);
     if (absl::Status s = DrawScatter(*table, x, y, options, canvas); !s.ok()) return s;
     return canvas.Write(out_path);
   }

@@ -120,7 +120,7 @@ def main(source, binary):
             check(owner in closure or owner in base,
                   f"{program} needs {m.group(1)} from package '{owner}', which the runtime "
                   "image does not install")
-    check_runtime_is_small(runtime, listed, owners, binary)
+    check_runtime_is_small(runtime, listed, owners, source, binary)
 
     for manifest in (source / "deploy" / "kubernetes").glob("*.yaml"):
         docs = [d for d in yaml.safe_load_all(manifest.read_text()) if d]
@@ -257,6 +257,12 @@ def check_compose_versions(source):
 # Runtime packages that no ldd line names but the images need: the roots for TLS to a public CA,
 # and the font cairo draws a plot's text with (cosimo plot, the web page's plots).
 RUNTIME_DATA_PACKAGES = {"ca-certificates", "fonts-dejavu-core"}
+# Libraries the programs load with dlopen when a verb or flag first needs them, so that no ldd
+# line names them: package -> (soname, the source that loads it).
+LOADED_ON_DEMAND = {
+    "libcairo2": ("libcairo.so.2", "cli/src/cairo_api.cc"),  # PNG plots (cosimo plot)
+    "libmicrohttpd12": ("libmicrohttpd.so.12", "orchestrator/src/http/mhd_api.cc"),  # --http
+}
 # debian:12-slim, compressed layers unpacked (docker image inspect), 2025 builds: about 75 MB.
 SLIM_BASE_MB = 75
 # The packages of debian:12-slim: what `debootstrap --variant=minbase bookworm` installs (its
@@ -310,7 +316,7 @@ def apt_install_set(packages, installed):
     return chosen
 
 
-def check_runtime_is_small(runtime, listed, owners, binary):
+def check_runtime_is_small(runtime, listed, owners, source, binary):
     """The runtime stage installs what ldd needs and no more: no Recommends, no package that no
     binary loads, nothing of the PETSc/OpenMPI chain that libsundials-sunlinsol3 pulled in (the
     image was about 490 MB with it), and an estimate of each image within 200 MB."""
@@ -322,10 +328,16 @@ def check_runtime_is_small(runtime, listed, owners, binary):
           "Dockerfile runtime stage: apt-get clean after the install (the .debs stay otherwise)")
     if not owners:
         return  # the binaries are not built: reported above
-    for package in sorted(listed - owners - RUNTIME_DATA_PACKAGES):
+    for package, (soname, loader) in LOADED_ON_DEMAND.items():
+        check(package in listed, f"Dockerfile runtime stage: {package} is not installed, but "
+              f"{loader} loads {soname} from it")
+        check(f'"{soname}"' in (source / loader).read_text(),
+              f"{loader} no longer loads {soname}: update LOADED_ON_DEMAND")
+    for package in sorted(listed - owners - RUNTIME_DATA_PACKAGES - set(LOADED_ON_DEMAND)):
         failures.append(f"Dockerfile runtime stage: {package} provides no library that the "
                         "binaries load (ldd)")
-    installs = apt_install_set(listed | RUNTIME_DATA_PACKAGES, SLIM_PACKAGES)
+    installs = apt_install_set(listed | RUNTIME_DATA_PACKAGES | set(LOADED_ON_DEMAND),
+                               SLIM_PACKAGES)
     heavy = sorted(p for p in installs if re.search(r"petsc|openmpi|libmpi|hwloc|sundials", p))
     check(not heavy, f"Dockerfile runtime stage: installs {heavy} (the PETSc/OpenMPI chain of "
           "libsundials-sunlinsol3: CVODE is linked statically instead)")

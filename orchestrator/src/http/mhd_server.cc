@@ -1,7 +1,6 @@
 #include "orchestrator/src/http/mhd_server.h"
 
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -21,6 +20,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "orchestrator/src/http/mhd_api.h"
 
 namespace cosimo::orchestrator::http {
 
@@ -47,6 +47,7 @@ struct MhdServer::Impl {
   };
 
   const MhdServer* server = nullptr;
+  const MhdApi* mhd = nullptr;  // set by Start
   MHD_Daemon* daemon = nullptr;
   std::string cert_pem, key_pem;  // outlive the daemon, which reads them in place
   std::chrono::seconds request_timeout{10};
@@ -62,7 +63,7 @@ struct MhdServer::Impl {
 
   void Opened(MHD_Connection* connection) {
     const MHD_ConnectionInfo* info =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        mhd->MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     absl::MutexLock lock(&mutex);
     connections[connection] = {info == nullptr ? -1 : info->connect_fd, true, false,
                                std::chrono::steady_clock::now()};
@@ -136,17 +137,17 @@ MHD_Result CollectParam(void* cls, MHD_ValueKind /*kind*/, const char* key, cons
   return MHD_YES;
 }
 
-MHD_Result Queue(MHD_Connection* connection, const HttpResponse& response) {
-  MHD_Response* r = MHD_create_response_from_buffer(
+MHD_Result Queue(const MhdApi& mhd, MHD_Connection* connection, const HttpResponse& response) {
+  MHD_Response* r = mhd.MHD_create_response_from_buffer(
       response.body.size(), const_cast<char*>(response.body.data()), MHD_RESPMEM_MUST_COPY);
   if (r == nullptr) return MHD_NO;
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
+  mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
   for (const auto& [name, value] : response.headers) {
-    MHD_add_response_header(r, name.c_str(), value.c_str());
+    mhd.MHD_add_response_header(r, name.c_str(), value.c_str());
   }
   const MHD_Result queued =
-      MHD_queue_response(connection, static_cast<unsigned>(response.status), r);
-  MHD_destroy_response(r);
+      mhd.MHD_queue_response(connection, static_cast<unsigned>(response.status), r);
+  mhd.MHD_destroy_response(r);
   return queued;
 }
 
@@ -183,12 +184,14 @@ MHD_Result OnRequest(void* cls, MHD_Connection* connection, const char* url, con
     response.status = 405;
     response.SetHeader("Allow", "GET, HEAD");
     response.body = "only GET and HEAD are served here\n";
-    return Queue(connection, response);
+    return Queue(*impl->mhd, connection, response);
   }
-  MHD_get_connection_values(connection, MHD_HEADER_KIND, CollectHeader, &request.headers);
-  MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, CollectParam, &request.params);
+  impl->mhd->MHD_get_connection_values(connection, MHD_HEADER_KIND, CollectHeader,
+                                       &request.headers);
+  impl->mhd->MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, CollectParam,
+                                       &request.params);
   impl->Answer(request, response);
-  return Queue(connection, response);
+  return Queue(*impl->mhd, connection, response);
 }
 
 }  // namespace
@@ -267,8 +270,14 @@ int BoundPort(int fd) {
 
 absl::Status MhdServer::Start(const std::string& what, const std::string& host, int port,
                               const Tls& tls) {
+  absl::StatusOr<const MhdApi*> loaded = Mhd();
+  if (!loaded.ok())
+    return absl::Status(loaded.status().code(),
+                        what + ": " + std::string(loaded.status().message()));
+  const MhdApi& mhd = **loaded;
+  impl_->mhd = &mhd;
   const bool secure = !tls.cert_pem.empty();
-  if (secure && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+  if (secure && mhd.MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
     return absl::FailedPreconditionError(what +
                                          ": this libmicrohttpd was built without TLS support");
   }
@@ -302,7 +311,7 @@ absl::Status MhdServer::Start(const std::string& what, const std::string& host, 
     options.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, impl_->cert_pem.data()});
   }
   options.push_back({MHD_OPTION_END, 0, nullptr});
-  impl_->daemon = MHD_start_daemon(
+  impl_->daemon = mhd.MHD_start_daemon(
       flags, 0, nullptr, nullptr, &OnRequest, impl_.get(), MHD_OPTION_EXTERNAL_LOGGER, &Log,
       nullptr, MHD_OPTION_ARRAY, options.data(), MHD_OPTION_NOTIFY_CONNECTION, &OnConnection,
       impl_.get(), MHD_OPTION_NOTIFY_COMPLETED, &OnCompleted, impl_.get(), MHD_OPTION_END);
@@ -324,7 +333,7 @@ void MhdServer::Stop() {
     impl_->stopping = true;
   }
   impl_->watchdog.join();
-  MHD_stop_daemon(impl_->daemon);  // closes the listening socket too
+  impl_->mhd->MHD_stop_daemon(impl_->daemon);  // closes the listening socket too
   impl_->daemon = nullptr;
 }
 
