@@ -111,7 +111,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     if (absl::Status s = instance_->ExitInitializationMode(); !s.ok()) return s;
     x_.setZero(static_cast<Eigen::Index>(state_indices_.size()));
     z_.assign(static_cast<size_t>(md_.number_of_event_indicators), 0.0);
-    if (absl::Status s = EventIteration(/*enter_event_mode=*/false); !s.ok()) return s;
+    if (absl::Status s = HandleEvent(/*enter_event_mode=*/false); !s.ok()) return s;
     model_.set_initial_state(x_);
     u_.setZero(static_cast<Eigen::Index>(input_indices_.size()));
     initialized_ = true;
@@ -173,12 +173,9 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     clocks_.ClearTicked();  // the clock columns say which clocks ticked in this step
     if (!ended_) {
       // u(t0) is column 0, contiguous in the column-major coefficient matrix.
-      if (absl::Status s = CheckInputValues(poly.coefficients.data()); !s.ok()) {
-        return Fail(reply, s);
-      }
-      if (absl::Status s = SetDiscreteInputs(poly.coefficients.data()); !s.ok()) {
-        return Fail(reply, s);
-      }
+      const double* u0 = poly.coefficients.data();
+      if (absl::Status s = CheckInputValues(u0); !s.ok()) return Fail(reply, s);
+      if (absl::Status s = SetDiscreteInputs(u0); !s.ok()) return Fail(reply, s);
     }
     if (!ended_) {
       StepStatus status = StepStatus::kOk;
@@ -395,18 +392,17 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     return absl::OkStatus();
   }
 
-  // Event mode: event iteration, then back to continuous-time mode with states re-read.
-  absl::Status EventIteration(bool enter_event_mode) {
+  // Event Mode at time_ (entered here when `enter_event_mode`): the event iteration with the
+  // clocks that tick (FmuUnitBase::EventIteration), then back to Continuous-Time Mode with the
+  // states and event indicators re-read and the solver's history reset (re-initialisation).
+  absl::Status HandleEvent(bool enter_event_mode) {
     if (enter_event_mode) {
       if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
     }
     MarkStringsChanged();  // discrete variables change only here (and on a restore)
     const double eps = 1e-12 * std::max(1.0, std::abs(time_));  // Advance's
-    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.Activate(instance_.get(), time_, eps));
-    COSIMO_RETURN_IF_ERROR(SetClockedInputs(last_inputs()));
     EventUpdate update;
-    if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
-    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.AfterUpdate(instance_.get(), time_));
+    if (absl::Status s = EventIteration(time_, eps, &update); !s.ok()) return s;
     if (update.terminate_simulation) {
       ended_ = true;
       instance_->Log(1, "cosimo",
@@ -523,7 +519,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
                                                   " events in the step from t=", t0,
                                                   " (chattering?)"));
         }
-        if (absl::Status s = EventIteration(/*enter_event_mode=*/true); !s.ok()) return s;
+        if (absl::Status s = HandleEvent(/*enter_event_mode=*/true); !s.ok()) return s;
       } else {
         z_ = z_b;
       }
@@ -555,7 +551,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   // Sets the discrete inputs whose value `u` changes (every input's value given), in Event
   // Mode: fmiXEnterEventMode, fmiXSet..., the event iteration, back to Continuous-Time Mode.
   absl::Status SetDiscreteInputs(const double* u) {
-    if (!clocked_inputs_.empty()) last_inputs_.assign(u, u + input_indices_.size());
+    KeepInputs(u);
     bool changed = false;
     for (int p : discrete_positions_) changed = changed || !(u[p] == held_discrete_[p]);
     if (!changed) return absl::OkStatus();
@@ -564,7 +560,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     for (int p : discrete_positions_) held_discrete_[p] = u[p];
     instance_->Log(0, "cosimo",
                    absl::StrCat(Prefix(), "discrete inputs changed at t=", time_).c_str());
-    return EventIteration(/*enter_event_mode=*/false);
+    return HandleEvent(/*enter_event_mode=*/false);
   }
 
   VariableGroup continuous_inputs_, discrete_inputs_;

@@ -36,7 +36,7 @@ absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
 }
 
 absl::Status FmuUnitBase::SetInputValues(const double* u) {
-  if (!clocked_inputs_.empty()) last_inputs_.assign(u, u + all_inputs_.size());
+  KeepInputs(u);
   if (inputs_.batches().empty()) return absl::OkStatus();
   if (absl::Status s = CheckInputValues(u); !s.ok()) return s;
   return instance_->Set(inputs_, u);
