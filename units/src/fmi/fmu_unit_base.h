@@ -99,7 +99,7 @@ class FmuUnitBase : public Unit {
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
   // The event iteration in Event Mode at t, shared by the Co-Simulation and Model Exchange
-  // units: the FMI 3 clocks first (FMI 3.0.1 sections 3.2.5 and 4.2.2; nothing without
+  // units: the FMI 3 clocks first (FMI 3.0.1 sections 3.2 and 4.2.2; nothing without
   // clocks): FmuClocks::Activate (fmi3GetClock of the output clocks, fmi3SetClock of the input
   // clocks that tick at t within `tick_tolerance`, the triggered ones included), the inputs
   // those clocks clock (SetClockedInputs from last_inputs()); then fmiXUpdateDiscreteStates
