@@ -259,12 +259,15 @@ TEST(ClockConformance, AConnectionToATimeBasedInputClockIsRefused) {
 
 // fmi3_clocks' output clock overflow (ticking at its state event t = 0.62, with overflows
 // counting it) feeding the triggered input clock trigger of fmi3_clock_receiver (with the
-// clocked input u from overflows), under `algorithm` (docs/fmi.md, "Clocks").
-std::string ClockPairScenario(const std::string& receiver, const std::string& algorithm) {
+// clocked input u from overflows), under `algorithm` (docs/fmi.md, "Clocks"); the receiver in
+// Model Exchange when `receiver_solver` is not empty (its "solver").
+std::string ClockPairScenario(const std::string& receiver, const std::string& algorithm,
+                              const std::string& receiver_solver = "") {
+  const std::string solver = receiver_solver.empty() ? "" : R"(, "solver": )" + receiver_solver;
   return R"({ "name": "pair", "start_time": 0, "stop_time": 1.5,
     "units": [ { "name": "a", "fmu": { "path": ")" +
          Fmu("fmi3_clocks") + R"(" } }, { "name": "b", "fmu": { "path": ")" + Fmu(receiver) +
-         R"(" } } ],
+         R"(" })" + solver + R"( } ],
     "connections": [ { "from": "a.overflow", "to": "b.trigger" },
                      { "from": "a.overflows", "to": "b.u" } ],
     "algorithm": )" +
@@ -273,12 +276,13 @@ std::string ClockPairScenario(const std::string& receiver, const std::string& al
                 "b.u_seen" ] })";
 }
 
-// The receiver sees the tick at the communication point that ends the sender's step in which
-// it ticked (0.7: the step [0.6, 0.7] holds 0.62), in the Event Mode that starts its next step,
-// with u set there only (fmi3_clock_receiver fails a set of u while trigger is not active); its
-// outputs show it from the row that ends that step (0.8). Jacobi and Gauss-Seidel (either
-// order) give the same table.
-TEST(ClockConformance, AnOutputClockTicksTheInputClockOfAnotherUnit) {
+// The pair's table under Jacobi, Gauss-Seidel and Jacobi with FOH inputs, the receiver in
+// Model Exchange when `receiver_solver` is not empty: the receiver sees the tick at the
+// communication point that ends the sender's step in which it ticked (0.7: the step [0.6, 0.7]
+// holds 0.62), in the Event Mode that starts its next step, with u set there only
+// (fmi3_clock_receiver fails a set of u while trigger is not active); its outputs show it from
+// the row that ends that step (0.8). The three give the same table.
+void CheckClockPair(const std::string& receiver_solver) {
   std::vector<Table> tables;
   for (const char* algorithm :
        {R"({ "kind": "JACOBI", "step_size": 0.1 })",
@@ -286,7 +290,8 @@ TEST(ClockConformance, AnOutputClockTicksTheInputClockOfAnotherUnit) {
         R"({ "kind": "JACOBI", "step_size": 0.1, "input_approximation": "FOH" })"}) {
     SCOPED_TRACE(algorithm);
     const std::string dir = TempDir("conformance-clocks");
-    WriteFile(dir + "/s.json", ClockPairScenario("fmi3_clock_receiver", algorithm));
+    WriteFile(dir + "/s.json",
+              ClockPairScenario("fmi3_clock_receiver", algorithm, receiver_solver));
     const RunResult r = CosimoRun(dir, "pair", {dir + "/s.json"});
     ASSERT_EQ(r.code, 0) << r.log;
     const Table& t = r.table;
@@ -307,6 +312,13 @@ TEST(ClockConformance, AnOutputClockTicksTheInputClockOfAnotherUnit) {
   }
   for (size_t k = 1; k < tables.size(); ++k) EXPECT_EQ(tables[k].rows, tables[0].rows) << k;
 }
+
+// The receiver in Co-Simulation: fmi3EnterEventMode at the start of its step [0.7, 0.8].
+TEST(ClockConformance, AnOutputClockTicksTheInputClockOfAnotherUnit) { CheckClockPair(""); }
+
+// The receiver in Model Exchange: the same Event Mode before its integration of [0.7, 0.8],
+// then fmi3EnterContinuousTimeMode; the same table.
+TEST(ClockConformance, AnOutputClockTicksTheInputClockOfAModelExchangeUnit) { CheckClockPair(kMe); }
 
 // The same receiver offering only Scheduled Execution: the trigger's partition runs at 0.7, at
 // the start of the receiver's step [0.7, 0.8].

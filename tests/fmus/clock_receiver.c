@@ -1,4 +1,5 @@
-/* A receiver of clock ticks (FMI 3 only, issue 43): a triggered input clock `trigger` (clock 0,
+/* A receiver of clock ticks (FMI 3 only, issue 43; Co-Simulation in Event Mode and Model
+ * Exchange, where it has no continuous state): a triggered input clock `trigger` (clock 0,
  * vr 700) that another unit's output clock feeds, with a clocked Int32 input u (Int32 0, vr 100,
  * clocks="700"). At each tick its clocked outputs received (Int32 1: ticks so far), t_received
  * (real 0: the tick's time) and u_seen (Int32 2: u at the tick) change. u may be set only while

@@ -102,13 +102,16 @@ v1::Scenario Car(const std::string& kind) {
 }
 
 // fmi3_clocks' output clock overflow (a tick at 0.62) feeding fmi3_clock_receiver's triggered
-// input clock, with a clocked input (issue 43; tests/conformance/clocks_test.cc).
-v1::Scenario ClockPair(const std::string& kind) {
+// input clock, with a clocked input (issue 43; tests/conformance/clocks_test.cc); the receiver in
+// Model Exchange when `receiver_solver` is not empty.
+v1::Scenario ClockPair(const std::string& kind, const std::string& receiver_solver = "") {
   const std::string json = R"({ "name": "pair", "start_time": 0, "stop_time": 1.5,
     "units": [ { "name": "a", "fmu": { "path": ")" +
                            testing::Fmu("fmi3_clocks") + R"(" } },
                { "name": "b", "fmu": { "path": ")" +
-                           testing::Fmu("fmi3_clock_receiver") + R"(" } } ],
+                           testing::Fmu("fmi3_clock_receiver") + R"(" })" +
+                           (receiver_solver.empty() ? "" : R"(, "solver": )" + receiver_solver) +
+                           R"( } ],
     "connections": [ { "from": "a.overflow", "to": "b.trigger" },
                      { "from": "a.overflows", "to": "b.u" } ],
     "algorithm": { "kind": ")" +
@@ -133,6 +136,8 @@ std::vector<Case> Cases() {
       {"failing FMU", testing::MsdWithSpring(testing::Fmu("fmi2_error"), 0.01)},
       {"clock connection Jacobi", ClockPair("JACOBI")},
       {"clock connection Gauss-Seidel", ClockPair("GAUSS_SEIDEL")},
+      {"clock connection, the receiver in Model Exchange",
+       ClockPair("GAUSS_SEIDEL", R"({ "method": "RK4", "step": 0.01 })")},
       {"over the row limit", DualMass("NEWTON", "", 100.0, 10.0)},
   };
 }

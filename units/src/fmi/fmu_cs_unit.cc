@@ -387,27 +387,16 @@ class CoSimulationUnit : public FmuUnitBase {
                     1e-9 * (t_end - t));
   }
 
-  // FMI 3 event mode: (fmi3EnterEventMode,) the clocks that tick at t (within
-  // `tick_tolerance`), the event iteration, fmi3EnterStepMode. An FMU that ends its simulation
-  // here sets ended_ and stays in Event Mode.
+  // FMI 3 event mode: (fmi3EnterEventMode,) the event iteration with the clocks that tick at t
+  // (within `tick_tolerance`: FmuUnitBase::EventIteration), fmi3EnterStepMode. An FMU that ends its
+  // simulation here sets ended_ and stays in Event Mode.
   absl::Status HandleEvent(bool enter_event_mode, double t, double tick_tolerance) {
     if (enter_event_mode) {
       if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
       instance_->Log(0, "cosimo", absl::StrCat(Prefix(), "event at t=", t).c_str());
     }
-    // Clocks (FMI 3.0.1 section 4.2.2): the output clocks read, the input clocks that tick
-    // here activated, before the event iteration; the intervals asked after it.
-    if (!clocks_.empty()) {
-      if (absl::Status s = clocks_.Activate(instance_.get(), t, tick_tolerance); !s.ok()) {
-        return s;
-      }
-      if (absl::Status s = SetClockedInputs(last_inputs()); !s.ok()) return s;
-    }
     EventUpdate update;
-    if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
-    if (!clocks_.empty()) {
-      if (absl::Status s = clocks_.AfterUpdate(instance_.get(), t); !s.ok()) return s;
-    }
+    if (absl::Status s = EventIteration(t, tick_tolerance, &update); !s.ok()) return s;
     if (update.terminate_simulation) {
       ended_ = true;
       return absl::OkStatus();

@@ -15,8 +15,10 @@
 //     event: fmiXEnterEventMode, event iteration, fmiXEnterContinuousTimeMode, re-read the
 //     states when they changed (re-initialisation), reset the solver's history.
 //   FMI 3 clocks (fmu_clocks.h): their ticks are time events; in the event, the input clocks
-//     that tick are activated (fmi3SetClock) before the event iteration, the intervals asked
-//     after it.
+//     that tick are activated (fmi3SetClock) and the inputs they clock set before the event
+//     iteration, the intervals asked after it. A connected triggered input clock whose input is
+//     1 at t0 (another unit's output clock ticked) ticks at t0, in the Event Mode before the
+//     chunks where discrete inputs that changed are set (SetDiscreteInputs).
 //   Save/Restore: the unit's states, time, next time event, clocks and solver history, plus
 //     fmiXGetFMUstate / fmiXSetFMUstate when offered.
 #include <cmath>
@@ -111,7 +113,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     if (absl::Status s = instance_->ExitInitializationMode(); !s.ok()) return s;
     x_.setZero(static_cast<Eigen::Index>(state_indices_.size()));
     z_.assign(static_cast<size_t>(md_.number_of_event_indicators), 0.0);
-    if (absl::Status s = EventIteration(/*enter_event_mode=*/false); !s.ok()) return s;
+    if (absl::Status s = HandleEvent(/*enter_event_mode=*/false); !s.ok()) return s;
     model_.set_initial_state(x_);
     u_.setZero(static_cast<Eigen::Index>(input_indices_.size()));
     initialized_ = true;
@@ -173,12 +175,11 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     clocks_.ClearTicked();  // the clock columns say which clocks ticked in this step
     if (!ended_) {
       // u(t0) is column 0, contiguous in the column-major coefficient matrix.
-      if (absl::Status s = CheckInputValues(poly.coefficients.data()); !s.ok()) {
-        return Fail(reply, s);
-      }
-      if (absl::Status s = SetDiscreteInputs(poly.coefficients.data()); !s.ok()) {
-        return Fail(reply, s);
-      }
+      const double* u0 = poly.coefficients.data();
+      if (absl::Status s = CheckInputValues(u0); !s.ok()) return Fail(reply, s);
+      // Another unit's output clock ticked in its step that ended here: an event now.
+      const bool tick = TriggerInputClocks(u0, t0);
+      if (absl::Status s = SetDiscreteInputs(u0, tick); !s.ok()) return Fail(reply, s);
     }
     if (!ended_) {
       StepStatus status = StepStatus::kOk;
@@ -395,18 +396,16 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     return absl::OkStatus();
   }
 
-  // Event mode: event iteration, then back to continuous-time mode with states re-read.
-  absl::Status EventIteration(bool enter_event_mode) {
+  // Event Mode at time_ (entered if `enter_event_mode`): EventIteration, then Continuous-Time
+  // Mode with the states and event indicators re-read, the solver's history reset.
+  absl::Status HandleEvent(bool enter_event_mode) {
     if (enter_event_mode) {
       if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
     }
     MarkStringsChanged();  // discrete variables change only here (and on a restore)
     const double eps = 1e-12 * std::max(1.0, std::abs(time_));  // Advance's
-    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.Activate(instance_.get(), time_, eps));
-    COSIMO_RETURN_IF_ERROR(SetClockedInputs(last_inputs()));
     EventUpdate update;
-    if (absl::Status s = UpdateDiscreteStates(&update); !s.ok()) return s;
-    if (!clocks_.empty()) COSIMO_RETURN_IF_ERROR(clocks_.AfterUpdate(instance_.get(), time_));
+    if (absl::Status s = EventIteration(time_, eps, &update); !s.ok()) return s;
     if (update.terminate_simulation) {
       ended_ = true;
       instance_->Log(1, "cosimo",
@@ -523,7 +522,7 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
                                                   " events in the step from t=", t0,
                                                   " (chattering?)"));
         }
-        if (absl::Status s = EventIteration(/*enter_event_mode=*/true); !s.ok()) return s;
+        if (absl::Status s = HandleEvent(/*enter_event_mode=*/true); !s.ok()) return s;
       } else {
         z_ = z_b;
       }
@@ -552,19 +551,26 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
     }
   }
 
-  // Sets the discrete inputs whose value `u` changes (every input's value given), in Event
-  // Mode: fmiXEnterEventMode, fmiXSet..., the event iteration, back to Continuous-Time Mode.
-  absl::Status SetDiscreteInputs(const double* u) {
-    if (!clocked_inputs_.empty()) last_inputs_.assign(u, u + input_indices_.size());
+  // In an Event Mode at time_ when `u` (every input's value) changes discrete inputs or `tick`
+  // (TriggerInputClocks): the continuous inputs set (model_.SetPoint), fmiXEnterEventMode,
+  // fmiXSet... of the changed ones, HandleEvent (fmi3SetClock, the clocked inputs from `u`...).
+  absl::Status SetDiscreteInputs(const double* u, bool tick = false) {
+    KeepInputs(u);
     bool changed = false;
     for (int p : discrete_positions_) changed = changed || !(u[p] == held_discrete_[p]);
-    if (!changed) return absl::OkStatus();
+    if (!changed && !tick) return absl::OkStatus();
+    const Eigen::Index m = static_cast<Eigen::Index>(input_indices_.size());
+    COSIMO_RETURN_IF_ERROR(model_.SetPoint(time_, x_, Eigen::Map<const Eigen::VectorXd>(u, m)));
     if (absl::Status s = instance_->EnterEventMode(); !s.ok()) return s;
-    if (absl::Status s = instance_->Set(discrete_inputs_, u); !s.ok()) return s;
-    for (int p : discrete_positions_) held_discrete_[p] = u[p];
-    instance_->Log(0, "cosimo",
-                   absl::StrCat(Prefix(), "discrete inputs changed at t=", time_).c_str());
-    return EventIteration(/*enter_event_mode=*/false);
+    if (changed) {
+      if (absl::Status s = instance_->Set(discrete_inputs_, u); !s.ok()) return s;
+      for (int p : discrete_positions_) held_discrete_[p] = u[p];
+    }
+    const char* why = !tick     ? "discrete inputs changed"
+                      : changed ? "discrete inputs changed, input clock ticked"
+                                : "input clock ticked";
+    instance_->Log(0, "cosimo", absl::StrCat(Prefix(), "event (", why, ") at t=", time_).c_str());
+    return HandleEvent(/*enter_event_mode=*/false);
   }
 
   VariableGroup continuous_inputs_, discrete_inputs_;

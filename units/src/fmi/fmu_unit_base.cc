@@ -414,18 +414,23 @@ absl::Status FmuUnitBase::ReadOutputs(Eigen::VectorXd* outputs, Eigen::VectorXd*
   return absl::OkStatus();
 }
 
-absl::Status FmuUnitBase::UpdateDiscreteStates(EventUpdate* update) {
+absl::Status FmuUnitBase::EventIteration(double t, double tick_tolerance, EventUpdate* update) {
+  if (!clocks_.empty()) {
+    if (absl::Status s = clocks_.Activate(instance_.get(), t, tick_tolerance); !s.ok()) return s;
+    if (absl::Status s = SetClockedInputs(last_inputs()); !s.ok()) return s;
+  }
   constexpr int kMaxEventIterations = 1000;
   int iterations = 0;
   do {
     if (absl::Status s = instance_->UpdateDiscreteStates(update); !s.ok()) return s;
     if (++iterations > kMaxEventIterations) {
-      return absl::InternalError(absl::StrCat(Prefix(), "the event iteration at t=", time_,
+      return absl::InternalError(absl::StrCat(Prefix(), "the event iteration at t=", t,
                                               " did not converge in ", kMaxEventIterations,
                                               " iterations"));
     }
   } while (update->discrete_states_need_update && !update->terminate_simulation);
-  return absl::OkStatus();
+  if (clocks_.empty()) return absl::OkStatus();
+  return clocks_.AfterUpdate(instance_.get(), t);
 }
 
 absl::Status FmuUnitBase::ReadRecordedStrings(std::vector<std::string>* values) {

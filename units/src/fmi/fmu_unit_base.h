@@ -69,7 +69,12 @@ class FmuUnitBase : public Unit {
   // In Event Mode, after FmuClocks::Activate or TakeDue: the inputs clocked by the clocks that
   // tick, from `u` (SetInputs and SetInputValues set only the others).
   absl::Status SetClockedInputs(const double* u);
-  // The values the last SetInputs or SetInputValues was given (kept when clocked inputs exist).
+  // Keeps `u` (every input's value) as last_inputs() when clocked inputs exist: SetInputValues
+  // does, and a unit that sets its inputs otherwise (Model Exchange) calls it.
+  void KeepInputs(const double* u) {
+    if (!clocked_inputs_.empty()) last_inputs_.assign(u, u + all_inputs_.size());
+  }
+  // The values last kept (KeepInputs).
   const double* last_inputs() const { return last_inputs_.empty() ? nullptr : last_inputs_.data(); }
   // Called when inputs_ changed (SetConnectedInputs): subclasses rebuild what they derive.
   virtual void InputsChanged() {}
@@ -93,10 +98,15 @@ class FmuUnitBase : public Unit {
   // A, B, C, D from fmiXGetDirectionalDerivative at the FMU's current point; x, xdot, y read.
   absl::Status LinearizeDirectional(Linearization* lin);
   absl::Status ReadStates(Eigen::VectorXd* x, Eigen::VectorXd* xdot);
-  // The event iteration in Event Mode: fmiXUpdateDiscreteStates (FMI 2: fmi2NewDiscreteStates)
-  // until no new discrete states are needed or the FMU ends its simulation (at most 1000
-  // times); `update` is the last answer.
-  absl::Status UpdateDiscreteStates(EventUpdate* update);
+  // The event iteration in Event Mode at t, shared by the Co-Simulation and Model Exchange
+  // units: the FMI 3 clocks first (FMI 3.0.1 sections 3.2 and 4.2.2; nothing without
+  // clocks): FmuClocks::Activate (fmi3GetClock of the output clocks, fmi3SetClock of the input
+  // clocks that tick at t within `tick_tolerance`, the triggered ones included), the inputs
+  // those clocks clock (SetClockedInputs from last_inputs()); then fmiXUpdateDiscreteStates
+  // (FMI 2: fmi2NewDiscreteStates) until no new discrete states are needed or the FMU ends its
+  // simulation (at most 1000 times), `update` the last answer; then the clocks' intervals asked
+  // (FmuClocks::AfterUpdate). The caller enters Event Mode before and leaves it after.
+  absl::Status EventIteration(double t, double tick_tolerance, EventUpdate* update);
   // Recorded String variables are read with fmiXGetString only when they may have changed: the
   // constant, fixed and tunable ones once, the discrete ones again after the unit calls this (a
   // Co-Simulation step, a Model Exchange event, a restored state). Strings are discrete at most,

@@ -17,12 +17,6 @@ absl::Status FmuUnitBase::SetConnectedInputs(const std::vector<bool>& connected)
   }
   connected_ = connected;
   GroupInputs();
-  if (model_exchange_ && !trigger_inputs_.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Prefix(), "input clock '", md_.variables[trigger_inputs_[0].first].name,
-        "' is triggered by a connection: Cosimo ticks triggered input clocks in Co-Simulation "
-        "and Scheduled Execution, not in Model Exchange"));
-  }
   InputsChanged();
   return absl::OkStatus();
 }
@@ -36,7 +30,7 @@ absl::Status FmuUnitBase::SetInputs(const Eigen::VectorXd& u) {
 }
 
 absl::Status FmuUnitBase::SetInputValues(const double* u) {
-  if (!clocked_inputs_.empty()) last_inputs_.assign(u, u + all_inputs_.size());
+  KeepInputs(u);
   if (inputs_.batches().empty()) return absl::OkStatus();
   if (absl::Status s = CheckInputValues(u); !s.ok()) return s;
   return instance_->Set(inputs_, u);
