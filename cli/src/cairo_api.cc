@@ -1,27 +1,16 @@
 #include "cairo_api.h"
 
-#include "absl/strings/str_cat.h"
-
 namespace cosimo::client {
-namespace {
-
-absl::Status Missing(const std::string& soname, absl::string_view why) {
-  return absl::FailedPreconditionError(absl::StrCat("PNG plots need the Cairo library ", soname,
-                                                    " (Debian package libcairo2): ", why));
-}
-
-}  // namespace
 
 absl::StatusOr<CairoApi> LoadCairo(const std::string& soname) {
-  absl::StatusOr<std::unique_ptr<SharedLibrary>> library = SharedLibrary::Open(soname);
-  if (!library.ok()) return Missing(soname, library.status().message());
-  CairoApi api;
+  return LoadFunctions<CairoApi>(soname, "PNG plots need the Cairo library", "libcairo2",
+                                 [](const SharedLibrary& library, CairoApi& api) -> const char* {
 #define COSIMO_CAIRO_RESOLVE(name) \
-  if (!(*library)->Resolve(#name, api.name)) return Missing(soname, "it does not export " #name);
-  COSIMO_CAIRO_FUNCTIONS(COSIMO_CAIRO_RESOLVE)
+  if (!library.Resolve(#name, api.name)) return #name;
+                                   COSIMO_CAIRO_FUNCTIONS(COSIMO_CAIRO_RESOLVE)
 #undef COSIMO_CAIRO_RESOLVE
-  api.library = std::move(*library);
-  return api;
+                                   return nullptr;
+                                 });
 }
 
 absl::StatusOr<const CairoApi*> Cairo() {

@@ -51,7 +51,8 @@ struct CairoApi {
 };
 
 // Loads `soname` and resolves every function above. Errors (kFailedPrecondition) name the
-// library, the Debian package that has it, and dlerror()'s text or the missing function.
+// library, the Debian package that has it, and dlerror()'s text or the missing function
+// (LoadFunctions).
 [[nodiscard]] absl::StatusOr<CairoApi> LoadCairo(const std::string& soname);
 
 // The process's Cairo (libcairo.so.2), loaded on the first call and kept; thread-safe.

@@ -1,27 +1,16 @@
 #include "orchestrator/src/http/mhd_api.h"
 
-#include "absl/strings/str_cat.h"
-
 namespace cosimo::orchestrator::http {
-namespace {
-
-absl::Status Missing(const std::string& soname, absl::string_view why) {
-  return absl::FailedPreconditionError(absl::StrCat("the HTTP port needs the library ", soname,
-                                                    " (Debian package libmicrohttpd12): ", why));
-}
-
-}  // namespace
 
 absl::StatusOr<MhdApi> LoadMhd(const std::string& soname) {
-  absl::StatusOr<std::unique_ptr<SharedLibrary>> library = SharedLibrary::Open(soname);
-  if (!library.ok()) return Missing(soname, library.status().message());
-  MhdApi api;
+  return LoadFunctions<MhdApi>(soname, "the HTTP port needs the library", "libmicrohttpd12",
+                               [](const SharedLibrary& library, MhdApi& api) -> const char* {
 #define COSIMO_MHD_RESOLVE(name) \
-  if (!(*library)->Resolve(#name, api.name)) return Missing(soname, "it does not export " #name);
-  COSIMO_MHD_FUNCTIONS(COSIMO_MHD_RESOLVE)
+  if (!library.Resolve(#name, api.name)) return #name;
+                                 COSIMO_MHD_FUNCTIONS(COSIMO_MHD_RESOLVE)
 #undef COSIMO_MHD_RESOLVE
-  api.library = std::move(*library);
-  return api;
+                                 return nullptr;
+                               });
 }
 
 absl::StatusOr<const MhdApi*> Mhd() {

@@ -36,7 +36,8 @@ struct MhdApi {
 };
 
 // Loads `soname` and resolves every function above. Errors (kFailedPrecondition) name the
-// library, the Debian package that has it, and dlerror()'s text or the missing function.
+// library, the Debian package that has it, and dlerror()'s text or the missing function
+// (LoadFunctions).
 [[nodiscard]] absl::StatusOr<MhdApi> LoadMhd(const std::string& soname);
 
 // The process's libmicrohttpd (libmicrohttpd.so.12), loaded on the first call and kept;

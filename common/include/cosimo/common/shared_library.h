@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 
 namespace cosimo {
 
@@ -38,5 +39,27 @@ class SharedLibrary {
   std::string path_;
   void* handle_;
 };
+
+// Loads the optional library `soname` and fills a table of its functions: `Api` holds the
+// function pointers and `std::shared_ptr<const SharedLibrary> library`, which keeps them loaded;
+// `bind(library, api)` resolves each pointer and returns the name of the first the library does
+// not export, or nullptr. Errors (kFailedPrecondition): "<needs> <soname> (Debian package
+// <package>): " and dlerror()'s text or "it does not export <name>".
+template <typename Api, typename Bind>
+absl::StatusOr<Api> LoadFunctions(const std::string& soname, absl::string_view needs,
+                                  absl::string_view package, Bind bind) {
+  const auto missing = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(needs, " ", soname, " (Debian package ", package, "): ", why));
+  };
+  absl::StatusOr<std::unique_ptr<SharedLibrary>> library = SharedLibrary::Open(soname);
+  if (!library.ok()) return missing(library.status().message());
+  Api api;
+  if (const char* name = bind(**library, api); name != nullptr) {
+    return missing(absl::StrCat("it does not export ", name));
+  }
+  api.library = std::move(*library);
+  return api;
+}
 
 }  // namespace cosimo
