@@ -14,7 +14,7 @@
   size is estimated (debian:12-slim plus what apt would add, plus the binaries) within 200 MB;
 - the Kubernetes manifests parse and name the same images, port and args;
 - deploy/swarm/stack.yml (docker-compose.yml for `docker stack deploy`) names the same images,
-  port, data volume and workers' command, has nothing Swarm refuses or ignores (build,
+  port, data volume and workers' dial, has nothing Swarm refuses or ignores (build,
   depends_on, restart), needs no IPVS (host-mode ports, dnsrr endpoints), pins the orchestrator,
   spreads the workers and gives them --slots from the node's CPUs;
 - .dockerignore keeps build folders, results and secrets (certs/, *.pem, *.key, token files)
@@ -596,12 +596,22 @@ def check_swarm_stack(source, compose):
     check(deploy.get("update_config", {}).get("order") == "stop-first",
           f"{name}: orchestrator: update order stop-first (never two on one store)")
     check(not worker.get("ports"), f"{name}: worker: workers dial out and publish no port")
-    check(worker.get("command") == base.get("worker", {}).get("command"),
-          f"{name}: worker: the command of docker-compose.yml's worker")
+    # No command in either: `docker stack deploy -c stack.yml -c stack.tls.yml` of docker 20.10
+    # appends the second file's command to the first's, newer ones replace it.
+    for service_name, service in services.items():
+        check("command" not in service, f"{name}: {service_name}: no command (the entrypoint "
+              "holds the flags; a later file's command would be appended by docker 20.10)")
+    dockerfile = (source / "deploy" / "Dockerfile").read_text()
+    image_entrypoint = re.search(r'ENTRYPOINT (\["cosimo-orchestrator",.*\])', dockerfile)
+    image_args = json.loads(image_entrypoint.group(1)) if image_entrypoint else ["?"]
+    check(orch.get("entrypoint", [])[:len(image_args)] == image_args,
+          f"{name}: orchestrator: the entrypoint must start with the image's, {image_args}")
     entrypoint = " ".join(str(a) for a in worker.get("entrypoint", []))
-    check(re.search(r'exec cosimo-worker --slots .*nproc.*"\$\$@"', entrypoint),
-          f"{name}: worker: the entrypoint runs cosimo-worker with --slots from nproc, then the "
-          "command")
+    dial = " ".join(str(a) for a in base.get("worker", {}).get("command", []))
+    check(re.search(r'exec cosimo-worker ' + re.escape(dial) + r' --slots .*nproc.*"\$\$@"',
+                    entrypoint),
+          f"{name}: worker: the entrypoint runs cosimo-worker with docker-compose.yml's command "
+          f"({dial}) and --slots from nproc, then a later file's command")
     deploy = worker.get("deploy", {})
     check(deploy.get("mode", "replicated") == "replicated" and deploy.get("replicas", 0) >= 1,
           f"{name}: worker: a replicated service")
@@ -616,11 +626,13 @@ def check_secured_variant(source, dockerfile):
     # files come from compose (Docker) secrets, mounted at /run/secrets/<name>.
     check_secured_override(source, dockerfile, "docker-compose.tls.yml", "docker-compose.yml")
     check_secured_override(source, dockerfile, "deploy/swarm/stack.tls.yml",
-                           "deploy/swarm/stack.yml")
+                           "deploy/swarm/stack.yml", appends=True)
     check_secured_kubernetes(source)
 
 
-def check_secured_override(source, dockerfile, name, base_name):
+def check_secured_override(source, dockerfile, name, base_name, appends=False):
+    """`appends`: the override's command follows the base's entrypoint (docker stack deploy),
+    rather than replacing the base's command (compose)."""
     override = yaml.safe_load((source / name).read_text())
     base = yaml.safe_load((source / base_name).read_text()).get("services", {})
     secrets = override.get("secrets", {})
@@ -652,14 +664,24 @@ def check_secured_override(source, dockerfile, name, base_name):
     check("COSIMO_TLS_CA" in environment and "COSIMO_TOKEN_FILE" in environment,
           f"{name}: the orchestrator's health check (cosimo list) needs COSIMO_TLS_CA and "
           "COSIMO_TOKEN_FILE")
-    check("orchestrator:7700" in worker.get("command", []),
+    worker_base = base.get("worker", {})
+    dials = worker.get("command", []) + (worker_base.get("entrypoint", []) if appends else [])
+    check(any("orchestrator:7700" in str(a) for a in dials),
           f"{name}: worker: must still dial orchestrator:7700")
-    # The override's command replaces the base's: it keeps the base's arguments.
     for service_name, service in services.items():
-        base_args = [str(a) for a in base.get(service_name, {}).get("command", [])]
+        base_service = base.get(service_name, {})
+        base_args = [str(a) for a in base_service.get("command", [])]
         args = [str(a) for a in service.get("command", [])]
-        check(not base_args or args[:len(base_args)] == base_args,
-              f"{name}: {service_name}: command must start with {base_name}'s {base_args}")
+        if appends:
+            # After the base's entrypoint: none of its flags again.
+            given = " ".join(str(a) for a in base_service.get("entrypoint", []))
+            for flag in args:
+                check(not flag.startswith("--") or flag not in re.findall(r"--[a-z-]+", given),
+                      f"{name}: {service_name}: {flag} is in {base_name}'s entrypoint already")
+        else:
+            # The override's command replaces the base's: it keeps the base's arguments.
+            check(args[:len(base_args)] == base_args,
+                  f"{name}: {service_name}: command must start with {base_name}'s {base_args}")
     # Secret files named relative to the first file's folder, as compose and Docker read them.
     for secret, spec in secrets.items():
         path = (source / base_name).parent / str(spec.get("file", ""))
