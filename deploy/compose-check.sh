@@ -6,7 +6,8 @@
 #   engine     starts dockerd when it is not running
 #   base       debian:12 and debian:12-slim: pulled, or, when no registry answers, made here by
 #              debootstrap from this machine's apt sources (a few minutes, no registry needed)
-#   build      the two images (docker-compose.yml's build), and their sizes (target: 200 MB each)
+#   build      the two images (docker-compose.yml's build), and their sizes (target: 200 MB each);
+#              with COMPOSE_CHECK_BUILD=0, the images on this machine and their sizes
 #   up         up -d --scale worker=4, until the orchestrator and 4 workers are healthy
 #   submit     build/bin/cosimo submit examples/car.json --wait from this host, and its results
 #   restart    restart orchestrator: the job's results are still there (the data volume)
@@ -20,6 +21,10 @@
 # Usage: deploy/compose-check.sh      (as root, or with sudo; about 9 minutes on two free cores,
 #                                      7 of them the image build: docs/deployment.md)
 # Environment:
+#   COMPOSE_CHECK_BUILD=0 no image build: the images cosimo-orchestrator:latest and
+#                         cosimo-worker:latest on this machine are checked (when the sources
+#                         have not changed since they were built: any change to the tree, a
+#                         document too, makes `compose build` compile everything again)
 #   COMPOSE_CHECK_TOOLS   which compose to run, space-separated: "v1 v2" (default: v1, and v2
 #                         when `docker compose` works)
 #   COMPOSE_CHECK_BUILD_NETWORK=host  the image build's RUN steps use the host's network: for
@@ -35,7 +40,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 check_name=compose-check
-work="$(mktemp -d /tmp/cosimo-compose-check.XXXXXX)"
 project=cosimo-check
 compose_cmd=()
 tls_files=()
@@ -101,7 +105,12 @@ wait_healthy() {
 
 # ---------------------------------------------------------------------------- phases
 build_images() {
-  compose build
+  if [ "${COMPOSE_CHECK_BUILD:-1}" = 0 ]; then
+    log "COMPOSE_CHECK_BUILD=0: the images on this machine, made $($SUDO docker image inspect \
+      -f '{{.Created}}' cosimo-worker:latest)"
+  else
+    compose build
+  fi
   local mb
   for image in cosimo-orchestrator:latest cosimo-worker:latest; do
     mb="$(image_mb "$image")"
@@ -122,56 +131,24 @@ scale_to() {
   wait_healthy "$1"
   run_job "scaled-$1"
 }
-# The certificates and tokens of docs/deployment.md ("Mutual TLS between workers and
-# orchestrator"), in the work folder; an override points the compose secrets at them.
-make_certs() {
-  local certs="$work/certs"
-  mkdir -p "$certs"
-  (
-    cd "$certs"
-    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cosimo-ca -keyout ca.key \
-      -out ca.pem 2>/dev/null
-    openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key \
-      -out server.csr 2>/dev/null
-    printf 'subjectAltName=DNS:orchestrator,DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >server.ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-      -extfile server.ext -out server.pem 2>/dev/null
-    printf 'extendedKeyUsage=clientAuth\n' >client.ext
-    openssl req -newkey rsa:2048 -nodes -subj /CN=worker-1 -keyout worker.key \
-      -out worker.csr 2>/dev/null
-    openssl x509 -req -in worker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-      -extfile client.ext -out worker.pem 2>/dev/null
-    head -c 32 /dev/urandom | base64 >token
-    head -c 32 /dev/urandom | base64 >worker-token
-    # Readable by the images' user (UID 10001): compose mounts each file as it is.
-    chmod 644 ./*.pem ./*.key token worker-token
-  )
+# make_certs (deploy/lib/checks.sh), and an override that points the compose secrets at them.
+make_certs_and_secrets() {
+  make_certs
   {
     # A service key, or compose v1 reads a file of top-level secrets only as the legacy version
     # 1 format and refuses to merge it with the others ("Version mismatch").
     echo "services:"
     echo "  orchestrator: {}"
-    echo "secrets:"
-    for f in ca.pem server.pem server.key worker.pem worker.key token worker-token; do
-      echo "  $f: {file: $certs/$f}"
-    done
+    secrets_override
   } >"$work/tls-secrets.yml"
 }
 tls_variant() {
-  make_certs
+  make_certs_and_secrets
   tls_files=(-f docker-compose.tls.yml -f "$work/tls-secrets.yml")
   compose up -d --no-build --scale worker=2
   wait_healthy 2
   run_job tls --tls-ca "$work/certs/ca.pem" --token-file "$work/certs/token"
-  # Plaintext, or TLS without the token, must be refused.
-  if "$COSIMO" list --orchestrator localhost:7700 >/dev/null 2>&1; then
-    log "a plaintext client was served by the secured orchestrator"
-    return 1
-  fi
-  if "$COSIMO" list --orchestrator localhost:7700 --tls-ca "$work/certs/ca.pem" >/dev/null 2>&1; then
-    log "a client without the token was served by the secured orchestrator"
-    return 1
-  fi
+  refuses_plain_and_tokenless
 }
 down_all() {
   compose down -v --remove-orphans

@@ -2,13 +2,14 @@
 # and the verdict, Debian's Docker engine (docker.io) installed and started without systemd, the
 # debian:12 and debian:12-slim base images made with debootstrap when no registry answers, the
 # client, and a job of the car example checked.
-# The sourcing script sets, before sourcing: check_name (its name in the log), work (a temporary
-# folder, removed at the end) and root (the source tree); it defines cleanup (run at the end,
-# whatever failed) and sets `trap finish EXIT`. Nothing runs here at load time but the
-# variables below.
+# The sourcing script sets, before sourcing: check_name (its name in the log) and root (the
+# source tree); it defines cleanup (run at the end, whatever failed) and sets `trap finish
+# EXIT`. Nothing runs here at load time but the variables below; work is the check's temporary
+# folder, removed at the end.
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # check_name, work and root: set by the sourcing script
+# shellcheck disable=SC2154 # check_name and root: set by the sourcing script
 
+work="$(mktemp -d "/tmp/cosimo-$check_name.XXXXXX")"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 failures=()
@@ -217,6 +218,54 @@ check_results() {
   rows=$(($(wc -l <"$1") - 1))
   if [ "$rows" -ne 101 ]; then
     log "$1: $rows rows, expected 101"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------------------- the secured variant
+# make_certs: the certificates and tokens of docs/deployment.md ("Mutual TLS between workers and
+# orchestrator") in $work/certs: a CA, the orchestrator's certificate (for "orchestrator",
+# "localhost" and 127.0.0.1), a worker's, the clients' token and the workers'.
+make_certs() {
+  local certs="$work/certs"
+  mkdir -p "$certs"
+  (
+    cd "$certs" || exit
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=cosimo-ca -keyout ca.key \
+      -out ca.pem 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key \
+      -out server.csr 2>/dev/null
+    printf 'subjectAltName=DNS:orchestrator,DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile server.ext -out server.pem 2>/dev/null
+    printf 'extendedKeyUsage=clientAuth\n' >client.ext
+    openssl req -newkey rsa:2048 -nodes -subj /CN=worker-1 -keyout worker.key \
+      -out worker.csr 2>/dev/null
+    openssl x509 -req -in worker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+      -extfile client.ext -out worker.pem 2>/dev/null
+    head -c 32 /dev/urandom | base64 >token
+    head -c 32 /dev/urandom | base64 >worker-token
+    # Readable by the images' user (UID 10001): compose mounts each file as it is.
+    chmod 644 ./*.pem ./*.key token worker-token
+  )
+}
+# secrets_override: the top-level `secrets:` of a compose or stack file giving those files to
+# the secured variant's secrets (docker-compose.tls.yml, deploy/swarm/stack.tls.yml).
+secrets_override() {
+  echo "secrets:"
+  for f in ca.pem server.pem server.key worker.pem worker.key token worker-token; do
+    echo "  $f: {file: $work/certs/$f}"
+  done
+}
+# The secured orchestrator on localhost:7700 refuses a plaintext client, and a TLS client
+# without the token.
+refuses_plain_and_tokenless() {
+  if "$COSIMO" list --orchestrator localhost:7700 >/dev/null 2>&1; then
+    log "a plaintext client was served by the secured orchestrator"
+    return 1
+  fi
+  if "$COSIMO" list --orchestrator localhost:7700 --tls-ca "$work/certs/ca.pem" >/dev/null 2>&1; then
+    log "a client without the token was served by the secured orchestrator"
     return 1
   fi
 }
