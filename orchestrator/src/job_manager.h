@@ -103,6 +103,7 @@ class JobManager {
   struct Counts {
     std::map<v1::JobState, int> by_state;
     size_t queued = 0;
+    int units_waiting = 0;                          // Scheduler::UnitsWaiting
     std::set<std::string> job_ids;                  // every job the manager knows
     std::map<std::string, v1::SweepStatus> sweeps;  // every sweep job's progress, by job id
   };

@@ -49,6 +49,7 @@ JobManager::Counts JobManager::Count() const {
     if (job->kind == JobKind::kSweep) counts.sweeps[id] = job->Status().sweep();
   }
   counts.queued = scheduler_.size();
+  counts.units_waiting = scheduler_.UnitsWaiting();
   return counts;
 }
 

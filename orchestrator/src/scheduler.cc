@@ -91,6 +91,14 @@ int Scheduler::QueuedBy(const std::string& owner) const {
                                         [&](const auto& job) { return job->owner == owner; }));
 }
 
+int Scheduler::UnitsWaiting() const {
+  int units = 0;
+  for (const std::shared_ptr<Job>& job : queue_) {
+    if (!job->cancel) units += static_cast<int>(job->labels.size());
+  }
+  return units;
+}
+
 std::vector<Scheduler::Start> Scheduler::Pass() {
   std::vector<Start> started;
   size_t place = 0;  // among the jobs that stay

@@ -95,6 +95,9 @@ class Scheduler {
   size_t size() const { return queue_.size(); }
   // The queued jobs of `owner`.
   int QueuedBy(const std::string& owner) const;
+  // The worker slots the queued jobs wait for: one per unit of each job not canceled (the
+  // demand an autoscaler follows: cosimo_units_waiting_for_slots).
+  int UnitsWaiting() const;
   // The queued jobs that the attached workers could serve (enough of them match), in queue
   // order, as DecideShare takes them: a worker hosts up to `max_slots` units (the most slots of
   // an attached worker).

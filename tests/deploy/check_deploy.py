@@ -13,6 +13,10 @@
   no Recommends, no package that no binary loads, not the PETSc/OpenMPI chain; the images'
   size is estimated (debian:12-slim plus what apt would add, plus the binaries) within 200 MB;
 - the Kubernetes manifests parse and name the same images, port and args;
+- deploy/swarm/stack.yml (docker-compose.yml for `docker stack deploy`) names the same images,
+  port, data volume and workers' dial, has nothing Swarm refuses or ignores (build,
+  depends_on, restart), needs no IPVS (host-mode ports, dnsrr endpoints), pins the orchestrator,
+  spreads the workers and gives them --slots from the node's CPUs;
 - .dockerignore keeps build folders, results and secrets (certs/, *.pem, *.key, token files)
   out of the build context: a copy of the tree holding a foreign build/ (a CMakeCache.txt made
   for another source path), certs/ca.key, x.pem, build-foo/ and out/ is filtered by it the way
@@ -21,7 +25,8 @@
 - the images run as a numeric user (Kubernetes' runAsNonRoot needs one) that the manifests name
   as runAsUser, and every VOLUME folder is created owned by that user before it is declared (a
   new named volume copies the folder's owner; a missing folder gives a root-owned volume);
-- the secured variant (docker-compose.tls.yml, deploy/kubernetes-tls/) gives the orchestrator
+- the secured variant (docker-compose.tls.yml, deploy/swarm/stack.tls.yml,
+  deploy/kubernetes-tls/) gives the orchestrator
   its certificate, the workers' CA (mutual TLS) and the tokens, and the workers their client
   certificate, the CA and their token; every file a flag names is mounted from a secret, the
   Kubernetes patches keep the base's arguments, and probes no longer speak plaintext gRPC;
@@ -137,6 +142,7 @@ def main(source, binary):
                               f"{manifest.name}: workers must dial the orchestrator Service")
 
     check_compose_versions(source)
+    check_swarm_stack(source, compose)
     stage_lines = dockerfile_stages(dockerfile)
     check_dockerignore(source, stage_lines)
     uid = check_user_and_volumes(stage_lines)
@@ -565,11 +571,82 @@ def flag_values(args, flags, where):
     return values
 
 
+def check_swarm_stack(source, compose):
+    """deploy/swarm/stack.yml is docker-compose.yml for `docker stack deploy` (which refuses the
+    latter's depends_on conditions): the same images, port, data volume and workers' dial, and
+    nothing Swarm refuses, ignores, or needs IPVS for (the routing mesh, a service's virtual IP:
+    not in every kernel, and not in this project's machine's)."""
+    name = "deploy/swarm/stack.yml"
+    stack = yaml.safe_load((source / name).read_text()) or {}
+    # docker.io 20.10's `docker stack deploy` reads no file without a 3.x version.
+    check(str(stack.get("version", "")).startswith("3."), f"{name}: version: \"3.x\" is required")
+    services, base = stack.get("services", {}), compose.get("services", {})
+    check(set(services) == set(base), f"{name}: the services of docker-compose.yml, {sorted(base)}")
+    for service_name, service in services.items():
+        where = f"{name}: {service_name}"
+        for key in ("build", "depends_on", "restart", "container_name", "links"):
+            check(key not in service, f"{where}: '{key}' is refused or ignored by Swarm")
+        check(service.get("image") == base.get(service_name, {}).get("image"),
+              f"{where}: the image of docker-compose.yml's {service_name}")
+        deploy = service.get("deploy", {})
+        check(deploy.get("endpoint_mode") == "dnsrr",
+              f"{where}: endpoint_mode: dnsrr (a virtual IP needs IPVS)")
+        check(deploy.get("restart_policy", {}).get("condition") == "any",
+              f"{where}: restart_policy condition any (Swarm restarts what exits or is killed)")
+        for port in service.get("ports", []):
+            check(isinstance(port, dict) and port.get("mode") == "host",
+                  f"{where}: port {port}: mode: host (the routing mesh needs IPVS)")
+    orch, worker = services.get("orchestrator", {}), services.get("worker", {})
+    check(any(isinstance(p, dict) and p.get("target") == 7700 and p.get("published") == 7700
+              for p in orch.get("ports", [])), f"{name}: orchestrator: port 7700 published")
+    data = [v for v in base.get("orchestrator", {}).get("volumes", [])]
+    check(orch.get("volumes") == data, f"{name}: orchestrator: the volumes of docker-compose.yml, {data}")
+    deploy = orch.get("deploy", {})
+    check(deploy.get("replicas") == 1, f"{name}: orchestrator: one replica (it owns the job store)")
+    check(deploy.get("placement", {}).get("constraints"),
+          f"{name}: orchestrator: pinned to a node (its data volume is local to it)")
+    check(deploy.get("update_config", {}).get("order") == "stop-first",
+          f"{name}: orchestrator: update order stop-first (never two on one store)")
+    check(not worker.get("ports"), f"{name}: worker: workers dial out and publish no port")
+    # No command in either: `docker stack deploy -c stack.yml -c stack.tls.yml` of docker 20.10
+    # appends the second file's command to the first's, newer ones replace it.
+    for service_name, service in services.items():
+        check("command" not in service, f"{name}: {service_name}: no command (the entrypoint "
+              "holds the flags; a later file's command would be appended by docker 20.10)")
+    dockerfile = (source / "deploy" / "Dockerfile").read_text()
+    image_entrypoint = re.search(r'ENTRYPOINT (\["cosimo-orchestrator",.*\])', dockerfile)
+    image_args = json.loads(image_entrypoint.group(1)) if image_entrypoint else ["?"]
+    check(orch.get("entrypoint", [])[:len(image_args)] == image_args,
+          f"{name}: orchestrator: the entrypoint must start with the image's, {image_args}")
+    entrypoint = " ".join(str(a) for a in worker.get("entrypoint", []))
+    dial = " ".join(str(a) for a in base.get("worker", {}).get("command", []))
+    check(re.search(r'exec cosimo-worker ' + re.escape(dial) + r' --slots .*nproc.*"\$\$@"',
+                    entrypoint),
+          f"{name}: worker: the entrypoint runs cosimo-worker with docker-compose.yml's command "
+          f"({dial}) and --slots from nproc, then a later file's command")
+    deploy = worker.get("deploy", {})
+    check(deploy.get("mode", "replicated") == "replicated" and deploy.get("replicas", 0) >= 1,
+          f"{name}: worker: a replicated service")
+    check(deploy.get("placement", {}).get("preferences"),
+          f"{name}: worker: placement preferences spread the workers")
+    check(stack.get("networks", {}).get("cosimo", {}).get("driver") == "overlay",
+          f"{name}: an overlay network, cosimo, spans the nodes")
+
+
 def check_secured_variant(source, dockerfile):
-    # Compose: an override of docker-compose.yml whose files come from compose secrets, mounted
-    # at /run/secrets/<name>.
-    name = "docker-compose.tls.yml"
+    # Compose and Swarm: an override of docker-compose.yml (of deploy/swarm/stack.yml) whose
+    # files come from compose (Docker) secrets, mounted at /run/secrets/<name>.
+    check_secured_override(source, dockerfile, "docker-compose.tls.yml", "docker-compose.yml")
+    check_secured_override(source, dockerfile, "deploy/swarm/stack.tls.yml",
+                           "deploy/swarm/stack.yml", appends=True)
+    check_secured_kubernetes(source)
+
+
+def check_secured_override(source, dockerfile, name, base_name, appends=False):
+    """`appends`: the override's command follows the base's entrypoint (docker stack deploy),
+    rather than replacing the base's command (compose)."""
     override = yaml.safe_load((source / name).read_text())
+    base = yaml.safe_load((source / base_name).read_text()).get("services", {})
     secrets = override.get("secrets", {})
     services = override.get("services", {})
     orch, worker = services.get("orchestrator", {}), services.get("worker", {})
@@ -599,9 +676,32 @@ def check_secured_variant(source, dockerfile):
     check("COSIMO_TLS_CA" in environment and "COSIMO_TOKEN_FILE" in environment,
           f"{name}: the orchestrator's health check (cosimo list) needs COSIMO_TLS_CA and "
           "COSIMO_TOKEN_FILE")
-    check("orchestrator:7700" in worker.get("command", []),
+    worker_base = base.get("worker", {})
+    dials = worker.get("command", []) + (worker_base.get("entrypoint", []) if appends else [])
+    check(any("orchestrator:7700" in str(a) for a in dials),
           f"{name}: worker: must still dial orchestrator:7700")
+    for service_name, service in services.items():
+        base_service = base.get(service_name, {})
+        base_args = [str(a) for a in base_service.get("command", [])]
+        args = [str(a) for a in service.get("command", [])]
+        if appends:
+            # After the base's entrypoint: none of its flags again.
+            given = " ".join(str(a) for a in base_service.get("entrypoint", []))
+            for flag in args:
+                check(not flag.startswith("--") or flag not in re.findall(r"--[a-z-]+", given),
+                      f"{name}: {service_name}: {flag} is in {base_name}'s entrypoint already")
+        else:
+            # The override's command replaces the base's: it keeps the base's arguments.
+            check(args[:len(base_args)] == base_args,
+                  f"{name}: {service_name}: command must start with {base_name}'s {base_args}")
+    # Secret files named relative to the first file's folder, as compose and Docker read them.
+    for secret, spec in secrets.items():
+        path = (source / base_name).parent / str(spec.get("file", ""))
+        check(path.resolve().parent == (source / "certs").resolve(),
+              f"{name}: secret '{secret}' must be a file in ./certs (docs/deployment.md)")
 
+
+def check_secured_kubernetes(source):
     # Kubernetes: a kustomize overlay of deploy/kubernetes patching both Deployments.
     overlay = source / "deploy" / "kubernetes-tls"
     kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())

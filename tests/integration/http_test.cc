@@ -145,6 +145,48 @@ TEST_F(HttpTest, MetricsDuringAJobShowTheStepCounterGrowing) {
   EXPECT_EQ(Sample(after->body, series), -1) << after->body;
 }
 
+// The demand for workers an autoscaler follows: the units of the queued jobs, one slot each.
+TEST_F(HttpTest, MetricsCountTheUnitsWaitingForSlots) {
+  client::Client client(orchestrator_->address());
+  std::unique_ptr<httplib::Client> client_http = Http();
+  httplib::Client& http = *client_http;
+  const auto scrape = [&](const std::string& series) {
+    httplib::Result r = http.Get("/metrics");
+    EXPECT_TRUE(r) << httplib::to_string(r.error());
+    return r ? Sample(r->body, series) : -2;
+  };
+  EXPECT_EQ(scrape("cosimo_units_waiting_for_slots"), 0);
+
+  // No worker attached: two jobs of two units each cannot be placed, and wait.
+  absl::StatusOr<std::string> first = client.Submit(CarScenario(0.1));
+  ASSERT_TRUE(first.ok()) << first.status();
+  absl::StatusOr<std::string> second = client.Submit(CarScenario(0.1));
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(scrape("cosimo_queue_length"), 2);
+  EXPECT_EQ(scrape("cosimo_units_waiting_for_slots"), 4);
+
+  // A canceled job no longer asks for slots.
+  ASSERT_TRUE(client.Cancel(*second).ok());
+  ASSERT_TRUE(client.Watch(*second, nullptr, 50).ok());
+  EXPECT_EQ(scrape("cosimo_units_waiting_for_slots"), 2);
+
+  // One worker of one slot cannot serve two units: the demand stays.
+  StartWorkers(1);
+  for (int i = 0; i < 200 && scrape("cosimo_workers{state=\"idle\"}") < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(scrape("cosimo_workers{state=\"idle\"}"), 1);
+  EXPECT_EQ(scrape("cosimo_units_waiting_for_slots"), 2);
+
+  // A second worker: the job starts, runs to its end, and nothing waits any more.
+  StartWorkers(1);
+  absl::StatusOr<v1::JobStatus> end = client.Watch(*first, nullptr, 50);
+  ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_EQ(end->state(), v1::SUCCEEDED) << end->message();
+  EXPECT_EQ(scrape("cosimo_queue_length"), 0);
+  EXPECT_EQ(scrape("cosimo_units_waiting_for_slots"), 0);
+}
+
 TEST_F(HttpTest, TheApiListsJobsAndWorkersAndPlotsResults) {
   StartWorkers(2);
   client::Client client(orchestrator_->address());

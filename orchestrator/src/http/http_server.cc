@@ -164,6 +164,11 @@ std::string RenderMetrics(const HttpSources& sources) {
   }
   out.Family("cosimo_queue_length", "Jobs queued, waiting for workers.", Type::kGauge);
   out.Sample({}, static_cast<double>(counts.queued));
+  out.Family("cosimo_units_waiting_for_slots",
+             "Units of the queued jobs, one worker slot each: the workers' demand an autoscaler "
+             "follows.",
+             Type::kGauge);
+  out.Sample({}, counts.units_waiting);
   out.Family("cosimo_job_steps_accepted",
              "Accepted macro steps of a job (series kept while the job exists).", Type::kCounter);
   for (const auto& [id, c] : snapshot.jobs) {
