@@ -373,7 +373,10 @@ absl::StatusOr<v1::JobStatus> FollowJob(Client& client, const std::string& job,
     if (options.on_update && !starting) options.on_update(*final_status);
     if (IsFinished(state)) break;
     if (state == v1::RUNNING && std::chrono::steady_clock::now() - rows_read > kRowsReadInterval) {
-      (void)client.ReadMoreResults(job, /*partial=*/true, held);  // the rest later, if it fails
+      // The rest later, if it fails.
+      if (client.ReadMoreResults(job, /*partial=*/true, held).ok() && options.on_rows) {
+        options.on_rows(*held);
+      }
       rows_read = std::chrono::steady_clock::now();
     }
     if (state == v1::QUEUED && !cancel_sent) {

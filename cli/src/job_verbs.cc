@@ -124,9 +124,14 @@ int ExitCodeFor(const absl::Status& status) {
   return 1;
 }
 
-absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata) {
+absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata,
+                          client::ResultsFileWriter* writer) {
   if (metadata.empty() && out != "-") metadata = out + ".meta.json";
-  if (absl::Status s = client::WriteResultFiles(results, out, metadata); !s.ok()) return s;
+  if (absl::Status s = writer != nullptr ? writer->Finish(results, metadata)
+                                         : client::WriteResultFiles(results, out, metadata);
+      !s.ok()) {
+    return s;
+  }
   std::cerr << "results written to " << (out == "-" ? "standard output" : out) << " ("
             << results.rows() << " rows, " << results.columns.size() << " columns"
             << (metadata.empty() ? "" : "; metadata in " + metadata) << ")\n";

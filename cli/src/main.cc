@@ -118,9 +118,12 @@ int Run(Options& o) {
   options.max_workers = o.run_workers;
   options.timings = &timer;
   if (o.log.level == "debug" || o.log.level == "trace") options.worker_log_level = o.log.level;
+  // The CSV is written as the rows come, the rest after the job's end.
+  client::ResultsFileWriter writer(o.out);
+  options.on_rows = [&](const JobResults& rows) { writer.Update(rows); };
   options.on_results = [&](const JobResults& results) {
     printer.Finish();
-    absl::Status written = WriteResults(results, o.out, o.metadata_out);
+    absl::Status written = WriteResults(results, o.out, o.metadata_out, &writer);
     timer.Mark("results written");
     return written;
   };

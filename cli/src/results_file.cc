@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -75,6 +76,19 @@ std::string MetadataJson(const v1::ResultsMetadata& metadata) {
   return parsed.dump(2) + "\n";
 }
 
+namespace {
+
+absl::Status WriteMetadataFile(const v1::ResultsMetadata& metadata, const std::string& path) {
+  if (path.empty()) return absl::OkStatus();
+  std::ofstream meta(path, std::ios::trunc);
+  meta << MetadataJson(metadata);
+  meta.close();
+  if (!meta) return absl::PermissionDeniedError("cannot write '" + path + "'");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WriteResultFiles(const JobResults& results, const std::string& csv_path,
                               const std::string& metadata_path) {
   if (csv_path == "-") {
@@ -84,12 +98,61 @@ absl::Status WriteResultFiles(const JobResults& results, const std::string& csv_
   } else if (absl::Status s = WriteCsvFile(csv_path, results); !s.ok()) {
     return s;
   }
-  if (metadata_path.empty()) return absl::OkStatus();
-  std::ofstream meta(metadata_path, std::ios::trunc);
-  meta << MetadataJson(results.metadata);
-  meta.close();
-  if (!meta) return absl::PermissionDeniedError("cannot write '" + metadata_path + "'");
-  return absl::OkStatus();
+  return WriteMetadataFile(results.metadata, metadata_path);
+}
+
+ResultsFileWriter::ResultsFileWriter(std::string csv_path)
+    : path_(std::move(csv_path)), part_path_(path_ + ".part") {}
+
+ResultsFileWriter::~ResultsFileWriter() {
+  if (out_.is_open()) {
+    out_.close();
+    std::remove(part_path_.c_str());
+  }
+}
+
+void ResultsFileWriter::Restart(const ResultTable& table) {
+  if (out_.is_open()) out_.close();
+  out_.open(part_path_, std::ios::binary | std::ios::trunc);
+  columns_ = table.columns;
+  rows_written_ = 0;
+  if (out_) WriteCsvHeader(out_, table);
+}
+
+void ResultsFileWriter::Update(const ResultTable& table) {
+  if (path_ == "-" || failed_ || table.columns.empty()) return;
+  if (!out_.is_open() || table.columns != columns_ || table.rows() < rows_written_) {
+    Restart(table);
+  }
+  WriteCsvRows(out_, table, rows_written_, table.rows());
+  rows_written_ = table.rows();
+  if (!out_) failed_ = true;  // Finish writes it all once more, and says why if it fails again
+}
+
+absl::Status ResultsFileWriter::Finish(const JobResults& results,
+                                       const std::string& metadata_path) {
+  if (path_ == "-" || failed_) {
+    if (out_.is_open()) out_.close();
+    std::remove(part_path_.c_str());
+    return WriteResultFiles(results, path_, metadata_path);
+  }
+  // A table with no columns (no rows recorded) is written as WriteCsv writes it: its header.
+  if (!out_.is_open() || results.columns != columns_ || results.rows() < rows_written_) {
+    Restart(results);
+  }
+  WriteCsvRows(out_, results, rows_written_, results.rows());
+  rows_written_ = results.rows();
+  out_.close();
+  if (!out_) {
+    std::remove(part_path_.c_str());
+    return absl::DataLossError("error while writing '" + path_ + "'");
+  }
+  if (std::rename(part_path_.c_str(), path_.c_str()) != 0) {
+    std::remove(part_path_.c_str());
+    return absl::PermissionDeniedError("cannot write '" + path_ + "' (rename from '" + part_path_ +
+                                       "' failed)");
+  }
+  return WriteMetadataFile(results.metadata, metadata_path);
 }
 
 }  // namespace cosimo::client

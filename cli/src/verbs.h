@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "cosimo/client/client.h"
+#include "cosimo/client/results_file.h"
 #include "cosimo/common/logging.h"
 #include "cosimo/common/plot.h"
 #include "cosimo/common/security.h"
@@ -85,8 +86,10 @@ int WithClient(Options& o, F verb) {
 }
 
 // The CSV to `out` ("-": standard output) and the metadata to `metadata` (default: beside a CSV
-// file, none beside standard output); says where on stderr.
-absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata);
+// file, none beside standard output); says where on stderr. With `writer` (made for `out`), the
+// rows it wrote while the job ran stand and it writes the rest.
+absl::Status WriteResults(const JobResults& results, const std::string& out, std::string metadata,
+                          client::ResultsFileWriter* writer = nullptr);
 // Watches until the job ends with a progress display; 0 only if it succeeded.
 int WatchToEnd(Client& client, const std::string& job);
 // A training job's weights file to `out` (empty: "<unit>.weights.json"; "-": standard output).

@@ -63,16 +63,20 @@ std::string FormatDouble(double value) {
   return std::string(buffer, FormatDouble(value, buffer, sizeof(buffer)));
 }
 
-void WriteCsv(std::ostream& out, const ResultTable& table) {
-  const size_t width = table.columns.size();
+void WriteCsvHeader(std::ostream& out, const ResultTable& table) {
   std::string header;
-  for (size_t c = 0; c < width; ++c) {
+  for (size_t c = 0; c < table.columns.size(); ++c) {
     if (c > 0) header.push_back(',');
     AppendText(table.columns[c], &header);
   }
   header.push_back('\n');
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  if (width == 0) return;
+}
+
+void WriteCsvRows(std::ostream& out, const ResultTable& table, size_t begin, size_t end) {
+  const size_t width = table.columns.size();
+  end = std::min(end, table.rows());
+  if (width == 0 || begin >= end) return;
   const size_t texts_per_row = table.string_columns();
   const size_t integers_per_row = table.integer_columns();
   const bool exact = table.integers.size() == table.rows() * integers_per_row;
@@ -85,7 +89,7 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
   std::string block;
   block.reserve(kBlock + 64);
   char number[32];
-  for (size_t r = 0; r < table.rows(); ++r) {
+  for (size_t r = begin; r < end; ++r) {
     size_t string = r * texts_per_row;
     size_t integer = r * integers_per_row;
     for (size_t c = 0; c < width; ++c) {
@@ -118,6 +122,11 @@ void WriteCsv(std::ostream& out, const ResultTable& table) {
     block.push_back('\n');
   }
   out.write(block.data(), static_cast<std::streamsize>(block.size()));
+}
+
+void WriteCsv(std::ostream& out, const ResultTable& table) {
+  WriteCsvHeader(out, table);
+  WriteCsvRows(out, table, 0, table.rows());
 }
 
 absl::Status WriteCsvFile(const std::string& path, const ResultTable& table) {

@@ -154,6 +154,9 @@ struct EmbeddedOptions {
   // stop, so that writing them overlaps their stopping; its error becomes the run's. May be
   // empty.
   std::function<absl::Status(const JobResults&)> on_results;
+  // Given the rows read so far each time more are read while the job runs (a prefix of its
+  // results; the table only grows), so that they can be written as they come. May be empty.
+  std::function<void(const JobResults&)> on_rows;
 };
 // The worker processes of an embedded run: per worker label of the scenario's units (in order
 // of first use; "" for none), how many processes and how many slots each. The units of a label

@@ -47,6 +47,11 @@ struct ResultTable {
 std::string FormatInteger(uint64_t bits, double value);
 
 void WriteCsv(std::ostream& out, const ResultTable& table);
+// WriteCsv in parts, for a table that grows (a running job's rows written as they come): the
+// header, then rows [begin, end) (end clipped to the table's rows). The header and every range
+// of rows in turn make the same bytes as WriteCsv.
+void WriteCsvHeader(std::ostream& out, const ResultTable& table);
+void WriteCsvRows(std::ostream& out, const ResultTable& table, size_t begin, size_t end);
 [[nodiscard]] absl::Status WriteCsvFile(const std::string& path, const ResultTable& table);
 
 // The one RFC 4180 reader under ReadCsv and ParseNumericCsv: splits `text` into records of
