@@ -76,7 +76,7 @@ class Report {
 // "nproc N, <CPU model>, <UTC date>".
 std::string MachineDescription();
 
-// A child process started with fork/exec, its stdout and stderr to `log_path`; killed (SIGTERM,
+// A child process started by SpawnProcess, its stdout and stderr to `log_path`; killed (SIGTERM,
 // then SIGKILL) and reaped on destruction. The child dies with this process (PR_SET_PDEATHSIG).
 class ChildProcess {
  public:

@@ -1,9 +1,7 @@
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +20,7 @@
 #include "cosimo/client/client.h"
 #include "cosimo/client/phase_timer.h"
 #include "cosimo/common/job_state.h"
+#include "cosimo/common/process.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
@@ -46,46 +45,6 @@ std::string ProgramBeside(const std::string& given, const char* env, const char*
   return (self.parent_path() / name).string();
 }
 
-// What a child started by ChildProcesses::Spawn execs, and with which descriptors.
-struct SpawnRequest {
-  char** argv;
-  pid_t parent;
-  int fd;         // becomes descriptor 3 (-1: none)
-  int stderr_fd;  // becomes descriptor 2 (-1: ours)
-};
-
-constexpr size_t kSpawnStackBytes = 64 * 1024;
-
-// The child's side of Spawn, on a stack of its own, in our memory (CLONE_VM | CLONE_VFORK):
-// system calls only, then exec.
-int StartChild(void* data) {
-  const SpawnRequest& request = *static_cast<const SpawnRequest*>(data);
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != request.parent) _exit(1);
-  setpgid(0, 0);
-  // Our handlers are not the program's: each signal handled here is back to its default.
-  for (int signal = 1; signal < NSIG; ++signal) {
-    struct sigaction action {};
-    if (sigaction(signal, nullptr, &action) == 0 && action.sa_handler != SIG_DFL &&
-        action.sa_handler != SIG_IGN) {
-      action.sa_handler = SIG_DFL;
-      action.sa_flags = 0;
-      sigaction(signal, &action, nullptr);
-    }
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (request.fd == 3) {
-    fcntl(3, F_SETFD, 0);
-  } else if (request.fd >= 0) {
-    dup2(request.fd, 3);
-  }
-  if (request.stderr_fd >= 0) dup2(request.stderr_fd, 2);
-  execv(request.argv[0], request.argv);
-  _exit(127);
-}
-
 // The child processes of one embedded run (the orchestrator, the workers); stopped (TERM, then
 // KILL) on destruction.
 class ChildProcesses {
@@ -96,25 +55,14 @@ class ChildProcesses {
   // only, which cancels the job and then stops its children (a worker stopped first would fail
   // the job). The child dies with this process, whatever kills it. `fd` (when >= 0, a
   // close-on-exec descriptor of ours) is the child's descriptor 3; it inherits no other.
-  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours. The child
-  // shares this process's memory until it execs, as posix_spawn's (which cannot set the parent
-  // death signal): a fork would copy the page tables of this process and fault on every page
-  // either touches before the exec (a 1-step `cosimo run` started its two children in 4 ms).
+  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours. SpawnProcess:
+  // no fork of this process's memory.
   absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1, int stderr_fd = -1) {
-    // Built before the clone: the child only execs.
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    SpawnRequest request{args.data(), getpid(), fd, stderr_fd};
-    std::vector<char> stack(kSpawnStackBytes);
-    // No signal handler of ours may run on the child's stack before it resets them.
-    sigset_t all, before;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &before);
-    const pid_t pid =
-        clone(StartChild, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
-    pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    if (pid < 0) return absl::ResourceExhaustedError("clone failed: cannot start " + argv[0]);
+    COSIMO_ASSIGN_OR_RETURN(const pid_t pid,
+                            SpawnProcess(std::move(argv), {.stderr_fd = stderr_fd,
+                                                           .fd3 = fd,
+                                                           .death_signal = SIGTERM,
+                                                           .own_process_group = true}));
     pids_.push_back(pid);
     return pid;
   }

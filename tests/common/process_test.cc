@@ -3,6 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -59,6 +66,73 @@ TEST(PinToCpusTest, CpuThisProcessMayNotUseIsRefusedNamingTheAllowedOnes) {
               HasSubstr("--cpus: CPU " + std::to_string(allowed.back() + 1) + " is not one"));
   EXPECT_THAT(status.message(), HasSubstr("may run on (" + std::to_string(allowed.front())));
   EXPECT_EQ(AllowedCpus(), allowed);
+}
+
+// Waits for `pid`; its exit code, or -1 when a signal ended it.
+int ExitCode(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buffer[256];
+  ssize_t n = 0;
+  while ((n = read(fd, buffer, sizeof(buffer))) > 0) text.append(buffer, static_cast<size_t>(n));
+  return text;
+}
+
+TEST(SpawnProcessTest, TheChildGetsItsDescriptorsAndDefaultSignalHandlers) {
+  int out[2], three[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(three, O_CLOEXEC), 0);
+  // A handler of ours: the child must not keep it (its SIGUSR1 ends it, as by default).
+  struct sigaction action {};
+  action.sa_handler = [](int) {};
+  struct sigaction before {};
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &before), 0);
+  absl::StatusOr<pid_t> pid =
+      SpawnProcess({"/bin/sh", "-c", "echo out; echo three >&3; kill -USR1 $$; echo survived"},
+                   {.stdout_fd = out[1], .fd3 = three[1], .own_process_group = true});
+  sigaction(SIGUSR1, &before, nullptr);
+  close(out[1]);
+  close(three[1]);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  int status = 0;
+  ASSERT_EQ(waitpid(*pid, &status, 0), *pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1) << status;
+  EXPECT_EQ(ReadAll(out[0]), "out\n");  // not "survived": the default action ended it
+  EXPECT_EQ(ReadAll(three[0]), "three\n");
+  close(out[0]);
+  close(three[0]);
+}
+
+TEST(SpawnProcessTest, ItsOwnProcessGroupOnlyWhenAsked) {
+  int out[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  absl::StatusOr<pid_t> own = SpawnProcess({"/bin/sh", "-c", "cut -d\" \" -f5 /proc/$$/stat"},
+                                           {.stdout_fd = out[1], .own_process_group = true});
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(ExitCode(*own), 0);
+  absl::StatusOr<pid_t> shared =
+      SpawnProcess({"/bin/sh", "-c", "cut -d\" \" -f5 /proc/$$/stat"}, {.stdout_fd = out[1]});
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_EQ(ExitCode(*shared), 0);
+  close(out[1]);
+  std::string text = ReadAll(out[0]);
+  close(out[0]);
+  int first = 0, second = 0;
+  ASSERT_EQ(std::sscanf(text.c_str(), "%d %d", &first, &second), 2) << text;
+  EXPECT_EQ(first, *own);        // it leads its group
+  EXPECT_EQ(second, getpgrp());  // ours
+}
+
+TEST(SpawnProcessTest, AProgramThatCannotBeRunEndsTheChildWith127) {
+  absl::StatusOr<pid_t> pid = SpawnProcess({"/nonexistent/program"});
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  EXPECT_EQ(ExitCode(*pid), 127);
+  EXPECT_FALSE(SpawnProcess({}).ok());
 }
 
 }  // namespace
