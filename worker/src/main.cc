@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cosimo/common/command_line.h"
+#include "cosimo/common/digest.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
 #include "cosimo/fmi/fmu_archive.h"
@@ -200,6 +201,9 @@ int main(int argc, char** argv) {
   // threads inherit the blocked signals. (The process ends with _exit: no grpc_shutdown.)
   grpc_init();
   cosimo::fmi::RemoveAbandonedUnpacksOnce();  // not on the way of the first job
+  // OpenSSL's first use (its configuration, its default provider: 2-3 ms on this machine) before
+  // the address comes, not in the first job's check of its FMU's digest.
+  (void)cosimo::Sha256().Finish();
   if (orchestrator_fd >= 0) {
     // Until the address comes, a stop is the descriptor's end (cosimo run closes it).
     options.orchestrator = ReadLine(orchestrator_fd);
