@@ -2,7 +2,8 @@
 // (docs/calibration.md#as-one-job-of-the-orchestrator), with real processes: a fit whose
 // orchestrator is killed (kill -9) mid-fit and restarted on the same data directory resumes from
 // its stored batches and ends with the numbers of an uninterrupted fit bit for bit (estimates,
-// objective, statistics, history, the best run's results); a cancel ends a fit CANCELED; and
+// objective, statistics, history, the best run's results), and so does one that lost a worker
+// (kill -9) mid-fit; a cancel ends a fit CANCELED; and
 // `cosimo results JOB` of a calibration job writes the files `cosimo fit` writes. The data are
 // synthetic: the car run with known parameters.
 #include <gmock/gmock.h>
@@ -178,6 +179,40 @@ TEST_F(FitJobServiceTest, ACanceledFitEndsCanceled) {
   ASSERT_TRUE(end.ok()) << end.status();
   EXPECT_EQ(end->state(), v1::CANCELED) << end->message();
   EXPECT_FALSE(end->fit().has_result());
+}
+
+// kill -9 of a worker mid-fit: its variants run again on the others, as a sweep's, and the fit
+// ends with the numbers of an uninterrupted one.
+TEST_F(FitJobServiceTest, ALostWorkersVariantsRunAgainAndTheFitEndsAsAnUninterruptedOne) {
+  StartWorkers(3, {"--slots", "2"});
+  const LoadedCalibration loaded = CarFit(dir_, 20);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const v1::JobStatus before = WaitForIteration(client, *job, 2);
+  ASSERT_EQ(before.state(), v1::RUNNING) << "the fit ended before the fault";
+  int victim = -1;
+  for (int i = 0; i < 500 && victim < 0; ++i) {
+    absl::StatusOr<std::vector<v1::WorkerStatus>> workers = client.Workers();
+    ASSERT_TRUE(workers.ok()) << workers.status();
+    for (const v1::WorkerStatus& w : *workers) {
+      if (w.busy() && w.job_id() == *job) victim = w.pid();
+    }
+    if (victim < 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_GT(victim, 0) << "no worker ran the fit";
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  absl::StatusOr<v1::JobStatus> faulted = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(faulted.ok()) << faulted.status();
+  ASSERT_EQ(faulted->state(), v1::SUCCEEDED) << faulted->message();
+  EXPECT_THAT(orchestrator_->process().log(), HasSubstr("runs again, alone"));
+  absl::StatusOr<std::string> again = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*again, nullptr, 50);
+  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
+  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
+  EXPECT_EQ(faulted->fit().result().SerializeAsString(),
+            uninterrupted->fit().result().SerializeAsString());
 }
 
 TEST_F(FitJobServiceTest, ResultsOfAFitJobAreTheFilesOfCosimoFit) {
