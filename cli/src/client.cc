@@ -168,6 +168,15 @@ absl::StatusOr<std::string> Client::SubmitSweep(v1::Scenario base, v1::Sweep swe
   return SubmitRequest(request);
 }
 
+absl::StatusOr<std::string> Client::SubmitFit(v1::Scenario base, v1::CalibrationJob calibration) {
+  if (absl::Status s = UploadArtifacts(&base); !s.ok()) return s;
+  calibration.mutable_calibration()->clear_scenario();
+  v1::SubmitJobRequest request;
+  *request.mutable_scenario() = std::move(base);
+  *request.mutable_calibration() = std::move(calibration);
+  return SubmitRequest(request);
+}
+
 absl::StatusOr<v1::TrainingResult> Client::TrainingResult(const std::string& job_id) {
   grpc::ClientContext context;
   SetDeadline(&context);

@@ -419,7 +419,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
   {
     // The workers first: they load while the orchestrator starts here, and wait for its address.
     WorkerProcesses workers;
-    const std::vector<EmbeddedWorkers> plan = EmbeddedWorkerPlan(scenario, options.max_workers);
+    std::vector<EmbeddedWorkers> plan = EmbeddedWorkerPlan(scenario, options.max_workers);
+    for (EmbeddedWorkers& group : plan) group.processes *= std::max(1, options.worker_copies);
     for (const EmbeddedWorkers& group : plan) {
       for (int i = 0; i < group.processes; ++i) {
         if (absl::Status s = workers.Spawn(binary, options, group.label, group.slots, log.fd());
@@ -441,7 +442,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
     workers.Dial(address);
     Client client(server->InProcessChannel(), address + " (in this process)");
     client.AssumeEmptyStore();  // started for this run
-    absl::StatusOr<std::string> job = client.Submit(scenario);
+    absl::StatusOr<std::string> job =
+        options.submit ? options.submit(client, scenario) : client.Submit(scenario);
     if (!job.ok()) return job.status();
     timer.Mark("job submitted (artifacts uploaded)");
     std::string workers_failed;  // why the job was canceled for want of its workers

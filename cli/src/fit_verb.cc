@@ -1,8 +1,10 @@
 // `cosimo fit` (fit_verb.h): the calibration read and checked before anything runs (exit 2 naming
-// the field), then the optimiser's loop here (RunCalibration, cosimo/common/calibration.h), each
-// batch of points one sweep: run here like `cosimo sweep` runs one (RunSweepHere), or with
-// --orchestrator a sweep job of that orchestrator. Then the best point run once more as a plain
-// run or job, for its results.
+// the field), then submitted as one calibration job (SubmitJobRequest.calibration: the optimiser
+// runs in the orchestrator, each batch of points variants on its pool): of the in-process
+// orchestrator with worker processes of its own (client::RunEmbedded, as `cosimo run` does), or
+// with --orchestrator of that orchestrator. The job's progress is printed as it goes; at its end
+// its estimates, statistics and history (JobStatus.fit.result) and the best run's results (the
+// job's results) are written as files.
 #include "fit_verb.h"
 
 #include <CLI/CLI.hpp>
@@ -10,12 +12,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/common/calibration.h"
 #include "cosimo/common/command_line.h"
-#include "cosimo/common/sweep_design.h"
 #include "cosimo/units/scenario_check.h"
 #include "verbs.h"
 
@@ -38,112 +41,80 @@ absl::StatusOr<LoadedCalibration> CheckedCalibration(const std::string& path) {
   return loaded;
 }
 
-// Each batch run here, as `cosimo sweep` runs a sweep.
-SweepFunction SweepsHere(const LoadedCalibration& loaded, const Options& o) {
-  return [&loaded, &o](const v1::Sweep& sweep) -> absl::StatusOr<ResultTable> {
-    const std::vector<std::vector<double>> values = DesignValues(sweep);
-    const std::vector<SweepOutcome> outcomes = RunSweepHere(
-        LoadedSweep{sweep, loaded.base}, values, {o.fit.parallel, "", o.log.format, false});
-    if (g_interrupted) return absl::CancelledError("interrupted");
-    return SweepTable(sweep, values, outcomes);
-  };
-}
-
-// Each batch a sweep job of the orchestrator, named "<name> fit batch K"; Ctrl-C cancels it.
-SweepFunction SweepJobs(const LoadedCalibration& loaded, Client& client) {
-  auto batch = std::make_shared<int>(0);
-  return [&loaded, &client, batch](v1::Sweep sweep) -> absl::StatusOr<ResultTable> {
-    sweep.set_name(absl::StrCat(sweep.name(), " fit batch ", ++*batch));
-    absl::StatusOr<std::string> job = client.SubmitSweep(loaded.base, sweep);
-    if (!job.ok()) return job.status();
-    bool canceled = false;
-    absl::StatusOr<v1::JobStatus> end = client.Watch(*job, [&](const v1::JobStatus&) {
-      if (g_interrupted && !canceled) canceled = client.Cancel(*job).ok();
-    });
-    if (!end.ok()) return end.status();
-    if (g_interrupted || end->state() == v1::CANCELED) {
-      return absl::CancelledError("sweep job " + *job + " canceled");
+// "iteration 3 (24 runs): objective 12.5; vehicle.m 1500, vehicle.c_f 0.45", once per iteration:
+// those the job's statuses showed as it ran, and at its end those of its history not shown yet
+// (the statuses come at most every 200 ms: a fast fit's skip some).
+class IterationPrinter {
+ public:
+  void Update(const v1::JobStatus& s) {
+    const v1::FitStatus& fit = s.fit();
+    const v1::Calibration& c = fit.calibration().calibration();
+    for (const v1::FitIteration& it : fit.result().history()) {
+      if (!printed_.contains(it.iteration())) {
+        Print(c, it.iteration(), it.evaluations(), it.objective(), it.parameters());
+      }
     }
-    if (end->state() != v1::SUCCEEDED) {
-      return absl::AbortedError("sweep job " + *job + " " + v1::JobState_Name(end->state()) + ": " +
-                                end->message());
+    if (fit.iteration() > 0 && !printed_.contains(fit.iteration())) {
+      Print(c, fit.iteration(), fit.evaluations(), fit.best_objective(), fit.parameters());
     }
-    absl::StatusOr<JobResults> table = client.Results(*job);
-    if (!table.ok()) return table.status();
-    return static_cast<ResultTable>(*std::move(table));
-  };
-}
-
-// "iteration 3 (24 runs): objective 12.5; vehicle.m 1500, vehicle.c_f 0.45"
-void PrintIteration(const LoadedCalibration& loaded, const IterationRecord& record) {
-  std::cerr << "iteration " << record.iteration << " (" << record.evaluations
-            << " runs): objective " << FormatDouble(record.objective) << ";";
-  const std::vector<double> values = FromBox(loaded.calibration, record.x);
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::cerr << (i == 0 ? " " : ", ") << loaded.calibration.parameters(static_cast<int>(i)).name()
-              << " " << FormatDouble(values[i]);
   }
-  std::cerr << std::endl;
-}
 
-void PrintEstimates(const LoadedCalibration& loaded, const CalibrationResult& r) {
+ private:
+  void Print(const v1::Calibration& c, uint32_t iteration, uint64_t evaluations, double objective,
+             const google::protobuf::RepeatedField<double>& parameters) {
+    printed_.insert(iteration);
+    std::cerr << "iteration " << iteration << " (" << evaluations << " runs): objective "
+              << FormatDouble(objective) << ";";
+    for (int i = 0; i < parameters.size() && i < c.parameters_size(); ++i) {
+      std::cerr << (i == 0 ? " " : ", ") << c.parameters(i).name() << " "
+                << FormatDouble(parameters[i]);
+    }
+    std::cerr << std::endl;
+  }
+
+  std::set<uint32_t> printed_;
+};
+
+void PrintEstimates(const v1::Calibration& c, const v1::FitResult& r) {
   std::vector<std::vector<std::string>> rows = {{"parameter", "estimate", "standard_error", ""}};
-  for (int i = 0; i < loaded.calibration.parameters_size(); ++i) {
-    rows.push_back({loaded.calibration.parameters(i).name(), FormatDouble(r.estimates[i]),
-                    FormatDouble(r.statistics.standard_errors[i]),
-                    r.statistics.undetermined[i] ? "NOT DETERMINED by the data" : ""});
+  for (int i = 0; i < c.parameters_size() && i < r.estimates_size(); ++i) {
+    rows.push_back({c.parameters(i).name(), FormatDouble(r.estimates(i)),
+                    FormatDouble(r.standard_errors(i)),
+                    r.undetermined(i) ? "NOT DETERMINED by the data" : ""});
   }
-  std::cerr << "fit: " << r.optimizer.stop_reason << " after " << r.optimizer.iterations
-            << " iterations, " << r.optimizer.evaluations << " runs; objective "
-            << FormatDouble(r.optimizer.objective) << "\n"
+  std::cerr << "fit: " << r.stop_reason() << " after " << r.iterations() << " iterations, "
+            << r.evaluations() << " runs; objective " << FormatDouble(r.objective()) << "\n"
             << AlignedColumns(rows);
 }
 
-// The best point's results: its scenario run here or as a job.
-absl::StatusOr<ResultTable> RunBest(const LoadedCalibration& loaded,
-                                    const std::vector<double>& estimates, Options& o,
-                                    Client* client) {
-  absl::StatusOr<v1::Scenario> scenario =
-      VariantScenario(loaded.base, CalibrationSweep(loaded, {estimates}), estimates);
-  if (!scenario.ok()) return scenario.status();
-  if (client == nullptr) {
-    client::EmbeddedOptions options;
-    options.cancel = &g_interrupted;
-    options.worker_log_format = o.log.format;
-    absl::StatusOr<JobResults> results = client::RunEmbedded(*scenario, options);
-    if (!results.ok()) return results.status();
-    return static_cast<ResultTable>(*std::move(results));
-  }
-  absl::StatusOr<std::string> job = client->Submit(*scenario);
-  if (!job.ok()) return job.status();
-  if (WatchToEnd(*client, *job) != 0) return absl::AbortedError("the best run's job " + *job);
-  absl::StatusOr<JobResults> results = client->Results(*job);
-  if (!results.ok()) return results.status();
-  return static_cast<ResultTable>(*std::move(results));
-}
-
-int Finish(const LoadedCalibration& loaded, const CalibrationResult& r, Options& o,
-           Client* client) {
-  PrintEstimates(loaded, r);
-  const fs::path dir(o.fit.out_dir);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Fail(absl::PermissionDeniedError("cannot create '" + o.fit.out_dir + "'"));
-  for (const auto& [name, table] :
-       {std::pair{"iterations.csv", IterationsTable(loaded, r.optimizer)},
-        std::pair{"estimates.csv", EstimatesTable(loaded, r)}}) {
-    if (absl::Status s = WriteCsvFile((dir / name).string(), table); !s.ok()) return Fail(s);
-  }
-  absl::StatusOr<ResultTable> best = RunBest(loaded, r.estimates, o, client);
-  if (!best.ok()) return Fail(best.status(), ExitCodeFor(best.status()));
-  if (absl::Status s = WriteCsvFile((dir / "best.csv").string(), *best); !s.ok()) return Fail(s);
-  std::cerr << "fit: iterations.csv, estimates.csv and best.csv (the best run's results) written "
-               "to "
-            << o.fit.out_dir << "\n";
-  return 0;
+// Why a calibration job gave no result, as an error.
+absl::Status NotSucceeded(const v1::JobStatus& s) {
+  if (s.state() == v1::CANCELED) return absl::CancelledError("fit job " + s.job_id() + " canceled");
+  return absl::AbortedError("fit job " + s.job_id() + " " + v1::JobState_Name(s.state()) + ": " +
+                            s.message());
 }
 
 }  // namespace
+
+int WriteFitFiles(const v1::JobStatus& status, const ResultTable& best, const std::string& dir) {
+  const v1::Calibration& c = status.fit().calibration().calibration();
+  const v1::FitResult& r = status.fit().result();
+  PrintEstimates(c, r);
+  std::error_code ec;
+  fs::create_directories(fs::path(dir), ec);
+  if (ec) return Fail(absl::PermissionDeniedError("cannot create '" + dir + "'"));
+  for (const auto& [name, table] :
+       {std::pair{"iterations.csv", IterationsTable(c, r)},
+        std::pair{"estimates.csv", EstimatesTable(c, r)}, std::pair{"best.csv", best}}) {
+    if (absl::Status s = WriteCsvFile((fs::path(dir) / name).string(), table); !s.ok()) {
+      return Fail(s);
+    }
+  }
+  std::cerr << "fit: iterations.csv, estimates.csv and best.csv (the best run's results) written "
+               "to "
+            << dir << "\n";
+  return 0;
+}
 
 void DefineFit(CLI::App& cmd, Options& o) {
   FitCommand& c = o.fit;
@@ -153,11 +124,12 @@ void DefineFit(CLI::App& cmd, Options& o) {
                  "folder of iterations.csv, estimates.csv and best.csv (the best run's results)")
       ->capture_default_str();
   cmd.add_option("--parallel", c.parallel,
-                 "variants run at once here (default: this machine's cores)")
+                 "variants run at once here: worker processes started (default: this machine's "
+                 "cores)")
       ->check(cosimo::Within(1, 4096));
   AddOrchestrator(cmd, o,
-                  "run each batch of variants as a sweep job of this orchestrator HOST:PORT "
-                  "instead of here");
+                  "submit the calibration as one job of this orchestrator HOST:PORT instead of "
+                  "running it here");
 }
 
 int Fit(Options& o) {
@@ -166,17 +138,48 @@ int Fit(Options& o) {
   }
   absl::StatusOr<LoadedCalibration> loaded = CheckedCalibration(o.fit.calibration_path);
   if (!loaded.ok()) return Fail(loaded.status(), 2);
-  auto progress = [&](const IterationRecord& r) { PrintIteration(*loaded, r); };
+  const v1::CalibrationJob job = ToCalibrationJob(*loaded);
+  IterationPrinter printer;
+  v1::JobStatus last;
   if (!o.orchestrator_given) {
-    absl::StatusOr<CalibrationResult> r = RunCalibration(*loaded, SweepsHere(*loaded, o), progress);
-    if (!r.ok()) return Fail(r.status(), ExitCodeFor(r.status()));
-    return Finish(*loaded, *r, o, nullptr);
+    client::EmbeddedOptions options;
+    options.cancel = &g_interrupted;
+    options.worker_log_format = o.log.format;
+    options.worker_copies =
+        o.fit.parallel > 0 ? o.fit.parallel
+                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    options.submit = [&job](Client& client, const v1::Scenario& base) {
+      return client.SubmitFit(base, job);
+    };
+    options.on_update = [&](const v1::JobStatus& s) {
+      last = s;
+      printer.Update(s);
+    };
+    absl::StatusOr<JobResults> best = client::RunEmbedded(loaded->base, options);
+    if (!best.ok()) return Fail(best.status(), ExitCodeFor(best.status()));
+    if (last.state() != v1::SUCCEEDED || !last.fit().has_result()) {
+      return Fail(NotSucceeded(last), ExitCodeFor(NotSucceeded(last)));
+    }
+    return WriteFitFiles(last, *best, o.fit.out_dir);
   }
   return WithClient(o, [&](Client& client) {
-    absl::StatusOr<CalibrationResult> r =
-        RunCalibration(*loaded, SweepJobs(*loaded, client), progress);
-    if (!r.ok()) return Fail(r.status(), ExitCodeFor(r.status()));
-    return Finish(*loaded, *r, o, &client);
+    absl::StatusOr<std::string> id = client.SubmitFit(loaded->base, job);
+    if (!id.ok()) return Fail(id.status());
+    std::cerr << "fit job " << *id << " submitted\n";
+    SetWatchedJob(*id);
+    bool canceled = false;
+    absl::StatusOr<v1::JobStatus> end = client.Watch(*id, [&](const v1::JobStatus& s) {
+      printer.Update(s);
+      if (g_interrupted && !canceled) canceled = client.Cancel(*id).ok();
+    });
+    if (!end.ok()) return Fail(end.status());
+    if (end->state() != v1::SUCCEEDED) {
+      const absl::Status s = NotSucceeded(*end);
+      return Fail(s, g_interrupted ? 130 : ExitCodeFor(s));
+    }
+    absl::StatusOr<JobResults> best = client.Results(*id);
+    if (!best.ok()) return Fail(best.status());
+    return WriteFitFiles(*end, *best, o.fit.out_dir);
   });
 }
 

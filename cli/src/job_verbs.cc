@@ -201,6 +201,17 @@ int Results(Options& o) {
     if (status->has_training() && o.variant < 0) {
       return WriteWeights(client, o.job_id, o.out_given ? o.out : "");
     }
+    // A calibration's: the files `cosimo fit` writes, into the folder --out (default fit).
+    if (status->has_fit() && o.variant < 0 && !o.partial) {
+      if (status->state() != v1::SUCCEEDED) {
+        return Fail(absl::FailedPreconditionError("fit job " + o.job_id + " is " +
+                                                  v1::JobState_Name(status->state()) + ": " +
+                                                  status->message()));
+      }
+      absl::StatusOr<JobResults> best = client.Results(o.job_id);
+      if (!best.ok()) return Fail(best.status());
+      return WriteFitFiles(*status, *best, o.out_given ? o.out : "fit");
+    }
     client::ResultsRequest request{.partial = o.partial};
     if (o.variant >= 0) request.variant = static_cast<uint64_t>(o.variant);
     absl::StatusOr<JobResults> r = client.Results(o.job_id, request);
@@ -234,6 +245,18 @@ void PrintHowFar(const v1::JobStatus& j) {
     if (s.eta_seconds() > 0.0 && j.state() == v1::RUNNING) {
       std::printf("eta:       %.0f s\n", s.eta_seconds());
     }
+    return;
+  }
+  if (j.has_fit()) {
+    const v1::FitStatus& f = j.fit();
+    std::printf("fit:       iteration %u, %llu runs, best objective %.6g", f.iteration(),
+                static_cast<ull>(f.evaluations()), f.best_objective());
+    const v1::Calibration& c = f.calibration().calibration();
+    for (int i = 0; i < f.parameters_size() && i < c.parameters_size(); ++i) {
+      std::printf("%s %s %.6g", i == 0 ? ";" : ",", c.parameters(i).name().c_str(),
+                  f.parameters(i));
+    }
+    std::printf("\n");
     return;
   }
   if (j.has_training()) {
@@ -318,6 +341,9 @@ int List(Options& o) {
       if (j.has_training()) {
         std::snprintf(progress, sizeof(progress), "epoch %d/%d", j.training().epoch(),
                       j.training().request().epochs());
+      } else if (j.has_fit()) {
+        std::snprintf(progress, sizeof(progress), "it %u, %.4g", j.fit().iteration(),
+                      j.fit().best_objective());
       } else if (j.has_sweep()) {
         std::snprintf(progress, sizeof(progress), "%llu/%llu var",
                       static_cast<unsigned long long>(j.sweep().variants_done()),

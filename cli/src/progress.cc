@@ -5,9 +5,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace cosimo::client {
+namespace {
+
+// A calibration job's figures: its iteration, its runs, its best objective and point.
+std::string FitFields(const v1::FitStatus& f, int detail) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof(buffer), "iteration %u, %llu runs, objective %.6g", f.iteration(),
+                static_cast<unsigned long long>(f.evaluations()), f.best_objective());
+  std::string out = buffer;
+  const v1::Calibration& c = f.calibration().calibration();
+  for (int i = 0; detail == 0 && i < f.parameters_size() && i < c.parameters_size(); ++i) {
+    std::snprintf(buffer, sizeof(buffer), "%s %s %.6g", i == 0 ? ";" : ",",
+                  c.parameters(i).name().c_str(), f.parameters(i));
+    out += buffer;
+  }
+  return out;
+}
+
+}  // namespace
 
 ProgressPrinter::ProgressPrinter(FILE* out) : out_(out), tty_(isatty(fileno(out)) != 0) {}
 
@@ -16,6 +35,10 @@ std::string ProgressPrinter::FormatLine(const v1::JobStatus& s, int width) {
 }
 
 double ProgressPrinter::Fraction(const v1::JobStatus& s) {
+  if (s.has_fit()) {
+    const uint32_t max = s.fit().calibration().calibration().optimizer().max_iterations();
+    return std::clamp(static_cast<double>(s.fit().iteration()) / (max > 0 ? max : 100), 0.0, 1.0);
+  }
   if (s.has_sweep()) {
     const uint64_t total = s.sweep().variants_total();
     return total > 0 ? std::clamp(static_cast<double>(s.sweep().variants_done()) /
@@ -49,6 +72,7 @@ std::string ProgressPrinter::Bar(double fraction, int width) {
 // keeps the fraction, the time and the ETA.
 std::string ProgressPrinter::Fields(const v1::JobStatus& s, int detail) {
   if (s.has_training()) return TrainingFields(s.training(), detail);
+  if (s.has_fit()) return FitFields(s.fit(), detail);
   if (s.has_sweep()) return SweepFields(s.sweep(), detail);
   const double fraction = Fraction(s);
   const double steps_per_s = s.wall_seconds() > 0 ? s.steps_accepted() / s.wall_seconds() : 0.0;
@@ -164,6 +188,7 @@ void ProgressPrinter::Update(const v1::JobStatus& s) {
     // A training job's last figures too (its plain lines may have missed the last epochs).
     const std::string training = s.has_training() ? "  " + TrainingFields(s.training(), 0)
                                  : s.has_sweep()  ? "  " + SweepFields(s.sweep(), 0)
+                                 : s.has_fit()    ? "  " + FitFields(s.fit(), 0)
                                                   : "";
     std::fprintf(out_, "job %s %s%s%s%s\n", s.job_id().c_str(),
                  v1::JobState_Name(s.state()).c_str(), s.message().empty() ? "" : ": ",

@@ -58,12 +58,10 @@ Eigen::MatrixXd InParameterUnits(const v1::Calibration& c, const Eigen::MatrixXd
 
 }  // namespace
 
-absl::StatusOr<CalibrationResult> RunCalibration(const LoadedCalibration& loaded,
-                                                 const SweepFunction& run,
-                                                 const IterationCallback& on_iteration) {
-  const v1::Calibration& c = loaded.calibration;
-  BatchFunction evaluate =
-      [&](const std::vector<Eigen::VectorXd>& points) -> absl::StatusOr<std::vector<Residuals>> {
+BatchFunction CalibrationBatches(const LoadedCalibration& loaded, const SweepFunction& run) {
+  return [&loaded, run](
+             const std::vector<Eigen::VectorXd>& points) -> absl::StatusOr<std::vector<Residuals>> {
+    const v1::Calibration& c = loaded.calibration;
     std::vector<std::vector<double>> values;
     for (const Eigen::VectorXd& z : points) values.push_back(FromBox(c, z));
     absl::StatusOr<ResultTable> table = run(CalibrationSweep(loaded, values));
@@ -74,6 +72,18 @@ absl::StatusOr<CalibrationResult> RunCalibration(const LoadedCalibration& loaded
     }
     return out;
   };
+}
+
+absl::StatusOr<CalibrationResult> RunCalibration(const LoadedCalibration& loaded,
+                                                 const SweepFunction& run,
+                                                 const IterationCallback& on_iteration) {
+  return RunCalibrationBatches(loaded, CalibrationBatches(loaded, run), on_iteration);
+}
+
+absl::StatusOr<CalibrationResult> RunCalibrationBatches(const LoadedCalibration& loaded,
+                                                        const BatchFunction& evaluate,
+                                                        const IterationCallback& on_iteration) {
+  const v1::Calibration& c = loaded.calibration;
   std::vector<double> start;
   for (const v1::CalibrationParameter& p : c.parameters()) start.push_back(p.start());
   const OptimizerOptions options = OptionsOf(c);
@@ -95,23 +105,36 @@ absl::StatusOr<CalibrationResult> RunCalibration(const LoadedCalibration& loaded
 }
 
 ResultTable IterationsTable(const LoadedCalibration& loaded, const OptimizerResult& result) {
+  CalibrationResult r;
+  r.optimizer = result;
+  r.estimates = FromBox(loaded.calibration, result.x);
+  const auto n = static_cast<Eigen::Index>(loaded.calibration.parameters_size());
+  r.statistics.standard_errors = Eigen::VectorXd::Zero(n);
+  r.statistics.correlation = Eigen::MatrixXd::Zero(n, n);
+  r.statistics.undetermined.assign(static_cast<size_t>(n), false);
+  return IterationsTable(loaded.calibration, ToFitResult(loaded, r));
+}
+
+ResultTable IterationsTable(const v1::Calibration& c, const v1::FitResult& result) {
   ResultTable table;
   table.columns = {"iteration", "evaluations", "objective"};
-  for (const v1::CalibrationParameter& p : loaded.calibration.parameters()) {
-    table.columns.push_back(p.name());
-  }
-  for (const IterationRecord& record : result.history) {
+  for (const v1::CalibrationParameter& p : c.parameters()) table.columns.push_back(p.name());
+  for (const v1::FitIteration& record : result.history()) {
     table.values.insert(table.values.end(),
-                        {static_cast<double>(record.iteration),
-                         static_cast<double>(record.evaluations), record.objective});
-    for (double v : FromBox(loaded.calibration, record.x)) table.values.push_back(v);
+                        {static_cast<double>(record.iteration()),
+                         static_cast<double>(record.evaluations()), record.objective()});
+    table.values.insert(table.values.end(), record.parameters().begin(), record.parameters().end());
   }
   return table;
 }
 
 ResultTable EstimatesTable(const LoadedCalibration& loaded, const CalibrationResult& result) {
-  const v1::Calibration& c = loaded.calibration;
+  return EstimatesTable(loaded.calibration, ToFitResult(loaded, result));
+}
+
+ResultTable EstimatesTable(const v1::Calibration& c, const v1::FitResult& result) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const int n = c.parameters_size();
   ResultTable table;
   table.columns = {"parameter", "estimate", "standard_error", "lower", "upper", "determined"};
   table.types = {ValueType::kString, ValueType::kReal, ValueType::kReal,
@@ -120,16 +143,12 @@ ResultTable EstimatesTable(const LoadedCalibration& loaded, const CalibrationRes
     table.columns.push_back("corr(" + p.name() + ")");
     table.types.push_back(ValueType::kReal);
   }
-  for (int i = 0; i < c.parameters_size(); ++i) {
+  for (int i = 0; i < n; ++i) {
     const v1::CalibrationParameter& p = c.parameters(i);
-    table.values.insert(table.values.end(),
-                        {kNaN, result.estimates[i], result.statistics.standard_errors[i], p.lower(),
-                         p.upper(), kNaN});
-    for (int j = 0; j < c.parameters_size(); ++j) {
-      table.values.push_back(result.statistics.correlation(i, j));
-    }
-    table.strings.insert(table.strings.end(),
-                         {p.name(), result.statistics.undetermined[i] ? "no" : "yes"});
+    table.values.insert(table.values.end(), {kNaN, result.estimates(i), result.standard_errors(i),
+                                             p.lower(), p.upper(), kNaN});
+    for (int j = 0; j < n; ++j) table.values.push_back(result.correlation(i * n + j));
+    table.strings.insert(table.strings.end(), {p.name(), result.undetermined(i) ? "no" : "yes"});
   }
   return table;
 }

@@ -61,7 +61,7 @@ def load_stubs():
         out = tempfile.mkdtemp(prefix="cosimo-py-")
         atexit.register(shutil.rmtree, out, True)
         protos = [os.path.join("cosimo", "v1", f) for f in
-                  ("scenario.proto", "sweep.proto", "job_service.proto",
+                  ("scenario.proto", "sweep.proto", "calibration.proto", "job_service.proto",
                    "artifact_service.proto")]
         subprocess.run(["protoc", "-I", PROTO_DIR, "--python_out", out, "--grpc_python_out", out,
                         "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] + protos,

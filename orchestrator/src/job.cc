@@ -22,6 +22,7 @@ std::vector<std::string> ArtifactsOf(const v1::JobStatus& status, const v1::Scen
 
 JobKind KindOf(const v1::JobStatus& status) {
   if (status.has_training()) return JobKind::kTraining;
+  if (status.has_fit()) return JobKind::kFit;
   return status.has_sweep() ? JobKind::kSweep : JobKind::kSimulation;
 }
 

@@ -31,6 +31,7 @@ enum class JobKind {
   kSimulation,
   kTraining,  // JobStatus.training set: trains one hybrid unit on one worker
   kSweep,     // JobStatus.sweep set: the variants of a parameter sweep (sweep_runner.h)
+  kFit,       // JobStatus.fit set: a calibration, its batches as a sweep's variants (fit_runner.h)
 };
 JobKind KindOf(const v1::JobStatus& status);
 

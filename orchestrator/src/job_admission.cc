@@ -1,5 +1,6 @@
 #include "orchestrator/src/job_admission.h"
 
+#include "cosimo/common/calibration.h"
 #include "cosimo/common/digest.h"
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sweep.h"
@@ -83,6 +84,16 @@ absl::Status CheckSweepSubmission(const v1::Sweep& sweep, const v1::Scenario& ba
   }
   if (absl::Status s = CheckSweepAgainstBase(sweep, base, ScenarioCheckFor(artifacts)); !s.ok()) {
     return InSweep(s);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckFitSubmission(const v1::CalibrationJob& calibration, const v1::Scenario& base,
+                                ArtifactStore* artifacts) {
+  absl::StatusOr<LoadedCalibration> loaded = FromCalibrationJob(calibration, base);
+  if (!loaded.ok()) return loaded.status();
+  if (absl::Status s = CheckCalibrationAgainstBase(*loaded, ScenarioCheckFor(artifacts)); !s.ok()) {
+    return absl::InvalidArgumentError("calibration: " + std::string(s.message()));
   }
   return absl::OkStatus();
 }

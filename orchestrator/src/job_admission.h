@@ -36,4 +36,11 @@ std::function<absl::Status(const v1::Scenario&)> ScenarioCheckFor(ArtifactStore*
 [[nodiscard]] absl::Status CheckSweepSubmission(const v1::Sweep& sweep, const v1::Scenario& base,
                                                 const JobLimits& limits, ArtifactStore* artifacts);
 
+// A calibration job (`base` has passed CheckSubmission): the calibration and its samples
+// (FromCalibrationJob) and the calibration against its base (CheckCalibrationAgainstBase: its
+// parameters apply, its measured variables are recorded, its times within the base's).
+// InvalidArgument naming the field ("calibration.parameters[0]...").
+[[nodiscard]] absl::Status CheckFitSubmission(const v1::CalibrationJob& calibration,
+                                              const v1::Scenario& base, ArtifactStore* artifacts);
+
 }  // namespace cosimo::orchestrator

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <random>
 #include <set>
@@ -14,6 +15,7 @@
 #include "absl/time/time.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/status.h"
+#include "orchestrator/src/fit_runner.h"
 #include "orchestrator/src/job_access.h"
 #include "orchestrator/src/simulation_runner.h"
 #include "orchestrator/src/sweep_runner.h"
@@ -126,7 +128,17 @@ void JobManager::Recovered(const std::shared_ptr<Job>& job, int* requeued, int* 
   const v1::JobState state = job->status.state();
   absl::StatusOr<v1::JobCheckpoint> checkpoint =
       state == v1::RUNNING ? store_->LoadCheckpoint(job->id) : absl::NotFoundError("");
-  if (state == v1::RUNNING && job->kind == JobKind::kSweep) {
+  if (state == v1::RUNNING && job->kind == JobKind::kFit) {
+    // Its finished batches are in its checkpoint (if any finished): the fit is run again from its
+    // start, the stored batches answered from the store (fit_runner.h).
+    job->resuming = true;
+    job->status.set_message(
+        "the orchestrator restarted; the fit resumes once workers attach (its finished batches "
+        "are kept)");
+    recorder_.Record(*job);
+    scheduler_.Add(job);
+    ++*requeued;
+  } else if (state == v1::RUNNING && job->kind == JobKind::kSweep) {
     // Its finished variants' rows are in its checkpoint (if any finished): the rest run again.
     job->resuming = true;
     job->status.set_message("the orchestrator restarted; the sweep resumes once workers attach (" +
@@ -160,10 +172,15 @@ void JobManager::Recovered(const std::shared_ptr<Job>& job, int* requeued, int* 
 
 absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, const Caller& caller,
                                                const v1::TrainingRequest* training,
-                                               const v1::Sweep* sweep) {
+                                               const v1::Sweep* sweep,
+                                               const v1::CalibrationJob* fit) {
   if (absl::Status s = CheckLimits(scenario, limits_); !s.ok()) return s;
   if (training != nullptr && sweep != nullptr) {
     return absl::InvalidArgumentError("sweep: a job trains or sweeps, not both (training is set)");
+  }
+  if (fit != nullptr && (training != nullptr || sweep != nullptr)) {
+    return absl::InvalidArgumentError(
+        "calibration: a calibration job neither trains nor sweeps (training or sweep is set)");
   }
   // Held until the job is recorded: no artifact it names is removed meanwhile.
   absl::ReaderMutexLock use(&artifact_use_);
@@ -173,13 +190,20 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
       return s;
     }
   }
+  if (fit != nullptr) {
+    if (absl::Status s = CheckFitSubmission(*fit, scenario, artifacts_); !s.ok()) return s;
+  }
   v1::JobStatus st;
   st.set_job_id(NewJobId());
   if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
   if (sweep != nullptr) *st.mutable_sweep() = NewSweepStatus(*sweep);
-  // A sweep is named by its own `name`, else by its base scenario's (docs/sweeps.md).
-  const std::string name =
-      sweep != nullptr && !sweep->name().empty() ? sweep->name() : scenario.name();
+  if (fit != nullptr) {
+    *st.mutable_fit()->mutable_calibration() = *fit;
+    st.mutable_fit()->set_best_objective(std::numeric_limits<double>::infinity());
+  }
+  // A sweep or a calibration is named by its own `name`, else by its base scenario's.
+  std::string name = sweep != nullptr && !sweep->name().empty() ? sweep->name() : scenario.name();
+  if (fit != nullptr && !fit->calibration().name().empty()) name = fit->calibration().name();
   st.set_name(name);
   st.set_state(v1::QUEUED);
   st.set_start_time(scenario.start_time());
@@ -265,7 +289,7 @@ void JobManager::RunJob(const std::shared_ptr<Job>& job, WorkerLease lease) {
     return;
   }
   // A running sweep has a share of the pool (ShareOf).
-  const bool sweep = job->kind == JobKind::kSweep;
+  const bool sweep = job->kind == JobKind::kSweep || job->kind == JobKind::kFit;
   if (sweep) {
     absl::MutexLock lock(&mutex_);
     sweeps_.push_back(job);
@@ -320,6 +344,8 @@ std::unique_ptr<JobRunner> JobManager::RunnerFor(const Job& job) {
       return std::make_unique<TrainingRunner>(std::move(env));
     case JobKind::kSweep:
       return std::make_unique<SweepRunner>(std::move(env));
+    case JobKind::kFit:
+      return std::make_unique<FitRunner>(std::move(env));
     case JobKind::kSimulation:
       break;
   }

@@ -84,7 +84,8 @@ class JobManager {
   [[nodiscard]] absl::StatusOr<std::string> Submit(const v1::Scenario& scenario,
                                                    const Caller& caller = {},
                                                    const v1::TrainingRequest* training = nullptr,
-                                                   const v1::Sweep* sweep = nullptr);
+                                                   const v1::Sweep* sweep = nullptr,
+                                                   const v1::CalibrationJob* fit = nullptr);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
   // Only the job's owner or an admin may cancel or delete it (PERMISSION_DENIED naming the
   // owner otherwise).
@@ -106,6 +107,8 @@ class JobManager {
     int units_waiting = 0;                          // Scheduler::UnitsWaiting
     std::set<std::string> job_ids;                  // every job the manager knows
     std::map<std::string, v1::SweepStatus> sweeps;  // every sweep job's progress, by job id
+    // Every calibration job's progress, by job id (its calibration and result left out).
+    std::map<std::string, v1::FitStatus> fits;
   };
   Counts Count() const;
   // One page of the jobs, newest first: at most `page_size` (0: 100, at most 1000) after the

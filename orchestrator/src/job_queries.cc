@@ -47,6 +47,12 @@ JobManager::Counts JobManager::Count() const {
     ++counts.by_state[job->State()];
     counts.job_ids.insert(id);
     if (job->kind == JobKind::kSweep) counts.sweeps[id] = job->Status().sweep();
+    if (job->kind == JobKind::kFit) {
+      v1::FitStatus fit = job->Status().fit();
+      fit.clear_calibration();
+      fit.clear_result();
+      counts.fits[id] = std::move(fit);
+    }
   }
   counts.queued = scheduler_.size();
   counts.units_waiting = scheduler_.UnitsWaiting();

@@ -1,8 +1,9 @@
 // JobRunner: runs one kind of job, from its scenario (read back from the store) on the workers
 // the scheduler gave it, to its end. One runner per kind, one file each: SimulationRunner
 // (simulation_runner.h: load the units, RunMaster, store the results, resume after a lost
-// worker), TrainingRunner (training_runner.h: one Train command to one worker) and SweepRunner
-// (sweep_runner.h: the variants of a parameter sweep), chosen by JobManager::RunnerFor.
+// worker), TrainingRunner (training_runner.h: one Train command to one worker), SweepRunner
+// (sweep_runner.h: the variants of a parameter sweep) and FitRunner (fit_runner.h: a calibration,
+// its batches on a sweep's lanes), chosen by JobManager::RunnerFor.
 //
 // A runner owns the job's WorkerLease for the run: the workers go back to the pool exactly once,
 // when the runner releases them or at the latest when Run returns, on every path. It ends the

@@ -71,7 +71,8 @@ std::vector<std::pair<const Job*, ShareClaim>> Scheduler::Claims(int max_slots) 
     ShareClaim claim;
     claim.lease = std::max(1, (units + std::max(1, max_slots) - 1) / std::max(1, max_slots));
     // A sweep would use as many leases as it may run variants at once.
-    claim.wants = claim.lease * (job->kind == JobKind::kSweep ? kMaxSweepLanes : 1);
+    claim.wants = claim.lease *
+                  (job->kind == JobKind::kSweep || job->kind == JobKind::kFit ? kMaxSweepLanes : 1);
     claims.emplace_back(job.get(), claim);
   }
   return claims;

@@ -22,7 +22,8 @@ grpc::Status JobServiceImpl::SubmitJob(grpc::ServerContext* context,
   if (grpc::Status s = auth_->Check(*context, &caller); !s.ok()) return s;
   absl::StatusOr<std::string> id = jobs_->Submit(
       request->scenario(), caller, request->has_training() ? &request->training() : nullptr,
-      request->has_sweep() ? &request->sweep() : nullptr);
+      request->has_sweep() ? &request->sweep() : nullptr,
+      request->has_calibration() ? &request->calibration() : nullptr);
   if (!id.ok()) return ToGrpcStatus(id.status());
   response->set_job_id(*id);
   return grpc::Status::OK;

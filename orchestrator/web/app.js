@@ -71,11 +71,27 @@ function eta(job) {
   return job.wall_seconds * (1 - job.progress) / job.progress;
 }
 
+// A calibration job's progress: its iteration, runs and best objective, the best point so far,
+// and once it succeeded the objective per iteration.
+function fitRows(fit, row) {
+  const number = (x) => (x === null ? "-" : String(Number(x.toPrecision(6))));
+  const rows = [...row("fit", "iteration " + fit.iteration + ", " + fit.evaluations +
+    " runs, best objective " + number(fit.best_objective)),
+    ...row("parameters", Object.entries(fit.parameters).map(([name, value]) =>
+      name + " = " + number(value)).join(", ") || "-")];
+  if (fit.history.length > 0) {
+    rows.push(...row("objective per iteration", fit.history.map((h) =>
+      h.iteration + ": " + number(h.objective)).join(", ")));
+  }
+  return rows;
+}
+
 // How far a job got, as the rows of its details: a sweep's variants, a training job's epochs, a
 // simulation's simulated time and steps; then the ETA while it runs.
 function howFar(job) {
   const row = (term, value) => [el("dt", {}, term), el("dd", {}, value)];
   const rows = job.sweep ? row("variants", variantsInFull(job.sweep))
+    : job.fit ? fitRows(job.fit, row)
     : job.training ? row("epochs", job.training.epoch + " of " + job.training.epochs +
       ", loss " + (job.training.loss === null ? "-" : Number(job.training.loss.toPrecision(4))))
       : [...row("simulated time", job.time + " s of [" + job.start_time + ", " + job.stop_time +

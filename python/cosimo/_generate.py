@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 # The protos a client needs, relative to the proto folder (worker_service.proto is the workers').
-PROTOS = ("cosimo/v1/scenario.proto", "cosimo/v1/sweep.proto",
+PROTOS = ("cosimo/v1/scenario.proto", "cosimo/v1/sweep.proto", "cosimo/v1/calibration.proto",
           "cosimo/v1/job_service.proto", "cosimo/v1/artifact_service.proto")
 MANIFEST = "_stubs.json"
 

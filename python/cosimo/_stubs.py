@@ -60,10 +60,11 @@ check()
 # Imported only once checked: a stale stub would load and then misread messages.
 from cosimo.v1 import artifact_service_pb2 as artifact_pb  # noqa: E402
 from cosimo.v1 import artifact_service_pb2_grpc as artifact_grpc  # noqa: E402
+from cosimo.v1 import calibration_pb2 as calibration_pb  # noqa: E402
 from cosimo.v1 import job_service_pb2 as job_pb  # noqa: E402
 from cosimo.v1 import job_service_pb2_grpc as job_grpc  # noqa: E402
 from cosimo.v1 import scenario_pb2 as scenario_pb  # noqa: E402
 from cosimo.v1 import sweep_pb2 as sweep_pb  # noqa: E402
 
-__all__ = ["StaleStubs", "check", "artifact_pb", "artifact_grpc", "job_pb", "job_grpc",
-           "scenario_pb", "sweep_pb"]
+__all__ = ["StaleStubs", "check", "artifact_pb", "artifact_grpc", "calibration_pb", "job_pb",
+           "job_grpc", "scenario_pb", "sweep_pb"]

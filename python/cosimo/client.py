@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf import json_format
 
-from cosimo._stubs import artifact_grpc, artifact_pb, job_grpc, job_pb, sweep_pb
+from cosimo._stubs import (artifact_grpc, artifact_pb, calibration_pb, job_grpc, job_pb,
+                           sweep_pb)
 from cosimo.errors import CosimoError, InvalidScenario, JobFailed, Timeout, from_rpc_error
 from cosimo.results import Results
 from cosimo.scenario import LoadedScenario, ScenarioLike, artifacts, load_scenario
@@ -376,13 +377,61 @@ class Client:
         except ImportError:
             return table
 
+    def fit(self, calibration: str | os.PathLike[str], *, wait: bool = True,
+            timeout: float | None = None) -> Any:
+        """Submits a calibration (docs/calibration.md) as one job, as ``cosimo fit
+        --orchestrator``: the calibration file's base scenario has its files uploaded, its
+        measured CSV is read here, and the orchestrator runs the optimiser, each batch of points
+        variants on its workers.
+
+        Returns, with `wait`, a dict: ``estimates``, ``standard_errors``, ``undetermined`` (by
+        parameter name), ``objective``, ``correlation`` (a list of rows), ``stop_reason``,
+        ``iterations``, ``evaluations``, ``history`` (one row per iteration: iteration,
+        evaluations, objective, then each parameter: a pandas DataFrame when pandas is
+        installed, else a list of dicts), ``best`` (the best run's results, a DataFrame or
+        :class:`Results`) and ``job`` (the :class:`Job`); without `wait` the :class:`Job`.
+        Raises InvalidScenario naming the field for a calibration refused, JobFailed when the
+        fit failed or was canceled.
+        """
+        path = os.fspath(calibration)
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except OSError as e:
+            raise InvalidScenario(f"cannot read calibration file '{path}': {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise InvalidScenario(f"{path}: not valid JSON: {e.msg} at line {e.lineno} "
+                                  f"column {e.colno}") from None
+        base_dir = Path(path).resolve().parent
+        inline = data.pop("scenario", None) if isinstance(data, dict) else None
+        message = calibration_pb.Calibration()
+        try:
+            json_format.ParseDict(data, message, ignore_unknown_fields=False)
+        except json_format.ParseError as e:
+            raise InvalidScenario(f"{path}: {e}") from None
+        if inline is None and not message.scenario_file:
+            raise InvalidScenario(f"{path}: give the base scenario as scenario_file or scenario")
+        loaded = (load_scenario(inline, base_dir) if inline is not None
+                  else load_scenario(str(base_dir / message.scenario_file)))
+        if inline is not None:
+            message.scenario_file = "(inline)"
+        job_message = calibration_pb.CalibrationJob(calibration=message)
+        job_message.samples.extend(_measured_samples(message, base_dir / message.data.csv, path))
+        job = self._submit(loaded, None, calibration=job_message)
+        if not wait:
+            return job
+        job.wait(timeout)
+        return _fit_result(job)
+
     def _submit(self, loaded: LoadedScenario, training: tuple[Any, str] | None,
-                sweep: Any = None) -> Job:
+                sweep: Any = None, calibration: Any = None) -> Job:
         try:
             self._upload_artifacts(loaded.scenario)
             request = job_pb.SubmitJobRequest(scenario=loaded.scenario)
             if sweep is not None:
                 request.sweep.CopyFrom(sweep)
+            if calibration is not None:
+                request.calibration.CopyFrom(calibration)
             if training is not None:
                 message, data = training
                 message.data_digest = self.upload(data)
@@ -613,3 +662,60 @@ class Job:
         import html
 
         return f"<div><b>cosimo</b> {html.escape(self._summary())}</div>"
+
+
+def _measured_samples(message: Any, csv_path: Path, source: str) -> list[Any]:
+    """The calibration's measured columns read from its CSV, as ``cosimo fit`` reads them: the
+    first column time, empty cells left out, the factor 1 / standard_deviation, sqrt(weight) or 1."""
+    import csv
+    try:
+        with open(csv_path, encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        raise InvalidScenario(f"{source}: data.csv: cannot read '{csv_path}': {e.strerror}") \
+            from None
+    if not rows:
+        raise InvalidScenario(f"{source}: data.csv: '{csv_path}' is empty")
+    header, body = rows[0], rows[1:]
+    out = []
+    for i, column in enumerate(message.data.columns):
+        if column.column not in header:
+            raise InvalidScenario(f"{source}: data.columns[{i}].column: '{column.column}' is not "
+                                  f"a column of {message.data.csv}")
+        j = header.index(column.column)
+        times, values = [], []
+        for row in body:
+            if j < len(row) and row[j].strip():
+                times.append(float(row[0]))
+                values.append(float(row[j]))
+        factor = (1.0 / column.standard_deviation if column.standard_deviation > 0
+                  else math.sqrt(column.weight) if column.weight > 0 else 1.0)
+        out.append(calibration_pb.MeasuredSamples(column=column.column, variable=column.variable,
+                                                  times=times, values=values, factor=factor))
+    return out
+
+
+def _fit_result(job: Job) -> dict[str, Any]:
+    """A succeeded calibration job's result as a dict (Client.fit)."""
+    status = job.client._call(job.client._jobs.GetJob, job_pb.GetJobRequest(job_id=job.id),
+                              f"status of {job.id}").status
+    fit = status.fit
+    names = [p.name for p in fit.calibration.calibration.parameters]
+    r = fit.result
+    n = len(names)
+    history = [dict(iteration=h.iteration, evaluations=h.evaluations, objective=h.objective,
+                    **dict(zip(names, h.parameters))) for h in r.history]
+    best: Any = job.results()
+    try:
+        import pandas
+        history_table: Any = pandas.DataFrame(history)
+        best = best.to_pandas()
+    except ImportError:
+        history_table = history
+    return {"estimates": dict(zip(names, r.estimates)),
+            "standard_errors": dict(zip(names, r.standard_errors)),
+            "undetermined": dict(zip(names, r.undetermined)),
+            "objective": r.objective,
+            "correlation": [list(r.correlation[i * n:(i + 1) * n]) for i in range(n)],
+            "stop_reason": r.stop_reason, "iterations": r.iterations,
+            "evaluations": r.evaluations, "history": history_table, "best": best, "job": job}

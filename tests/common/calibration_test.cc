@@ -134,7 +134,8 @@ ResultTable RunAnalytic(const v1::Sweep& sweep) {
 }
 
 // Data of a = 2, b = 0.5 at t = 0, 0.1, ..., 4 with normal noise of deviation 0.02 (seed 3).
-LoadedCalibration DecayCalibration(const std::string& optimizer, const std::string& scale) {
+LoadedCalibration DecayCalibration(const std::string& optimizer, const std::string& scale,
+                                   uint64_t noise_seed = 3) {
   LoadedCalibration loaded;
   v1::Calibration& c = loaded.calibration;
   for (const auto& [name, start, lower, upper] :
@@ -150,7 +151,7 @@ LoadedCalibration DecayCalibration(const std::string& optimizer, const std::stri
   c.mutable_optimizer()->set_max_iterations(optimizer == "cmaes" ? 150 : 50);
   c.set_seed(11);
   MeasuredSeries s{"y", "plant.y", {}, {}, 1.0 / 0.02};
-  std::mt19937_64 rng(3);
+  std::mt19937_64 rng(noise_seed);
   for (int i = 0; i <= 40; ++i) {
     s.times.push_back(0.1 * i);
     s.values.push_back(2.0 * std::exp(-0.5 * 0.1 * i) + 0.02 * StandardNormal(rng));
@@ -206,6 +207,69 @@ TEST(CalibrationRunTest, ASoftL1LossResistsAnOutlier) {
   ASSERT_TRUE(plain.ok() && robust.ok());
   EXPECT_LT(std::fabs(robust->estimates[0] - 2.0), std::fabs(plain->estimates[0] - 2.0));
   EXPECT_NEAR(robust->estimates[0], 2.0, 0.03);
+}
+
+// The reported standard errors against the spread of the estimates over 20 noise seeds (the same
+// truth, the same deviation): within a factor 2 of each other.
+TEST(CalibrationRunTest, StandardErrorsMatchTheSpreadOfRepeatedFitsWithinAFactorTwo) {
+  constexpr int kSeeds = 20;
+  std::vector<double> a, b;
+  double se_a = 0.0, se_b = 0.0;
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    absl::StatusOr<CalibrationResult> r = RunCalibration(
+        DecayCalibration("levenberg_marquardt", "", 100 + seed), RunAnalytic, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    a.push_back(r->estimates[0]);
+    b.push_back(r->estimates[1]);
+    se_a += r->statistics.standard_errors[0] / kSeeds;
+    se_b += r->statistics.standard_errors[1] / kSeeds;
+  }
+  auto spread = [](const std::vector<double>& x) {
+    double mean = 0.0, sum = 0.0;
+    for (double v : x) mean += v / static_cast<double>(x.size());
+    for (double v : x) sum += (v - mean) * (v - mean);
+    return std::sqrt(sum / static_cast<double>(x.size() - 1));
+  };
+  const double ratio_a = se_a / spread(a), ratio_b = se_b / spread(b);
+  EXPECT_GT(ratio_a, 0.5);
+  EXPECT_LT(ratio_a, 2.0);
+  EXPECT_GT(ratio_b, 0.5);
+  EXPECT_LT(ratio_b, 2.0);
+}
+
+// A calibration job's message carries the calibration and its samples exactly, and back.
+TEST(CalibrationJobTest, TheJobCarriesTheCalibrationAndItsSamplesExactly) {
+  LoadedCalibration loaded = DecayCalibration("cmaes", "");
+  loaded.calibration.set_scenario_file("plant.json");
+  loaded.calibration.mutable_data()->set_csv("y.csv");
+  v1::MeasuredColumn* column = loaded.calibration.mutable_data()->add_columns();
+  column->set_column("y");
+  column->set_variable("plant.y");
+  column->set_standard_deviation(0.02);
+  v1::Scenario base;
+  base.set_name("plant");
+  const v1::CalibrationJob job = ToCalibrationJob(loaded);
+  absl::StatusOr<LoadedCalibration> back = FromCalibrationJob(job, base);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->base.name(), "plant");
+  ASSERT_EQ(back->data.size(), 1u);
+  EXPECT_EQ(back->data[0].times, loaded.data[0].times);
+  EXPECT_EQ(back->data[0].values, loaded.data[0].values);
+  EXPECT_EQ(back->data[0].factor, loaded.data[0].factor);
+  EXPECT_EQ(back->calibration.parameters_size(), 2);
+
+  v1::CalibrationJob two = job;
+  *two.add_samples() = job.samples(0);
+  EXPECT_THAT(std::string(FromCalibrationJob(two, base).status().message()),
+              testing::HasSubstr("calibration.samples: 2 series for 1 data.columns"));
+  v1::CalibrationJob unordered = job;
+  unordered.mutable_samples(0)->set_times(3, 0.0);
+  EXPECT_THAT(std::string(FromCalibrationJob(unordered, base).status().message()),
+              testing::HasSubstr("calibration.samples[0].times[3]"));
+  v1::CalibrationJob invalid = job;
+  invalid.mutable_calibration()->mutable_parameters(0)->set_lower(20.0);
+  EXPECT_THAT(std::string(FromCalibrationJob(invalid, base).status().message()),
+              testing::HasSubstr("calibration.parameters[0]"));
 }
 
 }  // namespace

@@ -2,9 +2,10 @@
 // scenario run in this process with the true values, its recorded variable interpolated
 // linearly at measurement times between the communication points, plus normal noise of a known
 // deviation. The estimates must lie within 3 standard errors of the truth: the car's mass and
-// friction (Levenberg-Marquardt, here), a test FMU's stiffness and damping (here), and over the
-// service (CMA-ES, each generation a sweep job) a parameter with no effect on the data, flagged
-// as not determined, with the same seed giving the same iterations bit for bit.
+// friction (Levenberg-Marquardt, here: one calibration job of the in-process orchestrator), a test
+// FMU's stiffness and damping (here), and over the service (CMA-ES, one calibration job) a
+// parameter with no effect on the data, flagged as not determined, with the same seed giving the
+// same iterations bit for bit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -154,6 +155,54 @@ TEST(FitCommandTest, AnFmusStiffnessAndDampingWithinThreeStandardErrors) {
   std::filesystem::remove_all(dir);
 }
 
+// Busch's dual-mass oscillator of examples/dual_mass.json (two units: mass 1 with its spring c1,
+// mass 2 with the coupling spring c_c; Newton over the two, mass 1 without rollback) with
+// c1 = `c1` and c_c = `c_c`.
+std::string DualMass(double c1, double c_c) {
+  return R"({"name": "dual_mass", "start_time": 0, "stop_time": 3,
+    "units": [
+      { "name": "m1", "builtin": { "model": "dual_mass_oscillator_1", "parameters": {"c1": )" +
+         FormatDouble(c1) + R"(} }, "rollback": "FORBID" },
+      { "name": "m2", "builtin": { "model": "dual_mass_oscillator_2", "parameters": {"c_c": )" +
+         FormatDouble(c_c) + R"(} } } ],
+    "connections": [ { "from": "m1.x1", "to": "m2.x1" }, { "from": "m1.v1", "to": "m2.v1" },
+                     { "from": "m2.F_c", "to": "m1.F_c" } ],
+    "algorithm": { "kind": "NEWTON", "step_size": 0.01, "input_approximation": "HERMITE",
+                   "tolerance": 1e-10, "max_iterations": 20 },
+    "record": [ "m1.x1", "m1.v1", "m2.x2", "m2.v2", "m2.F_c" ]})";
+}
+
+TEST(FitCommandTest, TheDualMassSpringsAcrossTwoUnitsWithinThreeStandardErrors) {
+  const std::string dir = TempDir("cosimo-fit-dual-mass");
+  WriteFile(dir + "/dual_mass.json", DualMass(10, 100));
+  // Both masses' positions, deviation 0.002 m, each with noise of its own.
+  const std::string x1 = MeasuredCsv(DualMass(14, 80), "m1.x1", Times(0.015, 0.05, 59), 0.002, 3);
+  const std::string x2 = MeasuredCsv(DualMass(14, 80), "m2.x2", Times(0.015, 0.05, 59), 0.002, 4);
+  std::string csv = "time,x1,x2\n";
+  for (size_t a = x1.find('\n') + 1, b = x2.find('\n') + 1; a < x1.size();) {
+    const size_t a_end = x1.find('\n', a), b_end = x2.find('\n', b);
+    csv += x1.substr(a, a_end - a) + "," +
+           x2.substr(x2.find(',', b) + 1, b_end - x2.find(',', b) - 1) + "\n";
+    a = a_end + 1;
+    b = b_end + 1;
+  }
+  WriteFile(dir + "/x.csv", csv);
+  WriteFile(dir + "/fit.json", R"({"scenario_file": "dual_mass.json",
+    "parameters": [ {"name": "m1.c1", "start": 10, "lower": 1, "upper": 50},
+                    {"name": "m2.c_c", "start": 100, "lower": 20, "upper": 300, "scale": "log"} ],
+    "data": {"csv": "x.csv", "columns": [
+      {"column": "x1", "variable": "m1.x1", "standard_deviation": 0.002},
+      {"column": "x2", "variable": "m2.x2", "standard_deviation": 0.002} ]},
+    "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30}})");
+  Process fit({BinDir() + "/cosimo", "fit", dir + "/fit.json", "--out-dir", dir + "/out",
+               "--parallel", "2"},
+              dir + "/fit.log");
+  ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+  ExpectWithinThreeStandardErrors(dir + "/out", "m1.c1", 14);
+  ExpectWithinThreeStandardErrors(dir + "/out", "m2.c_c", 80);
+  std::filesystem::remove_all(dir);
+}
+
 class FitServiceTest : public DistributedTest {};
 
 // A second vehicle, connected to nothing: its mass changes nothing that is measured.
@@ -182,14 +231,15 @@ TEST_F(FitServiceTest, AParameterTheDataCannotDetermineIsFlaggedAndASeedRepeatsT
   EXPECT_TRUE(std::isinf(e.standard_error));
   EXPECT_EQ(ReadEstimate(dir_ + "/a", "vehicle.m").determined, "yes");
   EXPECT_EQ(ReadFile(dir_ + "/a/iterations.csv"), ReadFile(dir_ + "/b/iterations.csv"));
-  // Each generation was a sweep job of the service.
+  // Each fit was one calibration job of the service, its generations variants of it.
   client::Client client(orchestrator_->address());
   absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
   ASSERT_TRUE(jobs.ok());
-  int batches = 0;
-  for (const v1::JobStatus& job : *jobs)
-    batches += job.name().find("fit batch") != std::string::npos;
-  EXPECT_EQ(batches, 2 * (5 + 1));  // 5 generations and the Jacobian, twice
+  ASSERT_EQ(jobs->size(), 2u);
+  for (const v1::JobStatus& job : *jobs) {
+    EXPECT_TRUE(job.has_fit()) << job.name();
+    EXPECT_EQ(job.fit().result().evaluations(), 5u * 6u + 2u);  // 5 generations, the Jacobian
+  }
 }
 
 }  // namespace

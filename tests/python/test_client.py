@@ -353,3 +353,42 @@ def test_a_canceled_sweep_keeps_its_rows_and_resumes(client: cosimo.Client) -> N
     job.wait(timeout=300)
     assert list(job.results()["status"]) == ["SUCCEEDED"] * 12
     assert sorted(w.worker_id for w in client.workers()) == workers
+
+
+def test_a_fit_is_one_job_and_gives_the_estimates_of_cosimo_fit(client: cosimo.Client,
+                                                                 service: Service,
+                                                                 tmp_path: Path) -> None:
+    """client.fit: the car's mass from its speed, one calibration job of the service; the
+    estimates, standard errors and history are those `cosimo fit --orchestrator` writes."""
+    (tmp_path / "car.json").write_text(CAR.read_text())
+    # The example's car at m = 1000 measured (no noise) every second: the truth is recovered.
+    truth = tmp_path / "truth.json"
+    car = json.loads(CAR.read_text())
+    car["units"][1]["builtin"].setdefault("parameters", {})["m"] = 1000.0
+    truth.write_text(json.dumps(car))
+    done = cli("run", str(truth), "--out", str(tmp_path / "truth.csv"))
+    assert done.returncode == 0, done.stderr
+    rows = (tmp_path / "truth.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    v = header.index("vehicle.v")
+    lines = ["time,v"] + [f"{r.split(',')[0]},{r.split(',')[v]}" for r in rows[1::10]]
+    (tmp_path / "v.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "fit.json").write_text(json.dumps({
+        "scenario_file": "car.json",
+        "parameters": [{"name": "vehicle.m", "start": 1500, "lower": 500, "upper": 3000}],
+        "data": {"csv": "v.csv", "columns": [{"column": "v", "variable": "vehicle.v",
+                                               "standard_deviation": 0.01}]},
+        "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 20}}))
+    fit = client.fit(tmp_path / "fit.json", timeout=300)
+    assert fit["estimates"]["vehicle.m"] == pytest.approx(1000.0, rel=1e-4)
+    assert fit["undetermined"] == {"vehicle.m": False}
+    assert len(fit["history"]) == fit["iterations"] >= 1
+    assert list(fit["history"].columns) == ["iteration", "evaluations", "objective", "vehicle.m"]
+    assert "vehicle.v" in fit["best"].columns
+    out = tmp_path / "out"
+    done = cli("fit", str(tmp_path / "fit.json"), "--out-dir", str(out), "--orchestrator",
+               service.address, timeout=300)
+    assert done.returncode == 0, done.stderr
+    estimates = (out / "estimates.csv").read_text().splitlines()[1].split(",")
+    assert float(estimates[1]) == fit["estimates"]["vehicle.m"]
+    assert float(estimates[2]) == fit["standard_errors"]["vehicle.m"]

@@ -51,6 +51,9 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
   }
   const int32_t epochs = s.training().request().epochs();
   if (s.has_training() && epochs > 0) progress = static_cast<double>(s.training().epoch()) / epochs;
+  const uint32_t generations = s.fit().calibration().calibration().optimizer().max_iterations();
+  if (s.has_fit())
+    progress = static_cast<double>(s.fit().iteration()) / (generations > 0 ? generations : 100);
   if (s.state() == v1::SUCCEEDED) progress = 1.0;
   nlohmann::json json = {{"id", s.job_id()},
                          {"name", s.name()},
@@ -70,6 +73,25 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
                          {"finished_unix_ms", s.finished_unix_ms()},
                          {"finished", IsFinished(s.state())}};
   if (s.has_sweep()) json["sweep"] = SweepJson(s.sweep());
+  if (s.has_fit()) {
+    const v1::FitStatus& f = s.fit();
+    nlohmann::json parameters = nlohmann::json::object();
+    const v1::Calibration& c = f.calibration().calibration();
+    for (int i = 0; i < f.parameters_size() && i < c.parameters_size(); ++i) {
+      parameters[c.parameters(i).name()] = f.parameters(i);
+    }
+    nlohmann::json history = nlohmann::json::array();
+    for (const v1::FitIteration& it : f.result().history()) {
+      history.push_back({{"iteration", it.iteration()}, {"objective", it.objective()}});
+    }
+    json["fit"] = {
+        {"iteration", f.iteration()},
+        {"evaluations", f.evaluations()},
+        {"best_objective", std::isfinite(f.best_objective()) ? nlohmann::json(f.best_objective())
+                                                             : nlohmann::json(nullptr)},
+        {"parameters", parameters},
+        {"history", history}};
+  }
   if (s.has_training()) {
     json["training"] = {
         {"epoch", s.training().epoch()}, {"epochs", epochs}, {"loss", s.training().loss()}};
@@ -146,6 +168,25 @@ absl::StatusOr<std::pair<std::string, int>> HostPort(const std::string& listen) 
   return std::make_pair(host, port);
 }
 
+// The calibration jobs' progress: iterations, runs and best objective, one series per job.
+void FitMetrics(const JobManager::Counts& counts, PrometheusText& out) {
+  using Type = PrometheusText::Type;
+  out.Family("cosimo_fit_iterations",
+             "Iterations (CMA-ES generations, Levenberg-Marquardt Jacobians) a calibration job has "
+             "done (series kept while the job exists).",
+             Type::kGauge);
+  for (const auto& [id, f] : counts.fits) {
+    out.Sample({{"job", id}}, static_cast<double>(f.iteration()));
+  }
+  out.Family("cosimo_fit_evaluations", "Runs (variants) a calibration job has done.", Type::kGauge);
+  for (const auto& [id, f] : counts.fits) {
+    out.Sample({{"job", id}}, static_cast<double>(f.evaluations()));
+  }
+  out.Family("cosimo_fit_best_objective", "The best objective a calibration job has found so far.",
+             Type::kGauge);
+  for (const auto& [id, f] : counts.fits) out.Sample({{"job", id}}, f.best_objective());
+}
+
 }  // namespace
 
 std::string RenderMetrics(const HttpSources& sources) {
@@ -194,6 +235,7 @@ std::string RenderMetrics(const HttpSources& sources) {
     out.Sample({{"job", id}, {"state", "done"}}, static_cast<double>(s.variants_done()));
     out.Sample({{"job", id}, {"state", "failed"}}, static_cast<double>(s.variants_failed()));
   }
+  FitMetrics(counts, out);
   const Histogram::Counts& steps = snapshot.step_seconds;
   out.Family("cosimo_step_seconds",
              "Wall time per accepted macro step (rejected attempts and iterations included), s.",

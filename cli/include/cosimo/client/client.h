@@ -74,6 +74,10 @@ class Client {
   // A sweep job (docs/sweeps.md): uploads the base scenario's artifacts and submits the sweep
   // over it (the sweep's own base fields cleared). Returns the job id.
   [[nodiscard]] absl::StatusOr<std::string> SubmitSweep(v1::Scenario base, v1::Sweep sweep);
+  // A calibration job (docs/calibration.md): uploads the base scenario's artifacts and submits
+  // the calibration (its measured samples read by the caller) over it. Returns the job id.
+  [[nodiscard]] absl::StatusOr<std::string> SubmitFit(v1::Scenario base,
+                                                      v1::CalibrationJob calibration);
   // The job's status; with `wait_for_end` > 0, once it has ended or after that long (at most
   // 10 s), whichever is first (GetJobRequest.wait_for_end_ms).
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(
@@ -157,6 +161,12 @@ struct EmbeddedOptions {
   // Given the rows read so far each time more are read while the job runs (a prefix of its
   // results; the table only grows), so that they can be written as they come. May be empty.
   std::function<void(const JobResults&)> on_rows;
+  // Submits the job (the scenario's artifacts uploaded by it); empty: Client::Submit of the
+  // scenario. `cosimo fit` submits a calibration job over it (Client::SubmitFit).
+  std::function<absl::StatusOr<std::string>(Client&, const v1::Scenario&)> submit;
+  // Each worker label's processes this many times over (>= 1): the variants of a sweep or a
+  // calibration run on that many workers at once.
+  int worker_copies = 1;
 };
 // The worker processes of an embedded run: per worker label of the scenario's units (in order
 // of first use; "" for none), how many processes and how many slots each. The units of a label

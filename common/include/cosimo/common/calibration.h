@@ -94,10 +94,33 @@ struct CalibrationResult {
     const LoadedCalibration& loaded, const SweepFunction& run,
     const IterationCallback& on_iteration);
 
+// The batch function of the fit: each batch of points (in the unit box) one sweep run by `run`,
+// its rows' residuals through the objective's loss. RunCalibration's, for a caller that wraps it
+// (a calibration job answers the batches it stored before a resumption, fit_runner.h).
+BatchFunction CalibrationBatches(const LoadedCalibration& loaded, const SweepFunction& run);
+
+// RunCalibration over a batch function (CalibrationBatches, or one wrapping it).
+[[nodiscard]] absl::StatusOr<CalibrationResult> RunCalibrationBatches(
+    const LoadedCalibration& loaded, const BatchFunction& evaluate,
+    const IterationCallback& on_iteration);
+
+// A calibration as one job (v1::CalibrationJob): the calibration and its measured samples;
+// and back, with the job's base scenario: InvalidArgument naming the field when the calibration
+// does not validate or its samples are not one per data column with as many times as values,
+// the times finite and strictly increasing, and a finite positive factor.
+v1::CalibrationJob ToCalibrationJob(const LoadedCalibration& loaded);
+[[nodiscard]] absl::StatusOr<LoadedCalibration> FromCalibrationJob(const v1::CalibrationJob& job,
+                                                                   const v1::Scenario& base);
+
+// What a fit found as its message (JobStatus.fit.result), exactly: the same doubles.
+v1::FitResult ToFitResult(const LoadedCalibration& loaded, const CalibrationResult& result);
+
 // The history as a table: iteration, evaluations, objective, then each parameter's value.
 ResultTable IterationsTable(const LoadedCalibration& loaded, const OptimizerResult& result);
+ResultTable IterationsTable(const v1::Calibration& calibration, const v1::FitResult& result);
 // The estimates: one row per parameter: parameter, estimate, standard_error, lower, upper,
 // determined ("yes" / "no"), then its correlation with each parameter ("corr(<name>)").
 ResultTable EstimatesTable(const LoadedCalibration& loaded, const CalibrationResult& result);
+ResultTable EstimatesTable(const v1::Calibration& calibration, const v1::FitResult& result);
 
 }  // namespace cosimo
