@@ -212,19 +212,7 @@ void FitRun::End(const absl::StatusOr<CalibrationResult>& result) {
     return;
   }
   const absl::Status& s = result.status();
-  if (job_->cancel && env_.recorder->ShuttingDown()) {
-    // Left RUNNING in the store, as a kill would leave it: the next start resumes it.
-    absl::MutexLock lock(&job_->mutex);
-    job_->status.set_message("the orchestrator shut down; the fit resumes at its next start" +
-                             reached);
-    env_.recorder->Record(*job_);
-    job_->Touch();
-    return;
-  }
-  if (job_->cancel) {
-    env_.recorder->FinishUnsuccessful(*job_, absl::CancelledError("canceled"), "canceled", reached);
-    return;
-  }
+  if (EndCanceledJob(env_, *job_, "fit", reached)) return;
   if (s.code() == absl::StatusCode::kUnavailable) {  // every lane lost its workers
     const std::string why = env_.resume
                                 ? env_.resume(job_,

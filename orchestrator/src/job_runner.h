@@ -61,6 +61,26 @@ struct RunnerEnv {
   std::function<int(const Job&)> share;
 };
 
+// Ends a job whose run its cancel flag stopped (a sweep's, a calibration's): while the
+// orchestrator shuts down it stays RUNNING in the store, as a kill would leave it, to resume at
+// the next start ("the orchestrator shut down; the <what> resumes at its next start<reached>");
+// else it ends CANCELED (its message "canceled<reached>"). False, and nothing done, when the
+// flag is not set.
+inline bool EndCanceledJob(const RunnerEnv& env, Job& job, const std::string& what,
+                           const std::string& reached) {
+  if (!job.cancel) return false;
+  if (env.recorder->ShuttingDown()) {
+    absl::MutexLock lock(&job.mutex);
+    job.status.set_message("the orchestrator shut down; the " + what +
+                           " resumes at its next start" + reached);
+    env.recorder->Record(job);
+    job.Touch();
+    return true;
+  }
+  env.recorder->FinishUnsuccessful(job, absl::CancelledError("canceled"), "canceled", reached);
+  return true;
+}
+
 class JobRunner {
  public:
   virtual ~JobRunner() = default;

@@ -86,7 +86,7 @@ SweepRun::SweepRun(const RunnerEnv& env, std::shared_ptr<Job> job, const v1::Sce
                    v1::Sweep sweep)
     : env_(env), job_(std::move(job)), base_(base), sweep_(std::move(sweep)), feed_(true) {}
 
-void SweepRun::PrepareFeed() {
+void SweepRun::FillContext() {
   context_.job_id = job_->id;
   context_.cancel = &job_->cancel;
   context_.command_timeout = env_.command_timeout;
@@ -94,6 +94,10 @@ void SweepRun::PrepareFeed() {
   context_.metrics = env_.metrics;
   context_.running_units = env_.running_units;
   context_.check = env_.check_scenario;
+}
+
+void SweepRun::PrepareFeed() {
+  FillContext();
   keep_context_ = context_;
   keep_context_.keep_results = true;
   absl::MutexLock lock(&mutex_);
@@ -144,13 +148,7 @@ void SweepRun::CloseFeed() {
 
 absl::Status SweepRun::Prepare() {
   values_ = DesignValues(sweep_);
-  context_.job_id = job_->id;
-  context_.cancel = &job_->cancel;
-  context_.command_timeout = env_.command_timeout;
-  context_.max_recorded_rows = env_.limits.max_recorded_rows;
-  context_.metrics = env_.metrics;
-  context_.running_units = env_.running_units;
-  context_.check = env_.check_scenario;
+  FillContext();
   context_.keep_results = sweep_.keep_results() == v1::Sweep::ALL;
   stored_at_ = env_.recorder->clock()->Now();
   absl::MutexLock lock(&mutex_);
@@ -482,19 +480,7 @@ void SweepRun::End() {
   const size_t done = table.values.size() / table.columns.size();
   const std::string reached =
       " (" + std::to_string(done) + " of " + std::to_string(values_.size()) + " variants done)";
-  if (job_->cancel && env_.recorder->ShuttingDown()) {
-    // Left RUNNING in the store, as a kill would leave it: the next start resumes it.
-    absl::MutexLock lock(&job_->mutex);
-    job_->status.set_message("the orchestrator shut down; the sweep resumes at its next start" +
-                             reached);
-    env_.recorder->Record(*job_);
-    job_->Touch();
-    return;
-  }
-  if (job_->cancel) {
-    env_.recorder->FinishUnsuccessful(*job_, absl::CancelledError("canceled"), "canceled", reached);
-    return;
-  }
+  if (EndCanceledJob(env_, *job_, "sweep", reached)) return;
   if (pending > 0) {  // every lane lost its workers
     const std::string why =
         env_.resume ? env_.resume(job_, "workers were lost; " + std::to_string(pending) +

@@ -121,6 +121,9 @@ class SweepRun {
   const bool feed_ = false;
   // [variant][parameter]; grows in feed mode (under mutex_ then).
   std::vector<std::vector<double>> values_;
+  // context_'s fields from the job and the environment (Prepare, PrepareFeed).
+  void FillContext();
+
   VariantContext context_;
   VariantContext keep_context_;  // feed mode: context_ with keep_results
 
