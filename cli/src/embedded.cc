@@ -1,7 +1,9 @@
 #include <fcntl.h>
+#include <grpc/grpc.h>
 #include <poll.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/status.h"
 #include "cosimo/orchestrator/server.h"
+#include "cosimo/worker/worker_main.h"
 
 namespace cosimo::client {
 namespace {
@@ -58,13 +61,29 @@ class ChildProcesses {
   // close-on-exec descriptor of ours) is the child's descriptor 3; it inherits no other.
   // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours. SpawnProcess:
   // no fork of this process's memory.
-  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1, int stderr_fd = -1) {
-    COSIMO_ASSIGN_OR_RETURN(const pid_t pid,
-                            SpawnProcess(std::move(argv), {.stderr_fd = stderr_fd,
-                                                           .fd3 = fd,
-                                                           .death_signal = SIGTERM,
-                                                           .own_process_group = true}));
-    pids_.push_back(pid);
+  // With `fork` (only when ForkKeepsNoLocks() and gRPC has not started here), the child is a
+  // fork of this process that calls `main` with `argv` (argv[0] its name) instead of exec'ing
+  // argv[0]: no second program to load (ForkProcess).
+  absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1, int stderr_fd = -1,
+                              int (*main)(int, char**) = nullptr) {
+    const SpawnOptions spawn{
+        .stderr_fd = stderr_fd, .fd3 = fd, .death_signal = SIGTERM, .own_process_group = true};
+    absl::StatusOr<pid_t> pid = absl::UnknownError("not started");
+    if (main != nullptr) {
+      pid = ForkProcess(
+          [&argv, main] {
+            // ps and top name it as the program it runs.
+            prctl(PR_SET_NAME, argv[0].c_str());
+            std::vector<char*> args;
+            for (std::string& a : argv) args.push_back(a.data());
+            args.push_back(nullptr);
+            return main(static_cast<int>(argv.size()), args.data());
+          },
+          spawn);
+    } else {
+      pid = SpawnProcess(std::move(argv), spawn);
+    }
+    if (pid.ok()) pids_.push_back(*pid);
     return pid;
   }
 
@@ -134,13 +153,16 @@ class ChildLog {
  public:
   ~ChildLog() { Close(); }
 
-  // The pipe and the thread that forwards it; without them (fd() -1) the children write to ours.
+  // The pipe; without it (fd() -1) the children write to ours. Forwarded once Start()ed: after
+  // the workers are forked (they must not be forked while another thread runs).
   void Open() {
     int ends[2];
     if (pipe2(ends, O_CLOEXEC) != 0) return;
     read_ = ends[0];
     write_ = ends[1];
-    thread_ = std::thread([this] { Forward(); });
+  }
+  void Start() {
+    if (read_ >= 0) thread_ = std::thread([this] { Forward(); });
   }
   int fd() const { return write_; }
   void Silence() {
@@ -175,20 +197,22 @@ class ChildLog {
 
 // The worker processes of one embedded run. Each starts at once and waits, with its process
 // loaded, for the orchestrator's address on a socket of ours (cosimo-worker --orchestrator-fd),
-// so that it dials the moment the orchestrator listens, while that one starts.
+// so that it dials the moment the orchestrator listens, while that one starts. Each is a fork of
+// this process that runs the worker's main (cosimo/worker/worker_main.h) when nothing here keeps
+// that from being safe, else the program `binary` (cosimo-worker).
 class WorkerProcesses {
  public:
   ~WorkerProcesses() { StopAll(); }
 
   // `label`: the worker label of the units it hosts (empty: none), so pinned scenarios run
-  // unchanged on one machine; `slots`: how many units it hosts.
+  // unchanged on one machine; `slots`: how many units it hosts. `binary` empty: forked.
   absl::Status Spawn(const std::string& binary, const EmbeddedOptions& options,
                      const std::string& label, int slots, int stderr_fd) {
     int ends[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
       return absl::ResourceExhaustedError("cannot create a socket pair for a worker");
     }
-    std::vector<std::string> argv = {binary,
+    std::vector<std::string> argv = {binary.empty() ? "cosimo-worker" : binary,
                                      "--orchestrator-fd",
                                      "3",
                                      "--once",
@@ -198,7 +222,8 @@ class WorkerProcesses {
                                      options.worker_log_format};
     if (!label.empty()) argv.insert(argv.end(), {"--label", label});
     if (slots > 1) argv.insert(argv.end(), {"--slots", std::to_string(slots)});
-    absl::StatusOr<pid_t> pid = children_.Spawn(std::move(argv), ends[1], stderr_fd);
+    absl::StatusOr<pid_t> pid = children_.Spawn(std::move(argv), ends[1], stderr_fd,
+                                                binary.empty() ? worker::WorkerMain : nullptr);
     close(ends[1]);
     if (!pid.ok()) {
       close(ends[0]);
@@ -404,9 +429,15 @@ void PrintJobLog(Client& client, const std::string& job) {
 absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
                                        const EmbeddedOptions& options) {
   if (absl::Status s = ValidateScenario(scenario); !s.ok()) return s;
+  // The workers are forks of this process unless a program was asked for, or this process
+  // already runs threads or gRPC (a test's, a second run's): then they are cosimo-worker.
+  const char* asked = std::getenv("COSIMO_WORKER_BINARY");
+  const bool fork_workers = options.worker_binary.empty() && (asked == nullptr || *asked == 0) &&
+                            grpc_is_initialized() == 0 && ForkKeepsNoLocks();
   const std::string binary =
-      ProgramBeside(options.worker_binary, "COSIMO_WORKER_BINARY", "cosimo-worker");
-  if (access(binary.c_str(), X_OK) != 0) {
+      fork_workers ? ""
+                   : ProgramBeside(options.worker_binary, "COSIMO_WORKER_BINARY", "cosimo-worker");
+  if (!fork_workers && access(binary.c_str(), X_OK) != 0) {
     return absl::NotFoundError(
         absl::StrCat("cannot find the program '", binary, "' (set COSIMO_WORKER_BINARY)"));
   }
@@ -429,7 +460,8 @@ absl::StatusOr<JobResults> RunEmbedded(const v1::Scenario& scenario,
         }
       }
     }
-    timer.Mark("worker processes started");
+    log.Start();
+    timer.Mark(fork_workers ? "worker processes started (forked)" : "worker processes started");
     // OpenSSL's first use (2-3 ms: its configuration, its default provider) while the
     // orchestrator starts, not in the upload's digest of the FMUs after it.
     std::thread openssl_warm_up([] { (void)Sha256().Finish(); });

@@ -13,6 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "cosimo/common/process.h"
 
 namespace cosimo::cli {
 
@@ -83,6 +84,8 @@ void StartInterruptHandler(bool cancel_run) {
     g_interrupt.cancel_run = cancel_run;
   }
   std::thread(HandleInterrupts, signals).detach();
+  // It waits in sigwait, holding nothing: `cosimo run` may still fork its workers.
+  CountSignalWaitingThread();
 }
 
 }  // namespace cosimo::cli

@@ -6,12 +6,16 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -114,13 +118,14 @@ struct SpawnRequest {
 
 constexpr size_t kSpawnStackBytes = 64 * 1024;
 
-// The child's side of SpawnProcess, on a stack of its own, in our memory (CLONE_VM |
-// CLONE_VFORK): system calls only, then exec.
-int StartChild(void* data) {
-  const SpawnRequest& request = *static_cast<const SpawnRequest*>(data);
-  const SpawnOptions& options = *request.options;
+// Threads CountSignalWaitingThread counted.
+std::atomic<int> g_signal_waiting_threads{0};
+
+// A new child's set-up as `options` asks (SpawnProcess's and ForkProcess's): system calls only.
+// `parent`: our pid, read before the child started (the child ends at once if we already died).
+void PrepareChild(const SpawnOptions& options, pid_t parent) {
   prctl(PR_SET_PDEATHSIG, options.death_signal);
-  if (getppid() != request.parent) _exit(1);
+  if (getppid() != parent) _exit(1);
   if (options.own_process_group) setpgid(0, 0);
   // Our handlers are not the program's: each signal handled here is back to its default.
   for (int signal = 1; signal < NSIG; ++signal) {
@@ -147,6 +152,13 @@ int StartChild(void* data) {
   place(options.fd3, 3);
   place(options.stdout_fd, 1);
   place(options.stderr_fd, 2);
+}
+
+// The child's side of SpawnProcess, on a stack of its own, in our memory (CLONE_VM |
+// CLONE_VFORK): system calls only, then exec.
+int StartChild(void* data) {
+  const SpawnRequest& request = *static_cast<const SpawnRequest*>(data);
+  PrepareChild(*request.options, request.parent);
   execv(request.argv[0], request.argv);
   _exit(127);
 }
@@ -173,6 +185,49 @@ absl::StatusOr<pid_t> SpawnProcess(std::vector<std::string> argv, const SpawnOpt
         absl::StrCat("cannot start ", argv[0], ": clone failed: ", std::strerror(errno)));
   }
   return pid;
+}
+
+absl::StatusOr<pid_t> ForkProcess(absl::FunctionRef<int()> body, const SpawnOptions& options) {
+  const pid_t parent = getpid();
+  std::fflush(nullptr);  // else the child writes what we buffered a second time
+  // No handler of ours may run in the child before it resets them.
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
+  const pid_t pid = fork();
+  if (pid != 0) pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot start a child process: fork failed: ", std::strerror(errno)));
+  }
+  if (pid > 0) return pid;
+  PrepareChild(options, parent);
+  g_signal_waiting_threads = 0;  // not in the child: it has only this thread
+  // Ours were close-on-exec: with no exec they would stay open in the child (a worker would
+  // keep another's socket, whose end it waits for, open).
+  close_range(4, ~0U, 0);
+  int code = 70;
+  try {
+    code = body();
+  } catch (...) {  // never back into the caller's frames: they are the parent's
+  }
+  std::fflush(nullptr);
+  _exit(code);
+}
+
+void CountSignalWaitingThread() { g_signal_waiting_threads.fetch_add(1); }
+
+bool ForkKeepsNoLocks() {
+  // Field 20 of /proc/self/stat, counted after the command name's closing parenthesis.
+  std::ifstream file("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t end = stat.rfind(')');
+  if (end == std::string::npos) return false;
+  std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::string_view(stat).substr(end + 2), ' ');
+  int threads = 0;
+  if (fields.size() < 18 || !absl::SimpleAtoi(fields[17], &threads)) return false;
+  return threads == 1 + g_signal_waiting_threads.load();
 }
 
 }  // namespace cosimo

@@ -7,11 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "absl/synchronization/mutex.h"
 
 namespace cosimo {
 namespace {
@@ -133,6 +137,85 @@ TEST(SpawnProcessTest, AProgramThatCannotBeRunEndsTheChildWith127) {
   ASSERT_TRUE(pid.ok()) << pid.status();
   EXPECT_EQ(ExitCode(*pid), 127);
   EXPECT_FALSE(SpawnProcess({}).ok());
+}
+
+TEST(ForkProcessTest, TheChildRunsTheFunctionWithOnlyItsDescriptorsAndEndsWithItsResult) {
+  int out[2], three[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(three, O_CLOEXEC), 0);
+  const int other = open("/dev/null", O_RDONLY | O_CLOEXEC);  // not the child's
+  ASSERT_GT(other, 3);
+  struct sigaction action {};
+  action.sa_handler = [](int) {};
+  struct sigaction before {};
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &before), 0);
+  const pid_t parent = getpid();
+  int value = 41;  // the child's copy, written there, not here
+  absl::StatusOr<pid_t> pid = ForkProcess(
+      [&] {
+        ++value;
+        const bool own = getpid() != parent && getppid() == parent;
+        const bool other_closed = fcntl(other, F_GETFD) == -1 && errno == EBADF;
+        struct sigaction now {};
+        sigaction(SIGUSR1, nullptr, &now);
+        std::printf("%d %d %d %d", value, own, other_closed, now.sa_handler == SIG_DFL);
+        (void)!write(3, "three", 5);
+        return 7;
+      },
+      {.stdout_fd = out[1], .fd3 = three[1]});
+  sigaction(SIGUSR1, &before, nullptr);
+  close(out[1]);
+  close(three[1]);
+  close(other);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  EXPECT_EQ(ExitCode(*pid), 7);
+  EXPECT_EQ(value, 41);
+  EXPECT_EQ(ReadAll(out[0]), "42 1 1 1");  // printf's buffer flushed before _exit
+  EXPECT_EQ(ReadAll(three[0]), "three");
+  close(out[0]);
+  close(three[0]);
+}
+
+TEST(ForkProcessTest, AnExceptionEndsTheChildWith70AndNeverReturnsToTheCaller) {
+  int out[2];
+  ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+  absl::StatusOr<pid_t> pid =
+      ForkProcess([]() -> int { throw std::runtime_error("no"); }, {.stdout_fd = out[1]});
+  close(out[1]);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  EXPECT_EQ(ExitCode(*pid), 70);
+  EXPECT_EQ(ReadAll(out[0]), "");
+  close(out[0]);
+}
+
+// In a forked child (one thread) ForkKeepsNoLocks is true until it starts another thread, and
+// stays true beside one counted as waiting for signals. (Checked there: this test program may
+// run threads of earlier tests.)
+TEST(ForkProcessTest, ForkKeepsNoLocksCountsTheThreadsBesideTheCaller) {
+  absl::StatusOr<pid_t> pid = ForkProcess([] {
+    int failures = 0;
+    if (!ForkKeepsNoLocks()) failures |= 1;
+    absl::Mutex mutex;
+    bool done = false;
+    std::thread other([&] {
+      absl::MutexLock lock(&mutex);
+      mutex.Await(absl::Condition(&done));
+    });
+    // The thread exists once it runs: wait for /proc to count it.
+    for (int i = 0; i < 1000 && ForkKeepsNoLocks(); ++i) usleep(1000);
+    if (ForkKeepsNoLocks()) failures |= 2;
+    CountSignalWaitingThread();  // as if `other` only waited for signals
+    if (!ForkKeepsNoLocks()) failures |= 4;
+    {
+      absl::MutexLock lock(&mutex);
+      done = true;
+    }
+    other.join();
+    return failures;
+  });
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  EXPECT_EQ(ExitCode(*pid), 0) << "1: not true alone, 2: not false beside a thread, "
+                                  "4: a counted thread still counted";
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "cosimo/master/local_unit.h"
@@ -214,6 +216,29 @@ TEST(CosimoRunFmuTest, RunsAnFmuScenario) {
   const std::string last_row = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
   EXPECT_THAT(last_row, ::testing::StartsWith("10,"));
   EXPECT_THAT(last_row, ::testing::EndsWith(",1000,\"pump \"\"A\"\", left\",true\n"));
+}
+
+// `cosimo run`'s workers are forks of it that run the worker's main (issue 40: no second program
+// to load): a copy of `cosimo` alone in a folder runs a job; with $COSIMO_WORKER_BINARY they are
+// that program instead, and the results are the same bytes.
+TEST(CosimoRunFmuTest, ItsWorkersAreForksOfItAndNeedNoWorkerProgramBesideIt) {
+  const std::string dir = testing::TempDir("cosimo-run-fork");
+  std::filesystem::copy_file(BinDir() + "/cosimo", dir + "/cosimo");
+  std::ofstream(dir + "/fmu.json") << ScenarioToJson(MsdWithSpring(Fmu("fmi2_msd"), 0.01));
+  Process alone(
+      {dir + "/cosimo", "run", dir + "/fmu.json", "--out", dir + "/alone.csv", "--timings"},
+      dir + "/alone.log");
+  ASSERT_EQ(alone.Wait(std::chrono::seconds(60)), 0) << alone.log();
+  EXPECT_THAT(alone.log(), HasSubstr("worker processes started (forked)"));
+  setenv("COSIMO_WORKER_BINARY", (BinDir() + "/cosimo-worker").c_str(), 1);
+  Process exec({dir + "/cosimo", "run", dir + "/fmu.json", "--out", dir + "/exec.csv", "--timings"},
+               dir + "/exec.log");
+  unsetenv("COSIMO_WORKER_BINARY");
+  ASSERT_EQ(exec.Wait(std::chrono::seconds(60)), 0) << exec.log();
+  EXPECT_THAT(exec.log(), HasSubstr("worker processes started\n"));
+  const std::string csv = testing::ReadFile(dir + "/alone.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 1001);
+  EXPECT_EQ(csv, testing::ReadFile(dir + "/exec.csv"));
 }
 
 }  // namespace
