@@ -141,7 +141,10 @@ class Client {
 // same client path as production. Child processes are stopped on every exit path (and die with
 // this process, PR_SET_PDEATHSIG).
 struct EmbeddedOptions {
-  std::string worker_binary;  // default: $COSIMO_WORKER_BINARY, else cosimo-worker beside us
+  // The workers' program: default $COSIMO_WORKER_BINARY; without either, the workers are forks
+  // of this process running the worker's main when that is safe (RunEmbedded), else
+  // cosimo-worker beside us.
+  std::string worker_binary;
   // At most this many worker processes, each hosting several units (cosimo-worker --slots) when
   // the scenario has more units than that (EmbeddedWorkerPlan). 0: one process per worker label
   // holding all that label's units, so that a job's master runs in its worker (RunJob,
