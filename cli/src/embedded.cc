@@ -59,11 +59,10 @@ class ChildProcesses {
   // only, which cancels the job and then stops its children (a worker stopped first would fail
   // the job). The child dies with this process, whatever kills it. `fd` (when >= 0, a
   // close-on-exec descriptor of ours) is the child's descriptor 3; it inherits no other.
-  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours. SpawnProcess:
-  // no fork of this process's memory.
-  // With `fork` (only when ForkKeepsNoLocks() and gRPC has not started here), the child is a
-  // fork of this process that calls `main` with `argv` (argv[0] its name) instead of exec'ing
-  // argv[0]: no second program to load (ForkProcess).
+  // `stderr_fd` (when >= 0) is its standard error (ChildLog), else it shares ours. With `main`
+  // (only when ForkKeepsNoLocks() and gRPC has not started here) the child is a fork of this
+  // process that calls `main` with `argv` (argv[0] its name): no second program to load
+  // (ForkProcess); else it execs argv[0] (SpawnProcess: no fork of this process's memory).
   absl::StatusOr<pid_t> Spawn(std::vector<std::string> argv, int fd = -1, int stderr_fd = -1,
                               int (*main)(int, char**) = nullptr) {
     const SpawnOptions spawn{

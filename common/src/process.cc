@@ -140,18 +140,19 @@ void PrepareChild(const SpawnOptions& options, pid_t parent) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  // dup2 onto the same number keeps close-on-exec: cleared by hand.
-  auto place = [](int fd, int target) {
-    if (fd < 0) return;
-    if (fd == target) {
-      fcntl(target, F_SETFD, 0);
-    } else {
-      dup2(fd, target);
-    }
-  };
-  place(options.fd3, 3);
-  place(options.stdout_fd, 1);
-  place(options.stderr_fd, 2);
+  // Each first moved above the targets (a source may be another's target: the log pipe our 3,
+  // meant as the child's 2), then onto its target: dup2 onto another number clears
+  // close-on-exec. The moved copies are close-on-exec (and ForkProcess closes them).
+  constexpr int kAboveTargets = 10;
+  const int sources[3] = {options.fd3, options.stdout_fd, options.stderr_fd};
+  const int targets[3] = {3, 1, 2};
+  int moved[3] = {-1, -1, -1};
+  for (int i = 0; i < 3; ++i) {
+    if (sources[i] >= 0) moved[i] = fcntl(sources[i], F_DUPFD_CLOEXEC, kAboveTargets);
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (moved[i] >= 0) dup2(moved[i], targets[i]);
+  }
 }
 
 // The child's side of SpawnProcess, on a stack of its own, in our memory (CLONE_VM |

@@ -132,6 +132,35 @@ TEST(SpawnProcessTest, ItsOwnProcessGroupOnlyWhenAsked) {
   EXPECT_EQ(second, getpgrp());  // ours
 }
 
+// The child's 2 given as our descriptor 3 while its 3 is another: each reaches its own.
+TEST(SpawnProcessTest, ADescriptorThatIsAnothersTargetStillReachesItsOwn) {
+  // Whatever this program has as 3 (kept aside), else /dev/null there: the pipes come above it.
+  const int saved = fcntl(3, F_DUPFD_CLOEXEC, 100);
+  if (saved < 0) {
+    ASSERT_EQ(open("/dev/null", O_RDONLY | O_CLOEXEC), 3);
+  }
+  int err[2], three[2];
+  ASSERT_EQ(pipe2(err, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(three, O_CLOEXEC), 0);
+  ASSERT_EQ(dup3(err[1], 3, O_CLOEXEC), 3);
+  absl::StatusOr<pid_t> pid = SpawnProcess({"/bin/sh", "-c", "echo two >&2; echo three >&3"},
+                                           {.stderr_fd = 3, .fd3 = three[1]});
+  if (saved >= 0) {
+    dup3(saved, 3, O_CLOEXEC);
+    close(saved);
+  } else {
+    close(3);
+  }
+  close(err[1]);
+  close(three[1]);
+  ASSERT_TRUE(pid.ok()) << pid.status();
+  EXPECT_EQ(ExitCode(*pid), 0);
+  EXPECT_EQ(ReadAll(err[0]), "two\n");
+  EXPECT_EQ(ReadAll(three[0]), "three\n");
+  close(err[0]);
+  close(three[0]);
+}
+
 TEST(SpawnProcessTest, AProgramThatCannotBeRunEndsTheChildWith127) {
   absl::StatusOr<pid_t> pid = SpawnProcess({"/nonexistent/program"});
   ASSERT_TRUE(pid.ok()) << pid.status();

@@ -62,14 +62,24 @@ std::string ReadLine(int fd) {
   _exit(status.ok() ? 0 : 1);
 }
 
-}  // namespace
-
-namespace cosimo::worker {
-
-int WorkerMain(int argc, char** argv) {
-  cosimo::SetUpProcess();
-  CLI::App app{"cosimo-worker: runs simulation units for a Cosimo orchestrator"};
+// The command line's values beside WorkerOptions.
+struct CommandLine {
   cosimo::worker::WorkerOptions options;
+  uint64_t cache_max_mb = 0;
+  size_t fmu_cache = cosimo::units::kDefaultFmuCacheSize;
+  int threads = 0;
+  std::string cpus;
+  int orchestrator_fd = -1;
+  std::string crash_file;
+  bool health_check = false;
+  int health_max_age_s = 30;
+  bool keep_output = false;
+  cosimo::LogOptions log;
+};
+
+// cosimo-worker's options into `c` (its defaults from the environment first).
+void AddOptions(CLI::App& app, CommandLine& c) {
+  cosimo::worker::WorkerOptions& options = c.options;
   const char* env = std::getenv("COSIMO_ORCHESTRATOR");
   if (env != nullptr && *env != '\0') options.orchestrator = env;
   app.add_option("--orchestrator", options.orchestrator,
@@ -78,8 +88,8 @@ int WorkerMain(int argc, char** argv) {
   app.add_option("--label", options.labels, "worker label units can be pinned to (repeatable)");
   app.add_option("--host", options.host, "host name to report (default: this machine's)");
   app.add_option("--cache-dir", options.cache_dir, "artifact cache directory");
-  uint64_t cache_max_mb = options.cache_max_bytes >> 20;
-  app.add_option("--cache-max-mb", cache_max_mb,
+  c.cache_max_mb = options.cache_max_bytes >> 20;
+  app.add_option("--cache-max-mb", c.cache_max_mb,
                  "artifact cache limit, MiB: the least recently used artifacts go")
       ->capture_default_str()
       ->check(cosimo::Within(0, 1 << 30));
@@ -97,8 +107,7 @@ int WorkerMain(int argc, char** argv) {
                  "first wait between connection attempts, ms")
       ->capture_default_str()
       ->check(cosimo::Within(1, 3600e3));
-  size_t fmu_cache = cosimo::units::kDefaultFmuCacheSize;
-  app.add_option("--fmu-cache", fmu_cache,
+  app.add_option("--fmu-cache", c.fmu_cache,
                  "unpacked FMUs kept loaded between the units made from one file (a sweep's "
                  "variants), 0: unpack each unit's FMU anew")
       ->capture_default_str()
@@ -108,18 +117,15 @@ int WorkerMain(int argc, char** argv) {
                  "one message per step")
       ->check(cosimo::Within(1, 4096))
       ->capture_default_str();
-  int threads = 0;
-  app.add_option("--threads", threads,
+  app.add_option("--threads", c.threads,
                  "threads that step the units of one message (default: the smaller of --slots and "
                  "this machine's cores)")
       ->check(cosimo::Within(1, 4096));
-  std::string cpus;
-  app.add_option("--cpus", cpus,
+  app.add_option("--cpus", c.cpus,
                  "run only on these CPUs, as taskset -c takes them (0, 2-3, 0,2-3); --threads "
                  "then defaults to at most as many threads as CPUs");
   app.add_option("--protocol-version", options.protocol_version, "for tests only")->group("");
-  int orchestrator_fd = -1;
-  app.add_option("--orchestrator-fd", orchestrator_fd,
+  app.add_option("--orchestrator-fd", c.orchestrator_fd,
                  "read the orchestrator's address from this descriptor (one line) instead, "
                  "waiting for it: `cosimo run` starts its worker while its orchestrator starts")
       ->group("");
@@ -129,34 +135,41 @@ int WorkerMain(int argc, char** argv) {
   app.add_option("--health-file", options.health_file,
                  "write this file while attached, at every heartbeat; removed when the connection "
                  "ends (default: $COSIMO_WORKER_HEALTH_FILE)");
-  std::string crash_file;
-  app.add_option("--crash-file", crash_file,
+  app.add_option("--crash-file", c.crash_file,
                  "when a unit's code kills the worker with a signal (SIGSEGV...), write what it "
                  "ran to this file; the next worker started with it reports that to the "
                  "orchestrator, which names the crash in the job (give each worker its own; "
                  "default: $COSIMO_WORKER_CRASH_FILE, else none)");
   if (const char* crash = std::getenv("COSIMO_WORKER_CRASH_FILE"); crash != nullptr) {
-    crash_file = crash;
+    c.crash_file = crash;
   }
-  bool health_check = false;
-  app.add_flag("--health-check", health_check,
+  app.add_flag("--health-check", c.health_check,
                "check another worker's health file instead of running: exit 0 if it was written "
                "within --health-max-age-s, else 1");
-  int health_max_age_s = 30;
-  app.add_option("--health-max-age-s", health_max_age_s, "for --health-check, seconds")
+  app.add_option("--health-max-age-s", c.health_max_age_s, "for --health-check, seconds")
       ->capture_default_str()
       ->check(cosimo::Within(1, 365.0 * 86400));
-  bool keep_output = false;
-  app.add_flag("--no-capture-output", keep_output,
+  app.add_flag("--no-capture-output", c.keep_output,
                "leave what the units print on the worker's own standard output and error "
                "(default: each job's log has it, with the units' FMI log messages: cosimo logs)");
-  cosimo::LogOptions log;
-  cosimo::AddLogOptions(app, log);
+  cosimo::AddLogOptions(app, c.log);
+}
+
+}  // namespace
+
+namespace cosimo::worker {
+
+int WorkerMain(int argc, char** argv) {
+  cosimo::SetUpProcess();
+  CLI::App app{"cosimo-worker: runs simulation units for a Cosimo orchestrator"};
+  CommandLine c;
+  AddOptions(app, c);
+  cosimo::worker::WorkerOptions& options = c.options;
   if (const int code = cosimo::ParseCommandLine(app, argc, argv); code >= 0) return code;
   // Before any thread starts, so that every thread of the worker inherits the CPUs.
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (!cpus.empty()) {
-    absl::StatusOr<std::vector<int>> list = cosimo::ParseCpuList(cpus, "--cpus");
+  if (!c.cpus.empty()) {
+    absl::StatusOr<std::vector<int>> list = cosimo::ParseCpuList(c.cpus, "--cpus");
     absl::Status pinned = list.ok() ? cosimo::PinToCpus(*list, "--cpus") : list.status();
     if (!pinned.ok()) {
       std::cerr << "cosimo-worker: " << pinned.message() << "\n";
@@ -164,27 +177,27 @@ int WorkerMain(int argc, char** argv) {
     }
     cores = static_cast<int>(list->size());
   }
-  if (health_check) {
+  if (c.health_check) {
     const absl::Status health = cosimo::worker::CheckHealthFile(
-        options.health_file, std::chrono::seconds(health_max_age_s));
+        options.health_file, std::chrono::seconds(c.health_max_age_s));
     std::cout << (health.ok() ? "healthy" : health.message()) << "\n";
     return health.ok() ? 0 : 1;
   }
-  options.cache_max_bytes = cache_max_mb << 20;
-  cosimo::units::SetFmuCacheSize(fmu_cache);
+  options.cache_max_bytes = c.cache_max_mb << 20;
+  cosimo::units::SetFmuCacheSize(c.fmu_cache);
   // The units' FMI log messages, and what they print, go to their jobs' logs (unit_log.h).
   cosimo::units::EnableUnitLog();
-  if (!keep_output) {
-    log.fd = cosimo::units::CaptureOutput();
-    if (log.fd < 0) std::perror("cosimo-worker: the units' output stays here");
+  if (!c.keep_output) {
+    c.log.fd = cosimo::units::CaptureOutput();
+    if (c.log.fd < 0) std::perror("cosimo-worker: the units' output stays here");
   }
-  if (absl::Status s = cosimo::SetUpLogging("cosimo-worker", log); !s.ok()) {
+  if (absl::Status s = cosimo::SetUpLogging("cosimo-worker", c.log); !s.ok()) {
     std::cerr << s.message() << "\n";
     return 2;
   }
-  options.threads = std::min(options.slots, threads > 0 ? threads : cores);
-  options.crash = cosimo::worker::TakeCrashReport(crash_file);
-  cosimo::worker::InstallCrashReport(crash_file, log.fd >= 0 ? log.fd : STDERR_FILENO);
+  options.threads = std::min(options.slots, c.threads > 0 ? c.threads : cores);
+  options.crash = cosimo::worker::TakeCrashReport(c.crash_file);
+  cosimo::worker::InstallCrashReport(c.crash_file, c.log.fd >= 0 ? c.log.fd : STDERR_FILENO);
 
   // SIGINT/SIGTERM are handled on a thread of their own (sigwait), so that shutting down can
   // take locks safely; every other thread inherits the blocked mask.
@@ -200,11 +213,11 @@ int WorkerMain(int argc, char** argv) {
   // OpenSSL's first use (its configuration, its default provider: 2-3 ms on this machine) before
   // the address comes, not in the first job's check of its FMU's digest.
   (void)cosimo::Sha256().Finish();
-  if (orchestrator_fd >= 0) {
+  if (c.orchestrator_fd >= 0) {
     // Until the address comes, a stop is the descriptor's end (cosimo run closes it).
-    options.orchestrator = ReadLine(orchestrator_fd);
+    options.orchestrator = ReadLine(c.orchestrator_fd);
     if (options.orchestrator.empty()) {
-      spdlog::debug("--orchestrator-fd {}: closed before an address came", orchestrator_fd);
+      spdlog::debug("--orchestrator-fd {}: closed before an address came", c.orchestrator_fd);
       return 1;
     }
   }

@@ -74,8 +74,8 @@ struct SpawnOptions {
 // Runs `body` in a child forked from this process, which then ends with body's result as its exit
 // code (_exit, after stdio is flushed; an exception out of `body` ends it with 70). The child is
 // this program as it is now, copy-on-write: no exec, so no second load, relocation and static
-// start of the program and its libraries (for `cosimo run`'s worker: 20-25 ms of CPU and 500
-// page faults on this machine, issue 40). Prepared as SpawnProcess's child (`options`: death
+// start of the program and its libraries (`cosimo run`'s worker is ready to dial 15-20 ms
+// sooner, issue 40). Prepared as SpawnProcess's child (`options`: death
 // signal, process group, default signal handlers, empty signal mask, descriptors 1, 2 and 3), it
 // keeps no other descriptor of ours than 0 to 3.
 //
