@@ -3,8 +3,9 @@
 // runs in the orchestrator, each batch of points variants on its pool): of the in-process
 // orchestrator with worker processes of its own (client::RunEmbedded, as `cosimo run` does), or
 // with --orchestrator of that orchestrator. The job's progress is printed as it goes; at its end
-// its estimates, statistics and history (JobStatus.fit.result) and the best run's results (the
-// job's results) are written as files.
+// its estimates, statistics and history (JobStatus.fit.result), the best run's results (the
+// job's results) and the measured data beside them (measured.csv, what `cosimo plot` of the folder
+// draws) are written as files.
 #include "fit_verb.h"
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/common/calibration.h"
 #include "cosimo/common/command_line.h"
+#include "cosimo/common/fit_plot.h"
 #include "cosimo/units/scenario_check.h"
 #include "verbs.h"
 
@@ -103,16 +105,18 @@ int WriteFitFiles(const v1::JobStatus& status, const ResultTable& best, const st
   std::error_code ec;
   fs::create_directories(fs::path(dir), ec);
   if (ec) return Fail(absl::PermissionDeniedError("cannot create '" + dir + "'"));
+  const ResultTable measured = MeasuredTable(MeasuredSeriesOf(status.fit().calibration()), best);
   for (const auto& [name, table] :
        {std::pair{"iterations.csv", IterationsTable(c, r)},
-        std::pair{"estimates.csv", EstimatesTable(c, r)}, std::pair{"best.csv", best}}) {
+        std::pair{"estimates.csv", EstimatesTable(c, r)}, std::pair{"best.csv", best},
+        std::pair{"measured.csv", measured}}) {
     if (absl::Status s = WriteCsvFile((fs::path(dir) / name).string(), table); !s.ok()) {
       return Fail(s);
     }
   }
-  std::cerr << "fit: iterations.csv, estimates.csv and best.csv (the best run's results) written "
-               "to "
-            << dir << "\n";
+  std::cerr << "fit: iterations.csv, estimates.csv, best.csv (the best run's results) and "
+               "measured.csv (the measured data beside it) written to "
+            << dir << " (cosimo plot " << dir << " draws them)\n";
   return 0;
 }
 
@@ -121,7 +125,8 @@ void DefineFit(CLI::App& cmd, Options& o) {
   cmd.add_option("calibration", c.calibration_path, "calibration JSON file (docs/calibration.md)")
       ->required();
   cmd.add_option("--out-dir", c.out_dir,
-                 "folder of iterations.csv, estimates.csv and best.csv (the best run's results)")
+                 "folder of iterations.csv, estimates.csv, best.csv (the best run's results) and "
+                 "measured.csv (the measured data beside it; cosimo plot FOLDER draws them)")
       ->capture_default_str();
   cmd.add_option("--parallel", c.parallel,
                  "variants run at once here: worker processes started (default: this machine's "

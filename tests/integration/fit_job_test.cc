@@ -239,7 +239,7 @@ TEST_F(FitJobServiceTest, ResultsOfAFitJobAreTheFilesOfCosimoFit) {
                    "--orchestrator", orchestrator_->address()},
                   dir_ + "/results.log");
   ASSERT_EQ(results.Wait(std::chrono::seconds(60)), 0) << results.log();
-  for (const char* file : {"/iterations.csv", "/estimates.csv", "/best.csv"}) {
+  for (const char* file : {"/iterations.csv", "/estimates.csv", "/best.csv", "/measured.csv"}) {
     EXPECT_EQ(ReadFile(dir_ + "/a" + file), ReadFile(dir_ + "/b" + file)) << file;
     EXPECT_FALSE(ReadFile(dir_ + "/b" + file).empty()) << file;
   }

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cosimo/common/fit_plot.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/plot.h"
@@ -421,6 +422,25 @@ void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
       options.variables = absl::StrSplit(req.param("vars"), ',', absl::SkipEmpty());
     }
     absl::StatusOr<std::string> svg = PlotSvg(t->results, options);
+    if (!svg.ok()) return SetError(res, svg.status());
+    res.SetContent(*svg, "image/svg+xml");
+  });
+  // A calibration job's measured data against its best run (its results).
+  s.Get(R"(/jobs/([^/]+)/fit\.svg)", [sources](const HttpRequest& req, HttpResponse& res) {
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req);
+    if (!t.ok()) return SetError(res, t.status());
+    if (!t->job.has_fit()) {
+      return SetError(res, absl::FailedPreconditionError(
+                               "job " + t->job.job_id() + " is not a calibration job: /jobs/" +
+                               t->job.job_id() + "/plot.svg plots its results"));
+    }
+    PlotOptions options;
+    options.title = PlotTitle(t->job);
+    for (const v1::RecordedVariable& v : t->results.metadata.variables()) {
+      if (!v.unit().empty()) options.units[v.name()] = v.unit();
+    }
+    absl::StatusOr<std::string> svg =
+        FitPlotSvg(t->results, MeasuredSeriesOf(t->job.fit().calibration()), options);
     if (!svg.ok()) return SetError(res, svg.status());
     res.SetContent(*svg, "image/svg+xml");
   });
