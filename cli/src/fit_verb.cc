@@ -43,21 +43,20 @@ absl::StatusOr<LoadedCalibration> CheckedCalibration(const std::string& path) {
   return loaded;
 }
 
-// "iteration 3 (24 runs): objective 12.5; vehicle.m 1500, vehicle.c_f 0.45", once per iteration:
-// those the job's statuses showed as it ran, and at its end those of its history not shown yet
-// (the statuses come at most every 200 ms: a fast fit's skip some).
+// "iteration 3 (24 runs): objective 12.5; vehicle.m 1500, vehicle.c_f 0.45", once per iteration,
+// in order, as they come: each status carries the history so far (FitStatus.history while the job
+// runs, result.history once it succeeded), so none is skipped however fast they come.
 class IterationPrinter {
  public:
   void Update(const v1::JobStatus& s) {
     const v1::FitStatus& fit = s.fit();
     const v1::Calibration& c = fit.calibration().calibration();
-    for (const v1::FitIteration& it : fit.result().history()) {
-      if (!printed_.contains(it.iteration())) {
-        Print(c, it.iteration(), it.evaluations(), it.objective(), it.parameters());
+    for (const auto* history : {&fit.history(), &fit.result().history()}) {
+      for (const v1::FitIteration& it : *history) {
+        if (!printed_.contains(it.iteration())) {
+          Print(c, it.iteration(), it.evaluations(), it.objective(), it.parameters());
+        }
       }
-    }
-    if (fit.iteration() > 0 && !printed_.contains(fit.iteration())) {
-      Print(c, fit.iteration(), fit.evaluations(), fit.best_objective(), fit.parameters());
     }
   }
 
@@ -165,6 +164,7 @@ int Fit(Options& o) {
     if (last.state() != v1::SUCCEEDED || !last.fit().has_result()) {
       return Fail(NotSucceeded(last), ExitCodeFor(NotSucceeded(last)));
     }
+    *last.mutable_fit()->mutable_calibration() = job;  // with the samples statuses leave out
     return WriteFitFiles(last, *best, o.fit.out_dir);
   }
   return WithClient(o, [&](Client& client) {
@@ -184,6 +184,7 @@ int Fit(Options& o) {
     }
     absl::StatusOr<JobResults> best = client.Results(*id);
     if (!best.ok()) return Fail(best.status());
+    *end->mutable_fit()->mutable_calibration() = job;  // with the samples statuses leave out
     return WriteFitFiles(*end, *best, o.fit.out_dir);
   });
 }

@@ -198,7 +198,8 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
   if (sweep != nullptr) *st.mutable_sweep() = NewSweepStatus(*sweep);
   if (fit != nullptr) {
-    *st.mutable_fit()->mutable_calibration() = *fit;
+    // Its samples are stored apart, once (below): every status update stays small.
+    *st.mutable_fit()->mutable_calibration()->mutable_calibration() = fit->calibration();
     st.mutable_fit()->set_best_objective(std::numeric_limits<double>::infinity());
   }
   // A sweep or a calibration is named by its own `name`, else by its base scenario's.
@@ -213,8 +214,15 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   st.set_submitted_unix_ms(clock_->UnixMs());
   st.set_owner(caller.name);
   if (absl::Status s = ReserveQueueSlot(caller.name); !s.ok()) return s;
-  // The store is written outside the lock, which watchers and the jobs' threads need.
-  const absl::Status stored = store_->Put(st, scenario);
+  // The store is written outside the lock, which watchers and the jobs' threads need; a
+  // calibration's samples before the job, which runs from them.
+  absl::Status stored = absl::OkStatus();
+  if (fit != nullptr) {
+    v1::CalibrationJob samples;
+    *samples.mutable_samples() = fit->samples();
+    stored = store_->PutCalibrationSamples(st.job_id(), samples);
+  }
+  if (stored.ok()) stored = store_->Put(st, scenario);
   auto job = std::make_shared<Job>(std::move(st), scenario);
   {
     absl::MutexLock lock(&mutex_);

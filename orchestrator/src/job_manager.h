@@ -87,6 +87,11 @@ class JobManager {
                                                    const v1::Sweep* sweep = nullptr,
                                                    const v1::CalibrationJob* fit = nullptr);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
+  // A calibration job's measured samples (CalibrationJob.samples alone), which its statuses
+  // leave out (stored once with the job, JobStore::PutCalibrationSamples). NotFound for an
+  // unknown job; FailedPrecondition for a job that is not a calibration.
+  [[nodiscard]] absl::StatusOr<v1::CalibrationJob> CalibrationSamples(
+      const std::string& job_id) const;
   // Only the job's owner or an admin may cancel or delete it (PERMISSION_DENIED naming the
   // owner otherwise).
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,

@@ -81,8 +81,9 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
     for (int i = 0; i < f.parameters_size() && i < c.parameters_size(); ++i) {
       parameters[c.parameters(i).name()] = f.parameters(i);
     }
+    // The iterations so far while it runs (or as far as it got), all of them once it succeeded.
     nlohmann::json history = nlohmann::json::array();
-    for (const v1::FitIteration& it : f.result().history()) {
+    for (const v1::FitIteration& it : f.history_size() > 0 ? f.history() : f.result().history()) {
       history.push_back({{"iteration", it.iteration()}, {"objective", it.objective()}});
     }
     json["fit"] = {
@@ -439,8 +440,9 @@ void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
     for (const v1::RecordedVariable& v : t->results.metadata.variables()) {
       if (!v.unit().empty()) options.units[v.name()] = v.unit();
     }
-    absl::StatusOr<std::string> svg =
-        FitPlotSvg(t->results, MeasuredSeriesOf(t->job.fit().calibration()), options);
+    absl::StatusOr<v1::CalibrationJob> samples = sources.jobs->CalibrationSamples(t->job.job_id());
+    if (!samples.ok()) return SetError(res, samples.status());
+    absl::StatusOr<std::string> svg = FitPlotSvg(t->results, MeasuredSeriesOf(*samples), options);
     if (!svg.ok()) return SetError(res, svg.status());
     res.SetContent(*svg, "image/svg+xml");
   });

@@ -98,6 +98,13 @@ class HttpServerTest : public orchestrator::testing::JobManagerFixture {
     v1::JobStatus fitted = *jobs_->Get(fit_id_);
     jobs_.reset();
     fitted.set_state(v1::SUCCEEDED);
+    // Its iterations as a running fit's status carries them (FitStatus.history).
+    for (uint32_t i = 1; i <= 2; ++i) {
+      v1::FitIteration* it = fitted.mutable_fit()->add_history();
+      it->set_iteration(i);
+      it->set_evaluations(6 * i);
+      it->set_objective(10.0 / i);
+    }
     StoredResults best;
     best.columns = {"time", "car.v"};
     for (int r = 0; r <= 10; ++r) best.values.insert(best.values.end(), {0.1 * r, 0.2 * r});
@@ -248,6 +255,25 @@ TEST_F(HttpServerTest, AFitJobsPlotIsItsMeasuredDataAgainstItsBestRun) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 409);
   EXPECT_THAT(r->body, HasSubstr("has no results: it is QUEUED"));
+}
+
+TEST_F(HttpServerTest, AFitJobsJsonHasItsObjectivePerIterationSoFar) {
+  const nlohmann::json expected = {{{"iteration", 1}, {"objective", 10.0}},
+                                   {{"iteration", 2}, {"objective", 5.0}}};
+  httplib::Result r = Get("/api/jobs/" + fit_id_);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(nlohmann::json::parse(r->body)["fit"]["history"], expected) << r->body;
+  r = Get("/api/jobs");
+  ASSERT_TRUE(r);
+  bool found = false;
+  const nlohmann::json jobs = nlohmann::json::parse(r->body);
+  for (const nlohmann::json& job : jobs["jobs"]) {
+    if (job["id"] != fit_id_) continue;
+    found = true;
+    EXPECT_EQ(job["fit"]["history"], expected);
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
