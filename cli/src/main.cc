@@ -6,7 +6,8 @@
 //   run, submit and import of an SSP (run and submit of an FMU too) take --stop-time T and
 //   --step-size H (also --step)
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
-//   cosimo resume JOB   (a sweep that failed or was canceled: runs the rest, keeps its rows)
+//   cosimo resume JOB   (a sweep or a calibration that failed or was canceled: runs the rest,
+//   keeps its finished rows or batches)
 //   cosimo status JOB | cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png] [--title T]
 //   cosimo plot TABLE.csv --x PARAM --y KPI [--out plot.svg|plot.png] [--title T]   (a scatter
@@ -315,7 +316,9 @@ constexpr Verb kVerbs[] = {
      },
      Logs},
     {"cancel", "cancel a queued or running job", AddJob, Cancel},
-    {"resume", "run the rest of a sweep that failed or was canceled, keeping its finished rows",
+    {"resume",
+     "run the rest of a sweep or a calibration that failed or was canceled, keeping its finished "
+     "rows or batches",
      AddJob, Resume},
     {"list", "list the orchestrator's jobs",
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, List},

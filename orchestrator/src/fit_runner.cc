@@ -121,6 +121,11 @@ absl::StatusOr<ResultTable> FitRun::RunSweep(const v1::Sweep& sweep) {
   const std::vector<uint64_t> ks = lanes_.AddVariants(values, /*keep=*/false);
   absl::StatusOr<std::vector<VariantOutcome>> outcomes = lanes_.AwaitVariants(ks);
   if (!outcomes.ok()) return outcomes.status();
+  // A variant the cancel (or the shutdown) stopped has no residuals to store: the batch is not
+  // finished, and a resumption runs it again.
+  for (const VariantOutcome& outcome : *outcomes) {
+    if (outcome.status == v1::CANCELED || job_->cancel) return absl::CancelledError("canceled");
+  }
   ResultTable table = SweepTableColumns(sweep);
   for (size_t i = 0; i < values.size(); ++i) AddSweepRow(&table, i, values[i], (*outcomes)[i]);
   return table;

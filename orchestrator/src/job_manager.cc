@@ -389,15 +389,17 @@ absl::StatusOr<v1::JobStatus> JobManager::ResumeEnded(const std::string& job_id,
     absl::MutexLock job_lock(&job->mutex);
     if (!MayChange(job->status, caller)) return NotYours(job->status, caller, "resume");
     const v1::JobState state = job->status.state();
-    if (job->kind != JobKind::kSweep) {
+    if (job->kind != JobKind::kSweep && job->kind != JobKind::kFit) {
       return absl::FailedPreconditionError(
           "job " + job_id +
-          " is not a sweep: only a sweep resumes from its finished variants (submit the "
-          "scenario again)");
+          " is neither a sweep nor a calibration: only those resume from their finished variants "
+          "or batches (submit the scenario again)");
     }
+    const char* const kind = job->kind == JobKind::kSweep ? "a sweep" : "a calibration";
     if (state != v1::FAILED && state != v1::CANCELED) {
       return absl::FailedPreconditionError("job " + job_id + " is " + v1::JobState_Name(state) +
-                                           ": only a sweep that failed or was canceled resumes");
+                                           ": only " + kind +
+                                           " that failed or was canceled resumes");
     }
     job->cancel = false;
     job->resumptions = 0;
@@ -406,8 +408,12 @@ absl::StatusOr<v1::JobStatus> JobManager::ResumeEnded(const std::string& job_id,
     job->unschedulable_since.reset();
     job->status.set_state(v1::QUEUED);
     job->status.set_finished_unix_ms(0);
-    job->status.set_message("resumed: " + std::to_string(job->status.sweep().variants_done()) +
-                            " variants done are kept, the others run");
+    job->status.set_message(
+        job->kind == JobKind::kSweep
+            ? "resumed: " + std::to_string(job->status.sweep().variants_done()) +
+                  " variants done are kept, the others run"
+            : "resumed: its finished batches (" + std::to_string(job->status.fit().iteration()) +
+                  " iterations) are answered from the store, the rest runs");
     if (!recorder_.Record(*job)) return absl::InternalError(job->store_error);
     job->Touch();
     scheduler_.Add(job);

@@ -96,9 +96,11 @@ class JobManager {
   // owner otherwise).
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
                                                      const Caller& caller = {});
-  // Queues a sweep that ended FAILED or CANCELED again: it keeps its finished variants' rows
-  // (its checkpoint) and runs the others. FailedPrecondition for another job or state; the
-  // owner or an admin only.
+  // Queues a sweep or a calibration that ended FAILED or CANCELED again: a sweep keeps its
+  // finished variants' rows (its checkpoint) and runs the others; a calibration's optimiser runs
+  // again from its start, its finished batches (its checkpoint) answered from the store bit for
+  // bit (fit_runner.h), the rest run. FailedPrecondition for another job or state; the owner or
+  // an admin only.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> ResumeEnded(const std::string& job_id,
                                                           const Caller& caller = {});
   // The workers attached to the pool.

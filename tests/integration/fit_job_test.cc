@@ -5,7 +5,7 @@
 // objective, statistics, history, the best run's results), and so does one that lost a worker
 // (kill -9) mid-fit; a cancel ends a fit CANCELED; a running fit's status has its history so
 // far but not its measured samples (GetJob gives them when asked), nor has any WatchJob message
-// or ListJobs entry; and
+// or ListJobs entry; a canceled fit resumed (`cosimo resume`) ends as an uninterrupted one; and
 // `cosimo results JOB` of a calibration job writes the files `cosimo fit` writes. The data are
 // synthetic: the car run with known parameters.
 #include <gmock/gmock.h>
@@ -222,6 +222,61 @@ TEST_F(FitJobServiceTest, ACanceledFitEndsCanceled) {
   ASSERT_TRUE(listed.ok()) << listed.status();
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ(listed->front().fit().calibration().samples_size(), 0);
+}
+
+// A fit canceled mid-fit keeps its finished batches: `cosimo resume JOB` runs it on from them to
+// the numbers of an uninterrupted fit, bit for bit; a fit that succeeded does not resume, nor
+// does a simulation job.
+TEST_F(FitJobServiceTest, ACanceledFitResumedEndsWithTheNumbersOfAnUninterruptedOne) {
+  StartWorkers(2, {"--slots", "2"});
+  constexpr int kGenerations = 12;
+  const LoadedCalibration loaded = CarFit(dir_, kGenerations);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const v1::JobStatus running = WaitForIteration(client, *job, 3);
+  ASSERT_EQ(running.state(), v1::RUNNING) << "the fit ended before the cancel";
+  ASSERT_TRUE(client.Cancel(*job).ok());
+  absl::StatusOr<v1::JobStatus> canceled = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  ASSERT_EQ(canceled->state(), v1::CANCELED) << canceled->message();
+  const uint32_t reached = canceled->fit().iteration();
+  ASSERT_GE(reached, 3u);
+  ASSERT_LT(reached, static_cast<uint32_t>(kGenerations));
+
+  Process resume({BinDir() + "/cosimo", "resume", *job, "--orchestrator", orchestrator_->address()},
+                 dir_ + "/resume.log");
+  ASSERT_EQ(resume.Wait(std::chrono::seconds(60)), 0) << resume.log();
+  EXPECT_THAT(resume.log(), HasSubstr(*job + " QUEUED: resumed: its finished batches ("));
+  absl::StatusOr<v1::JobStatus> resumed = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_EQ(resumed->state(), v1::SUCCEEDED) << resumed->message();
+  // Every batch finished before the cancel (one per generation) was answered from the store.
+  EXPECT_GE(resumed->fit().batches_replayed(), reached);
+  EXPECT_EQ(resumed->fit().result().iterations(), static_cast<uint32_t>(kGenerations));
+
+  absl::StatusOr<std::string> again = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*again, nullptr, 50);
+  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
+  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
+  EXPECT_EQ(resumed->fit().result().SerializeAsString(),
+            uninterrupted->fit().result().SerializeAsString())
+      << resumed->fit().result().DebugString() << "\n"
+      << uninterrupted->fit().result().DebugString();
+  EXPECT_EQ(ResultsCsv(client, *job), ResultsCsv(client, *again));
+
+  absl::StatusOr<v1::JobStatus> twice = client.Resume(*job);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(twice.status().message(),
+              HasSubstr("is SUCCEEDED: only a calibration that failed or was canceled resumes"));
+  absl::StatusOr<std::string> simulation = client.Submit(loaded.base);
+  ASSERT_TRUE(simulation.ok()) << simulation.status();
+  ASSERT_TRUE(client.Watch(*simulation, nullptr, 50).ok());
+  absl::StatusOr<v1::JobStatus> not_fit = client.Resume(*simulation);
+  ASSERT_FALSE(not_fit.ok());
+  EXPECT_THAT(not_fit.status().message(), HasSubstr("is neither a sweep nor a calibration"));
 }
 
 // kill -9 of a worker mid-fit: its variants run again on the others, as a sweep's, and the fit
