@@ -52,5 +52,9 @@ struct Options {
 // FMU variants beyond the FMU's own stepping; fig11, a CMA-ES calibration of the car whose every
 // generation is a sweep job, against its variants back to back in-process.
 [[nodiscard]] absl::Status RunSweepFigures(const Options& options, Report* report);
+// Figure 12 (a fit's standard errors against the spread of repeated fits over 20 noise seeds:
+// the car's mass and friction, the dual-mass oscillator's four spring and damper constants
+// across two units; in-process).
+[[nodiscard]] absl::Status RunFitErrorFigures(const Options& options, Report* report);
 
 }  // namespace cosimo::bench

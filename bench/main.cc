@@ -132,6 +132,8 @@ int main(int argc, char** argv) {
   run({"fig8", "fig8.fmu", "fig11"},
       "figures 8 and 11 (sweeps and a calibration through the service)",
       [&] { return cosimo::bench::RunSweepFigures(options, &report); });
+  run({"fig12"}, "figure 12 (a fit's standard errors against 20 repeated fits)",
+      [&] { return cosimo::bench::RunFitErrorFigures(options, &report); });
   run({"load"}, "load (200 jobs at once, orchestrator RSS)",
       [&] { return cosimo::bench::RunLoadFigure(options, &report); });
 

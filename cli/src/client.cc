@@ -225,12 +225,14 @@ absl::StatusOr<std::string> Client::SubmitRequest(const v1::SubmitJobRequest& re
 }
 
 absl::StatusOr<v1::JobStatus> Client::Get(const std::string& job_id,
-                                          std::chrono::milliseconds wait_for_end) {
+                                          std::chrono::milliseconds wait_for_end,
+                                          bool calibration_samples) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + call_deadline_ + wait_for_end);
   v1::GetJobRequest request;
   request.set_job_id(job_id);
   request.set_wait_for_end_ms(static_cast<uint32_t>(wait_for_end.count()));
+  request.set_calibration_samples(calibration_samples);
   v1::GetJobResponse response;
   absl::Status s = Rpc(jobs_->GetJob(&context, request, &response), "get job", target_);
   if (!s.ok()) return s;

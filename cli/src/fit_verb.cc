@@ -3,8 +3,9 @@
 // runs in the orchestrator, each batch of points variants on its pool): of the in-process
 // orchestrator with worker processes of its own (client::RunEmbedded, as `cosimo run` does), or
 // with --orchestrator of that orchestrator. The job's progress is printed as it goes; at its end
-// its estimates, statistics and history (JobStatus.fit.result) and the best run's results (the
-// job's results) are written as files.
+// its estimates, statistics and history (JobStatus.fit.result), the best run's results (the
+// job's results) and the measured data beside them (measured.csv, what `cosimo plot` of the folder
+// draws) are written as files.
 #include "fit_verb.h"
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "cosimo/client/fmu_scenario.h"
 #include "cosimo/common/calibration.h"
 #include "cosimo/common/command_line.h"
+#include "cosimo/common/fit_plot.h"
 #include "cosimo/units/scenario_check.h"
 #include "verbs.h"
 
@@ -41,21 +43,20 @@ absl::StatusOr<LoadedCalibration> CheckedCalibration(const std::string& path) {
   return loaded;
 }
 
-// "iteration 3 (24 runs): objective 12.5; vehicle.m 1500, vehicle.c_f 0.45", once per iteration:
-// those the job's statuses showed as it ran, and at its end those of its history not shown yet
-// (the statuses come at most every 200 ms: a fast fit's skip some).
+// "iteration 3 (24 runs): objective 12.5; vehicle.m 1500, vehicle.c_f 0.45", once per iteration,
+// in order, as they come: each status carries the history so far (FitStatus.history while the job
+// runs, result.history once it succeeded), so none is skipped however fast they come.
 class IterationPrinter {
  public:
   void Update(const v1::JobStatus& s) {
     const v1::FitStatus& fit = s.fit();
     const v1::Calibration& c = fit.calibration().calibration();
-    for (const v1::FitIteration& it : fit.result().history()) {
-      if (!printed_.contains(it.iteration())) {
-        Print(c, it.iteration(), it.evaluations(), it.objective(), it.parameters());
+    for (const auto* history : {&fit.history(), &fit.result().history()}) {
+      for (const v1::FitIteration& it : *history) {
+        if (!printed_.contains(it.iteration())) {
+          Print(c, it.iteration(), it.evaluations(), it.objective(), it.parameters());
+        }
       }
-    }
-    if (fit.iteration() > 0 && !printed_.contains(fit.iteration())) {
-      Print(c, fit.iteration(), fit.evaluations(), fit.best_objective(), fit.parameters());
     }
   }
 
@@ -103,16 +104,18 @@ int WriteFitFiles(const v1::JobStatus& status, const ResultTable& best, const st
   std::error_code ec;
   fs::create_directories(fs::path(dir), ec);
   if (ec) return Fail(absl::PermissionDeniedError("cannot create '" + dir + "'"));
+  const ResultTable measured = MeasuredTable(MeasuredSeriesOf(status.fit().calibration()), best);
   for (const auto& [name, table] :
        {std::pair{"iterations.csv", IterationsTable(c, r)},
-        std::pair{"estimates.csv", EstimatesTable(c, r)}, std::pair{"best.csv", best}}) {
+        std::pair{"estimates.csv", EstimatesTable(c, r)}, std::pair{"best.csv", best},
+        std::pair{"measured.csv", measured}}) {
     if (absl::Status s = WriteCsvFile((fs::path(dir) / name).string(), table); !s.ok()) {
       return Fail(s);
     }
   }
-  std::cerr << "fit: iterations.csv, estimates.csv and best.csv (the best run's results) written "
-               "to "
-            << dir << "\n";
+  std::cerr << "fit: iterations.csv, estimates.csv, best.csv (the best run's results) and "
+               "measured.csv (the measured data beside it) written to "
+            << dir << " (cosimo plot " << dir << " draws them)\n";
   return 0;
 }
 
@@ -121,7 +124,8 @@ void DefineFit(CLI::App& cmd, Options& o) {
   cmd.add_option("calibration", c.calibration_path, "calibration JSON file (docs/calibration.md)")
       ->required();
   cmd.add_option("--out-dir", c.out_dir,
-                 "folder of iterations.csv, estimates.csv and best.csv (the best run's results)")
+                 "folder of iterations.csv, estimates.csv, best.csv (the best run's results) and "
+                 "measured.csv (the measured data beside it; cosimo plot FOLDER draws them)")
       ->capture_default_str();
   cmd.add_option("--parallel", c.parallel,
                  "variants run at once here: worker processes started (default: this machine's "
@@ -160,6 +164,7 @@ int Fit(Options& o) {
     if (last.state() != v1::SUCCEEDED || !last.fit().has_result()) {
       return Fail(NotSucceeded(last), ExitCodeFor(NotSucceeded(last)));
     }
+    *last.mutable_fit()->mutable_calibration() = job;  // with the samples statuses leave out
     return WriteFitFiles(last, *best, o.fit.out_dir);
   }
   return WithClient(o, [&](Client& client) {
@@ -179,6 +184,7 @@ int Fit(Options& o) {
     }
     absl::StatusOr<JobResults> best = client.Results(*id);
     if (!best.ok()) return Fail(best.status());
+    *end->mutable_fit()->mutable_calibration() = job;  // with the samples statuses leave out
     return WriteFitFiles(*end, *best, o.fit.out_dir);
   });
 }

@@ -195,8 +195,10 @@ int Watch(Options& o) {
 
 int Results(Options& o) {
   return WithClient(o, [&](Client& client) {
-    // A training job's result is its weights file (docs/hybrid.md), not a CSV.
-    absl::StatusOr<v1::JobStatus> status = client.Get(o.job_id);
+    // A training job's result is its weights file (docs/hybrid.md), not a CSV. A calibration's
+    // status with its measured samples, for measured.csv.
+    absl::StatusOr<v1::JobStatus> status =
+        client.Get(o.job_id, std::chrono::milliseconds(0), /*calibration_samples=*/true);
     if (!status.ok()) return Fail(status.status());
     if (status->has_training() && o.variant < 0) {
       return WriteWeights(client, o.job_id, o.out_given ? o.out : "");

@@ -6,11 +6,13 @@
 //   run, submit and import of an SSP (run and submit of an FMU too) take --stop-time T and
 //   --step-size H (also --step)
 //   cosimo watch JOB | cosimo results JOB --out results.csv | cosimo cancel JOB | cosimo list
-//   cosimo resume JOB   (a sweep that failed or was canceled: runs the rest, keeps its rows)
+//   cosimo resume JOB   (a sweep or a calibration that failed or was canceled: runs the rest,
+//   keeps its finished rows or batches)
 //   cosimo status JOB | cosimo delete JOB | cosimo workers
 //   cosimo plot RESULTS.csv [--vars a,b] [--one-panel] [--out plot.svg|plot.png] [--title T]
 //   cosimo plot TABLE.csv --x PARAM --y KPI [--out plot.svg|plot.png] [--title T]   (a scatter
 //   plot of two columns of a sweep table; --x and --y go together)
+//   cosimo plot FIT_DIR [--out fit.svg|fit.png]   (a fit's measured data against its best run)
 //   --out - writes the CSV to standard output; --log-level may come before or after the verb.
 //   cosimo train SCENARIO.json --data measured.csv --unit NAME [--epochs N] [--out weights.json]
 //                [--orchestrator HOST:PORT [--wait]]   (without --orchestrator: trains here)
@@ -182,7 +184,9 @@ int Submit(Options& o) {
 void DefinePlot(CLI::App& cmd, Options& o) {
   cmd.add_option("csv", o.plot_csv,
                  "results CSV (from run or results), or with --x and --y any CSV with a header, "
-                 "a sweep table (from sweep or results of a sweep job) say")
+                 "a sweep table (from sweep or results of a sweep job) say; or a fit's folder "
+                 "(from fit or results of a calibration job), or its measured.csv: the measured "
+                 "data against the best run")
       ->required();
   cmd.add_option("--out", o.plot_out, "plot file: .svg or .png")->capture_default_str();
   cmd.add_option("--vars", o.plot_options.variables, "time plots: columns to plot (default: all)")
@@ -204,7 +208,19 @@ void DefinePlot(CLI::App& cmd, Options& o) {
 // Time plots, or with --x and --y a scatter plot.
 int Plot(Options& o) {
   absl::Status s;
-  if (o.plot_x.empty() && o.plot_y.empty()) {
+  std::error_code ec;
+  const bool fit = std::filesystem::is_directory(o.plot_csv, ec) ||
+                   std::filesystem::path(o.plot_csv).filename() == "measured.csv";
+  if (fit) {
+    if (!o.plot_x.empty() || !o.plot_y.empty() || !o.plot_options.variables.empty() ||
+        o.plot_options.one_panel) {
+      return Fail(absl::InvalidArgumentError(
+                      "plot: --x, --y, --vars and --one-panel are not for a fit's plot (of '" +
+                      o.plot_csv + "': one panel per measured column)"),
+                  2);
+    }
+    s = client::WriteFitPlotFile(o.plot_csv, o.plot_out, o.plot_options);
+  } else if (o.plot_x.empty() && o.plot_y.empty()) {
     s = client::WritePlotFile(o.plot_csv, o.plot_out, o.plot_options);
     if (absl::StrContains(s.message(), "no 'time' column")) {
       s = absl::InvalidArgumentError(
@@ -300,7 +316,9 @@ constexpr Verb kVerbs[] = {
      },
      Logs},
     {"cancel", "cancel a queued or running job", AddJob, Cancel},
-    {"resume", "run the rest of a sweep that failed or was canceled, keeping its finished rows",
+    {"resume",
+     "run the rest of a sweep or a calibration that failed or was canceled, keeping its finished "
+     "rows or batches",
      AddJob, Resume},
     {"list", "list the orchestrator's jobs",
      [](CLI::App& cmd, Options& o) { AddOrchestrator(cmd, o); }, List},

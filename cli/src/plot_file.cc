@@ -7,6 +7,7 @@
 
 #include "cairo_api.h"
 #include "cosimo/common/csv.h"
+#include "cosimo/common/fit_plot.h"
 
 namespace cosimo::client {
 namespace {
@@ -158,6 +159,51 @@ absl::Status WriteScatterFile(const std::string& csv_path, const std::string& ou
     return canvas.Write(out_path);
   }
   return WriteSvg(out_path, PlotScatterSvg(*table, x, y, options));
+}
+
+absl::Status WriteFitPlotFile(const std::string& fit_path, const std::string& out_path,
+                              PlotOptions options) {
+  absl::StatusOr<bool> png = IsPng(out_path);
+  if (!png.ok()) return png.status();
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(fit_path, ec);
+  const std::filesystem::path dir =
+      folder ? std::filesystem::path(fit_path) : std::filesystem::path(fit_path).parent_path();
+  const std::string measured_path = (dir / "measured.csv").string();
+  if (folder && !std::filesystem::exists(measured_path, ec)) {
+    return absl::InvalidArgumentError(
+        "'" + fit_path +
+        "' is a folder but not a fit's: it has no measured.csv (`cosimo fit` and `cosimo results` "
+        "of a calibration job write measured.csv beside best.csv)");
+  }
+  absl::StatusOr<ResultTable> measured_table = ReadCsvFile(folder ? measured_path : fit_path);
+  if (!measured_table.ok()) return measured_table.status();
+  absl::StatusOr<std::vector<MeasuredSeries>> measured = MeasuredSeriesOf(*measured_table);
+  if (!measured.ok()) {
+    return absl::InvalidArgumentError((folder ? measured_path : fit_path) + ": " +
+                                      std::string(measured.status().message()));
+  }
+  const std::string best_path = (dir / "best.csv").string();
+  absl::StatusOr<ResultTable> best = ReadCsvFile(best_path);
+  if (!best.ok()) {
+    return absl::InvalidArgumentError(
+        "a fit's plot needs the best run's results beside its "
+        "measured.csv: " +
+        std::string(best.status().message()));
+  }
+  AddUnits(best_path, options);
+  if (options.title.empty()) {
+    options.title = std::filesystem::path(dir).lexically_normal().filename().string() +
+                    ": measured against the best run";
+  }
+  if (*png) {
+    absl::StatusOr<const CairoApi*> cairo = Cairo();
+    if (!cairo.ok()) return cairo.status();
+    CairoCanvas canvas(**cairo);
+    if (absl::Status s = DrawFitPlot(*best, *measured, options, canvas); !s.ok()) return s;
+    return canvas.Write(out_path);
+  }
+  return WriteSvg(out_path, FitPlotSvg(*best, *measured, options));
 }
 
 }  // namespace cosimo::client

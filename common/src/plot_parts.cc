@@ -1,6 +1,8 @@
 #include "plot_parts.h"
 
 #include <cstdio>
+#include <iterator>
+#include <limits>
 
 namespace cosimo::plot_parts {
 
@@ -14,6 +16,50 @@ std::string FormatTick(double v, double step) {
     std::snprintf(buffer, sizeof(buffer), "%.*f", std::min(decimals, 12), v);
   }
   return buffer;
+}
+
+std::vector<PlotCanvas::Points> Trace(const ResultTable& table, size_t column, double x0,
+                                      double x_scale, double t0, double y0, double y_scale,
+                                      double v0, bool thin) {
+  const size_t width = table.columns.size();
+  std::vector<PlotCanvas::Points> lines(1);
+  long bucket = std::numeric_limits<long>::min();
+  size_t bucket_start = 0;  // index in lines.back() where the current pixel column starts
+  for (size_t r = 0; r < table.rows(); ++r) {
+    const double t = table.values[r * width];
+    const double v = table.values[r * width + column];
+    if (!std::isfinite(t) || !std::isfinite(v)) {
+      if (!lines.back().empty()) lines.emplace_back();
+      bucket = std::numeric_limits<long>::min();
+      continue;
+    }
+    const std::pair<double, double> p{x0 + (t - t0) * x_scale, y0 - (v - v0) * y_scale};
+    PlotCanvas::Points& line = lines.back();
+    const long b = static_cast<long>(std::floor(p.first));
+    if (!thin || b != bucket) {
+      bucket = b;
+      bucket_start = line.size();
+      line.push_back(p);
+      continue;
+    }
+    // Within one pixel column keep first, lowest, highest (in their order) and last.
+    PlotCanvas::Points column_points(line.begin() + static_cast<std::ptrdiff_t>(bucket_start),
+                                     line.end());
+    column_points.push_back(p);
+    auto low = std::max_element(column_points.begin(), column_points.end(),
+                                [](auto& a, auto& b) { return a.second < b.second; });
+    auto high = std::min_element(column_points.begin(), column_points.end(),
+                                 [](auto& a, auto& b) { return a.second < b.second; });
+    PlotCanvas::Points kept{column_points.front()};
+    for (auto it = column_points.begin() + 1; it + 1 < column_points.end(); ++it) {
+      if (it == low || it == high) kept.push_back(*it);
+    }
+    kept.push_back(column_points.back());
+    line.resize(bucket_start);
+    line.insert(line.end(), kept.begin(), kept.end());
+  }
+  if (lines.back().empty()) lines.pop_back();
+  return lines;
 }
 
 void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Axis& x, const Axis& y,

@@ -45,6 +45,13 @@ struct Range {
 // A tick's label with as many decimals as the step between ticks needs, no more.
 std::string FormatTick(double v, double step);
 
+// The pixel points of column `column` of `table` (its first column time): (x0 + (t - t0)
+// x_scale, y0 - (v - v0) y_scale), broken into lines at NaN cells; with `thin`, a pixel column's
+// points are thinned to its first, lowest, highest and last.
+std::vector<PlotCanvas::Points> Trace(const ResultTable& table, size_t column, double x0,
+                                      double x_scale, double t0, double y0, double y_scale,
+                                      double v0, bool thin);
+
 // A panel's edges on the canvas (its left edge is kLeft).
 struct PanelBox {
   double top, bottom, right;

@@ -121,6 +121,11 @@ absl::StatusOr<ResultTable> FitRun::RunSweep(const v1::Sweep& sweep) {
   const std::vector<uint64_t> ks = lanes_.AddVariants(values, /*keep=*/false);
   absl::StatusOr<std::vector<VariantOutcome>> outcomes = lanes_.AwaitVariants(ks);
   if (!outcomes.ok()) return outcomes.status();
+  // A variant the cancel (or the shutdown) stopped has no residuals to store: the batch is not
+  // finished, and a resumption runs it again.
+  for (const VariantOutcome& outcome : *outcomes) {
+    if (outcome.status == v1::CANCELED || job_->cancel) return absl::CancelledError("canceled");
+  }
   ResultTable table = SweepTableColumns(sweep);
   for (size_t i = 0; i < values.size(); ++i) AddSweepRow(&table, i, values[i], (*outcomes)[i]);
   return table;
@@ -134,6 +139,11 @@ void FitRun::OnIteration(const IterationRecord& record) {
   fit->set_best_objective(record.objective);
   fit->clear_parameters();
   for (double v : FromBox(loaded_.calibration, record.x)) fit->add_parameters(v);
+  v1::FitIteration* it = fit->add_history();
+  it->set_iteration(fit->iteration());
+  it->set_evaluations(fit->evaluations());
+  it->set_objective(record.objective);
+  *it->mutable_parameters() = fit->parameters();
   env_.recorder->Progressed(*job_, &stored_at_);
 }
 
@@ -168,6 +178,12 @@ absl::Status FitRun::RunBest(const std::vector<double>& estimates) {
 
 void FitRun::Run(WorkerLease lease) {
   stored_at_ = env_.recorder->clock()->Now();
+  {
+    // A resumption's optimiser runs from its start again: its history comes again, in order.
+    absl::MutexLock lock(&job_->mutex);
+    job_->status.mutable_fit()->clear_history();
+    job_->status.mutable_fit()->set_batches_replayed(0);
+  }
   if (absl::Status s = LoadBatches(); !s.ok()) {
     lease.Release();
     env_.recorder->Finish(
@@ -203,6 +219,7 @@ void FitRun::End(const absl::StatusOr<CalibrationResult>& result) {
     {
       absl::MutexLock lock(&job_->mutex);
       *job_->status.mutable_fit()->mutable_result() = ToFitResult(loaded_, *result);
+      job_->status.mutable_fit()->clear_history();  // result.history holds it
     }
     spdlog::info("job {}: fit done, objective {}", job_->id, result->optimizer.objective);
     env_.recorder->Finish(
@@ -287,6 +304,20 @@ void FitRunner::Run(const std::shared_ptr<Job>& job, const v1::Scenario& scenari
   {
     absl::ReaderMutexLock lock(&job->mutex);
     calibration = job->status.fit().calibration();
+  }
+  // The samples are stored apart (JobStore::PutCalibrationSamples); a job recorded before that
+  // has them in its status.
+  if (calibration.samples().empty()) {
+    absl::StatusOr<v1::CalibrationJob> samples =
+        env_.recorder->store()->LoadCalibrationSamples(job->id);
+    if (!samples.ok()) {
+      lease.Release();
+      env_.recorder->Finish(*job, v1::FAILED,
+                            "the calibration's measured samples could not be read back: " +
+                                std::string(samples.status().message()));
+      return;
+    }
+    *calibration.mutable_samples() = samples->samples();
   }
   absl::StatusOr<LoadedCalibration> loaded = FromCalibrationJob(calibration, scenario);
   if (!loaded.ok()) {

@@ -14,8 +14,14 @@
 // the job, DataLoss) and only the batches after them run. The result equals an uninterrupted
 // run's.
 //
-// A cancel ends the job between or within batches (CANCELED); the orchestrator's shutdown leaves
-// it RUNNING in the store, to resume at the next start.
+// A cancel ends the job between or within batches (CANCELED; a batch it stopped is not stored);
+// the orchestrator's shutdown leaves it RUNNING in the store, to resume at the next start. A job
+// that failed or was canceled keeps its stored batches: ResumeJob queues it again, to run on from
+// them as a resumption does (JobManager::ResumeEnded).
+//
+// Its status carries the iterations so far (FitStatus.history, cleared at each start: a
+// resumption's replay adds them again, in order) but not the calibration's measured samples,
+// read from the store (JobStore::LoadCalibrationSamples) when it starts.
 #pragma once
 
 #include <memory>

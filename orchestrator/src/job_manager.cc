@@ -198,7 +198,8 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   if (training != nullptr) *st.mutable_training()->mutable_request() = *training;
   if (sweep != nullptr) *st.mutable_sweep() = NewSweepStatus(*sweep);
   if (fit != nullptr) {
-    *st.mutable_fit()->mutable_calibration() = *fit;
+    // Its samples are stored apart, once (below): every status update stays small.
+    *st.mutable_fit()->mutable_calibration()->mutable_calibration() = fit->calibration();
     st.mutable_fit()->set_best_objective(std::numeric_limits<double>::infinity());
   }
   // A sweep or a calibration is named by its own `name`, else by its base scenario's.
@@ -213,8 +214,15 @@ absl::StatusOr<std::string> JobManager::Submit(const v1::Scenario& scenario, con
   st.set_submitted_unix_ms(clock_->UnixMs());
   st.set_owner(caller.name);
   if (absl::Status s = ReserveQueueSlot(caller.name); !s.ok()) return s;
-  // The store is written outside the lock, which watchers and the jobs' threads need.
-  const absl::Status stored = store_->Put(st, scenario);
+  // The store is written outside the lock, which watchers and the jobs' threads need; a
+  // calibration's samples before the job, which runs from them.
+  absl::Status stored = absl::OkStatus();
+  if (fit != nullptr) {
+    v1::CalibrationJob samples;
+    *samples.mutable_samples() = fit->samples();
+    stored = store_->PutCalibrationSamples(st.job_id(), samples);
+  }
+  if (stored.ok()) stored = store_->Put(st, scenario);
   auto job = std::make_shared<Job>(std::move(st), scenario);
   {
     absl::MutexLock lock(&mutex_);
@@ -381,15 +389,17 @@ absl::StatusOr<v1::JobStatus> JobManager::ResumeEnded(const std::string& job_id,
     absl::MutexLock job_lock(&job->mutex);
     if (!MayChange(job->status, caller)) return NotYours(job->status, caller, "resume");
     const v1::JobState state = job->status.state();
-    if (job->kind != JobKind::kSweep) {
+    if (job->kind != JobKind::kSweep && job->kind != JobKind::kFit) {
       return absl::FailedPreconditionError(
           "job " + job_id +
-          " is not a sweep: only a sweep resumes from its finished variants (submit the "
-          "scenario again)");
+          " is neither a sweep nor a calibration: only those resume from their finished variants "
+          "or batches (submit the scenario again)");
     }
+    const char* const kind = job->kind == JobKind::kSweep ? "a sweep" : "a calibration";
     if (state != v1::FAILED && state != v1::CANCELED) {
       return absl::FailedPreconditionError("job " + job_id + " is " + v1::JobState_Name(state) +
-                                           ": only a sweep that failed or was canceled resumes");
+                                           ": only " + kind +
+                                           " that failed or was canceled resumes");
     }
     job->cancel = false;
     job->resumptions = 0;
@@ -398,8 +408,12 @@ absl::StatusOr<v1::JobStatus> JobManager::ResumeEnded(const std::string& job_id,
     job->unschedulable_since.reset();
     job->status.set_state(v1::QUEUED);
     job->status.set_finished_unix_ms(0);
-    job->status.set_message("resumed: " + std::to_string(job->status.sweep().variants_done()) +
-                            " variants done are kept, the others run");
+    job->status.set_message(
+        job->kind == JobKind::kSweep
+            ? "resumed: " + std::to_string(job->status.sweep().variants_done()) +
+                  " variants done are kept, the others run"
+            : "resumed: its finished batches (" + std::to_string(job->status.fit().iteration()) +
+                  " iterations) are answered from the store, the rest runs");
     if (!recorder_.Record(*job)) return absl::InternalError(job->store_error);
     job->Touch();
     scheduler_.Add(job);

@@ -87,13 +87,20 @@ class JobManager {
                                                    const v1::Sweep* sweep = nullptr,
                                                    const v1::CalibrationJob* fit = nullptr);
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(const std::string& job_id) const;
+  // A calibration job's measured samples (CalibrationJob.samples alone), which its statuses
+  // leave out (stored once with the job, JobStore::PutCalibrationSamples). NotFound for an
+  // unknown job; FailedPrecondition for a job that is not a calibration.
+  [[nodiscard]] absl::StatusOr<v1::CalibrationJob> CalibrationSamples(
+      const std::string& job_id) const;
   // Only the job's owner or an admin may cancel or delete it (PERMISSION_DENIED naming the
   // owner otherwise).
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Cancel(const std::string& job_id,
                                                      const Caller& caller = {});
-  // Queues a sweep that ended FAILED or CANCELED again: it keeps its finished variants' rows
-  // (its checkpoint) and runs the others. FailedPrecondition for another job or state; the
-  // owner or an admin only.
+  // Queues a sweep or a calibration that ended FAILED or CANCELED again: a sweep keeps its
+  // finished variants' rows (its checkpoint) and runs the others; a calibration's optimiser runs
+  // again from its start, its finished batches (its checkpoint) answered from the store bit for
+  // bit (fit_runner.h), the rest run. FailedPrecondition for another job or state; the owner or
+  // an admin only.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> ResumeEnded(const std::string& job_id,
                                                           const Caller& caller = {});
   // The workers attached to the pool.

@@ -71,6 +71,20 @@ absl::StatusOr<v1::JobStatus> JobManager::Get(const std::string& job_id) const {
   return job->Status();
 }
 
+absl::StatusOr<v1::CalibrationJob> JobManager::CalibrationSamples(const std::string& job_id) const {
+  absl::StatusOr<v1::JobStatus> status = Get(job_id);
+  if (!status.ok()) return status.status();
+  if (!status->has_fit()) {
+    return absl::FailedPreconditionError("job " + job_id + " is not a calibration job");
+  }
+  absl::StatusOr<v1::CalibrationJob> samples = store_->LoadCalibrationSamples(job_id);
+  if (samples.status().code() != absl::StatusCode::kNotFound) return samples;
+  // A job recorded before the samples were stored apart has them in its status.
+  v1::CalibrationJob in_status;
+  *in_status.mutable_samples() = status->fit().calibration().samples();
+  return in_status;
+}
+
 absl::StatusOr<JobManager::JobPage> JobManager::List(uint32_t page_size,
                                                      const std::string& page_token) const {
   constexpr uint32_t kDefaultPage = 100, kMaxPage = 1000;

@@ -79,8 +79,9 @@ void JobRecorder::FinishUnsuccessful(Job& job, const absl::Status& status, std::
 
 void JobRecorder::DropCheckpoint(const Job& job, v1::JobState ended) {
   // Only a running job resumes: an ended one's checkpoint is of no more use, but for the
-  // finished rows of a sweep that may resume.
-  if (job.kind == JobKind::kSweep && ended != v1::SUCCEEDED) return;
+  // finished rows of a sweep and the finished batches of a calibration that may resume
+  // (JobManager::ResumeEnded).
+  if ((job.kind == JobKind::kSweep || job.kind == JobKind::kFit) && ended != v1::SUCCEEDED) return;
   if (absl::Status s = store_->DeleteCheckpoint(job.id); !s.ok()) {
     spdlog::warn("job {}: its checkpoint could not be removed: {}", job.id, s.message());
   }

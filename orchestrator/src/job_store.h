@@ -79,8 +79,15 @@ class JobStore {
                                                        const v1::TrainingResult& result) = 0;
   [[nodiscard]] virtual absl::StatusOr<v1::TrainingResult> LoadTrainingResult(
       const std::string& job_id) = 0;
+  // A calibration job's measured samples (CalibrationJob.samples; the rest of it is in its
+  // status), stored once before the job (Put), so that its status updates stay small; read back
+  // when it runs or resumes and by GetJob with calibration_samples. NotFound when there are none.
+  [[nodiscard]] virtual absl::Status PutCalibrationSamples(const std::string& job_id,
+                                                           const v1::CalibrationJob& samples) = 0;
+  [[nodiscard]] virtual absl::StatusOr<v1::CalibrationJob> LoadCalibrationSamples(
+      const std::string& job_id) = 0;
   // Removes the job's record, results (with a sweep's variants' results, stored under
-  // "<job>/variant-K") and checkpoint (nothing to remove is not an error).
+  // "<job>/variant-K"), calibration samples and checkpoint (nothing to remove is not an error).
   [[nodiscard]] virtual absl::Status Delete(const std::string& job_id) = 0;
 
   // A job's log lines (GetJobLogs, units/.../unit_log.h), appended in the order the workers sent

@@ -44,6 +44,11 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext* context, const v1::GetJ
                                       std::chrono::milliseconds(1));
   }
   if (!status.ok()) return ToGrpcStatus(status.status());
+  if (request->calibration_samples() && status->has_fit()) {
+    absl::StatusOr<v1::CalibrationJob> samples = jobs_->CalibrationSamples(request->job_id());
+    if (!samples.ok()) return ToGrpcStatus(samples.status());
+    *status->mutable_fit()->mutable_calibration()->mutable_samples() = samples->samples();
+  }
   *response->mutable_status() = *std::move(status);
   return grpc::Status::OK;
 }

@@ -93,6 +93,8 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(
       "  string_count INTEGER, chunk BLOB, PRIMARY KEY (id, first_row));"
       // A succeeded training job's result: a serialized TrainingResult (the weights file).
       "CREATE TABLE IF NOT EXISTS training_results (id TEXT PRIMARY KEY, result BLOB);"
+      // A calibration job's measured samples: a serialized CalibrationJob of its samples alone.
+      "CREATE TABLE IF NOT EXISTS calibration_samples (id TEXT PRIMARY KEY, samples BLOB);"
       // A job's log, one serialized LogEntry a line, in the order of rowid (sqlite_job_logs.cc).
       "CREATE TABLE IF NOT EXISTS job_logs (id TEXT NOT NULL, unit TEXT, line BLOB);"
       "CREATE INDEX IF NOT EXISTS job_logs_id ON job_logs (id);";
@@ -221,6 +223,7 @@ absl::Status SqliteJobStore::Delete(const std::string& job_id) {
     for (const char* sql :
          {"DELETE FROM result_chunks WHERE id = ?", "DELETE FROM results WHERE id = ?",
           "DELETE FROM training_results WHERE id = ?", "DELETE FROM checkpoints WHERE id = ?",
+          "DELETE FROM calibration_samples WHERE id = ?",
           "DELETE FROM checkpoint_rows WHERE id = ?", "DELETE FROM job_logs WHERE id = ?",
           "DELETE FROM jobs WHERE id = ?"}) {
       COSIMO_RETURN_IF_ERROR(RunForJobLocked(sql, job_id, "delete job " + job_id));
@@ -367,6 +370,21 @@ absl::Status SqliteJobStore::LoadMessageLocked(const char* table, const char* co
     return absl::DataLossError("job store: " + what + " of " + job_id + " is corrupt");
   }
   return absl::OkStatus();
+}
+
+absl::Status SqliteJobStore::PutCalibrationSamples(const std::string& job_id,
+                                                   const v1::CalibrationJob& samples) {
+  return PutMessage("calibration_samples", "samples", job_id, samples,
+                    "the calibration's measured samples");
+}
+
+absl::StatusOr<v1::CalibrationJob> SqliteJobStore::LoadCalibrationSamples(
+    const std::string& job_id) {
+  v1::CalibrationJob samples;
+  COSIMO_RETURN_IF_ERROR(LoadMessage("calibration_samples", "samples", job_id,
+                                     "the calibration's measured samples",
+                                     "no calibration samples stored for job " + job_id, &samples));
+  return samples;
 }
 
 absl::Status SqliteJobStore::PutTrainingResult(const std::string& job_id,

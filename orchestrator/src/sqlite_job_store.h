@@ -70,6 +70,10 @@ class SqliteJobStore final : public JobStore {
   [[nodiscard]] absl::StatusOr<v1::Scenario> LoadScenario(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResults(const std::string& job_id) override;
   [[nodiscard]] absl::StatusOr<StoredResults> LoadResultsHead(const std::string& job_id) override;
+  [[nodiscard]] absl::Status PutCalibrationSamples(const std::string& job_id,
+                                                   const v1::CalibrationJob& samples) override;
+  [[nodiscard]] absl::StatusOr<v1::CalibrationJob> LoadCalibrationSamples(
+      const std::string& job_id) override;
   [[nodiscard]] absl::Status PutTrainingResult(const std::string& job_id,
                                                const v1::TrainingResult& result) override;
   [[nodiscard]] absl::StatusOr<v1::TrainingResult> LoadTrainingResult(

@@ -289,7 +289,8 @@ async function showJob(id) {
     if (job.sweep) {
       await showSweep(job, plot);
     } else {
-      const r = await fetch("/jobs/" + encodeURIComponent(id) + "/plot.svg");
+      // A calibration's plot: its measured data against its best run.
+      const r = await fetch("/jobs/" + encodeURIComponent(id) + (job.fit ? "/fit.svg" : "/plot.svg"));
       plot.innerHTML = r.ok ? await r.text() : "";
       if (!r.ok) plot.append(el("p", { class: "muted" }, await r.text()));
     }
@@ -298,6 +299,9 @@ async function showJob(id) {
       sweepDone = job.sweep.variants_done;
       await showSweep(job, plot);
     }
+  } else if (job.state === "running" && job.fit) {
+    plot.replaceChildren(el("p", { class: "muted" },
+      "The measured data against the best run appear once the fit succeeded."));
   } else if (job.state === "running" && !job.training) {
     await showRunningPlot(id, plot);
   } else if (!job.finished) {

@@ -3,7 +3,9 @@
 // orchestrator is killed (kill -9) mid-fit and restarted on the same data directory resumes from
 // its stored batches and ends with the numbers of an uninterrupted fit bit for bit (estimates,
 // objective, statistics, history, the best run's results), and so does one that lost a worker
-// (kill -9) mid-fit; a cancel ends a fit CANCELED; and
+// (kill -9) mid-fit; a cancel ends a fit CANCELED; a running fit's status has its history so
+// far but not its measured samples (GetJob gives them when asked), nor has any WatchJob message
+// or ListJobs entry; a canceled fit resumed (`cosimo resume`) ends as an uninterrupted one; and
 // `cosimo results JOB` of a calibration job writes the files `cosimo fit` writes. The data are
 // synthetic: the car run with known parameters.
 #include <gmock/gmock.h>
@@ -115,6 +117,22 @@ std::string ResultsCsv(client::Client& client, const std::string& id) {
   return results.ok() ? Csv(*results) : "";
 }
 
+// A running (or unsuccessful) fit's status: one history entry per iteration done, in order, the
+// last the progress shown.
+void ExpectTheHistorySoFar(const v1::JobStatus& s) {
+  const v1::FitStatus& fit = s.fit();
+  ASSERT_EQ(fit.history_size(), static_cast<int>(fit.iteration()));
+  for (int i = 0; i < fit.history_size(); ++i) {
+    EXPECT_EQ(fit.history(i).iteration(), static_cast<uint32_t>(i + 1));
+    if (i > 0) {
+      EXPECT_LE(fit.history(i).objective(), fit.history(i - 1).objective());
+    }
+  }
+  ASSERT_GT(fit.history_size(), 0);
+  EXPECT_EQ(fit.history(fit.history_size() - 1).objective(), fit.best_objective());
+  EXPECT_EQ(fit.history(fit.history_size() - 1).evaluations(), fit.evaluations());
+}
+
 TEST(FitJobTest, AKilledOrchestratorResumesTheFitWithTheNumbersOfAnUninterruptedFit) {
   const std::string dir = TempDir("cosimo-fit-resume");
   const std::string data = dir + "/data";
@@ -174,11 +192,91 @@ TEST_F(FitJobServiceTest, ACanceledFitEndsCanceled) {
   ASSERT_EQ(running.state(), v1::RUNNING);
   EXPECT_EQ(running.fit().parameters_size(), 2);
   EXPECT_TRUE(std::isfinite(running.fit().best_objective()));
+  ExpectTheHistorySoFar(running);
+  // The status carries the calibration but not its 33 samples, stored once with the job: GetJob
+  // gives them when asked.
+  EXPECT_EQ(running.fit().calibration().calibration().parameters_size(), 2);
+  EXPECT_EQ(running.fit().calibration().samples_size(), 0);
+  absl::StatusOr<v1::JobStatus> with_samples =
+      client.Get(*job, std::chrono::milliseconds(0), /*calibration_samples=*/true);
+  ASSERT_TRUE(with_samples.ok()) << with_samples.status();
+  ASSERT_EQ(with_samples->fit().calibration().samples_size(), 1);
+  EXPECT_EQ(with_samples->fit().calibration().samples(0).SerializeAsString(),
+            ToCalibrationJob(loaded).samples(0).SerializeAsString());
   ASSERT_TRUE(client.Cancel(*job).ok());
-  absl::StatusOr<v1::JobStatus> end = client.Watch(*job, nullptr, 50);
+  size_t updates = 0;
+  absl::StatusOr<v1::JobStatus> end = client.Watch(
+      *job,
+      [&](const v1::JobStatus& s) {
+        ++updates;
+        EXPECT_EQ(s.fit().calibration().samples_size(), 0);
+      },
+      50);
   ASSERT_TRUE(end.ok()) << end.status();
+  EXPECT_GT(updates, 0u);
   EXPECT_EQ(end->state(), v1::CANCELED) << end->message();
   EXPECT_FALSE(end->fit().has_result());
+  ExpectTheHistorySoFar(*end);  // as far as it got
+  EXPECT_GE(end->fit().history_size(), 2);
+  absl::StatusOr<std::vector<v1::JobStatus>> listed = client.List();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().fit().calibration().samples_size(), 0);
+}
+
+// A fit canceled mid-fit keeps its finished batches: `cosimo resume JOB` runs it on from them to
+// the numbers of an uninterrupted fit, bit for bit; a fit that succeeded does not resume, nor
+// does a simulation job.
+TEST_F(FitJobServiceTest, ACanceledFitResumedEndsWithTheNumbersOfAnUninterruptedOne) {
+  StartWorkers(2, {"--slots", "2"});
+  constexpr int kGenerations = 12;
+  const LoadedCalibration loaded = CarFit(dir_, kGenerations);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const v1::JobStatus running = WaitForIteration(client, *job, 3);
+  ASSERT_EQ(running.state(), v1::RUNNING) << "the fit ended before the cancel";
+  ASSERT_TRUE(client.Cancel(*job).ok());
+  absl::StatusOr<v1::JobStatus> canceled = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  ASSERT_EQ(canceled->state(), v1::CANCELED) << canceled->message();
+  const uint32_t reached = canceled->fit().iteration();
+  ASSERT_GE(reached, 3u);
+  ASSERT_LT(reached, static_cast<uint32_t>(kGenerations));
+
+  Process resume({BinDir() + "/cosimo", "resume", *job, "--orchestrator", orchestrator_->address()},
+                 dir_ + "/resume.log");
+  ASSERT_EQ(resume.Wait(std::chrono::seconds(60)), 0) << resume.log();
+  EXPECT_THAT(resume.log(), HasSubstr(*job + " QUEUED: resumed: its finished batches ("));
+  absl::StatusOr<v1::JobStatus> resumed = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_EQ(resumed->state(), v1::SUCCEEDED) << resumed->message();
+  // Every batch finished before the cancel (one per generation) was answered from the store.
+  EXPECT_GE(resumed->fit().batches_replayed(), reached);
+  EXPECT_EQ(resumed->fit().result().iterations(), static_cast<uint32_t>(kGenerations));
+
+  absl::StatusOr<std::string> again = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*again, nullptr, 50);
+  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
+  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
+  EXPECT_EQ(resumed->fit().result().SerializeAsString(),
+            uninterrupted->fit().result().SerializeAsString())
+      << resumed->fit().result().DebugString() << "\n"
+      << uninterrupted->fit().result().DebugString();
+  EXPECT_EQ(ResultsCsv(client, *job), ResultsCsv(client, *again));
+
+  absl::StatusOr<v1::JobStatus> twice = client.Resume(*job);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(twice.status().message(),
+              HasSubstr("is SUCCEEDED: only a calibration that failed or was canceled resumes"));
+  absl::StatusOr<std::string> simulation = client.Submit(loaded.base);
+  ASSERT_TRUE(simulation.ok()) << simulation.status();
+  ASSERT_TRUE(client.Watch(*simulation, nullptr, 50).ok());
+  absl::StatusOr<v1::JobStatus> not_fit = client.Resume(*simulation);
+  ASSERT_FALSE(not_fit.ok());
+  EXPECT_THAT(not_fit.status().message(), HasSubstr("is neither a sweep nor a calibration"));
 }
 
 // kill -9 of a worker mid-fit: its variants run again on the others, as a sweep's, and the fit
@@ -222,7 +320,16 @@ TEST_F(FitJobServiceTest, ResultsOfAFitJobAreTheFilesOfCosimoFit) {
                "--orchestrator", orchestrator_->address()},
               dir_ + "/fit.log");
   ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
-  EXPECT_THAT(fit.log(), HasSubstr("iteration 4 ("));
+  // Each iteration printed once, in order.
+  const std::string log = fit.log();
+  size_t at = 0;
+  for (int i = 1; i <= 4; ++i) {
+    const std::string line = "iteration " + std::to_string(i) + " (";
+    const size_t found = log.find(line, at);
+    ASSERT_NE(found, std::string::npos) << line << " in order in\n" << log;
+    EXPECT_EQ(log.find(line, found + 1), std::string::npos) << line << " twice";
+    at = found;
+  }
   // One job, a calibration job.
   client::Client client(orchestrator_->address());
   absl::StatusOr<std::vector<v1::JobStatus>> jobs = client.List();
@@ -233,13 +340,14 @@ TEST_F(FitJobServiceTest, ResultsOfAFitJobAreTheFilesOfCosimoFit) {
   EXPECT_EQ(job.name(), "car fit");
   ASSERT_TRUE(job.fit().has_result());
   EXPECT_EQ(job.fit().result().history_size(), 4);
+  EXPECT_EQ(job.fit().history_size(), 0);  // result.history holds it
   EXPECT_EQ(job.fit().result().jacobian(), "finite differences of variants");
   EXPECT_EQ(job.fit().result().evaluations(), 4u * 6u + 2u);  // 4 generations, the Jacobian
   Process results({BinDir() + "/cosimo", "results", job.job_id(), "--out", dir_ + "/b",
                    "--orchestrator", orchestrator_->address()},
                   dir_ + "/results.log");
   ASSERT_EQ(results.Wait(std::chrono::seconds(60)), 0) << results.log();
-  for (const char* file : {"/iterations.csv", "/estimates.csv", "/best.csv"}) {
+  for (const char* file : {"/iterations.csv", "/estimates.csv", "/best.csv", "/measured.csv"}) {
     EXPECT_EQ(ReadFile(dir_ + "/a" + file), ReadFile(dir_ + "/b" + file)) << file;
     EXPECT_FALSE(ReadFile(dir_ + "/b" + file).empty()) << file;
   }

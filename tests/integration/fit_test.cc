@@ -2,7 +2,8 @@
 // scenario run in this process with the true values, its recorded variable interpolated
 // linearly at measurement times between the communication points, plus normal noise of a known
 // deviation. The estimates must lie within 3 standard errors of the truth: the car's mass and
-// friction (Levenberg-Marquardt, here: one calibration job of the in-process orchestrator), a test
+// friction (Levenberg-Marquardt, here: one calibration job of the in-process orchestrator; its
+// measured data beside the best run in measured.csv, and `cosimo plot` of them), a test
 // FMU's stiffness and damping (here), and over the service (CMA-ES, one calibration job) a
 // parameter with no effect on the data, flagged as not determined, with the same seed giving the
 // same iterations bit for bit.
@@ -86,6 +87,42 @@ void ExpectWithinThreeStandardErrors(const std::string& dir, const std::string& 
       << name << " = " << e.value << " +- " << e.standard_error << ", truth " << truth;
 }
 
+// measured.csv of a fit with a linear loss and one measured column of `samples` samples: the
+// best run's values at the measured times (between its rows), residuals whose squares sum to the
+// fit's objective; and `cosimo plot` of the folder draws them: a marker per sample, the best run
+// as a line.
+void ExpectTheMeasuredDataBesideTheBestRun(const std::string& dir, const ResultTable& best,
+                                           const ResultTable& iterations, size_t samples) {
+  absl::StatusOr<ResultTable> measured = ReadCsvFile(dir + "/measured.csv");
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  ASSERT_EQ(measured->columns, (std::vector<std::string>{"column", "variable", "time", "measured",
+                                                         "simulated", "residual"}));
+  ASSERT_EQ(measured->rows(), samples);
+  const size_t w = measured->columns.size();
+  double sum = 0;
+  for (size_t r = 0; r < samples; ++r) {
+    const double t = measured->values[r * w + 2], simulated = measured->values[r * w + 4];
+    // Between the best run's rows around t (0.1 s apart): the line through them there.
+    const size_t row = static_cast<size_t>(t / 0.1);
+    const double y0 = best.values[row * 2 + 1], y1 = best.values[(row + 1) * 2 + 1];
+    EXPECT_NEAR(simulated, y0 + (t - best.values[row * 2]) / 0.1 * (y1 - y0), 1e-9) << t;
+    sum += std::pow(measured->values[r * w + 5], 2);
+  }
+  const double objective = iterations.values[iterations.values.size() - iterations.columns.size() +
+                                             2];  // the last iteration's best objective
+  EXPECT_NEAR(sum, objective, 1e-9 * objective);
+  Process plot({BinDir() + "/cosimo", "plot", dir, "--out", dir + "/fit.svg"}, dir + "/plot.log");
+  ASSERT_EQ(plot.Wait(std::chrono::seconds(60)), 0) << plot.log();
+  const std::string svg = ReadFile(dir + "/fit.svg");
+  size_t markers = 0;
+  for (size_t at = svg.find("<title>measured at "); at != std::string::npos;
+       at = svg.find("<title>measured at ", at + 1)) {
+    ++markers;
+  }
+  EXPECT_EQ(markers, samples);
+  EXPECT_THAT(svg, ::testing::HasSubstr("class=\"series\" data-variable=\"vehicle.v\""));
+}
+
 // The car with a gain k = 300, so that the friction matters: v' = (k (40 - v) - c_f v) / m.
 std::string Car(double m, double c_f, const std::string& extra_unit = "") {
   return R"({"name": "car", "stop_time": 10,
@@ -126,6 +163,7 @@ TEST(FitCommandTest, TheCarsMassAndFrictionWithinThreeStandardErrors) {
   absl::StatusOr<ResultTable> iterations = ReadCsvFile(dir + "/out/iterations.csv");
   ASSERT_TRUE(iterations.ok());
   EXPECT_GE(iterations->rows(), 2u);
+  ExpectTheMeasuredDataBesideTheBestRun(dir + "/out", *best, *iterations, 33);
   std::filesystem::remove_all(dir);
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "cosimo/common/calibration.h"
 #include "cosimo/common/security.h"
 #include "cosimo/common/sweep.h"
 #include "tests/integration/fixture.h"
@@ -398,6 +400,44 @@ TEST_F(HttpTest, ASweepJobsPageShowsItsTableAndAScatterPlotInChromium) {
     Browse(chromium, "sweep-screenshot",
            {"--screenshot=" + std::string(out), "--hide-scrollbars", Url("/jobs/" + *id)});
   }
+}
+
+// A calibration job's page: its objective per iteration, and once it succeeded its measured data
+// against its best run (/jobs/<id>/fit.svg), in place of the time plots.
+TEST_F(HttpTest, AFitJobsPageShowsItsObjectivePerIterationAndMeasuredAgainstSimulated) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless Chromium (see above)";
+  StartWorkers(2);
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<v1::Calibration> calibration = ParseCalibrationJson(R"({"name": "mass fit",
+      "scenario_file": "car.json",
+      "parameters": [{"name": "vehicle.m", "start": 1500, "lower": 500, "upper": 3000}],
+      "data": {"csv": "bench.csv", "columns": [{"column": "speed", "variable": "vehicle.v"}]},
+      "optimizer": {"kind": "cmaes", "max_iterations": 3, "population": 4}, "seed": 2})");
+  ASSERT_TRUE(calibration.ok()) << calibration.status();
+  v1::CalibrationJob fit;
+  *fit.mutable_calibration() = *calibration;
+  v1::MeasuredSamples* speed = fit.add_samples();
+  speed->set_column("speed");
+  speed->set_variable("vehicle.v");
+  for (int t = 1; t <= 5; ++t) {
+    speed->add_times(t);
+    speed->add_values(40.0 * (1 - std::exp(-t / 1.5)));
+  }
+  speed->set_factor(1.0);
+  absl::StatusOr<std::string> id = client.SubmitFit(LongCar(6), fit);
+  ASSERT_TRUE(id.ok()) << id.status();
+  absl::StatusOr<v1::JobStatus> end = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(end.ok()) << end.status();
+  ASSERT_EQ(end->state(), v1::SUCCEEDED) << end->message();
+
+  const std::string job = Browse(chromium, "fit", {"--dump-dom", Url("/jobs/" + *id)});
+  EXPECT_THAT(job, HasSubstr(">mass fit — job " + *id + "<")) << job;
+  EXPECT_THAT(job, HasSubstr("<dt>objective per iteration</dt><dd>1: ")) << job;
+  EXPECT_THAT(job, HasSubstr("<div id=\"plot\"><svg")) << job;
+  EXPECT_THAT(job, HasSubstr(">speed (vehicle.v)<")) << job;
+  EXPECT_EQ(Count(job, "<title>speed at "), 5u) << job;
+  EXPECT_EQ(Count(job, "<polyline class=\"series\" data-variable=\"vehicle.v\""), 1u) << job;
 }
 
 // A running sweep's page shows the variants done so far in its table (the others "not run" yet)

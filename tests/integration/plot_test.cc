@@ -1,5 +1,6 @@
 // `cosimo plot` through the real command line: a results CSV with its metadata to SVG and PNG,
-// a sweep table's scatter plot (--x, --y), and their usage errors.
+// a sweep table's scatter plot (--x, --y), a fit's folder (its measured.csv against its best.csv),
+// and their usage errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -147,6 +148,55 @@ TEST_F(PlotCommandTest, ScatterUsageErrorsExitTwoNamingWhatWasWrong) {
   EXPECT_EQ(Plot({table, "--out", dir_ + "/t.svg"}, "e6.log"), 2);
   EXPECT_THAT(log_, HasSubstr("--x PARAM --y KPI draws a scatter plot"));
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/s.svg"));
+}
+
+// A fit's folder as `cosimo fit` writes it (here by hand): best.csv and measured.csv.
+TEST_F(PlotCommandTest, AFitsFolderIsItsMeasuredDataAgainstItsBestRun) {
+  const std::string fit = dir_ + "/fit";
+  std::filesystem::create_directories(fit);
+  testing::WriteFile(fit + "/best.csv", "time,vehicle.v,controller.F\n0,0,40\n1,2,30\n2,3,20\n");
+  testing::WriteFile(fit + "/measured.csv",
+                     "column,variable,time,measured,simulated,residual\n"
+                     "speed,vehicle.v,0.5,1.1,1,-0.1\n"
+                     "speed,vehicle.v,1.5,2.4,2.5,0.1\n"
+                     "force,controller.F,1,31,30,-1\n");
+  ASSERT_EQ(Plot({fit, "--out", dir_ + "/fit.svg"}, "f1.log"), 0) << log_;
+  const std::string svg = testing::ReadFile(dir_ + "/fit.svg");
+  EXPECT_EQ(Count(svg, "<title>speed at "), 2u) << svg;
+  EXPECT_EQ(Count(svg, "<title>force at "), 1u);
+  EXPECT_EQ(Count(svg, "class=\"series\" data-variable=\"vehicle.v\""), 1u);
+  EXPECT_EQ(Count(svg, "class=\"series\" data-variable=\"controller.F\""), 1u);
+  // The default title names the folder.
+  EXPECT_THAT(svg, HasSubstr(">fit: measured against the best run<"));
+  // Its measured.csv names the fit as well; a PNG.
+  ASSERT_EQ(Plot({fit + "/measured.csv", "--out", dir_ + "/fit.png"}, "f2.log"), 0) << log_;
+  const std::string png = testing::ReadFile(dir_ + "/fit.png");
+  ASSERT_GT(png.size(), 24u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  EXPECT_EQ(BigEndian(png, 16), 960u);
+}
+
+TEST_F(PlotCommandTest, AFolderOrMeasuredCsvThatIsNotAFitsIsNamed) {
+  EXPECT_EQ(Plot({dir_, "--out", dir_ + "/p.svg"}, "n1.log"), 2);
+  EXPECT_THAT(log_,
+              HasSubstr("'" + dir_ + "' is a folder but not a fit's: it has no measured.csv"));
+  const std::string fit = dir_ + "/fit";
+  std::filesystem::create_directories(fit);
+  testing::WriteFile(fit + "/measured.csv", "time,vehicle.v\n0,1\n");
+  EXPECT_EQ(Plot({fit, "--out", dir_ + "/p.svg"}, "n2.log"), 2);
+  EXPECT_THAT(log_,
+              HasSubstr(fit + "/measured.csv: not a fit's measured data: no column 'column'"));
+  testing::WriteFile(fit + "/measured.csv",
+                     "column,variable,time,measured,simulated,residual\nspeed,vehicle.v,1,2,2,0\n");
+  EXPECT_EQ(Plot({fit, "--out", dir_ + "/p.svg"}, "n3.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("a fit's plot needs the best run's results beside its measured.csv"));
+  EXPECT_THAT(log_, HasSubstr("best.csv"));
+  testing::WriteFile(fit + "/best.csv", "time,vehicle.x\n0,0\n1,1\n");
+  EXPECT_EQ(Plot({fit, "--out", dir_ + "/p.svg"}, "n4.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("the best run's results have no numeric column 'vehicle.v' "
+                              "(measured column 'speed')"));
+  EXPECT_EQ(Plot({fit, "--vars", "vehicle.x", "--out", dir_ + "/p.svg"}, "n5.log"), 2);
+  EXPECT_THAT(log_, HasSubstr("are not for a fit's plot"));
 }
 
 }  // namespace

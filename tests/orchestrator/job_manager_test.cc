@@ -66,6 +66,13 @@ class FlakyJobStore final : public JobStore {
   absl::StatusOr<StoredResults> LoadResultsHead(const std::string& job_id) override {
     return store_->LoadResultsHead(job_id);
   }
+  absl::Status PutCalibrationSamples(const std::string& job_id,
+                                     const v1::CalibrationJob& samples) override {
+    return store_->PutCalibrationSamples(job_id, samples);
+  }
+  absl::StatusOr<v1::CalibrationJob> LoadCalibrationSamples(const std::string& job_id) override {
+    return store_->LoadCalibrationSamples(job_id);
+  }
   absl::Status PutTrainingResult(const std::string& job_id,
                                  const v1::TrainingResult& result) override {
     return store_->PutTrainingResult(job_id, result);

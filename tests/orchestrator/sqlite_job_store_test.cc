@@ -3,7 +3,8 @@
 // stored is an error (never a silently empty result), and a store written before string columns,
 // chunks or job owners existed still opens and reads. A job's latest checkpoint is kept. A running
 // job's rows are appended as they come, each chunk continuing the last, cut back to a count (in
-// the middle of a chunk too) and shown only once the results record is stored.
+// the middle of a chunk too) and shown only once the results record is stored. A calibration
+// job's samples are kept apart, once.
 #include "orchestrator/src/sqlite_job_store.h"
 
 #include <gmock/gmock.h>
@@ -161,6 +162,39 @@ TEST(SqliteJobStoreTest, DeleteRemovesTheRecordAndTheResultsOfOneJob) {
   EXPECT_EQ((*jobs)[0].status.job_id(), "job-2");
   EXPECT_FALSE((*store)->LoadResults("job-1").ok());
   EXPECT_TRUE((*store)->LoadResults("job-2").ok());
+  std::filesystem::remove(path);
+}
+
+// A calibration job's samples, stored once apart from its status: they survive a reopen and go
+// with the job.
+TEST(SqliteJobStoreTest, ACalibrationsSamplesAreKeptApartUntilTheJobGoes) {
+  const std::string path = TempPath("samples.db");
+  std::filesystem::remove(path);
+  v1::CalibrationJob samples;
+  v1::MeasuredSamples* s = samples.add_samples();
+  s->set_column("speed");
+  s->set_variable("vehicle.v");
+  s->add_times(0.25);
+  s->add_values(6.5);
+  s->set_factor(20);
+  {
+    absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    v1::JobStatus status;
+    status.set_job_id("fit-1");
+    ASSERT_TRUE((*store)->PutCalibrationSamples("fit-1", samples).ok());
+    ASSERT_TRUE((*store)->Put(status, v1::Scenario()).ok());
+    absl::StatusOr<v1::CalibrationJob> none = (*store)->LoadCalibrationSamples("other");
+    EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+    EXPECT_THAT(none.status().message(), HasSubstr("no calibration samples stored for job other"));
+  }
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<v1::CalibrationJob> read = (*store)->LoadCalibrationSamples("fit-1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->SerializeAsString(), samples.SerializeAsString());
+  ASSERT_TRUE((*store)->Delete("fit-1").ok());
+  EXPECT_EQ((*store)->LoadCalibrationSamples("fit-1").status().code(), absl::StatusCode::kNotFound);
   std::filesystem::remove(path);
 }
 

@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cosimo/common/fit_plot.h"
 #include "cosimo/common/job_state.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/plot.h"
@@ -80,8 +81,9 @@ nlohmann::json JobJson(const v1::JobStatus& s) {
     for (int i = 0; i < f.parameters_size() && i < c.parameters_size(); ++i) {
       parameters[c.parameters(i).name()] = f.parameters(i);
     }
+    // The iterations so far while it runs (or as far as it got), all of them once it succeeded.
     nlohmann::json history = nlohmann::json::array();
-    for (const v1::FitIteration& it : f.result().history()) {
+    for (const v1::FitIteration& it : f.history_size() > 0 ? f.history() : f.result().history()) {
       history.push_back({{"iteration", it.iteration()}, {"objective", it.objective()}});
     }
     json["fit"] = {
@@ -421,6 +423,26 @@ void AddResultRoutes(MhdServer& s, const HttpSources& sources) {
       options.variables = absl::StrSplit(req.param("vars"), ',', absl::SkipEmpty());
     }
     absl::StatusOr<std::string> svg = PlotSvg(t->results, options);
+    if (!svg.ok()) return SetError(res, svg.status());
+    res.SetContent(*svg, "image/svg+xml");
+  });
+  // A calibration job's measured data against its best run (its results).
+  s.Get(R"(/jobs/([^/]+)/fit\.svg)", [sources](const HttpRequest& req, HttpResponse& res) {
+    absl::StatusOr<JobTable> t = LoadJobTable(sources, req);
+    if (!t.ok()) return SetError(res, t.status());
+    if (!t->job.has_fit()) {
+      return SetError(res, absl::FailedPreconditionError(
+                               "job " + t->job.job_id() + " is not a calibration job: /jobs/" +
+                               t->job.job_id() + "/plot.svg plots its results"));
+    }
+    PlotOptions options;
+    options.title = PlotTitle(t->job);
+    for (const v1::RecordedVariable& v : t->results.metadata.variables()) {
+      if (!v.unit().empty()) options.units[v.name()] = v.unit();
+    }
+    absl::StatusOr<v1::CalibrationJob> samples = sources.jobs->CalibrationSamples(t->job.job_id());
+    if (!samples.ok()) return SetError(res, samples.status());
+    absl::StatusOr<std::string> svg = FitPlotSvg(t->results, MeasuredSeriesOf(*samples), options);
     if (!svg.ok()) return SetError(res, svg.status());
     res.SetContent(*svg, "image/svg+xml");
   });

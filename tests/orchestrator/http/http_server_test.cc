@@ -2,7 +2,8 @@
 // process: a JobManager over an in-memory store holding a succeeded sweep job with its table, an
 // HttpServer on a free loopback port, cpp-httplib's client. /jobs/<id>/scatter.svg draws one
 // marker per succeeded variant and answers 400 naming an unknown column; /api/jobs/<id>/table
-// gives the table's rows. (tests/integration/http_test.cc runs the port in the real program.)
+// gives the table's rows; /jobs/<id>/fit.svg draws a calibration job's measured data against its
+// best run. (tests/integration/http_test.cc runs the port in the real program.)
 #include "orchestrator/src/http/http_server.h"
 
 #include <gmock/gmock.h>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cosimo/common/calibration.h"
 #include "cosimo/common/kpi.h"
 #include "cosimo/common/sweep.h"
 #include "orchestrator/src/sqlite_job_store.h"
@@ -75,6 +77,41 @@ class HttpServerTest : public orchestrator::testing::JobManagerFixture {
     ASSERT_TRUE(store_->PutResults(sweep_id_, table).ok());
     Restart();
     ASSERT_TRUE(jobs_->Recover().ok());
+    // A calibration job of the car's mass, ended as one ends: SUCCEEDED, the best run's results
+    // stored (car.v = 2 t at 0, 0.1, ..., 1), three speeds measured.
+    absl::StatusOr<v1::Calibration> calibration = ParseCalibrationJson(
+        R"({"scenario_file": "car.json",
+            "parameters": [{"name": "car.m", "start": 1000, "lower": 500, "upper": 3000}],
+            "data": {"csv": "bench.csv", "columns": [{"column": "speed", "variable": "car.v"}]}})");
+    ASSERT_TRUE(calibration.ok()) << calibration.status();
+    v1::CalibrationJob fit;
+    *fit.mutable_calibration() = *calibration;
+    v1::MeasuredSamples* samples = fit.add_samples();
+    samples->set_column("speed");
+    samples->set_variable("car.v");
+    for (double t : {0.25, 0.5, 0.95}) samples->add_times(t);
+    for (double v : {0.4, 1.1, 1.9}) samples->add_values(v);
+    samples->set_factor(1.0);
+    id = jobs_->Submit(Car(), {}, nullptr, nullptr, &fit);
+    ASSERT_TRUE(id.ok()) << id.status();
+    fit_id_ = *id;
+    v1::JobStatus fitted = *jobs_->Get(fit_id_);
+    jobs_.reset();
+    fitted.set_state(v1::SUCCEEDED);
+    // Its iterations as a running fit's status carries them (FitStatus.history).
+    for (uint32_t i = 1; i <= 2; ++i) {
+      v1::FitIteration* it = fitted.mutable_fit()->add_history();
+      it->set_iteration(i);
+      it->set_evaluations(6 * i);
+      it->set_objective(10.0 / i);
+    }
+    StoredResults best;
+    best.columns = {"time", "car.v"};
+    for (int r = 0; r <= 10; ++r) best.values.insert(best.values.end(), {0.1 * r, 0.2 * r});
+    ASSERT_TRUE(store_->UpdateStatus(fitted).ok());
+    ASSERT_TRUE(store_->PutResults(fit_id_, best).ok());
+    Restart();
+    ASSERT_TRUE(jobs_->Recover().ok());
     // And a simulation job that waits for workers.
     absl::StatusOr<std::string> queued = jobs_->Submit(Car(), {}, nullptr, nullptr);
     ASSERT_TRUE(queued.ok()) << queued.status();
@@ -105,7 +142,7 @@ class HttpServerTest : public orchestrator::testing::JobManagerFixture {
   HttpSources sources_;
   std::unique_ptr<HttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
-  std::string sweep_id_, queued_id_;
+  std::string sweep_id_, fit_id_, queued_id_;
 };
 
 TEST_F(HttpServerTest, ScatterOfASweepJobHasOneMarkerPerSucceededVariant) {
@@ -195,6 +232,48 @@ TEST_F(HttpServerTest, TheTableOfASweepJobAsJson) {
   r = Get("/api/jobs/" + queued_id_ + "/table");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 409);
+}
+
+TEST_F(HttpServerTest, AFitJobsPlotIsItsMeasuredDataAgainstItsBestRun) {
+  httplib::Result r = Get("/jobs/" + fit_id_ + "/fit.svg");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->get_header_value("Content-Type"), "image/svg+xml");
+  // One labelled marker per measured sample, the best run's car.v as the line, one panel.
+  EXPECT_EQ(Count(r->body, "<title>speed at "), 3u) << r->body;
+  EXPECT_THAT(r->body, HasSubstr("<title>speed at 0.95 s: 1.9</title>"));
+  EXPECT_EQ(Count(r->body, "<polyline class=\"series\" data-variable=\"car.v\""), 1u);
+  EXPECT_THAT(r->body, HasSubstr(">speed (car.v)<"));
+  EXPECT_THAT(r->body, HasSubstr(">car (job " + fit_id_ + ")<"));
+  // Not a calibration job; a job without results.
+  r = Get("/jobs/" + sweep_id_ + "/fit.svg");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_EQ(r->body, "job " + sweep_id_ + " is not a calibration job: /jobs/" + sweep_id_ +
+                         "/plot.svg plots its results\n");
+  r = Get("/jobs/" + queued_id_ + "/fit.svg");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 409);
+  EXPECT_THAT(r->body, HasSubstr("has no results: it is QUEUED"));
+}
+
+TEST_F(HttpServerTest, AFitJobsJsonHasItsObjectivePerIterationSoFar) {
+  const nlohmann::json expected = {{{"iteration", 1}, {"objective", 10.0}},
+                                   {{"iteration", 2}, {"objective", 5.0}}};
+  httplib::Result r = Get("/api/jobs/" + fit_id_);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(nlohmann::json::parse(r->body)["fit"]["history"], expected) << r->body;
+  r = Get("/api/jobs");
+  ASSERT_TRUE(r);
+  bool found = false;
+  const nlohmann::json jobs = nlohmann::json::parse(r->body);
+  for (const nlohmann::json& job : jobs["jobs"]) {
+    if (job["id"] != fit_id_) continue;
+    found = true;
+    EXPECT_EQ(job["fit"]["history"], expected);
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -80,9 +80,12 @@ class Client {
                                                       v1::CalibrationJob calibration);
   // The job's status; with `wait_for_end` > 0, once it has ended or after that long (at most
   // 10 s), whichever is first (GetJobRequest.wait_for_end_ms).
+  // With `calibration_samples`, a calibration job's status carries its measured samples
+  // (GetJobRequest.calibration_samples), which statuses leave out otherwise.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Get(
       const std::string& job_id,
-      std::chrono::milliseconds wait_for_end = std::chrono::milliseconds(0));
+      std::chrono::milliseconds wait_for_end = std::chrono::milliseconds(0),
+      bool calibration_samples = false);
   // Streams the job's status to `on_update` until it ends; returns the final status.
   [[nodiscard]] absl::StatusOr<v1::JobStatus> Watch(
       const std::string& job_id, const std::function<void(const v1::JobStatus&)>& on_update,

@@ -3,7 +3,8 @@
 // as `cosimo sweep` and `cosimo results` of a sweep job write it: a KPI against a parameter),
 // into an SVG or a PNG file, chosen by the output's extension. The units of the time plots' axis
 // labels come from the metadata beside the CSV (<csv>.meta.json, its "variables" list with "name"
-// and "unit") when it is there. The title defaults to the CSV's file name. Stateless.
+// and "unit") when it is there. The title defaults to the CSV's file name. And a calibration's
+// fit: its measured data against its best run (WriteFitPlotFile). Stateless.
 #pragma once
 
 #include <string>
@@ -23,5 +24,14 @@ namespace cosimo::client {
 [[nodiscard]] absl::Status WriteScatterFile(const std::string& csv_path,
                                             const std::string& out_path, const std::string& x,
                                             const std::string& y, ScatterOptions options);
+
+// A fit's plot (cosimo/common/fit_plot.h): `fit_path` is the folder `cosimo fit` or `cosimo
+// results` of a calibration job wrote (or its measured.csv), its measured.csv drawn against its
+// best.csv. The title defaults to "<folder name>: measured against the best run". Errors
+// (kInvalidArgument for input that is not a fit's): a folder without measured.csv, a
+// measured.csv without the columns of one (naming the missing column), no best.csv beside it, a
+// measured variable best.csv lacks; and WritePlotFile's.
+[[nodiscard]] absl::Status WriteFitPlotFile(const std::string& fit_path,
+                                            const std::string& out_path, PlotOptions options);
 
 }  // namespace cosimo::client
