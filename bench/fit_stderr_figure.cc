@@ -70,7 +70,7 @@ Problem Car() {
 }
 
 Problem DualMass() {
-  return {"dual-mass oscillator (c1, d1 | c_c, d_c)",
+  return {"dual-mass oscillator (c1, d1 in m1; c_c, d_c in m2)",
           R"({"name": "dual_mass", "start_time": 0, "stop_time": 3,
     "units": [
       { "name": "m1", "builtin": { "model": "dual_mass_oscillator_1",
