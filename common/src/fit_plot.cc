@@ -18,11 +18,6 @@ using plot_parts::Range;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr char kMeasuredColor[] = "#d62728";
 constexpr char kSimulatedColor[] = "#1f77b4";
-constexpr double kLegend = 210;  // room right of the plot area for the legend
-constexpr double kTop = 30;      // the panel's title above its frame
-constexpr double kBottom = 30;   // the x tick labels below the frame
-constexpr double kTitle = 28;    // the plot's title above the first panel
-constexpr double kAxisLabel = 22;
 
 // The index of column `name` of `table`, or its size.
 size_t ColumnOf(const ResultTable& table, const std::string& name) {
@@ -136,46 +131,32 @@ absl::Status DrawFitPlot(const ResultTable& best, const std::vector<MeasuredSeri
     columns.push_back(c);
     for (double t : s.times) time.Add(t);
   }
-  if (time.lo == time.hi) time.Widen();
-  if (time.lo > time.hi) time = Range{0, 1};
+  const plot_parts::TimePanels layout(options, time, measured.size(), best.rows());
+  const double x_scale = layout.x_scale, t0 = layout.time.lo;
 
-  const double title = options.title.empty() ? 0 : kTitle;
-  const double total_width = std::max(options.width, 400);
-  const double panel_height = std::max(options.panel_height, 120);
-  const double plot_width = total_width - kLeft - kLegend;
-  const double total_height =
-      title + panel_height * static_cast<double>(measured.size()) + kAxisLabel;
-  const double x_scale = plot_width / (time.hi - time.lo);
-  const bool thin = best.rows() > 4 * static_cast<size_t>(plot_width);
-  const std::vector<double> time_ticks = NiceTicks(time.lo, time.hi, 8);
-
-  canvas.Begin(total_width, total_height);
-  if (!options.title.empty()) {
-    canvas.Text(total_width / 2, 20, options.title, 16, TextAnchor::kMiddle, false);
-  }
+  layout.Begin(canvas, options.title);
   for (size_t p = 0; p < measured.size(); ++p) {
     const MeasuredSeries& s = measured[p];
     const size_t c = columns[p];
-    const double top = title + panel_height * static_cast<double>(p) + kTop;
-    const double bottom = title + panel_height * static_cast<double>(p + 1) - kBottom;
-    const double right = kLeft + plot_width;
+    const plot_parts::PanelBox box = layout.Box(p);
+    const double top = box.top, bottom = box.bottom, right = box.right;
     Range values;
     for (size_t r = 0; r < best.rows(); ++r) values.Add(best.values[r * width + c]);
     for (double v : s.values) values.Add(v);
     values.Widen();
     const double y_scale = (bottom - top) / (values.hi - values.lo);
     auto unit = options.units.find(s.variable);
-    plot_parts::DrawFrame(canvas, {top, bottom, right}, {time, x_scale, time_ticks},
+    plot_parts::DrawFrame(canvas, box, layout.TimeAxis(),
                           {values, y_scale, NiceTicks(values.lo, values.hi, 5)},
                           s.column + " (" + s.variable + ")",
                           unit == options.units.end() ? "" : "[" + unit->second + "]");
     for (const PlotCanvas::Points& line :
-         plot_parts::Trace(best, c, kLeft, x_scale, time.lo, bottom, y_scale, values.lo, thin)) {
+         plot_parts::Trace(best, c, kLeft, x_scale, t0, bottom, y_scale, values.lo, layout.thin)) {
       canvas.Line(line, kSimulatedColor, 1.5, s.variable);
     }
     for (size_t k = 0; k < s.times.size() && k < s.values.size(); ++k) {
       if (!std::isfinite(s.values[k])) continue;
-      canvas.Marker(kLeft + (s.times[k] - time.lo) * x_scale,
+      canvas.Marker(kLeft + (s.times[k] - t0) * x_scale,
                     bottom - (s.values[k] - values.lo) * y_scale, 2.5, kMeasuredColor,
                     absl::StrCat(s.column, " at ", FormatDouble(s.times[k]),
                                  " s: ", FormatDouble(s.values[k])));
@@ -187,8 +168,7 @@ absl::Status DrawFitPlot(const ResultTable& best, const std::vector<MeasuredSeri
     canvas.Marker(right + 22, legend_y + 12, 2.5, kMeasuredColor, "");
     canvas.Text(right + 38, legend_y + 16, "measured", 11, TextAnchor::kStart, false);
   }
-  canvas.Text(kLeft + plot_width / 2, total_height - 6, "time [s]", 12, TextAnchor::kMiddle, false);
-  canvas.End();
+  layout.End(canvas);
   return absl::OkStatus();
 }
 

@@ -17,11 +17,6 @@ using plot_parts::Trace;
 // Matplotlib's "tab10" colour cycle.
 constexpr const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-constexpr double kLegend = 210;  // room right of the plot area for the legend
-constexpr double kTop = 30;      // the panel's title above its frame
-constexpr double kBottom = 30;   // the x tick labels below the frame
-constexpr double kTitle = 28;    // the plot's title above the first panel
-constexpr double kAxisLabel = 22;
 
 struct Panel {
   std::string name;
@@ -99,29 +94,14 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
   const size_t width = table.columns.size();
   Range time;
   for (size_t r = 0; r < table.rows(); ++r) time.Add(table.values[r * width]);
-  if (time.lo == time.hi) time.Widen();
-  if (time.lo > time.hi) time = Range{0, 1};
+  const plot_parts::TimePanels layout(options, time, panels->size(), table.rows());
 
-  const double title = options.title.empty() ? 0 : kTitle;
-  const double total_width = std::max(options.width, 400);
-  const double panel_height = std::max(options.panel_height, 120);
-  const double plot_width = total_width - kLeft - kLegend;
-  const double total_height =
-      title + panel_height * static_cast<double>(panels->size()) + kAxisLabel;
-  const double x_scale = plot_width / (time.hi - time.lo);
-  const bool thin = table.rows() > 4 * static_cast<size_t>(plot_width);
-  const std::vector<double> time_ticks = NiceTicks(time.lo, time.hi, 8);
-
-  canvas.Begin(total_width, total_height);
-  if (!options.title.empty()) {
-    canvas.Text(total_width / 2, 20, options.title, 16, TextAnchor::kMiddle, false);
-  }
+  layout.Begin(canvas, options.title);
   size_t color = 0;
   for (size_t p = 0; p < panels->size(); ++p) {
     const Panel& panel = (*panels)[p];
-    const double top = title + panel_height * static_cast<double>(p) + kTop;
-    const double bottom = title + panel_height * static_cast<double>(p + 1) - kBottom;
-    const double right = kLeft + plot_width;
+    const plot_parts::PanelBox box = layout.Box(p);
+    const double top = box.top, bottom = box.bottom, right = box.right;
     Range values;
     std::string unit = UnitOf(options, table.columns[panel.columns.front()]);
     for (size_t c : panel.columns) {
@@ -131,7 +111,7 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
     values.Widen();
     const double y_scale = (bottom - top) / (values.hi - values.lo);
 
-    plot_parts::DrawFrame(canvas, {top, bottom, right}, {time, x_scale, time_ticks},
+    plot_parts::DrawFrame(canvas, box, layout.TimeAxis(),
                           {values, y_scale, NiceTicks(values.lo, values.hi, 5)}, panel.name,
                           unit.empty() ? "" : "[" + unit + "]");
 
@@ -139,8 +119,8 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
     double legend_y = top + 12;
     for (size_t c : panel.columns) {
       const char* stroke = kColors[color++ % std::size(kColors)];
-      for (const PlotCanvas::Points& line :
-           Trace(table, c, kLeft, x_scale, time.lo, bottom, y_scale, values.lo, thin)) {
+      for (const PlotCanvas::Points& line : Trace(table, c, kLeft, layout.x_scale, layout.time.lo,
+                                                  bottom, y_scale, values.lo, layout.thin)) {
         canvas.Line(line, stroke, 1.5, table.columns[c]);
       }
       canvas.Line({{right + 12, legend_y - 4}, {right + 32, legend_y - 4}}, stroke, 2.5, "");
@@ -152,8 +132,7 @@ absl::Status DrawPlot(const ResultTable& table, const PlotOptions& options, Plot
       legend_y += 16;
     }
   }
-  canvas.Text(kLeft + plot_width / 2, total_height - 6, "time [s]", 12, TextAnchor::kMiddle, false);
-  canvas.End();
+  layout.End(canvas);
   return absl::OkStatus();
 }
 

@@ -87,6 +87,47 @@ void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Axis& x, const Axi
   }
 }
 
+namespace {
+
+constexpr double kLegend = 210;  // room right of the plot area for the legend
+constexpr double kTop = 30;      // the panel's title above its frame
+constexpr double kBottom = 30;   // the x tick labels below the frame
+constexpr double kTitle = 28;    // the plot's title above the first panel
+constexpr double kAxisLabel = 22;
+
+}  // namespace
+
+TimePanels::TimePanels(const PlotOptions& options, Range time_range, size_t panels, size_t rows)
+    : time(time_range) {
+  if (time.lo == time.hi) time.Widen();
+  if (time.lo > time.hi) time = Range{0, 1};
+  title = options.title.empty() ? 0 : kTitle;
+  total_width = std::max(options.width, 400);
+  panel_height = std::max(options.panel_height, 120);
+  plot_width = total_width - kLeft - kLegend;
+  total_height = title + panel_height * static_cast<double>(panels) + kAxisLabel;
+  x_scale = plot_width / (time.hi - time.lo);
+  thin = rows > 4 * static_cast<size_t>(plot_width);
+  time_ticks = NiceTicks(time.lo, time.hi, 8);
+}
+
+PanelBox TimePanels::Box(size_t p) const {
+  return {title + panel_height * static_cast<double>(p) + kTop,
+          title + panel_height * static_cast<double>(p + 1) - kBottom, kLeft + plot_width};
+}
+
+void TimePanels::Begin(PlotCanvas& canvas, const std::string& title_text) const {
+  canvas.Begin(total_width, total_height);
+  if (!title_text.empty()) {
+    canvas.Text(total_width / 2, 20, title_text, 16, TextAnchor::kMiddle, false);
+  }
+}
+
+void TimePanels::End(PlotCanvas& canvas) const {
+  canvas.Text(kLeft + plot_width / 2, total_height - 6, "time [s]", 12, TextAnchor::kMiddle, false);
+  canvas.End();
+}
+
 void SvgCanvas::Begin(double width, double height) {
   char buffer[256];
   std::snprintf(buffer, sizeof(buffer),

@@ -69,6 +69,29 @@ struct Axis {
 void DrawFrame(PlotCanvas& canvas, const PanelBox& box, const Axis& x, const Axis& y,
                const std::string& name, const std::string& y_label);
 
+// The layout of the time plots (plot.cc, fit_plot.cc): `panels` panels stacked under the
+// options' title (if any), one time axis, a legend right of each panel.
+struct TimePanels {
+  // `time`: the data's times (a single time is widened, none gives 0 to 1); `rows`: the table's
+  // rows, thinned when over 4 a pixel column.
+  TimePanels(const PlotOptions& options, Range time, size_t panels, size_t rows);
+
+  // Panel `p`'s edges.
+  PanelBox Box(size_t p) const;
+  Axis TimeAxis() const { return {time, x_scale, time_ticks}; }
+  // The canvas begun, with the title.
+  void Begin(PlotCanvas& canvas, const std::string& title_text) const;
+  // The time axis's label, and the canvas ended.
+  void End(PlotCanvas& canvas) const;
+
+  Range time;
+  double title;  // its height: 0 without one
+  double total_width, panel_height, plot_width, total_height;
+  double x_scale;
+  bool thin;
+  std::vector<double> time_ticks;
+};
+
 // Writes SVG text: data lines are <polyline class="series" data-variable="...">, markers
 // <circle class="point"> with their label as a <title>.
 class SvgCanvas : public PlotCanvas {
