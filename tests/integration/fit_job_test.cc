@@ -117,6 +117,23 @@ std::string ResultsCsv(client::Client& client, const std::string& id) {
   return results.ok() ? Csv(*results) : "";
 }
 
+// Submits the fit of `loaded` again and lets it run uninterrupted: its result must be `ended`'s,
+// bit for bit. `again` is its job id (for the callers' comparison of the results).
+void ExpectTheResultOfAnUninterruptedFit(client::Client& client, const LoadedCalibration& loaded,
+                                         const v1::JobStatus& ended, std::string* again) {
+  absl::StatusOr<std::string> id = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(id.ok()) << id.status();
+  *again = *id;
+  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
+  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
+  EXPECT_EQ(uninterrupted->fit().batches_replayed(), 0u);
+  EXPECT_EQ(ended.fit().result().SerializeAsString(),
+            uninterrupted->fit().result().SerializeAsString())
+      << ended.fit().result().DebugString() << "\n"
+      << uninterrupted->fit().result().DebugString();
+}
+
 // A running (or unsuccessful) fit's status: one history entry per iteration done, in order, the
 // last the progress shown.
 void ExpectTheHistorySoFar(const v1::JobStatus& s) {
@@ -166,17 +183,9 @@ TEST(FitJobTest, AKilledOrchestratorResumesTheFitWithTheNumbersOfAnUninterrupted
   EXPECT_EQ(resumed->fit().result().iterations(), static_cast<uint32_t>(kGenerations));
 
   // The same fit uninterrupted, on the same orchestrator: the same numbers, bit for bit.
-  absl::StatusOr<std::string> again = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
-  ASSERT_TRUE(again.ok()) << again.status();
-  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*again, nullptr, 50);
-  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
-  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
-  EXPECT_EQ(uninterrupted->fit().batches_replayed(), 0u);
-  EXPECT_EQ(resumed->fit().result().SerializeAsString(),
-            uninterrupted->fit().result().SerializeAsString())
-      << resumed->fit().result().DebugString() << "\n"
-      << uninterrupted->fit().result().DebugString();
-  EXPECT_EQ(ResultsCsv(client, id), ResultsCsv(client, *again));
+  std::string again;
+  ASSERT_NO_FATAL_FAILURE(ExpectTheResultOfAnUninterruptedFit(client, loaded, *resumed, &again));
+  EXPECT_EQ(ResultsCsv(client, id), ResultsCsv(client, again));
   std::filesystem::remove_all(dir);
 }
 
@@ -255,16 +264,9 @@ TEST_F(FitJobServiceTest, ACanceledFitResumedEndsWithTheNumbersOfAnUninterrupted
   EXPECT_GE(resumed->fit().batches_replayed(), reached);
   EXPECT_EQ(resumed->fit().result().iterations(), static_cast<uint32_t>(kGenerations));
 
-  absl::StatusOr<std::string> again = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
-  ASSERT_TRUE(again.ok()) << again.status();
-  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*again, nullptr, 50);
-  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
-  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
-  EXPECT_EQ(resumed->fit().result().SerializeAsString(),
-            uninterrupted->fit().result().SerializeAsString())
-      << resumed->fit().result().DebugString() << "\n"
-      << uninterrupted->fit().result().DebugString();
-  EXPECT_EQ(ResultsCsv(client, *job), ResultsCsv(client, *again));
+  std::string again;
+  ASSERT_NO_FATAL_FAILURE(ExpectTheResultOfAnUninterruptedFit(client, loaded, *resumed, &again));
+  EXPECT_EQ(ResultsCsv(client, *job), ResultsCsv(client, again));
 
   absl::StatusOr<v1::JobStatus> twice = client.Resume(*job);
   ASSERT_FALSE(twice.ok());
@@ -304,13 +306,8 @@ TEST_F(FitJobServiceTest, ALostWorkersVariantsRunAgainAndTheFitEndsAsAnUninterru
   ASSERT_TRUE(faulted.ok()) << faulted.status();
   ASSERT_EQ(faulted->state(), v1::SUCCEEDED) << faulted->message();
   EXPECT_THAT(orchestrator_->process().log(), HasSubstr("runs again, alone"));
-  absl::StatusOr<std::string> again = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
-  ASSERT_TRUE(again.ok()) << again.status();
-  absl::StatusOr<v1::JobStatus> uninterrupted = client.Watch(*again, nullptr, 50);
-  ASSERT_TRUE(uninterrupted.ok()) << uninterrupted.status();
-  ASSERT_EQ(uninterrupted->state(), v1::SUCCEEDED) << uninterrupted->message();
-  EXPECT_EQ(faulted->fit().result().SerializeAsString(),
-            uninterrupted->fit().result().SerializeAsString());
+  std::string again;
+  ExpectTheResultOfAnUninterruptedFit(client, loaded, *faulted, &again);
 }
 
 TEST_F(FitJobServiceTest, ResultsOfAFitJobAreTheFilesOfCosimoFit) {
