@@ -85,6 +85,7 @@ void PrintEstimates(const v1::Calibration& c, const v1::FitResult& r) {
   }
   std::cerr << "fit: " << r.stop_reason() << " after " << r.iterations() << " iterations, "
             << r.evaluations() << " runs; objective " << FormatDouble(r.objective()) << "\n"
+            << "Jacobian: " << r.jacobian() << "\n"
             << AlignedColumns(rows);
 }
 

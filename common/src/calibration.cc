@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/sensitivities.h"
 #include "json_fields.h"
 
 namespace cosimo {
@@ -93,6 +94,11 @@ void CheckOptimizer(const v1::Calibration& c, Problems& problems) {
     }
   }
   if (o.population() == 1) problems.push_back("optimizer.population: must be >= 2");
+  if (!o.jacobian().empty() && o.jacobian() != "auto" && o.jacobian() != "sensitivities" &&
+      o.jacobian() != "finite_differences") {
+    problems.push_back("optimizer.jacobian: '" + o.jacobian() +
+                       "' is not one of auto, sensitivities, finite_differences");
+  }
 }
 
 // The measured CSV's columns that the calibration maps, as series; problems name the fields.
@@ -246,6 +252,61 @@ v1::Sweep CalibrationSweep(const LoadedCalibration& loaded,
     }
   }
   return sweep;
+}
+
+absl::StatusOr<v1::Scenario> CalibrationSensitivityBase(const LoadedCalibration& loaded) {
+  std::vector<std::string> parameters, measured;
+  for (const v1::CalibrationParameter& p : loaded.calibration.parameters()) {
+    parameters.push_back(p.name());
+  }
+  for (const MeasuredSeries& s : loaded.data) measured.push_back(s.variable);
+  return SensitivityScenario(loaded.base, parameters, measured);
+}
+
+v1::Sweep CalibrationSensitivitySweep(const LoadedCalibration& loaded,
+                                      const std::vector<std::vector<double>>& points) {
+  v1::Sweep sweep = CalibrationSweep(loaded, points);
+  for (size_t c = 0; c < loaded.data.size(); ++c) {
+    const MeasuredSeries& s = loaded.data[c];
+    const size_t dot = s.variable.find('.');
+    for (size_t k = 0; k < s.times.size(); ++k) {
+      for (int j = 0; j < loaded.calibration.parameters_size(); ++j) {
+        v1::Kpi* kpi = sweep.add_kpis();
+        kpi->set_name(absl::StrCat("s", c, "_", k, "_", j));
+        kpi->set_variable(
+            s.variable.substr(0, dot + 1) +
+            SensitivityName(s.variable.substr(dot + 1), loaded.calibration.parameters(j).name()));
+        kpi->set_kind(v1::Kpi::AT);
+        kpi->set_time(s.times[k]);
+      }
+    }
+  }
+  return sweep;
+}
+
+std::optional<Eigen::MatrixXd> RowSensitivities(const LoadedCalibration& loaded,
+                                                const ResultTable& table, size_t row) {
+  const size_t width = table.columns.size();
+  const auto n = static_cast<size_t>(loaded.calibration.parameters_size());
+  const size_t first = static_cast<size_t>(
+      std::find(table.columns.begin(), table.columns.end(), "s0_0_0") - table.columns.begin());
+  if (row >= table.rows() || first + loaded.samples() * n > width) return std::nullopt;
+  Eigen::MatrixXd jacobian(static_cast<Eigen::Index>(loaded.samples()),
+                           static_cast<Eigen::Index>(n));
+  size_t column = first;
+  Eigen::Index i = 0;
+  for (size_t c = 0; c < loaded.data.size(); ++c) {
+    const MeasuredSeries& s = loaded.data[c];
+    for (size_t k = 0; k < s.times.size(); ++k, ++i) {
+      for (size_t j = 0; j < n; ++j, ++column) {
+        if (table.columns[column] != absl::StrCat("s", c, "_", k, "_", j)) return std::nullopt;
+        const double d = table.values[row * width + column];
+        if (!std::isfinite(d)) return std::nullopt;
+        jacobian(i, static_cast<Eigen::Index>(j)) = s.factor * d;
+      }
+    }
+  }
+  return jacobian;
 }
 
 absl::Status CheckCalibrationAgainstBase(const LoadedCalibration& loaded,

@@ -102,7 +102,7 @@ v1::FitResult ToFitResult(const LoadedCalibration& loaded, const CalibrationResu
     it->set_objective(record.objective);
     for (double v : FromBox(loaded.calibration, record.x)) it->add_parameters(v);
   }
-  out.set_jacobian("finite differences of variants");
+  out.set_jacobian(result.jacobian);
   return out;
 }
 

@@ -3,6 +3,9 @@
 // residuals through the objective's loss.
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cosimo/common/calibration.h"
@@ -30,6 +33,31 @@ Residuals ThroughLoss(const v1::CalibrationObjective& objective, Residuals r) {
   return r;
 }
 
+// d/dr of a residual through the loss, g(r) = sign(r) f sqrt(rho(z)), z = r^2 / f^2:
+// rho'(z) |r| / (f sqrt(rho(z))), 1 at r = 0.
+double LossSlope(const v1::CalibrationObjective& objective, double r) {
+  const std::string& loss = objective.loss();
+  if (loss.empty() || loss == "linear" || r == 0.0) return 1.0;
+  const double f = objective.f_scale() > 0.0 ? objective.f_scale() : 1.0;
+  const double z = (r / f) * (r / f);
+  double slope = 1.0;  // rho'(z)
+  if (loss == "soft_l1") slope = 1.0 / std::sqrt(1.0 + z);
+  if (loss == "huber") slope = z <= 1.0 ? 1.0 : 1.0 / std::sqrt(z);
+  if (loss == "cauchy") slope = 1.0 / (1.0 + z);
+  return slope * std::abs(r) / (f * std::sqrt(Rho(loss, z)));
+}
+
+// d value / d z of each parameter at `values` (the box map's slope).
+Eigen::VectorXd BoxSlopes(const v1::Calibration& c, const std::vector<double>& values) {
+  Eigen::VectorXd out(c.parameters_size());
+  for (int i = 0; i < c.parameters_size(); ++i) {
+    const v1::CalibrationParameter& p = c.parameters(i);
+    out[i] =
+        p.scale() == "log" ? values[i] * std::log(p.upper() / p.lower()) : p.upper() - p.lower();
+  }
+  return out;
+}
+
 OptimizerOptions OptionsOf(const v1::Calibration& c) {
   const v1::CalibrationOptimizer& o = c.optimizer();
   OptimizerOptions options;
@@ -47,13 +75,32 @@ OptimizerOptions OptionsOf(const v1::Calibration& c) {
 Eigen::MatrixXd InParameterUnits(const v1::Calibration& c, const Eigen::MatrixXd& j,
                                  const std::vector<double>& values) {
   Eigen::MatrixXd out = j;
-  for (int i = 0; i < c.parameters_size(); ++i) {
-    const v1::CalibrationParameter& p = c.parameters(i);
-    const double span =
-        p.scale() == "log" ? values[i] * std::log(p.upper() / p.lower()) : p.upper() - p.lower();
-    out.col(i) /= span;
-  }
+  const Eigen::VectorXd slopes = BoxSlopes(c, values);
+  for (int i = 0; i < c.parameters_size(); ++i) out.col(i) /= slopes[i];
   return out;
+}
+
+// The Jacobian function of a fit from its sensitivities' batch function, forward differences of
+// `evaluate` where a point's variant failed (counted in *fallbacks).
+JacobianFunction SensitivityJacobian(const LoadedCalibration& loaded,
+                                     const BatchFunction& sensitivities,
+                                     const BatchFunction& evaluate, const OptimizerOptions& options,
+                                     int* fallbacks) {
+  return [&loaded, &sensitivities, &evaluate, options, fallbacks](
+             const Eigen::VectorXd& x, const Eigen::VectorXd& r,
+             int* evaluations) -> absl::StatusOr<Eigen::MatrixXd> {
+    absl::StatusOr<std::vector<Residuals>> rs = sensitivities({x});
+    if (!rs.ok()) return rs.status();
+    ++*evaluations;
+    const auto m = static_cast<Eigen::Index>(loaded.samples());
+    const Eigen::Index n = x.size();
+    const Residuals& got = rs->front();
+    if (got.has_value() && got->size() == m * (1 + n) && got->allFinite()) {
+      return Eigen::MatrixXd(Eigen::Map<const Eigen::MatrixXd>(got->data() + m, m, n));
+    }
+    ++*fallbacks;
+    return FiniteDifferenceJacobian(x, r, options.diff_step, evaluate, evaluations);
+  };
 }
 
 }  // namespace
@@ -74,6 +121,53 @@ BatchFunction CalibrationBatches(const LoadedCalibration& loaded, const SweepFun
   };
 }
 
+BatchFunction CalibrationSensitivityBatches(const LoadedCalibration& loaded,
+                                            const SweepFunction& run) {
+  return [&loaded, run](
+             const std::vector<Eigen::VectorXd>& points) -> absl::StatusOr<std::vector<Residuals>> {
+    const v1::Calibration& c = loaded.calibration;
+    std::vector<std::vector<double>> values;
+    for (const Eigen::VectorXd& z : points) values.push_back(FromBox(c, z));
+    absl::StatusOr<ResultTable> table = run(CalibrationSensitivitySweep(loaded, values));
+    if (!table.ok()) return table.status();
+    std::vector<Residuals> out;
+    const auto m = static_cast<Eigen::Index>(loaded.samples());
+    const auto n = static_cast<Eigen::Index>(c.parameters_size());
+    for (size_t k = 0; k < points.size(); ++k) {
+      const Residuals r = RowResiduals(loaded, *table, k);
+      std::optional<Eigen::MatrixXd> j = RowSensitivities(loaded, *table, k);
+      if (!r.has_value() || !j.has_value()) {
+        out.emplace_back(std::nullopt);
+        continue;
+      }
+      // Through the loss (row by row) and into the box (column by column).
+      const Eigen::VectorXd slopes = BoxSlopes(c, values[k]);
+      for (Eigen::Index i = 0; i < m; ++i) j->row(i) *= LossSlope(c.objective(), (*r)[i]);
+      for (Eigen::Index p = 0; p < n; ++p) j->col(p) *= slopes[p];
+      Eigen::VectorXd both(m * (1 + n));
+      both.head(m) = *ThroughLoss(c.objective(), r);
+      both.tail(m * n) = Eigen::Map<const Eigen::VectorXd>(j->data(), m * n);
+      out.emplace_back(std::move(both));
+    }
+    return out;
+  };
+}
+
+absl::StatusOr<std::string> WhyNoSensitivities(const LoadedCalibration& loaded,
+                                               const ScenarioCheck& check) {
+  const std::string& asked = loaded.calibration.optimizer().jacobian();
+  if (asked == "finite_differences") return std::string("optimizer.jacobian finite_differences");
+  absl::StatusOr<v1::Scenario> base = CalibrationSensitivityBase(loaded);
+  absl::Status s = base.status();
+  if (s.ok()) s = CheckSweepAgainstBase(CalibrationSensitivitySweep(loaded, {}), *base, check);
+  if (s.ok()) return std::string();
+  if (asked == "sensitivities") {
+    return absl::InvalidArgumentError("optimizer.jacobian: forward sensitivities cannot be had: " +
+                                      std::string(s.message()));
+  }
+  return std::string(s.message());
+}
+
 absl::StatusOr<CalibrationResult> RunCalibration(const LoadedCalibration& loaded,
                                                  const SweepFunction& run,
                                                  const IterationCallback& on_iteration) {
@@ -82,17 +176,36 @@ absl::StatusOr<CalibrationResult> RunCalibration(const LoadedCalibration& loaded
 
 absl::StatusOr<CalibrationResult> RunCalibrationBatches(const LoadedCalibration& loaded,
                                                         const BatchFunction& evaluate,
-                                                        const IterationCallback& on_iteration) {
+                                                        const IterationCallback& on_iteration,
+                                                        const BatchFunction& sensitivities,
+                                                        const std::string& no_sensitivities) {
   const v1::Calibration& c = loaded.calibration;
   std::vector<double> start;
   for (const v1::CalibrationParameter& p : c.parameters()) start.push_back(p.start());
   const OptimizerOptions options = OptionsOf(c);
+  int fallbacks = 0;
+  JacobianFunction jacobian;
+  if (sensitivities) {
+    jacobian = SensitivityJacobian(loaded, sensitivities, evaluate, options, &fallbacks);
+  }
   absl::StatusOr<OptimizerResult> result =
       c.optimizer().kind() == "levenberg_marquardt"
-          ? MinimizeLevenbergMarquardt(ToBox(c, start), options, evaluate, on_iteration)
-          : MinimizeCmaes(ToBox(c, start), options, evaluate, on_iteration);
+          ? MinimizeLevenbergMarquardt(ToBox(c, start), options, evaluate, on_iteration, jacobian)
+          : MinimizeCmaes(ToBox(c, start), options, evaluate, on_iteration, jacobian);
   if (!result.ok()) return result.status();
   CalibrationResult out;
+  if (!sensitivities) {
+    out.jacobian = "finite differences of variants";
+    if (!no_sensitivities.empty()) {
+      out.jacobian += " (no forward sensitivities: " + no_sensitivities + ")";
+    }
+  } else {
+    out.jacobian = "forward sensitivities";
+    if (fallbacks > 0) {
+      absl::StrAppend(&out.jacobian, " (", fallbacks,
+                      " by finite differences of variants: their sensitivities' run failed)");
+    }
+  }
   out.estimates = FromBox(c, result->x);
   Eigen::VectorXd range(c.parameters_size());
   for (int i = 0; i < c.parameters_size(); ++i) {

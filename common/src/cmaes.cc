@@ -107,7 +107,8 @@ bool Flat(const std::deque<double>& recent, double tol) {
 absl::StatusOr<OptimizerResult> MinimizeCmaes(const Eigen::VectorXd& start,
                                               const OptimizerOptions& options,
                                               const BatchFunction& evaluate,
-                                              const IterationCallback& on_iteration) {
+                                              const IterationCallback& on_iteration,
+                                              const JacobianFunction& jacobian) {
   const Eigen::Index n = start.size();
   const Constants k(static_cast<int>(n), options.population);
   State s{start,
@@ -156,7 +157,7 @@ absl::StatusOr<OptimizerResult> MinimizeCmaes(const Eigen::VectorXd& start,
     return absl::FailedPreconditionError("no point of the search could be evaluated");
   }
   absl::StatusOr<Eigen::MatrixXd> j =
-      FiniteDifferenceJacobian(out.x, out.residuals, options.diff_step, evaluate, &out.evaluations);
+      JacobianAt(out.x, out.residuals, options, evaluate, jacobian, &out.evaluations);
   if (!j.ok()) return j.status();
   out.jacobian = *std::move(j);
   return out;

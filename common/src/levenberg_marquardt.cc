@@ -44,6 +44,14 @@ absl::StatusOr<Eigen::MatrixXd> FiniteDifferenceJacobian(const Eigen::VectorXd& 
   return jacobian;
 }
 
+absl::StatusOr<Eigen::MatrixXd> JacobianAt(const Eigen::VectorXd& x, const Eigen::VectorXd& r,
+                                           const OptimizerOptions& options,
+                                           const BatchFunction& evaluate,
+                                           const JacobianFunction& jacobian, int* evaluations) {
+  if (jacobian) return jacobian(x, r, evaluations);
+  return FiniteDifferenceJacobian(x, r, options.diff_step, evaluate, evaluations);
+}
+
 namespace {
 
 // The point and what is known at it.
@@ -81,7 +89,8 @@ double GainRatio(const Point& p, const Eigen::MatrixXd& j, const Eigen::VectorXd
 absl::StatusOr<OptimizerResult> MinimizeLevenbergMarquardt(const Eigen::VectorXd& start,
                                                            const OptimizerOptions& options,
                                                            const BatchFunction& evaluate,
-                                                           const IterationCallback& on_iteration) {
+                                                           const IterationCallback& on_iteration,
+                                                           const JacobianFunction& jacobian) {
   OptimizerResult out;
   absl::StatusOr<Residuals> r0 = EvaluateOne(start, evaluate);
   if (!r0.ok()) return r0.status();
@@ -94,7 +103,7 @@ absl::StatusOr<OptimizerResult> MinimizeLevenbergMarquardt(const Eigen::VectorXd
   out.stop_reason = "max_iterations";
   while (out.iterations < options.max_iterations && out.stop_reason == "max_iterations") {
     absl::StatusOr<Eigen::MatrixXd> j =
-        FiniteDifferenceJacobian(p.x, p.r, options.diff_step, evaluate, &out.evaluations);
+        JacobianAt(p.x, p.r, options, evaluate, jacobian, &out.evaluations);
     if (!j.ok()) return j.status();
     out.jacobian = *j;
     ++out.iterations;
@@ -134,7 +143,7 @@ absl::StatusOr<OptimizerResult> MinimizeLevenbergMarquardt(const Eigen::VectorXd
   if (out.stop_reason == "max_iterations" || out.stop_reason == "f_tolerance") {
     // The last step moved: the Jacobian at the point reached.
     absl::StatusOr<Eigen::MatrixXd> j =
-        FiniteDifferenceJacobian(p.x, p.r, options.diff_step, evaluate, &out.evaluations);
+        JacobianAt(p.x, p.r, options, evaluate, jacobian, &out.evaluations);
     if (!j.ok()) return j.status();
     out.jacobian = *std::move(j);
   }

@@ -359,6 +359,18 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".extrapolation_degree must be in 0..", kMaxExtrapolationDegree));
     }
+    if (!unit.sensitivities().empty() && !unit.has_builtin()) {
+      return absl::InvalidArgumentError(
+          field + ".sensitivities: only built-in units give sensitivities (docs/calibration.md)");
+    }
+    for (int j = 0; j < unit.sensitivities_size(); ++j) {
+      const std::string& p = unit.sensitivities(j);
+      const size_t dot = p.find('.');
+      if (dot == std::string::npos || dot == 0 || dot + 1 == p.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(field, ".sensitivities[", j, "]: '", p,
+                                                       "' is not \"<unit>.<parameter>\""));
+      }
+    }
   }
 
   if (absl::Status s = ValidateConnections(scenario); !s.ok()) return s;

@@ -132,7 +132,11 @@ absl::Status ApplyParameter(v1::Scenario* scenario, const std::string& name, dou
   v1::Unit* unit = dot == std::string::npos ? nullptr : FindUnit(scenario, name.substr(0, dot));
   if (unit == nullptr) return SetField(scenario, name, value, what);
   if (dot + 1 == name.size()) return absl::InvalidArgumentError(what + ": no parameter named");
-  const std::string parameter = name.substr(dot + 1);
+  SetUnitParameter(unit, name.substr(dot + 1), value);
+  return absl::OkStatus();
+}
+
+void SetUnitParameter(v1::Unit* unit, const std::string& parameter, double value) {
   pb::Value number;
   number.set_number_value(value);
   if (unit->has_builtin() && unit->builtin().parameters().contains(parameter)) {
@@ -140,7 +144,6 @@ absl::Status ApplyParameter(v1::Scenario* scenario, const std::string& name, dou
   } else {
     (*unit->mutable_parameters())[parameter] = number;
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Scenario> VariantScenario(const v1::Scenario& base, const v1::Sweep& sweep,

@@ -45,8 +45,11 @@ class FitRun {
   // A batch: answered from the store when it was stored (the points bit for bit), else run.
   absl::StatusOr<std::vector<Residuals>> Evaluate(const std::vector<Eigen::VectorXd>& points,
                                                   const BatchFunction& run);
-  // One sweep of variants on the lanes, its table (one row per variant, in order).
-  absl::StatusOr<ResultTable> RunSweep(const v1::Sweep& sweep);
+  // One sweep of variants of this kind on the lanes, its table (one row per variant, in order).
+  absl::StatusOr<ResultTable> RunSweep(const v1::Sweep& sweep, SweepRun::FeedKind kind);
+  // Whether the Jacobians come from forward sensitivities (the lanes then know their base), and
+  // why not (empty when they do). InvalidArgument when they were asked for and cannot be.
+  [[nodiscard]] absl::StatusOr<std::string> ChooseJacobian();
   [[nodiscard]] absl::Status StoreBatch(const FitBatch& batch);
   void OnIteration(const IterationRecord& record);
   // The best point's full results as the job's results.
@@ -108,7 +111,12 @@ absl::StatusOr<std::vector<Residuals>> FitRun::Evaluate(const std::vector<Eigen:
 absl::Status FitRun::StoreBatch(const FitBatch& batch) {
   v1::JobCheckpoint rows;
   rows.add_columns(kBatchesColumn);
-  const std::vector<double> values = EncodeFitBatch(batch, loaded_.samples());
+  // m residuals per point, or m (1 + n) for a batch of sensitivities.
+  size_t m = loaded_.samples();
+  for (const Residuals& r : batch.residuals) {
+    if (r.has_value()) m = static_cast<size_t>(r->size());
+  }
+  const std::vector<double> values = EncodeFitBatch(batch, m);
   rows.mutable_values()->Add(values.begin(), values.end());
   rows.set_rows_from(stored_values_);
   COSIMO_RETURN_IF_ERROR(env_.recorder->store()->PutCheckpoint(job_->id, rows));
@@ -116,9 +124,18 @@ absl::Status FitRun::StoreBatch(const FitBatch& batch) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ResultTable> FitRun::RunSweep(const v1::Sweep& sweep) {
+absl::StatusOr<std::string> FitRun::ChooseJacobian() {
+  absl::StatusOr<std::string> why = WhyNoSensitivities(loaded_, env_.check_scenario);
+  if (!why.ok() || !why->empty()) return why;
+  absl::StatusOr<v1::Scenario> base = CalibrationSensitivityBase(loaded_);
+  if (!base.ok()) return std::string(base.status().message());
+  lanes_.SetSensitivities(*std::move(base), CalibrationSensitivitySweep(loaded_, {}));
+  return std::string();
+}
+
+absl::StatusOr<ResultTable> FitRun::RunSweep(const v1::Sweep& sweep, SweepRun::FeedKind kind) {
   const std::vector<std::vector<double>> values = DesignValues(sweep);
-  const std::vector<uint64_t> ks = lanes_.AddVariants(values, /*keep=*/false);
+  const std::vector<uint64_t> ks = lanes_.AddVariants(values, kind);
   absl::StatusOr<std::vector<VariantOutcome>> outcomes = lanes_.AwaitVariants(ks);
   if (!outcomes.ok()) return outcomes.status();
   // A variant the cancel (or the shutdown) stopped has no residuals to store: the batch is not
@@ -148,7 +165,7 @@ void FitRun::OnIteration(const IterationRecord& record) {
 }
 
 absl::Status FitRun::RunBest(const std::vector<double>& estimates) {
-  const std::vector<uint64_t> ks = lanes_.AddVariants({estimates}, /*keep=*/true);
+  const std::vector<uint64_t> ks = lanes_.AddVariants({estimates}, SweepRun::FeedKind::kKeep);
   absl::StatusOr<std::vector<VariantOutcome>> outcomes = lanes_.AwaitVariants(ks);
   if (!outcomes.ok()) return outcomes.status();
   VariantOutcome& best = outcomes->front();
@@ -193,13 +210,37 @@ void FitRun::Run(WorkerLease lease) {
   }
   spdlog::info("job {}: calibration of {} parameters, {} batches stored before", job_->id,
                loaded_.calibration.parameters_size(), stored_.size());
+  const absl::StatusOr<std::string> no_sensitivities = ChooseJacobian();
+  if (!no_sensitivities.ok()) {
+    lease.Release();
+    env_.recorder->Finish(*job_, v1::FAILED, std::string(no_sensitivities.status().message()));
+    return;
+  }
+  if (!no_sensitivities->empty()) {
+    spdlog::info(
+        "job {}: Jacobians by finite differences of variants (no forward sensitivities: "
+        "{})",
+        job_->id, *no_sensitivities);
+  }
   lanes_.PrepareFeed();
   std::thread lanes([this, l = std::move(lease)]() mutable { lanes_.RunLanes(std::move(l)); });
-  const BatchFunction run =
-      CalibrationBatches(loaded_, [this](const v1::Sweep& sweep) { return RunSweep(sweep); });
+  const BatchFunction run = CalibrationBatches(loaded_, [this](const v1::Sweep& sweep) {
+    return RunSweep(sweep, SweepRun::FeedKind::kPoint);
+  });
+  const BatchFunction run_sensitivities =
+      CalibrationSensitivityBatches(loaded_, [this](const v1::Sweep& sweep) {
+        return RunSweep(sweep, SweepRun::FeedKind::kSensitivities);
+      });
+  // Both kinds of batches are stored alike, and answered from the store on a resumption.
+  const BatchFunction sensitivities =
+      no_sensitivities->empty() ? BatchFunction([&](const std::vector<Eigen::VectorXd>& points) {
+        return Evaluate(points, run_sensitivities);
+      })
+                                : BatchFunction();
   absl::StatusOr<CalibrationResult> result = RunCalibrationBatches(
       loaded_, [&](const std::vector<Eigen::VectorXd>& points) { return Evaluate(points, run); },
-      [this](const IterationRecord& record) { OnIteration(record); });
+      [this](const IterationRecord& record) { OnIteration(record); }, sensitivities,
+      *no_sensitivities);
   if (result.ok()) {
     if (absl::Status s = RunBest(result->estimates); !s.ok()) result = s;
   }

@@ -6,8 +6,13 @@
 // exactly as a sweep's. Then the best point runs once more, its full results kept as the job's
 // results, and the estimates, statistics and history go into JobStatus.fit.result.
 //
-// Resumption, bit for bit: every finished batch (its points and their residuals, exact doubles)
-// is appended to the job's checkpoint in the store (EncodeFitBatch). A job that resumes (after
+// Where every unit can give them, the Jacobians come from forward sensitivities
+// (docs/calibration.md#the-jacobian): one variant of the sensitivities' base per Jacobian, fed to
+// the same lanes (SweepRun::FeedKind::kSensitivities), its batch stored as the others are.
+//
+// Resumption, bit for bit: every finished batch (its points and their residuals, exact doubles;
+// for sensitivities, the residuals followed by the Jacobian) is appended to the job's checkpoint
+// in the store (EncodeFitBatch). A job that resumes (after
 // an orchestrator restart, or after every lane lost its workers) runs the optimiser again from
 // its start: it is deterministic, so it asks for the same points, and each batch stored is
 // answered from the store (its points compared bit for bit with those asked: a mismatch fails

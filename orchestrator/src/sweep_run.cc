@@ -105,14 +105,14 @@ void SweepRun::PrepareFeed() {
 }
 
 std::vector<uint64_t> SweepRun::AddVariants(const std::vector<std::vector<double>>& values,
-                                            bool keep) {
+                                            FeedKind kind) {
   std::vector<uint64_t> ks;
   absl::MutexLock lock(&mutex_);
   for (const std::vector<double>& v : values) {
     ks.push_back(values_.size());
     values_.push_back(v);
     pending_.push_back(ks.back());
-    if (keep) keep_.insert(ks.back());
+    if (kind != FeedKind::kPoint) kinds_[ks.back()] = kind;
   }
   UpdateClaim();
   feed_changed_.SignalAll();
@@ -185,7 +185,8 @@ void SweepRun::Publish() {
   env_.recorder->Progressed(*job_, &stored_at_);
 }
 
-std::vector<uint64_t> SweepRun::Next(int n, std::vector<std::vector<double>>* values, bool* keep) {
+std::vector<uint64_t> SweepRun::Next(int n, std::vector<std::vector<double>>* values,
+                                     FeedKind* kind) {
   absl::MutexLock lock(&mutex_);
   while (feed_ && feed_open_ && pending_.empty() && !job_->cancel) {
     feed_changed_.WaitWithTimeout(&mutex_, absl::Milliseconds(250));
@@ -197,9 +198,10 @@ std::vector<uint64_t> SweepRun::Next(int n, std::vector<std::vector<double>>* va
       // A variant that was running when its worker was lost (Job::variant_losses, kept across
       // the sweep's resumptions) runs again alone: if it crashed the worker, it takes no other
       // variant with it this time.
-      // A variant that keeps its full results runs alone too (feed mode).
+      // A variant that keeps its full results or computes sensitivities runs alone too (feed
+      // mode).
       const bool suspect =
-          job_->variant_losses.contains(pending_.front()) || keep_.contains(pending_.front());
+          job_->variant_losses.contains(pending_.front()) || kinds_.contains(pending_.front());
       if (suspect && !ks.empty()) break;
       ks.push_back(pending_.front());
       pending_.pop_front();
@@ -207,7 +209,8 @@ std::vector<uint64_t> SweepRun::Next(int n, std::vector<std::vector<double>>* va
     }
   }
   UpdateClaim();
-  *keep = !ks.empty() && keep_.contains(ks.front());
+  const auto k = ks.empty() ? kinds_.end() : kinds_.find(ks.front());
+  *kind = k == kinds_.end() ? FeedKind::kPoint : k->second;
   values->clear();
   for (uint64_t k : ks) values->push_back(values_[k]);
   return ks;
@@ -226,11 +229,13 @@ void SweepRun::Lane(WorkerLease lease) {
   }
   bool gave_back = false;
   std::vector<std::vector<double>> values;
-  bool keep = false;
-  for (std::vector<uint64_t> ks = Next(at_once, &values, &keep); !ks.empty();
-       ks = Next(at_once, &values, &keep)) {
+  FeedKind kind = FeedKind::kPoint;
+  for (std::vector<uint64_t> ks = Next(at_once, &values, &kind); !ks.empty();
+       ks = Next(at_once, &values, &kind)) {
+    const bool sensitivities = kind == FeedKind::kSensitivities;
     std::vector<VariantOutcome> outcomes = RunSweepVariants(
-        base_, sweep_, ks, values, lease.workers(), keep ? keep_context_ : context_);
+        sensitivities ? sensitivity_base_ : base_, sensitivities ? sensitivity_sweep_ : sweep_, ks,
+        values, lease.workers(), kind == FeedKind::kKeep ? keep_context_ : context_);
     bool go_on = true;
     for (size_t i = 0; i < ks.size(); ++i) {
       if (outcomes[i].results && !feed_) StoreResults(ks[i], &outcomes[i]);

@@ -66,10 +66,18 @@ class SweepRun {
   // Ends the job: its table stored, canceled, or queued again to resume.
   void End() ABSL_LOCKS_EXCLUDED(mutex_);
 
+  // What a fed variant is: a point (kPoint); the point whose full results are kept
+  // (VariantOutcome::results; kKeep); a point with its forward sensitivities (kSensitivities: run
+  // on the base and sweep of SetSensitivities). The last two run alone.
+  enum class FeedKind { kPoint, kKeep, kSensitivities };
+  // Feed mode, before RunLanes: the base and sweep of kSensitivities variants.
+  void SetSensitivities(v1::Scenario base, v1::Sweep sweep) {
+    sensitivity_base_ = std::move(base);
+    sensitivity_sweep_ = std::move(sweep);
+  }
   // Feed mode, from another thread than RunLanes': queues variants with these values (one per
-  // sweep parameter each; `keep`: each keeps its full results, VariantOutcome::results, and runs
-  // alone); their indices.
-  std::vector<uint64_t> AddVariants(const std::vector<std::vector<double>>& values, bool keep)
+  // sweep parameter each) of this kind; their indices.
+  std::vector<uint64_t> AddVariants(const std::vector<std::vector<double>>& values, FeedKind kind)
       ABSL_LOCKS_EXCLUDED(mutex_);
   // Waits for the variants `ks`' outcomes, in their order. Cancelled once the job is canceled,
   // Unavailable once the lanes ended with variants waiting (every lane lost its workers).
@@ -84,7 +92,7 @@ class SweepRun {
   void Lane(WorkerLease lease) ABSL_LOCKS_EXCLUDED(mutex_);
   // Up to `n` variants to run next and their values (none: the lane ends); `keep` when they keep
   // their full results (feed mode). In feed mode it waits for variants while the feed is open.
-  std::vector<uint64_t> Next(int n, std::vector<std::vector<double>>* values, bool* keep)
+  std::vector<uint64_t> Next(int n, std::vector<std::vector<double>>* values, FeedKind* kind)
       ABSL_LOCKS_EXCLUDED(mutex_);
   // Variant k's outcome: its row kept (and stored), or k queued again, to run alone, after its
   // first lost worker; FAILED after its second (LostTwice). False when the lane ends.
@@ -125,7 +133,9 @@ class SweepRun {
   void FillContext();
 
   VariantContext context_;
-  VariantContext keep_context_;  // feed mode: context_ with keep_results
+  VariantContext keep_context_;    // feed mode: context_ with keep_results
+  v1::Scenario sensitivity_base_;  // feed mode: SetSensitivities'
+  v1::Sweep sensitivity_sweep_;
 
   absl::Mutex mutex_;
   std::deque<uint64_t> pending_ ABSL_GUARDED_BY(mutex_);
@@ -147,7 +157,7 @@ class SweepRun {
   // results; the lanes have ended (RunLanes returns); a change of any.
   bool feed_open_ ABSL_GUARDED_BY(mutex_) = true;
   std::map<uint64_t, VariantOutcome> feed_outcomes_ ABSL_GUARDED_BY(mutex_);
-  std::set<uint64_t> keep_ ABSL_GUARDED_BY(mutex_);
+  std::map<uint64_t, FeedKind> kinds_ ABSL_GUARDED_BY(mutex_);  // feed mode: those not kPoint
   bool lanes_over_ ABSL_GUARDED_BY(mutex_) = false;
   absl::CondVar feed_changed_;
 };

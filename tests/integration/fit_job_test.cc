@@ -281,6 +281,51 @@ TEST_F(FitJobServiceTest, ACanceledFitResumedEndsWithTheNumbersOfAnUninterrupted
   EXPECT_THAT(not_fit.status().message(), HasSubstr("is neither a sweep nor a calibration"));
 }
 
+// A Levenberg-Marquardt fit takes its Jacobians from forward sensitivities (one run each), and
+// their batches are stored as the others: canceled and resumed, it ends with the numbers of an
+// uninterrupted fit.
+TEST_F(FitJobServiceTest, ALevenbergMarquardtFitOnSensitivitiesResumesWithTheSameNumbers) {
+  StartWorkers(2, {"--slots", "2"});
+  CarFit(dir_, 1);
+  // The vehicle's solver at a finer step (500,000 steps a run), so that the cancel finds the fit
+  // running.
+  std::string car = Car(1500, 20);
+  const std::string coarse = R"("step": 0.01)";
+  car.replace(car.find(coarse), coarse.size(), R"("step": 0.00002)");
+  WriteFile(dir_ + "/car.json", car);
+  WriteFile(dir_ + "/lm.json", R"({"name": "car fit", "scenario_file": "car.json",
+    "parameters": [ {"name": "vehicle.m", "start": 2800, "lower": 500, "upper": 3000},
+                    {"name": "vehicle.c_f", "start": 2, "lower": 1, "upper": 500, "scale": "log"} ],
+    "data": {"csv": "bench.csv", "columns": [ {"column": "measured", "variable": "vehicle.v",
+                                               "standard_deviation": 0.05} ]},
+    "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 8, "f_tolerance": 1e-300,
+                  "x_tolerance": 1e-300}})");
+  absl::StatusOr<LoadedCalibration> loaded = LoadCalibrationFile(dir_ + "/lm.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  client::Client client(orchestrator_->address());
+  absl::StatusOr<std::string> job = client.SubmitFit(loaded->base, ToCalibrationJob(*loaded));
+  ASSERT_TRUE(job.ok()) << job.status();
+  const v1::JobStatus running = WaitForIteration(client, *job, 2);
+  ASSERT_EQ(running.state(), v1::RUNNING) << "the fit ended before the cancel";
+  ASSERT_TRUE(client.Cancel(*job).ok());
+  absl::StatusOr<v1::JobStatus> canceled = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  ASSERT_EQ(canceled->state(), v1::CANCELED) << canceled->message();
+  const uint32_t reached = canceled->fit().iteration();
+  ASSERT_GE(reached, 2u);
+
+  absl::StatusOr<v1::JobStatus> queued = client.Resume(*job);
+  ASSERT_TRUE(queued.ok()) << queued.status();
+  absl::StatusOr<v1::JobStatus> resumed = client.Watch(*job, nullptr, 50);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  ASSERT_EQ(resumed->state(), v1::SUCCEEDED) << resumed->message();
+  // Each iteration before the cancel stored a batch of sensitivities and at least one step.
+  EXPECT_GE(resumed->fit().batches_replayed(), 2 * reached);
+  EXPECT_EQ(resumed->fit().result().jacobian(), "forward sensitivities");
+  std::string again;
+  ASSERT_NO_FATAL_FAILURE(ExpectTheResultOfAnUninterruptedFit(client, *loaded, *resumed, &again));
+}
+
 // kill -9 of a worker mid-fit: its variants run again on the others, as a sweep's, and the fit
 // ends with the numbers of an uninterrupted one.
 TEST_F(FitJobServiceTest, ALostWorkersVariantsRunAgainAndTheFitEndsAsAnUninterruptedOne) {
@@ -338,8 +383,9 @@ TEST_F(FitJobServiceTest, ResultsOfAFitJobAreTheFilesOfCosimoFit) {
   ASSERT_TRUE(job.fit().has_result());
   EXPECT_EQ(job.fit().result().history_size(), 4);
   EXPECT_EQ(job.fit().history_size(), 0);  // result.history holds it
-  EXPECT_EQ(job.fit().result().jacobian(), "finite differences of variants");
-  EXPECT_EQ(job.fit().result().evaluations(), 4u * 6u + 2u);  // 4 generations, the Jacobian
+  EXPECT_EQ(job.fit().result().jacobian(), "forward sensitivities");
+  // 4 generations, the Jacobian at the best point from one run of its sensitivities.
+  EXPECT_EQ(job.fit().result().evaluations(), 4u * 6u + 1u);
   Process results({BinDir() + "/cosimo", "results", job.job_id(), "--out", dir_ + "/b",
                    "--orchestrator", orchestrator_->address()},
                   dir_ + "/results.log");

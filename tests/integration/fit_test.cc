@@ -17,6 +17,7 @@
 #endif
 
 #include <cmath>
+#include <map>
 #include <random>
 #include <string>
 
@@ -167,6 +168,46 @@ TEST(FitCommandTest, TheCarsMassAndFrictionWithinThreeStandardErrors) {
   std::filesystem::remove_all(dir);
 }
 
+// The car's fit by Levenberg-Marquardt with each kind of Jacobian: forward sensitivities (the
+// default for built-in units: one run per Jacobian) and finite differences of variants; the same
+// estimates and standard errors.
+TEST(FitCommandTest, SensitivitiesAndFiniteDifferencesGiveTheSameEstimates) {
+  const std::string dir = TempDir("cosimo-fit-jacobians");
+  WriteFile(dir + "/car.json", Car(1500, 10));
+  WriteFile(dir + "/bench.csv",
+            MeasuredCsv(Car(1200, 60), "vehicle.v", Times(0.25, 0.3, 33), 0.05, 5));
+  std::map<std::string, std::string> logs;
+  for (const std::string jacobian : {"auto", "finite_differences"}) {
+    WriteFile(dir + "/" + jacobian + ".json", R"({"scenario_file": "car.json",
+      "parameters": [ {"name": "vehicle.m", "start": 1800, "lower": 500, "upper": 3000},
+                      {"name": "vehicle.c_f", "start": 20, "lower": 1, "upper": 500,
+                       "scale": "log"} ],
+      "data": {"csv": "bench.csv",
+               "columns": [ {"column": "measured", "variable": "vehicle.v",
+                             "standard_deviation": 0.05} ]},
+      "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30, "jacobian": ")" +
+                                                  jacobian + R"("}})");
+    Process fit({BinDir() + "/cosimo", "fit", dir + "/" + jacobian + ".json", "--out-dir",
+                 dir + "/" + jacobian},
+                dir + "/" + jacobian + ".log");
+    ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+    logs[jacobian] = fit.log();
+  }
+  EXPECT_THAT(logs["auto"], ::testing::HasSubstr("Jacobian: forward sensitivities\n"));
+  EXPECT_THAT(logs["finite_differences"],
+              ::testing::HasSubstr("Jacobian: finite differences of variants (no forward "
+                                   "sensitivities: optimizer.jacobian finite_differences)"));
+  for (const char* name : {"vehicle.m", "vehicle.c_f"}) {
+    const Estimate a = ReadEstimate(dir + "/auto", name);
+    const Estimate b = ReadEstimate(dir + "/finite_differences", name);
+    EXPECT_NEAR(a.value, b.value, 0.01 * b.standard_error) << name;
+    EXPECT_NEAR(a.standard_error, b.standard_error, 0.01 * b.standard_error) << name;
+  }
+  ExpectWithinThreeStandardErrors(dir + "/auto", "vehicle.m", 1200);
+  ExpectWithinThreeStandardErrors(dir + "/auto", "vehicle.c_f", 60);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(FitCommandTest, AnFmusStiffnessAndDampingWithinThreeStandardErrors) {
   const std::string dir = TempDir("cosimo-fit-fmu");
   auto msd = [](double c, double cf) {
@@ -188,6 +229,9 @@ TEST(FitCommandTest, AnFmusStiffnessAndDampingWithinThreeStandardErrors) {
                "--parallel", "2"},
               dir + "/fit.log");
   ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+  EXPECT_THAT(fit.log(), ::testing::HasSubstr(
+                             "Jacobian: finite differences of variants (no forward sensitivities: "
+                             "unit 'msd' is an FMU"));
   ExpectWithinThreeStandardErrors(dir + "/out", "msd.c", 4);
   ExpectWithinThreeStandardErrors(dir + "/out", "msd.cf", 0.4);
   std::filesystem::remove_all(dir);
@@ -276,7 +320,10 @@ TEST_F(FitServiceTest, AParameterTheDataCannotDetermineIsFlaggedAndASeedRepeatsT
   ASSERT_EQ(jobs->size(), 2u);
   for (const v1::JobStatus& job : *jobs) {
     EXPECT_TRUE(job.has_fit()) << job.name();
-    EXPECT_EQ(job.fit().result().evaluations(), 5u * 6u + 2u);  // 5 generations, the Jacobian
+    // 5 generations, the Jacobian from one run of the sensitivities: the spare unit's mass moves
+    // nothing measured, its column is zero.
+    EXPECT_EQ(job.fit().result().evaluations(), 5u * 6u + 1u);
+    EXPECT_EQ(job.fit().result().jacobian(), "forward sensitivities");
   }
 }
 

@@ -9,6 +9,7 @@
 #include "cosimo/common/status.h"
 #include "units/src/models/model_factories.h"
 #include "units/src/models/model_parameters.h"
+#include "units/src/models/sensitivity_model.h"
 #include "units/src/models/solver_spec.h"
 
 namespace cosimo::units {
@@ -44,9 +45,8 @@ std::string KnownNames() {
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<BuiltinModel> MakeBuiltinModel(const v1::Unit& spec) {
+// The unit's model without its sensitivities.
+absl::StatusOr<BuiltinModel> MakePlainModel(const v1::Unit& spec) {
   if (!spec.has_builtin()) {
     return absl::InvalidArgumentError("unit '" + spec.name() + "': builtin is required");
   }
@@ -70,6 +70,14 @@ absl::StatusOr<BuiltinModel> MakeBuiltinModel(const v1::Unit& spec) {
   }
   return absl::InvalidArgumentError("unit '" + spec.name() + "': builtin.model '" + name +
                                     "' is not a built-in model (known: " + KnownNames() + ")");
+}
+
+}  // namespace
+
+absl::StatusOr<BuiltinModel> MakeBuiltinModel(const v1::Unit& spec) {
+  COSIMO_ASSIGN_OR_RETURN(BuiltinModel built, MakePlainModel(spec));
+  if (spec.sensitivities().empty()) return built;
+  return WithSensitivities(spec, std::move(built), &MakePlainModel);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> CreateBuiltinModel(const v1::Unit& spec) {

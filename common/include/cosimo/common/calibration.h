@@ -65,6 +65,22 @@ Eigen::VectorXd ToBox(const v1::Calibration& calibration, const std::vector<doub
 v1::Sweep CalibrationSweep(const LoadedCalibration& loaded,
                            const std::vector<std::vector<double>>& points);
 
+// The Jacobian from forward sensitivities (docs/calibration.md#the-jacobian). The base that also
+// computes the measured variables' sensitivities to the parameters (SensitivityScenario,
+// cosimo/common/sensitivities.h); FailedPrecondition naming the unit, parameter or connection
+// that cannot give them.
+[[nodiscard]] absl::StatusOr<v1::Scenario> CalibrationSensitivityBase(
+    const LoadedCalibration& loaded);
+// CalibrationSweep's with, after its KPIs, one per sample and parameter j,
+// "s<column>_<sample>_<j>": the variable's sensitivity to parameter j at the sample's time (to run
+// on that base).
+v1::Sweep CalibrationSensitivitySweep(const LoadedCalibration& loaded,
+                                      const std::vector<std::vector<double>>& points);
+// Row `row`'s Jacobian of its residuals (RowResiduals, before the loss) with respect to the
+// parameters' values, samples x parameters; nullopt when the variant did not succeed.
+std::optional<Eigen::MatrixXd> RowSensitivities(const LoadedCalibration& loaded,
+                                                const ResultTable& table, size_t row);
+
 // A loaded calibration against its base: its sweep (CheckSweepAgainstBase with the start values:
 // the parameters apply, the measured variables are recorded) and the measured times within the
 // base's [start_time, stop_time]. Errors name the field.
@@ -83,6 +99,7 @@ struct CalibrationResult {
   OptimizerResult optimizer;      // in the unit box, the residuals after the loss
   std::vector<double> estimates;  // the best point's parameters' values
   FitStatistics statistics;       // in the parameters' units
+  std::string jacobian;           // how the Jacobians were computed (FitResult.jacobian)
 };
 
 // The fit: the optimiser the calibration names from its start values, each batch of points one
@@ -99,10 +116,27 @@ struct CalibrationResult {
 // (a calibration job answers the batches it stored before a resumption, fit_runner.h).
 BatchFunction CalibrationBatches(const LoadedCalibration& loaded, const SweepFunction& run);
 
-// RunCalibration over a batch function (CalibrationBatches, or one wrapping it).
+// The batch function of the Jacobians from forward sensitivities: each point one variant of
+// CalibrationSensitivitySweep run by `run` (on CalibrationSensitivityBase), its "residuals" m
+// residuals through the loss and then the m x n Jacobian in the unit box, column by column
+// (m (1 + n) values); nullopt when the variant failed.
+BatchFunction CalibrationSensitivityBatches(const LoadedCalibration& loaded,
+                                            const SweepFunction& run);
+
+// Where the Jacobians come from for optimizer.jacobian: the reason forward sensitivities are not
+// used, empty when they are (CalibrationSensitivityBase works and `check`, the caller's scenario
+// checks, passes its base); InvalidArgument when "sensitivities" was asked for and cannot be.
+[[nodiscard]] absl::StatusOr<std::string> WhyNoSensitivities(const LoadedCalibration& loaded,
+                                                             const ScenarioCheck& check);
+
+// RunCalibration over a batch function (CalibrationBatches, or one wrapping it). With
+// `sensitivities` (CalibrationSensitivityBatches, or one wrapping it) every Jacobian is one
+// evaluation of it, forward differences of `evaluate` where it fails; `no_sensitivities` says why
+// there is none, for CalibrationResult::jacobian.
 [[nodiscard]] absl::StatusOr<CalibrationResult> RunCalibrationBatches(
     const LoadedCalibration& loaded, const BatchFunction& evaluate,
-    const IterationCallback& on_iteration);
+    const IterationCallback& on_iteration, const BatchFunction& sensitivities = {},
+    const std::string& no_sensitivities = "");
 
 // A calibration as one job (v1::CalibrationJob): the calibration and its measured samples;
 // and back, with the job's base scenario: InvalidArgument naming the field when the calibration

@@ -28,6 +28,12 @@ using Residuals = std::optional<Eigen::VectorXd>;
 using BatchFunction =
     std::function<absl::StatusOr<std::vector<Residuals>>(const std::vector<Eigen::VectorXd>&)>;
 
+// The Jacobian of the residuals at `x` (residuals `r` there), computed otherwise than by forward
+// differences of the batch function (forward sensitivities, calibration.h); adds the runs it took
+// to *evaluations. The optimisers below take one (empty: forward differences).
+using JacobianFunction = std::function<absl::StatusOr<Eigen::MatrixXd>(
+    const Eigen::VectorXd& x, const Eigen::VectorXd& r, int* evaluations)>;
+
 // ||r||^2, +inf without residuals or with a non-finite one.
 double SumOfSquares(const Residuals& r);
 
@@ -70,27 +76,32 @@ using IterationCallback = std::function<void(const IterationRecord&)>;
 // reflected point is both evaluated and used in the update. Stops after max_iterations
 // generations, when sigma times the largest standard deviation of C is below x_tolerance, or when
 // the best objectives of the last 10 generations differ by less than f_tolerance times their
-// smallest. Then one batch of the Jacobian at the best point (diff_step).
+// smallest. Then the Jacobian at the best point (`jacobian`'s, or one batch of diff_step).
 [[nodiscard]] absl::StatusOr<OptimizerResult> MinimizeCmaes(const Eigen::VectorXd& start,
                                                             const OptimizerOptions& options,
                                                             const BatchFunction& evaluate,
-                                                            const IterationCallback& on_iteration);
+                                                            const IterationCallback& on_iteration,
+                                                            const JacobianFunction& jacobian = {});
 
 // Levenberg-Marquardt with Marquardt's scaling (J^T J + mu diag(J^T J)) and Nielsen's update of
-// mu, steps projected onto the box. Each iteration's Jacobian is one batch of forward
-// differences (diff_step; backward at the upper bound), with the point itself where its
+// mu, steps projected onto the box. Each iteration's Jacobian is `jacobian`'s, or one batch of
+// forward differences (diff_step; backward at the upper bound), with the point itself where its
 // residuals are not known yet; each trial step one batch of one point. An iteration ends with an
 // accepted step. Stops after max_iterations Jacobians, when the step is below x_tolerance, when
 // an accepted step lowers the objective by less than f_tolerance times it, or when mu grows
 // beyond 1e16 (no step lowers it).
 [[nodiscard]] absl::StatusOr<OptimizerResult> MinimizeLevenbergMarquardt(
     const Eigen::VectorXd& start, const OptimizerOptions& options, const BatchFunction& evaluate,
-    const IterationCallback& on_iteration);
+    const IterationCallback& on_iteration, const JacobianFunction& jacobian = {});
 
 // The forward-difference Jacobian at `x` (residuals `r` there) from one batch of n points.
 [[nodiscard]] absl::StatusOr<Eigen::MatrixXd> FiniteDifferenceJacobian(
     const Eigen::VectorXd& x, const Eigen::VectorXd& r, double step, const BatchFunction& evaluate,
     int* evaluations);
+// `jacobian`'s when given, else FiniteDifferenceJacobian's (step options.diff_step).
+[[nodiscard]] absl::StatusOr<Eigen::MatrixXd> JacobianAt(
+    const Eigen::VectorXd& x, const Eigen::VectorXd& r, const OptimizerOptions& options,
+    const BatchFunction& evaluate, const JacobianFunction& jacobian, int* evaluations);
 
 // What the data say about the estimates, from the Jacobian J of the residuals with respect to
 // the parameters at the optimum and the residuals r there (m residuals, n parameters):

@@ -52,6 +52,9 @@ struct LoadedSweep {
 // "stop_time"; whole numbers for integer fields). `field` names the sweep field for errors.
 [[nodiscard]] absl::Status ApplyParameter(v1::Scenario* scenario, const std::string& name,
                                           double value, const std::string& field);
+// The unit's parameter `parameter` set to `value` as ApplyParameter sets it (in builtin.parameters
+// where they name it, else in parameters).
+void SetUnitParameter(v1::Unit* unit, const std::string& parameter, double value);
 
 // The base scenario with one variant's values (one per parameter, in order).
 [[nodiscard]] absl::StatusOr<v1::Scenario> VariantScenario(const v1::Scenario& base,
