@@ -8,6 +8,10 @@
 // Two problems: the car (examples/car.json with a gain of 300: the mass and the friction) and
 // Busch's dual-mass oscillator split in two units under Newton iteration (examples/dual_mass.json:
 // the spring and damper of mass 1 in one unit, the coupling's in the other).
+// The fits take their Jacobians from forward sensitivities, as a job does for these built-in
+// units (docs/calibration.md#the-jacobian); the same 20 fits with finite differences of variants
+// give fig12.<problem>.jacobians: the time of the first over that of the second, and the note
+// says how far their estimates differ (in reported standard errors).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -119,8 +123,10 @@ struct Fits {
 
 // The problem's fit for noise seeds 1 .. seeds: its truth simulated once, the measured variables
 // at the times (linear between rows, as the fit's residuals take them) plus sigma N(0, 1) noise
-// from std::mt19937_64(seed), column after column.
-absl::StatusOr<Fits> RepeatedFits(const Problem& p, int seeds, int max_iterations) {
+// from std::mt19937_64(seed), column after column; Jacobians from forward sensitivities or by
+// finite differences.
+absl::StatusOr<Fits> RepeatedFits(const Problem& p, int seeds, int max_iterations,
+                                  bool sensitivities) {
   COSIMO_ASSIGN_OR_RETURN(v1::Scenario truth, ParseScenarioJson(p.scenario_json));
   COSIMO_ASSIGN_OR_RETURN(master::MasterResult r,
                           master::RunInProcess(truth, LoadUnitsFor(truth, "here")));
@@ -151,7 +157,19 @@ absl::StatusOr<Fits> RepeatedFits(const Problem& p, int seeds, int max_iteration
       for (double& v : s.values) v += p.sigma * StandardNormal(rng);
       loaded.data.push_back(std::move(s));
     }
-    COSIMO_ASSIGN_OR_RETURN(CalibrationResult result, RunCalibration(loaded, run, nullptr));
+    BatchFunction jacobians;
+    v1::Scenario sensitivity_base;
+    if (sensitivities) {
+      COSIMO_ASSIGN_OR_RETURN(sensitivity_base, CalibrationSensitivityBase(loaded));
+      jacobians = CalibrationSensitivityBatches(
+          loaded, [&](const v1::Sweep& sweep) { return RunHere(sensitivity_base, sweep); });
+    }
+    COSIMO_ASSIGN_OR_RETURN(
+        CalibrationResult result,
+        RunCalibrationBatches(loaded, CalibrationBatches(loaded, run), nullptr, jacobians));
+    if (sensitivities && result.jacobian != "forward sensitivities") {
+      return absl::InternalError("figure 12: a fit's Jacobian was " + result.jacobian);
+    }
     fits.estimates.push_back(result.estimates);
     const Eigen::VectorXd& se = result.statistics.standard_errors;
     fits.standard_errors.emplace_back(se.data(), se.data() + se.size());
@@ -162,10 +180,30 @@ absl::StatusOr<Fits> RepeatedFits(const Problem& p, int seeds, int max_iteration
 absl::Status ProblemFigures(const Problem& p, const std::string& id, const Options& options,
                             Report* report) {
   const int seeds = options.smoke ? 2 : 20;
-  const auto start = std::chrono::steady_clock::now();
-  COSIMO_ASSIGN_OR_RETURN(Fits fits, RepeatedFits(p, seeds, options.smoke ? 2 : 30));
+  const int max_iterations = options.smoke ? 2 : 30;
+  auto start = std::chrono::steady_clock::now();
+  COSIMO_ASSIGN_OR_RETURN(Fits fits, RepeatedFits(p, seeds, max_iterations, true));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  start = std::chrono::steady_clock::now();
+  COSIMO_ASSIGN_OR_RETURN(Fits differences, RepeatedFits(p, seeds, max_iterations, false));
+  const double fd_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double apart = 0;  // the largest difference of the two paths' estimates, in standard errors
+  for (int s = 0; s < seeds; ++s) {
+    for (size_t j = 0; j < p.truth.size(); ++j) {
+      apart = std::max(apart, std::fabs(fits.estimates[s][j] - differences.estimates[s][j]) /
+                                  fits.standard_errors[s][j]);
+    }
+  }
+  report->Add({absl::StrCat(id, ".jacobians"),
+               absl::StrCat(p.name, ": time of ", seeds,
+                            " fits with Jacobians from forward sensitivities / by finite "
+                            "differences of variants"),
+               seconds, fd_seconds, "s", seconds / fd_seconds, "", true,
+               absl::StrCat("one run per Jacobian against ", p.truth.size(),
+                            ", run back to back in-process; estimates at most ",
+                            absl::SixDigits(apart), " standard errors apart")});
   COSIMO_ASSIGN_OR_RETURN(v1::Calibration c, ParseCalibrationJson(p.calibration_json));
   for (size_t j = 0; j < p.truth.size(); ++j) {
     double mean = 0, mean_se2 = 0;
@@ -192,8 +230,8 @@ absl::Status ProblemFigures(const Problem& p, const std::string& id, const Optio
                               within, " of ", seeds,
                               " estimates within 3 reported standard "
                               "errors of the truth; ",
-                              seeds, " Levenberg-Marquardt fits in ", absl::SixDigits(seconds),
-                              " s in-process")});
+                              seeds, " Levenberg-Marquardt fits on forward sensitivities in ",
+                              absl::SixDigits(seconds), " s in-process")});
   }
   return absl::OkStatus();
 }

@@ -157,6 +157,14 @@ absl::StatusOr<std::string> WhyNoSensitivities(const LoadedCalibration& loaded,
                                                const ScenarioCheck& check) {
   const std::string& asked = loaded.calibration.optimizer().jacobian();
   if (asked == "finite_differences") return std::string("optimizer.jacobian finite_differences");
+  const v1::Algorithm::Kind kind = loaded.base.algorithm().kind();
+  if (asked != "sensitivities" &&
+      (kind == v1::Algorithm::FIXED_POINT || kind == v1::Algorithm::NEWTON)) {
+    // Measured: fig12.dual_mass.jacobians, docs/calibration.md#the-jacobian.
+    return "the algorithm is " + v1::Algorithm::Kind_Name(kind) +
+           ", whose iteration over the coupled signals costs more with theirs than the finite "
+           "differences do; optimizer.jacobian sensitivities asks for them";
+  }
   absl::StatusOr<v1::Scenario> base = CalibrationSensitivityBase(loaded);
   absl::Status s = base.status();
   if (s.ok()) s = CheckSweepAgainstBase(CalibrationSensitivitySweep(loaded, {}), *base, check);

@@ -280,6 +280,8 @@ TEST(FitCommandTest, TheDualMassSpringsAcrossTwoUnitsWithinThreeStandardErrors) 
                "--parallel", "2"},
               dir + "/fit.log");
   ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+  EXPECT_THAT(fit.log(), ::testing::HasSubstr("(no forward sensitivities: the algorithm is "
+                                              "NEWTON"));
   ExpectWithinThreeStandardErrors(dir + "/out", "m1.c1", 14);
   ExpectWithinThreeStandardErrors(dir + "/out", "m2.c_c", 80);
   std::filesystem::remove_all(dir);

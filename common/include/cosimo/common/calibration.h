@@ -125,7 +125,8 @@ BatchFunction CalibrationSensitivityBatches(const LoadedCalibration& loaded,
 
 // Where the Jacobians come from for optimizer.jacobian: the reason forward sensitivities are not
 // used, empty when they are (CalibrationSensitivityBase works and `check`, the caller's scenario
-// checks, passes its base); InvalidArgument when "sensitivities" was asked for and cannot be.
+// checks, passes its base; under "auto" the base's algorithm is also JACOBI or GAUSS_SEIDEL);
+// InvalidArgument when "sensitivities" was asked for and cannot be.
 [[nodiscard]] absl::StatusOr<std::string> WhyNoSensitivities(const LoadedCalibration& loaded,
                                                              const ScenarioCheck& check);
 
