@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "cosimo/common/command_line.h"
-#include "cosimo/common/digest.h"
 #include "cosimo/common/process.h"
 #include "cosimo/common/status.h"
 #include "cosimo/fmi/fmu_archive.h"
@@ -219,9 +218,10 @@ int WorkerMain(int argc, char** argv) {
     (void)grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials());
   }
   cosimo::fmi::RemoveAbandonedUnpacksOnce();  // not on the way of the first job
-  // OpenSSL's first use (its configuration, its default provider: 2-3 ms on this machine) before
-  // the address comes, not in the first job's check of its FMU's digest.
-  (void)cosimo::Sha256().Finish();
+  // OpenSSL is not warmed up here (it was, until issue 40): it checks the digest of a fetched
+  // artifact only, and an FMU run before is in the artifact cache, not fetched. Its first use
+  // (its configuration, its default provider: 2-3 ms and 75 page faults here) fell in the
+  // orchestrator's start, which it slowed down on a machine of two cores.
   if (c.orchestrator_fd >= 0) {
     // Until the address comes, a stop is the descriptor's end (cosimo run closes it).
     options.orchestrator = ReadLine(c.orchestrator_fd);
