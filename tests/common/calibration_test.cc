@@ -13,6 +13,8 @@
 #include <random>
 
 #include "cosimo/common/kpi.h"
+#include "cosimo/common/scenario.h"
+#include "cosimo/common/sensitivities.h"
 #include "cosimo/common/sweep_design.h"
 
 namespace cosimo {
@@ -195,6 +197,76 @@ TEST(CalibrationRunTest, CmaesOnALogScaleRecoversTheTruthWithinThreeStandardErro
   EXPECT_EQ(estimates.rows(), 2u);
   EXPECT_EQ(estimates.strings[0], "plant.a");
   EXPECT_EQ(estimates.strings[1], "yes");
+}
+
+// RunAnalytic's variants with their forward sensitivities: the KPIs of
+// CalibrationSensitivitySweep, "plant.d(y)/d(plant.a)" = exp(-b t) and
+// "plant.d(y)/d(plant.b)" = -a t exp(-b t).
+ResultTable RunAnalyticSensitivities(const v1::Sweep& sweep) {
+  ResultTable table = SweepTableColumns(sweep);
+  const std::vector<std::vector<double>> points = DesignValues(sweep);
+  for (size_t k = 0; k < points.size(); ++k) {
+    const double a = points[k][0], b = points[k][1];
+    SweepOutcome outcome;
+    outcome.status = v1::SUCCEEDED;
+    for (const v1::Kpi& kpi : sweep.kpis()) {
+      const double t = kpi.time(), y = a * std::exp(-b * t);
+      const std::string& v = kpi.variable();
+      outcome.kpis.push_back(v == "plant.y"                                    ? y
+                             : v == "plant." + SensitivityName("y", "plant.a") ? y / a
+                                                                               : -t * y);
+    }
+    AddSweepRow(&table, k, points[k], outcome);
+  }
+  return table;
+}
+
+// The Jacobians from sensitivities go through the loss and the box map as the finite
+// differences' do: a robust loss on a log scale finds the same estimates and standard errors.
+TEST(CalibrationRunTest, SensitivitiesThroughTheLossAndTheBoxEqualFiniteDifferences) {
+  for (const char* optimizer : {"levenberg_marquardt", "cmaes"}) {
+    LoadedCalibration loaded = DecayCalibration(optimizer, "log");
+    loaded.calibration.mutable_objective()->set_loss("soft_l1");
+    loaded.calibration.mutable_objective()->set_f_scale(2.0);
+    absl::StatusOr<CalibrationResult> fd = RunCalibration(loaded, RunAnalytic, nullptr);
+    ASSERT_TRUE(fd.ok()) << fd.status();
+    EXPECT_EQ(fd->jacobian, "finite differences of variants");
+    absl::StatusOr<CalibrationResult> exact =
+        RunCalibrationBatches(loaded, CalibrationBatches(loaded, RunAnalytic), nullptr,
+                              CalibrationSensitivityBatches(loaded, RunAnalyticSensitivities));
+    ASSERT_TRUE(exact.ok()) << exact.status();
+    EXPECT_EQ(exact->jacobian, "forward sensitivities") << optimizer;
+    for (int j = 0; j < 2; ++j) {
+      const double se = fd->statistics.standard_errors[j];
+      EXPECT_NEAR(exact->estimates[j], fd->estimates[j], 1e-3 * se) << optimizer << " " << j;
+      EXPECT_NEAR(exact->statistics.standard_errors[j], se, 1e-4 * se) << optimizer << " " << j;
+    }
+    // One run per Jacobian instead of one per parameter.
+    EXPECT_LT(exact->optimizer.evaluations, fd->optimizer.evaluations) << optimizer;
+  }
+}
+
+TEST(CalibrationRunTest, TheJacobiansPathIsChosenAndItsRefusalNamed) {
+  const ScenarioCheck any = [](const v1::Scenario&) { return absl::OkStatus(); };
+  LoadedCalibration loaded = DecayCalibration("levenberg_marquardt", "");
+  absl::StatusOr<v1::Scenario> base = ParseScenarioJson(R"({"name": "p", "stop_time": 4,
+    "units": [ {"name": "plant", "fmu": {"path": "plant.fmu"}} ], "algorithm": {"step_size": 0.1},
+    "record": ["plant.y"]})");
+  ASSERT_TRUE(base.ok()) << base.status();
+  loaded.base = *base;
+  absl::StatusOr<std::string> why = WhyNoSensitivities(loaded, any);
+  ASSERT_TRUE(why.ok()) << why.status();
+  EXPECT_THAT(*why, ::testing::HasSubstr("unit 'plant' is an FMU"));
+  loaded.calibration.mutable_optimizer()->set_jacobian("sensitivities");
+  why = WhyNoSensitivities(loaded, any);
+  EXPECT_EQ(why.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(why.status().message(),
+              ::testing::HasSubstr("optimizer.jacobian: forward sensitivities cannot be had: "
+                                   "unit 'plant' is an FMU"));
+  loaded.calibration.mutable_optimizer()->set_jacobian("finite_difference");
+  EXPECT_THAT(std::string(ValidateCalibration(loaded.calibration).message()),
+              ::testing::HasSubstr("optimizer.jacobian: 'finite_difference' is not one of auto, "
+                                   "sensitivities, finite_differences"));
 }
 
 // A robust loss keeps an outlier from pulling the fit: one sample 50 deviations off.
