@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -134,6 +135,24 @@ void ExpectTheResultOfAnUninterruptedFit(client::Client& client, const LoadedCal
       << uninterrupted->fit().result().DebugString();
 }
 
+// Submits the fit of `loaded`, cancels it once it has done `iterations` iterations (it must still
+// run then) and waits for its end: CANCELED, its id in `job` and the iterations it reached in
+// `reached` (at least `iterations`).
+void CancelAfter(client::Client& client, const LoadedCalibration& loaded, uint32_t iterations,
+                 std::optional<std::string>* job, uint32_t* reached) {
+  absl::StatusOr<std::string> id = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
+  ASSERT_TRUE(id.ok()) << id.status();
+  *job = *id;
+  const v1::JobStatus running = WaitForIteration(client, *id, iterations);
+  ASSERT_EQ(running.state(), v1::RUNNING) << "the fit ended before the cancel";
+  ASSERT_TRUE(client.Cancel(*id).ok());
+  absl::StatusOr<v1::JobStatus> canceled = client.Watch(*id, nullptr, 50);
+  ASSERT_TRUE(canceled.ok()) << canceled.status();
+  ASSERT_EQ(canceled->state(), v1::CANCELED) << canceled->message();
+  *reached = canceled->fit().iteration();
+  ASSERT_GE(*reached, iterations);
+}
+
 // A running (or unsuccessful) fit's status: one history entry per iteration done, in order, the
 // last the progress shown.
 void ExpectTheHistorySoFar(const v1::JobStatus& s) {
@@ -241,16 +260,9 @@ TEST_F(FitJobServiceTest, ACanceledFitResumedEndsWithTheNumbersOfAnUninterrupted
   constexpr int kGenerations = 12;
   const LoadedCalibration loaded = CarFit(dir_, kGenerations);
   client::Client client(orchestrator_->address());
-  absl::StatusOr<std::string> job = client.SubmitFit(loaded.base, ToCalibrationJob(loaded));
-  ASSERT_TRUE(job.ok()) << job.status();
-  const v1::JobStatus running = WaitForIteration(client, *job, 3);
-  ASSERT_EQ(running.state(), v1::RUNNING) << "the fit ended before the cancel";
-  ASSERT_TRUE(client.Cancel(*job).ok());
-  absl::StatusOr<v1::JobStatus> canceled = client.Watch(*job, nullptr, 50);
-  ASSERT_TRUE(canceled.ok()) << canceled.status();
-  ASSERT_EQ(canceled->state(), v1::CANCELED) << canceled->message();
-  const uint32_t reached = canceled->fit().iteration();
-  ASSERT_GE(reached, 3u);
+  std::optional<std::string> job;
+  uint32_t reached = 0;
+  ASSERT_NO_FATAL_FAILURE(CancelAfter(client, loaded, 3, &job, &reached));
   ASSERT_LT(reached, static_cast<uint32_t>(kGenerations));
 
   Process resume({BinDir() + "/cosimo", "resume", *job, "--orchestrator", orchestrator_->address()},
@@ -303,16 +315,9 @@ TEST_F(FitJobServiceTest, ALevenbergMarquardtFitOnSensitivitiesResumesWithTheSam
   absl::StatusOr<LoadedCalibration> loaded = LoadCalibrationFile(dir_ + "/lm.json");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   client::Client client(orchestrator_->address());
-  absl::StatusOr<std::string> job = client.SubmitFit(loaded->base, ToCalibrationJob(*loaded));
-  ASSERT_TRUE(job.ok()) << job.status();
-  const v1::JobStatus running = WaitForIteration(client, *job, 2);
-  ASSERT_EQ(running.state(), v1::RUNNING) << "the fit ended before the cancel";
-  ASSERT_TRUE(client.Cancel(*job).ok());
-  absl::StatusOr<v1::JobStatus> canceled = client.Watch(*job, nullptr, 50);
-  ASSERT_TRUE(canceled.ok()) << canceled.status();
-  ASSERT_EQ(canceled->state(), v1::CANCELED) << canceled->message();
-  const uint32_t reached = canceled->fit().iteration();
-  ASSERT_GE(reached, 2u);
+  std::optional<std::string> job;
+  uint32_t reached = 0;
+  ASSERT_NO_FATAL_FAILURE(CancelAfter(client, *loaded, 2, &job, &reached));
 
   absl::StatusOr<v1::JobStatus> queued = client.Resume(*job);
   ASSERT_TRUE(queued.ok()) << queued.status();
