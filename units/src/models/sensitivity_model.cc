@@ -84,38 +84,14 @@ class SensitivityModel final : public Model {
 
   void Derivatives(double t, const Eigen::VectorXd& X, const Eigen::VectorXd& U,
                    Eigen::Ref<Eigen::VectorXd> dX) const override {
-    const Eigen::Index n = base_->num_states();
     Prepare(t, X, U);
-    base_->Derivatives(t, x_, u_, dX.head(n));
-    Eigen::Map<const Eigen::MatrixXd> S(X.data() + n, n, p());
-    for (Eigen::Index j = 0; j < p(); ++j) {
-      auto dS = dX.segment(n * (1 + j), n);
-      dS.noalias() = a_ * S.col(j);
-      dS.noalias() += b_ * us_.col(j);
-      const ParameterEffect& e = effects_[static_cast<size_t>(j)];
-      if (!e.moves()) continue;
-      (e.plus ? *e.plus : *base_).Derivatives(t, x_, u_, fp_);
-      (e.minus ? *e.minus : *base_).Derivatives(t, x_, u_, fm_);
-      dS += (fp_ - fm_) / (e.plus_step + e.minus_step);
-    }
+    WithSensitivities(&Model::Derivatives, a_, b_, t, X, dX, fp_, fm_);
   }
 
   void Outputs(double t, const Eigen::VectorXd& X, const Eigen::VectorXd& U,
                Eigen::Ref<Eigen::VectorXd> Y) const override {
-    const Eigen::Index n = base_->num_states(), q = base_->num_outputs();
     Prepare(t, X, U);
-    base_->Outputs(t, x_, u_, Y.head(q));
-    Eigen::Map<const Eigen::MatrixXd> S(X.data() + n, n, p());
-    for (Eigen::Index j = 0; j < p(); ++j) {
-      auto dY = Y.segment(q * (1 + j), q);
-      dY.noalias() = c_ * S.col(j);
-      dY.noalias() += d_ * us_.col(j);
-      const ParameterEffect& e = effects_[static_cast<size_t>(j)];
-      if (!e.moves()) continue;
-      (e.plus ? *e.plus : *base_).Outputs(t, x_, u_, yp_);
-      (e.minus ? *e.minus : *base_).Outputs(t, x_, u_, ym_);
-      dY += (yp_ - ym_) / (e.plus_step + e.minus_step);
-    }
+    WithSensitivities(&Model::Outputs, c_, d_, t, X, Y, yp_, ym_);
   }
 
   bool Jacobians(double, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::MatrixXd* A,
@@ -130,6 +106,30 @@ class SensitivityModel final : public Model {
 
  private:
   Eigen::Index p() const { return static_cast<Eigen::Index>(effects_.size()); }
+
+  // F or G of a model.
+  using Function = void (Model::*)(double, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                   Eigen::Ref<Eigen::VectorXd>) const;
+
+  // `out` = [f; f_x S_1 + f_u U_1 + df/dP_1; ...] for f = F (f_x = A, f_u = B) or G (C, D), at
+  // the point Prepare set; `plus` and `minus` are scratch of f's size.
+  void WithSensitivities(Function f, const Eigen::MatrixXd& f_x, const Eigen::MatrixXd& f_u,
+                         double t, const Eigen::VectorXd& X, Eigen::Ref<Eigen::VectorXd> out,
+                         Eigen::VectorXd& plus, Eigen::VectorXd& minus) const {
+    const Eigen::Index n = base_->num_states(), size = f_x.rows();
+    (base_.get()->*f)(t, x_, u_, out.head(size));
+    Eigen::Map<const Eigen::MatrixXd> S(X.data() + n, n, p());
+    for (Eigen::Index j = 0; j < p(); ++j) {
+      auto d = out.segment(size * (1 + j), size);
+      d.noalias() = f_x * S.col(j);
+      d.noalias() += f_u * us_.col(j);
+      const ParameterEffect& e = effects_[static_cast<size_t>(j)];
+      if (!e.moves()) continue;
+      ((e.plus ? e.plus.get() : base_.get())->*f)(t, x_, u_, plus);
+      ((e.minus ? e.minus.get() : base_.get())->*f)(t, x_, u_, minus);
+      d += (plus - minus) / (e.plus_step + e.minus_step);
+    }
+  }
 
   // x_, u_, us_ (the inputs' sensitivities, a held input's set) and the model's Jacobians at
   // (t, X, U).
