@@ -69,6 +69,10 @@ class Job {
   const std::vector<std::string> artifacts;  // digests of the units' files (and training data)
   // Set by a cancel, a failed write of the status or a shutdown; a running job stops.
   std::atomic<bool> cancel{false};
+  // A thread of the manager runs it, from its start until its runner returned and it left the
+  // shares of the pool (JobManager::RunJob). A job resumed just after its end was seen does not
+  // start again before: its last run may still be ending (Scheduler::Pass keeps it queued).
+  std::atomic<bool> run_active{false};
 
   // A copy of the status; its state alone.
   v1::JobStatus Status() const ABSL_LOCKS_EXCLUDED(mutex);

@@ -262,8 +262,11 @@ void JobManager::Schedule() {
   if (shutdown_) return;
   threads_.JoinEnded();
   for (Scheduler::Start& start : scheduler_.Pass()) {
+    start.job->run_active = true;
     threads_.Start([this, job = std::move(start.job), lease = std::move(start.lease)]() mutable {
       RunJob(job, std::move(lease));
+      job->run_active = false;
+      Schedule();  // it may have been resumed while it ended
     });
   }
 }

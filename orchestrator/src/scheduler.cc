@@ -110,6 +110,11 @@ std::vector<Scheduler::Start> Scheduler::Pass() {
       it = queue_.erase(it);
       continue;
     }
+    if (job.run_active) {  // its last run is still ending: it starts at the next pass
+      ++place;
+      ++it;
+      continue;
+    }
     std::optional<WorkerLease> lease = workers_->TryAcquire(job.labels, job.id);
     if (!lease) {
       // Its place among those that have not started (those that start in this pass after it

@@ -2,7 +2,8 @@
 // RUNNING with its lease; one the pool is too small for fails after the unschedulable timeout by
 // the clock, not a second before, and says so meanwhile; busy workers are no reason to fail; a
 // canceled job leaves the queue; a resuming job goes first; a waiting job's message says its
-// place in the queue. The pool's share (DecideShare) on its own. No threads, no sleeps.
+// place in the queue; a job whose last run is still ending waits for it. The pool's share
+// (DecideShare) on its own. No threads, no sleeps.
 #include "orchestrator/src/scheduler.h"
 
 #include <gmock/gmock.h>
@@ -189,6 +190,31 @@ TEST_F(SchedulerTest, AResumingJobGoesFirstAndSaysSo) {
   EXPECT_EQ(scheduler.QueuedBy(""), 1);
   EXPECT_TRUE(scheduler.Remove(*waiting));
   EXPECT_FALSE(scheduler.Remove(*waiting));
+}
+
+// A sweep or fit resumed just after a client saw it canceled: its last run may still be ending
+// (leaving the shares of the pool). It waits for that end, keeping its place, and does not
+// hold up the jobs behind it. Before, the two runs overlapped, and the end of the old one took
+// the new one out of the shares: it gave its workers back and waited for ever.
+TEST_F(SchedulerTest, AJobWhoseLastRunIsStillEndingStartsAfterItKeepingItsPlace) {
+  Scheduler scheduler(&workers_, &recorder_, 0s);
+  workers_.attached = workers_.idle = 2;
+  std::shared_ptr<Job> resumed = Queued("job-resumed", 1);
+  std::shared_ptr<Job> other = Queued("job-other", 1);
+  resumed->run_active = true;
+  scheduler.Add(resumed);
+  scheduler.Add(other);
+  std::vector<Scheduler::Start> started = scheduler.Pass();
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].job, other);
+  EXPECT_EQ(resumed->State(), v1::QUEUED);
+  EXPECT_EQ(scheduler.size(), 1u);
+  EXPECT_TRUE(scheduler.Pass().empty()) << "its last run has not ended";
+  resumed->run_active = false;
+  started = scheduler.Pass();
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0].job, resumed);
+  EXPECT_EQ(resumed->State(), v1::RUNNING);
 }
 
 // Issue 41 item 10: a queued job's message says where it is in the queue, among the jobs that
