@@ -12,6 +12,7 @@
 #include "cosimo/common/scenario.h"
 #include "cosimo/common/sensitivities.h"
 #include "cosimo/common/sweep.h"
+#include "units/src/models/affine_model.h"
 #include "units/src/models/linearizer.h"
 
 namespace cosimo::units {
@@ -92,6 +93,19 @@ class SensitivityModel final : public Model {
                Eigen::Ref<Eigen::VectorXd> Y) const override {
     Prepare(t, X, U);
     WithSensitivities(&Model::Outputs, c_, d_, t, X, Y, yp_, ym_);
+  }
+
+  // A linear time-invariant model's whole as an AffineModel: its constant Jacobians, and the
+  // constant terms and initial state read off this model. It integrates without the per-call
+  // Jacobians and perturbed models here.
+  std::unique_ptr<Model> AsAffine() const {
+    const Eigen::VectorXd X0 = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(states_.size()));
+    const Eigen::VectorXd U0 = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inputs_.size()));
+    Eigen::VectorXd f(X0.size()), g(static_cast<Eigen::Index>(outputs_.size()));
+    Derivatives(0.0, X0, U0, f);
+    Outputs(0.0, X0, U0, g);
+    return std::make_unique<AffineModel>(AffineModelSpec{
+        inputs_, outputs_, states_, A_, B_, C_, D_, std::move(f), std::move(g), InitialState()});
   }
 
   bool Jacobians(double, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::MatrixXd* A,
@@ -251,8 +265,10 @@ absl::StatusOr<BuiltinModel> WithSensitivities(const v1::Unit& spec, BuiltinMode
     if (!effect.ok()) return effect.status();
     effects.push_back(*std::move(effect));
   }
-  built.model =
+  const bool lti = built.model->linear_time_invariant();
+  auto model =
       std::make_unique<SensitivityModel>(std::move(built.model), names, std::move(effects));
+  built.model = lti ? model->AsAffine() : std::move(model);
   return built;
 }
 

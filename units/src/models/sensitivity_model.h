@@ -15,7 +15,8 @@
 // that gives an unconnected input its value (a held input) has U_j = 1 in that input's row.
 // The unit's solver integrates the whole, so explicit fixed-step methods give the exact
 // derivative of their own discrete solution. A linear time-invariant model stays one (its
-// sensitivities' Jacobians are constant and given), so EXACT integrates it exactly.
+// sensitivities' Jacobians are constant): the whole is then an AffineModel, which EXACT
+// integrates exactly.
 //
 // Not thread safe (scratch buffers): one per unit, as the unit's solver is.
 #pragma once
