@@ -2,6 +2,7 @@
 #include "units/src/fmi/fmu_sensitivity_unit.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,12 +20,20 @@
 namespace cosimo::units::fmu {
 namespace {
 
+// What the EquationsModels of a unit share: whether their FMUs are initialised (before, their
+// Jacobians are zero: a Linearizer asks for them when it is made), the first error of their
+// Jacobians.
+struct Shared {
+  bool evaluable = false;
+  absl::Status error;
+};
+
 // A Model Exchange unit's equations as a Model the SensitivityModel owns (the unit owns them);
-// their Jacobians from JacobiansAt, an error kept in `error` (first one wins).
+// their Jacobians from JacobiansAt.
 class EquationsModel final : public Model {
  public:
-  EquationsModel(ModelExchangeEquations* equations, std::shared_ptr<absl::Status> error)
-      : equations_(equations), model_(&equations->equations()), error_(std::move(error)) {}
+  EquationsModel(ModelExchangeEquations* equations, std::shared_ptr<Shared> shared)
+      : equations_(equations), model_(&equations->equations()), shared_(std::move(shared)) {}
 
   const std::vector<VariableInfo>& inputs() const override { return model_->inputs(); }
   const std::vector<VariableInfo>& outputs() const override { return model_->outputs(); }
@@ -41,10 +50,19 @@ class EquationsModel final : public Model {
   }
   bool Jacobians(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u, Eigen::MatrixXd* A,
                  Eigen::MatrixXd* B, Eigen::MatrixXd* C, Eigen::MatrixXd* D) const override {
+    // Before the FMUs are initialised: zero; after an error (kept for the unit): NaN, so that
+    // the solver stops. Either way of the right sizes, as the callers multiply by them.
+    const double fill = shared_->evaluable ? std::numeric_limits<double>::quiet_NaN() : 0.0;
     Linearization lin;
-    if (absl::Status s = equations_->JacobiansAt(t, x, u, &lin); !s.ok()) {
-      if (error_->ok()) *error_ = s;
-      return false;
+    absl::Status s = shared_->evaluable ? equations_->JacobiansAt(t, x, u, &lin)
+                                        : absl::FailedPreconditionError("not initialised");
+    if (!s.ok()) {
+      if (shared_->evaluable && shared_->error.ok()) shared_->error = s;
+      A->setConstant(num_states(), num_states(), fill);
+      B->setConstant(num_states(), num_inputs(), fill);
+      C->setConstant(num_outputs(), num_states(), fill);
+      D->setConstant(num_outputs(), num_inputs(), fill);
+      return true;
     }
     *A = std::move(lin.A);
     *B = std::move(lin.B);
@@ -56,7 +74,7 @@ class EquationsModel final : public Model {
  private:
   ModelExchangeEquations* equations_;
   const Model* model_;
-  std::shared_ptr<absl::Status> error_;
+  std::shared_ptr<Shared> shared_;
 };
 
 // What of the FMU a unit with sensitivities does not handle; OK when nothing.
@@ -151,12 +169,12 @@ class FmuSensitivityUnit final : public Unit {
         (*moved.mutable_parameters())[key].set_number_value(value + side);
         COSIMO_RETURN_IF_ERROR(Add(make(moved), spec.name()));
         (side > 0 ? effects.back().plus : effects.back().minus) =
-            std::make_unique<EquationsModel>(equations_.back(), error_);
+            std::make_unique<EquationsModel>(equations_.back(), shared_);
       }
       effects.back().plus_step = effects.back().minus_step = h;
     }
     std::unique_ptr<Model> model = MakeSensitivityModel(
-        std::make_unique<EquationsModel>(equations_.front(), error_), names, std::move(effects));
+        std::make_unique<EquationsModel>(equations_.front(), shared_), names, std::move(effects));
     COSIMO_ASSIGN_OR_RETURN(std::unique_ptr<Solver> solver,
                             CreateSolver(spec.solver(), *model, spec.name()));
     unit_ = std::make_unique<ModelUnit>(spec.name(), std::move(model), std::move(solver));
@@ -190,6 +208,7 @@ class FmuSensitivityUnit final : public Unit {
     for (const std::unique_ptr<Unit>& fmu : fmus_) {
       COSIMO_RETURN_IF_ERROR(fmu->Initialize(start_time, stop_time));
     }
+    shared_->evaluable = true;
     COSIMO_RETURN_IF_ERROR(unit_->Initialize(start_time, stop_time));
     return TakeErrors();
   }
@@ -245,8 +264,8 @@ class FmuSensitivityUnit final : public Unit {
 
   // The first error of the FMUs (or their Jacobians) since the last call.
   absl::Status TakeErrors() {
-    absl::Status s = *error_;
-    *error_ = absl::OkStatus();
+    absl::Status s = shared_->error;
+    shared_->error = absl::OkStatus();
     for (ModelExchangeEquations* e : equations_) {
       absl::Status t = e->TakeError();
       if (s.ok()) s = t;
@@ -270,7 +289,7 @@ class FmuSensitivityUnit final : public Unit {
 
   std::vector<std::unique_ptr<Unit>> fmus_;  // the main one first; declared before unit_
   std::vector<ModelExchangeEquations*> equations_;
-  std::shared_ptr<absl::Status> error_ = std::make_shared<absl::Status>();
+  std::shared_ptr<Shared> shared_ = std::make_shared<Shared>();
   std::unique_ptr<ModelUnit> unit_;
 };
 
