@@ -29,7 +29,8 @@ TEST(ScenarioCheckSensitivitiesTest, AnFmusSensitivitiesAreVariablesOfItsUnit) {
     "units": [ {"name": "msd", "fmu": {"path": ")" +
                                    Fmu("fmi2_msd") +
                                    R"("}, "solver": {"method": "RK4", "step": 0.01}},
-               {"name": "ctrl", "builtin": {"model": "car_controller"}} ],
+               {"name": "ctrl", "builtin": {"model": "car_controller"},
+                "parameters": {"k": 3, "v_d": 1}} ],
     "connections": [ {"from": "msd.v", "to": "ctrl.v"}, {"from": "ctrl.F", "to": "msd.F"} ],
     "algorithm": {"step_size": 0.1}, "record": ["msd.x"]})");
   absl::StatusOr<v1::Scenario> augmented =
