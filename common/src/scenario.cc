@@ -359,9 +359,12 @@ absl::Status ValidateScenario(const v1::Scenario& scenario) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".extrapolation_degree must be in 0..", kMaxExtrapolationDegree));
     }
-    if (!unit.sensitivities().empty() && !unit.has_builtin()) {
-      return absl::InvalidArgumentError(
-          field + ".sensitivities: only built-in units give sensitivities (docs/calibration.md)");
+    if (!unit.sensitivities().empty() && !unit.has_builtin() &&
+        !(unit.has_fmu() && unit.has_solver())) {
+      return absl::InvalidArgumentError(field +
+                                        ".sensitivities: only built-in units and FMU units run as "
+                                        "Model Exchange (with a solver) give sensitivities "
+                                        "(docs/calibration.md)");
     }
     for (int j = 0; j < unit.sensitivities_size(); ++j) {
       const std::string& p = unit.sensitivities(j);

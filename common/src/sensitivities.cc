@@ -16,15 +16,18 @@ VariableRef Split(const std::string& name) {
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
-// Why unit `unit` cannot give sensitivities; empty when it can (built-in) or needs none (table).
+// Why unit `unit` cannot give sensitivities; empty when it can (built-in, an FMU run as Model
+// Exchange: what its model description refuses, the unit says) or needs none (table).
 std::string CannotGive(const v1::Unit& unit) {
   switch (unit.model_case()) {
     case v1::Unit::kBuiltin:
     case v1::Unit::kTable:
       return "";
     case v1::Unit::kFmu:
+      if (unit.has_solver()) return "";
       return "unit '" + unit.name() +
-             "' is an FMU: Cosimo does not compute an FMU's sensitivities to its parameters";
+             "' is an FMU run as Co-Simulation, which does not give its equations: give it a "
+             "solver to run it as Model Exchange (if the FMU offers it) for its sensitivities";
     case v1::Unit::kHybrid:
       return "unit '" + unit.name() + "' is a hybrid unit: only built-in units give sensitivities";
     default:
@@ -57,13 +60,14 @@ absl::StatusOr<v1::Scenario> SensitivityScenario(const v1::Scenario& base,
       return absl::FailedPreconditionError(
           "parameter '" + p + "' is not a unit's parameter (a field of the scenario?)");
     }
-    if (!it->second->has_builtin()) {
-      return absl::FailedPreconditionError("parameter '" + p + "' is not a built-in unit's");
+    if (!it->second->has_builtin() && !it->second->has_fmu()) {
+      return absl::FailedPreconditionError("parameter '" + p +
+                                           "' is not a built-in unit's or an FMU unit's");
     }
   }
   v1::Scenario out = base;
   for (v1::Unit& unit : *out.mutable_units()) {
-    if (!unit.has_builtin()) continue;
+    if (!unit.has_builtin() && !unit.has_fmu()) continue;
     unit.clear_sensitivities();
     for (const std::string& p : parameters) unit.add_sensitivities(p);
   }

@@ -98,6 +98,8 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   if (md->co_simulation.offered) e.cs_identifier = md->co_simulation.model_identifier;
   e.cs_has_event_mode = md->co_simulation.has_event_mode;
   if (md->model_exchange.offered) e.me_identifier = md->model_exchange.model_identifier;
+  e.me_instantiated_once = md->model_exchange.can_be_instantiated_only_once_per_process;
+  e.event_indicators = md->number_of_event_indicators;
   if (md->scheduled_execution.offered) e.se_identifier = md->scheduled_execution.model_identifier;
   e.start_time = md->default_start_time.value_or(0.0);
   if (!std::isfinite(e.start_time)) e.start_time = 0.0;

@@ -256,13 +256,29 @@ TEST(CalibrationRunTest, TheJacobiansPathIsChosenAndItsRefusalNamed) {
   loaded.base = *base;
   absl::StatusOr<std::string> why = WhyNoSensitivities(loaded, any);
   ASSERT_TRUE(why.ok()) << why.status();
-  EXPECT_THAT(*why, ::testing::HasSubstr("unit 'plant' is an FMU"));
+  EXPECT_THAT(*why, ::testing::HasSubstr("unit 'plant' is an FMU run as Co-Simulation, which "
+                                         "does not give its equations: give it a solver"));
   loaded.calibration.mutable_optimizer()->set_jacobian("sensitivities");
   why = WhyNoSensitivities(loaded, any);
   EXPECT_EQ(why.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(why.status().message(),
               ::testing::HasSubstr("optimizer.jacobian: forward sensitivities cannot be had: "
-                                   "unit 'plant' is an FMU"));
+                                   "unit 'plant' is an FMU run as Co-Simulation"));
+  // Run as Model Exchange (a solver) the FMU can give them; what its model description refuses
+  // the scenario check says, as its reason.
+  loaded.base.mutable_units(0)->mutable_solver()->set_method(v1::Solver::RK4);
+  why = WhyNoSensitivities(loaded, any);
+  ASSERT_TRUE(why.ok()) << why.status();
+  EXPECT_EQ(*why, "");
+  const ScenarioCheck refusing = [](const v1::Scenario&) {
+    return absl::InvalidArgumentError(
+        "units[0] ('plant').sensitivities: the FMU has 1 event "
+        "indicators (state events)");
+  };
+  loaded.calibration.mutable_optimizer()->set_jacobian("auto");
+  why = WhyNoSensitivities(loaded, refusing);
+  ASSERT_TRUE(why.ok()) << why.status();
+  EXPECT_THAT(*why, ::testing::HasSubstr("the FMU has 1 event indicators"));
   loaded.calibration.mutable_optimizer()->set_jacobian("finite_difference");
   EXPECT_THAT(std::string(ValidateCalibration(loaded.calibration).message()),
               ::testing::HasSubstr("optimizer.jacobian: 'finite_difference' is not one of auto, "

@@ -4,9 +4,9 @@
 // deviation. The estimates must lie within 3 standard errors of the truth: the car's mass and
 // friction (Levenberg-Marquardt, here: one calibration job of the in-process orchestrator; its
 // measured data beside the best run in measured.csv, and `cosimo plot` of them), a test
-// FMU's stiffness and damping (here), and over the service (CMA-ES, one calibration job) a
-// parameter with no effect on the data, flagged as not determined, with the same seed giving the
-// same iterations bit for bit.
+// FMU's stiffness and damping (here, by its forward sensitivities and by finite differences), and
+// over the service (CMA-ES, one calibration job) a parameter with no effect on the data, flagged as
+// not determined, with the same seed giving the same iterations bit for bit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -208,32 +208,46 @@ TEST(FitCommandTest, SensitivitiesAndFiniteDifferencesGiveTheSameEstimates) {
   std::filesystem::remove_all(dir);
 }
 
+// A test FMU run as Model Exchange (a solver): "auto" takes the forward sensitivities of the
+// FMU unit (one more instance of it per parameter and side), which give the estimates and
+// standard errors finite differences of variants give.
 TEST(FitCommandTest, AnFmusStiffnessAndDampingWithinThreeStandardErrors) {
   const std::string dir = TempDir("cosimo-fit-fmu");
   auto msd = [](double c, double cf) {
     return R"({"name": "msd", "stop_time": 5,
       "units": [ {"name": "msd", "fmu": {"path": ")" +
            std::string(COSIMO_BINARY_DIR) + R"(/fmus/fmi2_msd.fmu"}, "parameters": {"c": )" +
-           FormatDouble(c) + R"(, "cf": )" + FormatDouble(cf) + R"(}} ],
+           FormatDouble(c) + R"(, "cf": )" + FormatDouble(cf) +
+           R"(}, "solver": {"method": "RK4", "step": 0.01}} ],
       "algorithm": {"step_size": 0.05}, "record": ["msd.x"]})";
   };
   WriteFile(dir + "/msd.json", msd(2, 1));
   WriteFile(dir + "/x.csv", MeasuredCsv(msd(4, 0.4), "msd.x", Times(0.03, 0.1, 49), 0.01, 9));
-  WriteFile(dir + "/fit.json", R"({"scenario_file": "msd.json",
-    "parameters": [ {"name": "msd.c", "start": 3, "lower": 0.5, "upper": 20},
-                    {"name": "msd.cf", "start": 0.8, "lower": 0.01, "upper": 5, "scale": "log"} ],
-    "data": {"csv": "x.csv", "columns": [ {"column": "measured", "variable": "msd.x",
-                                          "standard_deviation": 0.01} ]},
-    "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30}})");
-  Process fit({BinDir() + "/cosimo", "fit", dir + "/fit.json", "--out-dir", dir + "/out",
-               "--parallel", "2"},
-              dir + "/fit.log");
-  ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
-  EXPECT_THAT(fit.log(), ::testing::HasSubstr(
-                             "Jacobian: finite differences of variants (no forward sensitivities: "
-                             "unit 'msd' is an FMU"));
-  ExpectWithinThreeStandardErrors(dir + "/out", "msd.c", 4);
-  ExpectWithinThreeStandardErrors(dir + "/out", "msd.cf", 0.4);
+  std::map<std::string, std::string> logs;
+  for (const std::string jacobian : {"auto", "finite_differences"}) {
+    WriteFile(dir + "/" + jacobian + ".json", R"({"scenario_file": "msd.json",
+      "parameters": [ {"name": "msd.c", "start": 3, "lower": 0.5, "upper": 20},
+                      {"name": "msd.cf", "start": 0.8, "lower": 0.01, "upper": 5,
+                       "scale": "log"} ],
+      "data": {"csv": "x.csv", "columns": [ {"column": "measured", "variable": "msd.x",
+                                            "standard_deviation": 0.01} ]},
+      "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30, "jacobian": ")" +
+                                                  jacobian + R"("}})");
+    Process fit({BinDir() + "/cosimo", "fit", dir + "/" + jacobian + ".json", "--out-dir",
+                 dir + "/" + jacobian, "--parallel", "2"},
+                dir + "/" + jacobian + ".log");
+    ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+    logs[jacobian] = fit.log();
+  }
+  EXPECT_THAT(logs["auto"], ::testing::HasSubstr("Jacobian: forward sensitivities\n"));
+  for (const char* name : {"msd.c", "msd.cf"}) {
+    const Estimate a = ReadEstimate(dir + "/auto", name);
+    const Estimate b = ReadEstimate(dir + "/finite_differences", name);
+    EXPECT_NEAR(a.value, b.value, 0.01 * b.standard_error) << name;
+    EXPECT_NEAR(a.standard_error, b.standard_error, 0.01 * b.standard_error) << name;
+  }
+  ExpectWithinThreeStandardErrors(dir + "/auto", "msd.c", 4);
+  ExpectWithinThreeStandardErrors(dir + "/auto", "msd.cf", 0.4);
   std::filesystem::remove_all(dir);
 }
 

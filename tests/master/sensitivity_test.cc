@@ -118,7 +118,8 @@ TEST(SensitivityScenarioTest, SaysWhyAScenarioCannotGiveThem) {
     "units": [ {"name": "a", "fmu": {"path": "x.fmu"}} ], "algorithm": {"step_size": 0.1}})");
   absl::StatusOr<v1::Scenario> s = SensitivityScenario(fmu, {"a.k"}, {});
   EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(s.status().message().find("unit 'a' is an FMU"), std::string::npos) << s.status();
+  EXPECT_NE(s.status().message().find("unit 'a' is an FMU run as Co-Simulation"), std::string::npos)
+      << s.status();
 
   const v1::Scenario dual = DualMass(R"({"kind": "JACOBI", "step_size": 0.01})", kRk4, "AUTO");
   s = SensitivityScenario(dual, {"algorithm.step_size"}, {});

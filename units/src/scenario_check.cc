@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
+#include "cosimo/common/sensitivities.h"
 #include "cosimo/common/unit_api.h"
 #include "cosimo/fmi/fmu_experiment.h"
 #include "units/src/models/builtin_models.h"
@@ -295,6 +296,54 @@ void CheckClockKinds(const FmuExperiment& fmu, const std::string& field, bool mo
   }
 }
 
+// A Model Exchange FMU unit with sensitivities (units/src/fmi/fmu_sensitivity_unit.h): what its
+// model description refuses, and its variables "d(<variable>)/d(<parameter>)" of its inputs,
+// outputs and states (Float64).
+void AddSensitivities(const v1::Unit& unit, const FmuExperiment& fmu, const std::string& field,
+                      Variables* v, Types* types, std::vector<std::string>* problems) {
+  const std::string where = field + ".sensitivities";
+  if (fmu.me_instantiated_once) {
+    problems->push_back(where +
+                        ": the FMU can be instantiated only once per process "
+                        "(canBeInstantiatedOnlyOncePerProcess), and its sensitivities need one "
+                        "instance per perturbed parameter value");
+  }
+  if (fmu.event_indicators > 0) {
+    problems->push_back(absl::StrCat(where, ": the FMU has ", fmu.event_indicators,
+                                     " event indicators (state events); the sensitivities jump "
+                                     "at events and Cosimo does not carry them across"));
+  }
+  const std::string own = unit.name() + ".";
+  for (int i = 0; i < unit.sensitivities_size(); ++i) {
+    const std::string& p = unit.sensitivities(i);
+    if (!absl::StartsWith(p, own)) continue;  // another unit's: checked there
+    const std::string key = p.substr(own.size());
+    const auto found = v->find(key);
+    const auto type = types->find(key);
+    const std::string at = absl::StrCat(where, "[", i, "] '", p, "': ");
+    if (found == v->end()) {
+      problems->push_back(at + "the FMU has no variable '" + key + "'");
+    } else if (found->second != "parameter") {
+      problems->push_back(at + "'" + key + "' is " + found->second +
+                          ", not a parameter of the FMU (causality parameter)");
+    } else if (type == types->end() || (type->second != "Float64" && type->second != "Float32")) {
+      problems->push_back(at + "'" + key + "' is not a Real parameter: it has no derivative");
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> bases;
+  for (const std::string& state : fmu.states) bases.emplace_back(state, "local");
+  for (const auto& [name, causality] : fmu.variables) {
+    if (causality == "input" || causality == "output") bases.emplace_back(name, causality);
+  }
+  for (const std::string& p : unit.sensitivities()) {
+    for (const auto& [name, causality] : bases) {
+      const std::string d = SensitivityName(name, p);
+      (*v)[d] = causality;
+      (*types)[d] = "Float64";
+    }
+  }
+}
+
 std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& file,
                                       const std::string& field, const ScenarioCheckOptions& options,
                                       Types* types, std::vector<std::string>* problems) {
@@ -354,6 +403,9 @@ std::optional<Variables> FmuVariables(const v1::Unit& unit, const std::string& f
   for (const std::string& clock : fmu->time_based_input_clocks)
     v[clock] = "a time-based input clock (Cosimo computes its ticks)";
   if (!id.empty()) CheckClockKinds(*fmu, field, model_exchange, scheduled, problems);
+  if (!id.empty() && model_exchange && unit.sensitivities_size() > 0) {
+    AddSensitivities(unit, *fmu, field, &v, types, problems);
+  }
   for (const auto& [name, value] : unit.parameters()) {
     if (v.count(name) == 0) {
       problems->push_back(absl::StrCat(field, ".parameters.", name, ": the FMU has no variable '",

@@ -5,6 +5,8 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +18,24 @@
 #include "units/src/models/model.h"
 
 namespace cosimo::units::fmu {
+
+// The Model Exchange unit's snapshot (fmu_me_unit.cc).
+struct MeSnapshot : public UnitSnapshot {
+  ~MeSnapshot() override {
+    if (instance != nullptr) instance->FreeState(&fmu_state);
+  }
+  std::shared_ptr<FmuInstance> instance;
+  const void* owner = nullptr;
+  void* fmu_state = nullptr;
+  double time = 0.0;
+  Eigen::VectorXd x;
+  std::vector<double> z;
+  std::optional<double> next_event;
+  bool ended = false;
+  std::vector<double> clocks;     // FmuClocks::Save
+  Eigen::VectorXd held_discrete;  // not serialised: a deserialised snapshot sets them again
+  std::shared_ptr<const void> history;
+};
 
 // u(s + d) as a polynomial in s, from u(s) (Taylor shift of the coefficients).
 InputPolynomials Shift(const InputPolynomials& p, double d);

@@ -43,23 +43,6 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // Names the writer of a serialised snapshot; a new layout gets a new tag.
 constexpr char kMeTag[] = "cosimo.FmuModelExchange.1";
 
-struct MeSnapshot : public UnitSnapshot {
-  ~MeSnapshot() override {
-    if (instance != nullptr) instance->FreeState(&fmu_state);
-  }
-  std::shared_ptr<FmuInstance> instance;
-  const void* owner = nullptr;
-  void* fmu_state = nullptr;
-  double time = 0.0;
-  Eigen::VectorXd x;
-  std::vector<double> z;
-  std::optional<double> next_event;
-  bool ended = false;
-  std::vector<double> clocks;     // FmuClocks::Save
-  Eigen::VectorXd held_discrete;  // not serialised: a deserialised snapshot sets them again
-  std::shared_ptr<const void> history;
-};
-
 class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
  public:
   ModelExchangeUnit(const v1::Unit& spec, fmi::ModelDescription md,
@@ -321,6 +304,20 @@ class ModelExchangeUnit : public FmuUnitBase, public ModelExchangeEquations {
   bool has_events() const override { return has_events_; }
   bool directional_derivatives() const override { return kind().provides_directional_derivative; }
   absl::Status TakeError() override { return model_.TakeError(); }
+
+  absl::Status AcceptPoint(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& u) override {
+    bool step_event = false, terminate = false;
+    COSIMO_RETURN_IF_ERROR(model_.SetPoint(t, x, u));
+    if (kind().needs_completed_integrator_step) {
+      COSIMO_RETURN_IF_ERROR(instance_->CompletedIntegratorStep(false, &step_event, &terminate));
+    }
+    const double te = std::min(next_event_.value_or(kNever), clocks_.NextTick());
+    if (!step_event && !terminate && te > t) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(
+        Prefix(), "sensitivities: the FMU has ", terminate ? "ended its simulation" : "an event",
+        " at t=", step_event || terminate ? t : te,
+        ", which a unit with sensitivities does not handle (they jump at events)"));
+  }
 
   absl::Status JacobiansAt(double t, const Eigen::VectorXd& x_at, const Eigen::VectorXd& inputs,
                            Linearization* lin) override {

@@ -7,6 +7,7 @@
 #include "cosimo/fmi/model_description.h"
 #include "units/src/fmi/fmu_cache.h"
 #include "units/src/fmi/fmu_instance.h"
+#include "units/src/fmi/fmu_sensitivity_unit.h"
 #include "units/src/fmi/fmu_units.h"
 
 namespace cosimo::units {
@@ -38,11 +39,19 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
     return absl::InvalidArgumentError(
         prefix + "solver is set but the FMU offers only Co-Simulation (it steps itself)");
   }
-  absl::StatusOr<std::shared_ptr<fmu::FmuInstance>> instance =
-      md.version == fmi::FmiVersion::kFmi1 ? fmu::LoadFmi1(md, folder, spec.name())
-      : md.version == fmi::FmiVersion::kFmi2
-          ? fmu::LoadFmi2(md, model_exchange, folder, spec.name())
-          : fmu::LoadFmi3(md, model_exchange, folder, spec.name(), scheduled);
+  auto load = [&](const std::string& name) {
+    return md.version == fmi::FmiVersion::kFmi1 ? fmu::LoadFmi1(md, folder, name)
+           : md.version == fmi::FmiVersion::kFmi2
+               ? fmu::LoadFmi2(md, model_exchange, folder, name)
+               : fmu::LoadFmi3(md, model_exchange, folder, name, scheduled);
+  };
+  if (!spec.sensitivities().empty() && !model_exchange) {
+    return absl::FailedPreconditionError(
+        prefix + "sensitivities need the FMU's equations, which Co-Simulation does not give: " +
+        (md.model_exchange.offered ? "give the unit a solver to run it as Model Exchange"
+                                   : "the FMU offers no Model Exchange"));
+  }
+  absl::StatusOr<std::shared_ptr<fmu::FmuInstance>> instance = load(spec.name());
   if (!instance.ok()) return instance.status();
   const fmi::KindInfo& kind = model_exchange ? md.model_exchange
                               : scheduled    ? md.scheduled_execution
@@ -55,6 +64,18 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
   }
   if (scheduled) {
     return fmu::CreateScheduledExecutionUnit(spec, std::move(md), std::move(*instance));
+  }
+  if (!spec.sensitivities().empty()) {
+    // The main instance (loaded above) and one more per perturbed parameter value.
+    std::shared_ptr<fmu::FmuInstance> first = *std::move(instance);
+    return fmu::CreateSensitivityUnit(
+        spec, md, [&](const v1::Unit& s) -> absl::StatusOr<std::unique_ptr<Unit>> {
+          absl::StatusOr<std::shared_ptr<fmu::FmuInstance>> next = std::move(first);
+          if (*next == nullptr) next = load(s.name());
+          first = nullptr;
+          if (!next.ok()) return next.status();
+          return fmu::CreateModelExchangeUnit(s, md, *std::move(next));
+        });
   }
   if (model_exchange) {
     return fmu::CreateModelExchangeUnit(spec, std::move(md), std::move(*instance));

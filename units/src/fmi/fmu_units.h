@@ -33,6 +33,12 @@ class ModelExchangeEquations {
                                                  const Eigen::VectorXd& u, Linearization* lin) = 0;
   // The first FMI error met inside equations() since the last call (then OK again).
   [[nodiscard]] virtual absl::Status TakeError() = 0;
+  // For a caller that integrates equations() itself and handles no event (a unit with
+  // sensitivities): (t, x, u) is an accepted point; fmiXCompletedIntegratorStep when the FMU
+  // needs it. FailedPrecondition naming the unit when the FMU asks for an event there (a step
+  // event, or it ends) or has a time event at or before t.
+  [[nodiscard]] virtual absl::Status AcceptPoint(double t, const Eigen::VectorXd& x,
+                                                 const Eigen::VectorXd& u) = 0;
 };
 
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Unit>> CreateCoSimulationUnit(

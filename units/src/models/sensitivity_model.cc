@@ -21,16 +21,6 @@ namespace {
 // About cbrt(machine epsilon), as the Linearizer's central differences.
 constexpr double kRelativeStep = 6.0e-6;
 
-// How one parameter moves this model.
-struct ParameterEffect {
-  // The model built with the parameter at value + plus_step and value - minus_step (either null:
-  // the model itself, a one-sided difference). Both null: the parameter is not this model's.
-  std::unique_ptr<Model> plus, minus;
-  double plus_step = 0.0, minus_step = 0.0;
-  int held_input = -1;  // the unconnected input whose value the parameter gives, if any
-  bool moves() const { return plus != nullptr || minus != nullptr; }
-};
-
 std::vector<VariableInfo> WithSensitivityNames(const std::vector<VariableInfo>& variables,
                                                const std::vector<std::string>& parameters,
                                                Causality causality) {
@@ -223,7 +213,7 @@ absl::StatusOr<ParameterEffect> OwnEffect(const v1::Unit& spec, const std::strin
     return absl::InvalidArgumentError(
         what + " is not given a number: " + std::string(value.status().message()));
   }
-  const double h = kRelativeStep * std::max(std::abs(*value), 1.0);
+  const double h = SensitivityStep(*value);
   auto perturbed = [&](double v) -> std::unique_ptr<Model> {
     v1::Unit copy = spec;
     copy.clear_sensitivities();
@@ -244,14 +234,28 @@ absl::StatusOr<ParameterEffect> OwnEffect(const v1::Unit& spec, const std::strin
 
 }  // namespace
 
+double SensitivityStep(double value) { return kRelativeStep * std::max(std::abs(value), 1.0); }
+
+std::unique_ptr<Model> MakeSensitivityModel(std::unique_ptr<Model> base,
+                                            const std::vector<std::string>& names,
+                                            std::vector<ParameterEffect> effects) {
+  const bool lti = base->linear_time_invariant();
+  auto model = std::make_unique<SensitivityModel>(std::move(base), names, std::move(effects));
+  if (lti) return model->AsAffine();
+  return model;
+}
+
+absl::Status CheckSensitivitySolver(const v1::Unit& spec) {
+  if (spec.solver().method() != v1::Solver::CENTRAL_DIFFERENCE) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "unit '" + spec.name() +
+      "': sensitivities: solver.method CENTRAL_DIFFERENCE cannot integrate them (the states "
+      "are no longer [positions; velocities]); use RK4 or another method");
+}
+
 absl::StatusOr<BuiltinModel> WithSensitivities(const v1::Unit& spec, BuiltinModel built,
                                                PlainModelMaker make) {
-  if (spec.solver().method() == v1::Solver::CENTRAL_DIFFERENCE) {
-    return absl::InvalidArgumentError(
-        "unit '" + spec.name() +
-        "': sensitivities: solver.method CENTRAL_DIFFERENCE cannot integrate them (the states "
-        "are no longer [positions; velocities]); use RK4 or another method");
-  }
+  if (absl::Status s = CheckSensitivitySolver(spec); !s.ok()) return s;
   const std::string own = spec.name() + ".";
   std::vector<std::string> names;
   std::vector<ParameterEffect> effects;
@@ -265,10 +269,7 @@ absl::StatusOr<BuiltinModel> WithSensitivities(const v1::Unit& spec, BuiltinMode
     if (!effect.ok()) return effect.status();
     effects.push_back(*std::move(effect));
   }
-  const bool lti = built.model->linear_time_invariant();
-  auto model =
-      std::make_unique<SensitivityModel>(std::move(built.model), names, std::move(effects));
-  built.model = lti ? model->AsAffine() : std::move(model);
+  built.model = MakeSensitivityModel(std::move(built.model), names, std::move(effects));
   return built;
 }
 

@@ -19,13 +19,45 @@
 // integrates exactly.
 //
 // Not thread safe (scratch buffers): one per unit, as the unit's solver is.
+//
+// The formula is MakeSensitivityModel's, for any model and any "perturbed" models of it: the
+// built-in models built again here (WithSensitivities), the perturbed instances of a Model
+// Exchange FMU (units/src/fmi/fmu_sensitivity_unit.h).
 #pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "cosimo/v1/scenario.pb.h"
 #include "units/src/models/builtin_models.h"
 
 namespace cosimo::units {
+
+// How one parameter moves a model.
+struct ParameterEffect {
+  // The model with the parameter at value + plus_step and value - minus_step (either null: the
+  // model itself, a one-sided difference). Both null: the parameter is not this model's.
+  std::unique_ptr<Model> plus, minus;
+  double plus_step = 0.0, minus_step = 0.0;
+  int held_input = -1;  // the unconnected input whose value the parameter gives, if any
+  bool moves() const { return plus != nullptr || minus != nullptr; }
+};
+
+// The step h of the central differences in a parameter of value `value`: 6e-6 max(|value|, 1).
+double SensitivityStep(double value);
+
+// `base` with the sensitivities to the parameters `names`, each moving it as `effects` says
+// (same order). The perturbed models are evaluated at the same (t, x, u) as `base`. A linear
+// time-invariant `base` gives an AffineModel (constant Jacobians, no per-call evaluation).
+std::unique_ptr<Model> MakeSensitivityModel(std::unique_ptr<Model> base,
+                                            const std::vector<std::string>& names,
+                                            std::vector<ParameterEffect> effects);
+
+// The solver methods that cannot integrate sensitivities (CENTRAL_DIFFERENCE: the states are no
+// longer [positions; velocities]): an error naming the unit; OK otherwise.
+[[nodiscard]] absl::Status CheckSensitivitySolver(const v1::Unit& spec);
 
 // Builds a unit's model from its spec, without sensitivities.
 using PlainModelMaker = absl::StatusOr<BuiltinModel> (*)(const v1::Unit& spec);

@@ -25,11 +25,15 @@ struct FmuExperiment {
   std::optional<double> step_size;  // DefaultExperiment stepSize
   // Variables with causality "output", in their order (arrays as their elements, "y[1,2]").
   std::vector<std::string> outputs;
-  std::string fmi_version;          // "1.0", "2.0", "3.0"
-  std::string cs_identifier;        // CoSimulation modelIdentifier; empty: no such interface
-  std::string me_identifier;        // ModelExchange modelIdentifier; empty: no such interface
-  std::string se_identifier;        // FMI 3 ScheduledExecution modelIdentifier; empty: none
-  bool cs_has_event_mode = false;   // FMI 3 CoSimulation hasEventMode (clocks tick only there)
+  std::string fmi_version;         // "1.0", "2.0", "3.0"
+  std::string cs_identifier;       // CoSimulation modelIdentifier; empty: no such interface
+  std::string me_identifier;       // ModelExchange modelIdentifier; empty: no such interface
+  std::string se_identifier;       // FMI 3 ScheduledExecution modelIdentifier; empty: none
+  bool cs_has_event_mode = false;  // FMI 3 CoSimulation hasEventMode (clocks tick only there)
+  // ModelExchange canBeInstantiatedOnlyOncePerProcess; numberOfEventIndicators (FMI 3: the
+  // variables of <EventIndicator>).
+  bool me_instantiated_once = false;
+  int event_indicators = 0;
   std::optional<double> tolerance;  // DefaultExperiment tolerance
   // Variables that cannot be recorded: FMI 3 Clock variables and the arrays too big to expand
   // (cosimo/fmi/model_description.h), by name. (Binary ones are recorded as hexadecimal

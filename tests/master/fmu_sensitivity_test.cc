@@ -1,0 +1,148 @@
+// Forward sensitivities of Model Exchange FMU units (units/src/fmi/fmu_sensitivity_unit.h): a
+// test FMU (mass-spring-damper, FMI 2 with and without directional derivatives, FMI 3) coupled to
+// a built-in controller under Jacobi; the derivatives the augmented run carries, to a parameter
+// of the FMU and to one of the built-in unit, equal central differences of whole co-simulations
+// with the parameter moved (as tests/master/sensitivity_test.cc for built-in units), and the
+// augmented run's values are the plain run's. Then what is refused, naming the unit and why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cosimo/common/sensitivities.h"
+#include "cosimo/common/sweep.h"
+#include "tests/master/master_test_util.h"
+
+namespace cosimo::master {
+namespace {
+
+using testing::At;
+using testing::Parse;
+using testing::Rows;
+using testing::RunScenario;
+
+std::string FmuPath(const std::string& name) {
+  return std::string(COSIMO_BINARY_DIR) + "/fmus/" + name + ".fmu";
+}
+
+// The FMU `fmu` (m x'' = -c x - cf x' + F) driven by a controller F = k (v_d - v), under Jacobi.
+v1::Scenario Coupled(const std::string& fmu, const std::string& solver) {
+  return Parse(R"({"name": "fmu_sensitivities", "start_time": 0, "stop_time": 2,
+    "units": [
+      { "name": "msd", "fmu": {"path": ")" +
+               FmuPath(fmu) + R"("}, "parameters": {"c": 4, "cf": 0.5}, "solver": )" + solver +
+               R"( },
+      { "name": "ctrl", "builtin": { "model": "car_controller",
+                                     "parameters": {"k": 3, "v_d": 1} } } ],
+    "connections": [ { "from": "msd.v", "to": "ctrl.v" },
+                     { "from": "ctrl.F", "to": "msd.F", "factor": 0.5 } ],
+    "algorithm": {"kind": "JACOBI", "step_size": 0.01},
+    "record": [ "msd.x", "msd.v", "ctrl.F" ]})");
+}
+
+class FmuSensitivityTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FmuSensitivityTest, EqualCentralDifferencesOfWholeRuns) {
+  const v1::Scenario base = Coupled(GetParam(), R"({"method": "RK4", "step": 0.001})");
+  const std::vector<std::string> parameters = {"msd.c", "ctrl.k"};
+  const std::vector<std::string> variables = {"msd.x", "msd.v", "ctrl.F"};
+  absl::StatusOr<v1::Scenario> augmented = SensitivityScenario(base, parameters, variables);
+  ASSERT_TRUE(augmented.ok()) << augmented.status();
+  absl::StatusOr<MasterResult> run = RunScenario(*augmented);
+  ASSERT_TRUE(run.ok()) << run.status();
+  absl::StatusOr<MasterResult> plain = RunScenario(base);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_EQ(Rows(*run), Rows(*plain));
+  for (size_t row = 0; row < Rows(*plain); row += 7) {
+    for (const std::string& v : variables) {
+      EXPECT_NEAR(At(*run, row, v), At(*plain, row, v), 1e-9 * (1.0 + std::abs(At(*plain, row, v))))
+          << v << " row " << row;
+    }
+  }
+  const double values[] = {4.0, 3.0};
+  for (size_t j = 0; j < parameters.size(); ++j) {
+    const size_t dot = parameters[j].find('.');
+    const std::string unit = parameters[j].substr(0, dot), key = parameters[j].substr(dot + 1);
+    const double h = 1e-4 * values[j];
+    v1::Scenario up = base, down = base;
+    for (v1::Scenario* s : {&up, &down}) {
+      for (v1::Unit& u : *s->mutable_units()) {
+        if (u.name() == unit) SetUnitParameter(&u, key, values[j] + (s == &up ? h : -h));
+      }
+    }
+    absl::StatusOr<MasterResult> r_up = RunScenario(up), r_down = RunScenario(down);
+    ASSERT_TRUE(r_up.ok() && r_down.ok());
+    ASSERT_EQ(Rows(*r_up), Rows(*plain));
+    for (const std::string& v : variables) {
+      const size_t at = v.find('.');
+      const std::string d = v.substr(0, at + 1) + SensitivityName(v.substr(at + 1), parameters[j]);
+      double scale = 0.0, worst = 0.0;
+      for (size_t row = 0; row < Rows(*plain); ++row) {
+        const double fd = (At(*r_up, row, v) - At(*r_down, row, v)) / (2 * h);
+        scale = std::max(scale, std::abs(fd));
+        worst = std::max(worst, std::abs(At(*run, row, d) - fd));
+      }
+      EXPECT_GT(scale, 1e-6) << d << ": the parameter moves the variable";
+      EXPECT_LT(worst, 1e-6 * scale) << d << " against central differences (" << GetParam() << ")";
+    }
+  }
+}
+
+// fmi2_msd and fmi3_msd give directional derivatives, fmi2_msd_nodd does not (central
+// differences of the FMU then).
+INSTANTIATE_TEST_SUITE_P(TestFmus, FmuSensitivityTest,
+                         ::testing::Values("fmi2_msd", "fmi2_msd_nodd", "fmi3_msd"));
+
+// The error of a run of `scenario` with sensitivities to `parameter`.
+std::string Refusal(const v1::Scenario& scenario, const std::string& parameter) {
+  absl::StatusOr<v1::Scenario> augmented = SensitivityScenario(scenario, {parameter}, {});
+  if (!augmented.ok()) return std::string(augmented.status().message());
+  absl::StatusOr<MasterResult> run = RunScenario(*augmented);
+  EXPECT_FALSE(run.ok());
+  return std::string(run.status().message());
+}
+
+TEST(FmuSensitivityRefusalTest, NamesTheUnitAndTheReason) {
+  const std::string rk4 = R"({"method": "RK4", "step": 0.001})";
+  // Co-Simulation: no solver.
+  v1::Scenario cs = Coupled("fmi2_msd", rk4);
+  cs.mutable_units(0)->clear_solver();
+  EXPECT_NE(Refusal(cs, "msd.c")
+                .find("unit 'msd' is an FMU run as Co-Simulation, which does not "
+                      "give its equations: give it a solver"),
+            std::string::npos)
+      << Refusal(cs, "msd.c");
+  // Not a parameter of the FMU, not a Real one.
+  const v1::Scenario me = Coupled("fmi2_msd", rk4);
+  EXPECT_NE(Refusal(me, "msd.x")
+                .find("unit 'msd': sensitivities: parameter 'x' is not a "
+                      "parameter of the FMU (causality parameter)"),
+            std::string::npos)
+      << Refusal(me, "msd.x");
+  EXPECT_NE(Refusal(me, "msd.damping").find("parameter 'damping' is not a Real scalar"),
+            std::string::npos)
+      << Refusal(me, "msd.damping");
+  // Event indicators (state events).
+  v1::Scenario ball = Parse(R"({"name": "ball", "start_time": 0, "stop_time": 1,
+    "units": [ {"name": "ball", "fmu": {"path": ")" +
+                            FmuPath("fmi2_bouncing_ball") + R"("}, "solver": )" + rk4 + R"(} ],
+    "algorithm": {"step_size": 0.01}})");
+  EXPECT_NE(Refusal(ball, "ball.e")
+                .find("unit 'ball': sensitivities: the FMU has 1 event "
+                      "indicators (state events)"),
+            std::string::npos)
+      << Refusal(ball, "ball.e");
+  // A solver that cannot integrate them.
+  const v1::Scenario central =
+      Coupled("fmi2_msd", R"({"method": "CENTRAL_DIFFERENCE", "step": 0.001})");
+  EXPECT_NE(Refusal(central, "msd.c")
+                .find("unit 'msd': sensitivities: solver.method "
+                      "CENTRAL_DIFFERENCE"),
+            std::string::npos)
+      << Refusal(central, "msd.c");
+}
+
+}  // namespace
+}  // namespace cosimo::master
