@@ -329,6 +329,12 @@ absl::Status CheckCalibrationAgainstBase(const LoadedCalibration& loaded,
                                       FormatDouble(t0), ", ", FormatDouble(t1), "]"));
     }
   }
+  // Forced sensitivities that cannot be had are refused here, at submission, not when the job
+  // starts (under "auto" the fit says why it took finite differences instead).
+  if (problems.empty() && loaded.calibration.optimizer().jacobian() == "sensitivities") {
+    absl::StatusOr<std::string> why = WhyNoSensitivities(loaded, check);
+    if (!why.ok()) return why.status();
+  }
   return ProblemsStatus(problems);
 }
 

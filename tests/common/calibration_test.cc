@@ -264,6 +264,16 @@ TEST(CalibrationRunTest, TheJacobiansPathIsChosenAndItsRefusalNamed) {
   EXPECT_THAT(why.status().message(),
               ::testing::HasSubstr("optimizer.jacobian: forward sensitivities cannot be had: "
                                    "unit 'plant' is an FMU run as Co-Simulation"));
+  // Refused up front, at the calibration's check (the submission, `cosimo fit`'s start), not
+  // when the job starts.
+  const absl::Status checked = CheckCalibrationAgainstBase(loaded, any);
+  EXPECT_EQ(checked.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(checked.message(),
+              ::testing::HasSubstr("optimizer.jacobian: forward sensitivities cannot be had: "
+                                   "unit 'plant' is an FMU run as Co-Simulation"));
+  loaded.calibration.mutable_optimizer()->set_jacobian("auto");
+  EXPECT_TRUE(CheckCalibrationAgainstBase(loaded, any).ok()) << "auto falls back";
+  loaded.calibration.mutable_optimizer()->set_jacobian("sensitivities");
   // Run as Model Exchange (a solver) the FMU can give them; what its model description refuses
   // the scenario check says, as its reason.
   loaded.base.mutable_units(0)->mutable_solver()->set_method(v1::Solver::RK4);
@@ -275,6 +285,9 @@ TEST(CalibrationRunTest, TheJacobiansPathIsChosenAndItsRefusalNamed) {
         "units[0] ('plant').sensitivities: the FMU has 1 event "
         "indicators (state events)");
   };
+  EXPECT_TRUE(CheckCalibrationAgainstBase(loaded, any).ok());
+  EXPECT_THAT(std::string(CheckCalibrationAgainstBase(loaded, refusing).message()),
+              ::testing::HasSubstr("the FMU has 1 event indicators"));
   loaded.calibration.mutable_optimizer()->set_jacobian("auto");
   why = WhyNoSensitivities(loaded, refusing);
   ASSERT_TRUE(why.ok()) << why.status();

@@ -82,8 +82,9 @@ std::optional<Eigen::MatrixXd> RowSensitivities(const LoadedCalibration& loaded,
                                                 const ResultTable& table, size_t row);
 
 // A loaded calibration against its base: its sweep (CheckSweepAgainstBase with the start values:
-// the parameters apply, the measured variables are recorded) and the measured times within the
-// base's [start_time, stop_time]. Errors name the field.
+// the parameters apply, the measured variables are recorded), the measured times within the
+// base's [start_time, stop_time], and optimizer.jacobian "sensitivities" only where they can be
+// had (WhyNoSensitivities). Errors name the field.
 [[nodiscard]] absl::Status CheckCalibrationAgainstBase(const LoadedCalibration& loaded,
                                                        const ScenarioCheck& check);
 
