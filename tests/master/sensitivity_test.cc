@@ -113,6 +113,40 @@ INSTANTIATE_TEST_SUITE_P(
              R"({"method": "EXACT"})", "FORBID"}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
+// A parameter that holds an unconnected input (its value given by the parameter of the input's
+// name) moves the unit through that input: its sensitivity there is 1.
+TEST(SensitivityHeldInputTest, AParameterThatHoldsAnInputMovesTheUnitThroughIt) {
+  const std::string json_head = R"({"name": "held", "start_time": 0, "stop_time": 2,
+    "units": [ { "name": "m2", "builtin": { "model": "dual_mass_oscillator_2",
+                 "parameters": {"c_c": 90, "v1": 0, "x1": )";
+  const std::string json_tail = R"(} }, "solver": {"method": "RK4", "step": 0.001} } ],
+    "algorithm": {"kind": "JACOBI", "step_size": 0.01}, "record": [ "m2.x2", "m2.F_c" ]})";
+  const double x1 = 0.1, h = 1e-5;
+  auto held = [&](double value) { return Parse(json_head + absl::StrCat(value) + json_tail); };
+  absl::StatusOr<v1::Scenario> augmented =
+      SensitivityScenario(held(x1), {"m2.x1"}, {"m2.x2", "m2.F_c"});
+  ASSERT_TRUE(augmented.ok()) << augmented.status();
+  absl::StatusOr<MasterResult> run = RunScenario(*augmented);
+  ASSERT_TRUE(run.ok()) << run.status();
+  absl::StatusOr<MasterResult> up = RunScenario(held(x1 + h)), down = RunScenario(held(x1 - h));
+  ASSERT_TRUE(up.ok() && down.ok());
+  ASSERT_EQ(Rows(*run), Rows(*up));
+  for (const std::string v : {"x2", "F_c"}) {
+    const std::string d = "m2." + SensitivityName(v, "m2.x1");
+    double scale = 0.0, worst = 0.0;
+    for (size_t row = 0; row < Rows(*up); ++row) {
+      const double fd = (At(*up, row, "m2." + v) - At(*down, row, "m2." + v)) / (2 * h);
+      scale = std::max(scale, std::abs(fd));
+      worst = std::max(worst, std::abs(At(*run, row, d) - fd));
+    }
+    EXPECT_GT(scale, 1e-3) << d << ": the held input moves the unit";
+    EXPECT_LT(worst, 1e-6 * scale) << d << " against central differences";
+  }
+  // At t = 0 (x2 not moved yet) the coupling force F_c = c_c (x2 - x1) + d_c (v2 - v1) moves
+  // with x1 by the spring's constant alone.
+  EXPECT_NEAR(At(*run, 0, "m2." + SensitivityName("F_c", "m2.x1")), -90.0, 1e-6);
+}
+
 TEST(SensitivityScenarioTest, SaysWhyAScenarioCannotGiveThem) {
   v1::Scenario fmu = Parse(R"({"name": "f", "start_time": 0, "stop_time": 1,
     "units": [ {"name": "a", "fmu": {"path": "x.fmu"}} ], "algorithm": {"step_size": 0.1}})");
