@@ -165,6 +165,16 @@ absl::StatusOr<std::string> WhyNoSensitivities(const LoadedCalibration& loaded,
            ", whose iteration over the coupled signals costs more with theirs than the finite "
            "differences do; optimizer.jacobian sensitivities asks for them";
   }
+  if (asked != "sensitivities") {
+    for (const v1::Unit& unit : loaded.base.units()) {
+      if (!unit.has_fmu() || !unit.has_solver()) continue;  // a Co-Simulation FMU: below
+      // Measured: fig12.fmu.jacobians, docs/calibration.md#the-jacobian.
+      return "unit '" + unit.name() +
+             "' is an FMU: its sensitivities take 1 + 2 x (its parameters) instances of it and "
+             "cost several times the finite differences; optimizer.jacobian sensitivities asks "
+             "for them";
+    }
+  }
   absl::StatusOr<v1::Scenario> base = CalibrationSensitivityBase(loaded);
   absl::Status s = base.status();
   if (s.ok()) s = CheckSweepAgainstBase(CalibrationSensitivitySweep(loaded, {}), *base, check);

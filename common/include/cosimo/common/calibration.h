@@ -126,7 +126,8 @@ BatchFunction CalibrationSensitivityBatches(const LoadedCalibration& loaded,
 
 // Where the Jacobians come from for optimizer.jacobian: the reason forward sensitivities are not
 // used, empty when they are (CalibrationSensitivityBase works and `check`, the caller's scenario
-// checks, passes its base; under "auto" the base's algorithm is also JACOBI or GAUSS_SEIDEL);
+// checks, passes its base; under "auto" the base's algorithm is also JACOBI or GAUSS_SEIDEL and
+// no unit is an FMU: where they cost more than the finite differences, fig12);
 // InvalidArgument when "sensitivities" was asked for and cannot be.
 [[nodiscard]] absl::StatusOr<std::string> WhyNoSensitivities(const LoadedCalibration& loaded,
                                                              const ScenarioCheck& check);
