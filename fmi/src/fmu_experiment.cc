@@ -121,6 +121,12 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
         v.causality == fmi::FmiCausality::kOutput;
     const bool unrecordable = (v.type == fmi::VarType::kClock && !recordable_clock) ||
                               (v.is_array && v.first_element < 0);
+    if (v.type == fmi::VarType::kClock) e.has_clocks = true;
+    const bool real = v.type == fmi::VarType::kFloat64 || v.type == fmi::VarType::kFloat32;
+    if (v.causality == fmi::FmiCausality::kInput &&
+        (!real || v.variability != fmi::Variability::kContinuous)) {
+      e.event_inputs.push_back(v.name);
+    }
     for (size_t a = 0; a <= v.aliases.size(); ++a) {  // the name, then the FMI 3 aliases
       const std::string& name = a == 0 ? v.name : v.aliases[a - 1];
       e.variables.emplace_back(name, CausalityName(v.causality));

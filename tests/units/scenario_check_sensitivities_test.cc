@@ -59,5 +59,21 @@ TEST(ScenarioCheckSensitivitiesTest, AnFmuWithEventIndicatorsIsAProblem) {
                                    "indicators (state events)"));
 }
 
+// Inputs set only in events (fmi2_inputs: a discrete Real, an Integer, an Enumeration, a Boolean)
+// are a problem up front, as the unit would refuse them when it is made.
+TEST(ScenarioCheckSensitivitiesTest, AnFmuWithDiscreteInputsIsAProblem) {
+  const v1::Scenario base = Parsed(R"({"name": "s", "stop_time": 1,
+    "units": [ {"name": "in", "fmu": {"path": ")" +
+                                   Fmu("fmi2_inputs") +
+                                   R"("}, "solver": {"method": "RK4", "step": 0.01}} ],
+    "algorithm": {"step_size": 0.1}, "record": ["in.y"]})");
+  ASSERT_TRUE(CheckScenario(base).ok()) << CheckScenario(base);
+  absl::StatusOr<v1::Scenario> augmented = SensitivityScenario(base, {"in.k"}, {"in.y"});
+  ASSERT_TRUE(augmented.ok()) << augmented.status();
+  EXPECT_THAT(std::string(CheckScenario(*augmented).message()),
+              ::testing::HasSubstr("units[0] ('in').sensitivities: the FMU's input 'ud' is "
+                                   "discrete (set only in events)"));
+}
+
 }  // namespace
 }  // namespace cosimo::units

@@ -313,6 +313,16 @@ void AddSensitivities(const v1::Unit& unit, const FmuExperiment& fmu, const std:
                                      " event indicators (state events); the sensitivities jump "
                                      "at events and Cosimo does not carry them across"));
   }
+  if (fmu.has_clocks) {
+    problems->push_back(where +
+                        ": the FMU has clocks, which tick in events; the sensitivities jump at "
+                        "events and Cosimo does not carry them across");
+  }
+  if (!fmu.event_inputs.empty()) {
+    problems->push_back(where + ": the FMU's input '" + fmu.event_inputs.front() +
+                        "' is discrete (set only in events); the sensitivities are not carried "
+                        "across events");
+  }
   const std::string own = unit.name() + ".";
   for (int i = 0; i < unit.sensitivities_size(); ++i) {
     const std::string& p = unit.sensitivities(i);

@@ -34,6 +34,10 @@ struct FmuExperiment {
   // variables of <EventIndicator>).
   bool me_instantiated_once = false;
   int event_indicators = 0;
+  // Inputs set only in events, by name: those not Real (Float64, Float32) or not of continuous
+  // variability, and input clocks.
+  std::vector<std::string> event_inputs;
+  bool has_clocks = false;          // FMI 3 Clock variables
   std::optional<double> tolerance;  // DefaultExperiment tolerance
   // Variables that cannot be recorded: FMI 3 Clock variables and the arrays too big to expand
   // (cosimo/fmi/model_description.h), by name. (Binary ones are recorded as hexadecimal
