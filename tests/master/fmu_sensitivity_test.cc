@@ -14,11 +14,13 @@
 #include "cosimo/common/sensitivities.h"
 #include "cosimo/common/sweep.h"
 #include "tests/master/master_test_util.h"
+#include "tests/master/sensitivity_test_util.h"
 
 namespace cosimo::master {
 namespace {
 
 using testing::At;
+using testing::ExpectSensitivitiesOfWholeRuns;
 using testing::Parse;
 using testing::Rows;
 using testing::RunScenario;
@@ -46,48 +48,8 @@ class FmuSensitivityTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FmuSensitivityTest, EqualCentralDifferencesOfWholeRuns) {
   const v1::Scenario base = Coupled(GetParam(), R"({"method": "RK4", "step": 0.001})");
-  const std::vector<std::string> parameters = {"msd.c", "ctrl.k"};
-  const std::vector<std::string> variables = {"msd.x", "msd.v", "ctrl.F"};
-  absl::StatusOr<v1::Scenario> augmented = SensitivityScenario(base, parameters, variables);
-  ASSERT_TRUE(augmented.ok()) << augmented.status();
-  absl::StatusOr<MasterResult> run = RunScenario(*augmented);
-  ASSERT_TRUE(run.ok()) << run.status();
-  absl::StatusOr<MasterResult> plain = RunScenario(base);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  ASSERT_EQ(Rows(*run), Rows(*plain));
-  for (size_t row = 0; row < Rows(*plain); row += 7) {
-    for (const std::string& v : variables) {
-      EXPECT_NEAR(At(*run, row, v), At(*plain, row, v), 1e-9 * (1.0 + std::abs(At(*plain, row, v))))
-          << v << " row " << row;
-    }
-  }
-  const double values[] = {4.0, 3.0};
-  for (size_t j = 0; j < parameters.size(); ++j) {
-    const size_t dot = parameters[j].find('.');
-    const std::string unit = parameters[j].substr(0, dot), key = parameters[j].substr(dot + 1);
-    const double h = 1e-4 * values[j];
-    v1::Scenario up = base, down = base;
-    for (v1::Scenario* s : {&up, &down}) {
-      for (v1::Unit& u : *s->mutable_units()) {
-        if (u.name() == unit) SetUnitParameter(&u, key, values[j] + (s == &up ? h : -h));
-      }
-    }
-    absl::StatusOr<MasterResult> r_up = RunScenario(up), r_down = RunScenario(down);
-    ASSERT_TRUE(r_up.ok() && r_down.ok());
-    ASSERT_EQ(Rows(*r_up), Rows(*plain));
-    for (const std::string& v : variables) {
-      const size_t at = v.find('.');
-      const std::string d = v.substr(0, at + 1) + SensitivityName(v.substr(at + 1), parameters[j]);
-      double scale = 0.0, worst = 0.0;
-      for (size_t row = 0; row < Rows(*plain); ++row) {
-        const double fd = (At(*r_up, row, v) - At(*r_down, row, v)) / (2 * h);
-        scale = std::max(scale, std::abs(fd));
-        worst = std::max(worst, std::abs(At(*run, row, d) - fd));
-      }
-      EXPECT_GT(scale, 1e-6) << d << ": the parameter moves the variable";
-      EXPECT_LT(worst, 1e-6 * scale) << d << " against central differences (" << GetParam() << ")";
-    }
-  }
+  ExpectSensitivitiesOfWholeRuns(base, {{"msd.c", 4.0}, {"ctrl.k", 3.0}},
+                                 {"msd.x", "msd.v", "ctrl.F"}, GetParam());
 }
 
 // fmi2_msd and fmi3_msd give directional derivatives, fmi2_msd_nodd does not (central
