@@ -53,7 +53,7 @@ class EquationsModel final : public Model {
     // Before the FMUs are initialised: zero; after an error (kept for the unit): NaN, so that
     // the solver stops. Either way of the right sizes, as the callers multiply by them.
     const double fill = shared_->evaluable ? std::numeric_limits<double>::quiet_NaN() : 0.0;
-    Linearization lin;
+    Linearization& lin = lin_;  // kept: the same sizes at every call, no allocation
     absl::Status s = shared_->evaluable ? equations_->JacobiansAt(t, x, u, &lin)
                                         : absl::FailedPreconditionError("not initialised");
     if (!s.ok()) {
@@ -64,14 +64,15 @@ class EquationsModel final : public Model {
       D->setConstant(num_outputs(), num_inputs(), fill);
       return true;
     }
-    *A = std::move(lin.A);
-    *B = std::move(lin.B);
-    *C = std::move(lin.C);
-    *D = std::move(lin.D);
+    *A = lin.A;
+    *B = lin.B;
+    *C = lin.C;
+    *D = lin.D;
     return true;
   }
 
  private:
+  mutable Linearization lin_;
   ModelExchangeEquations* equations_;
   const Model* model_;
   std::shared_ptr<Shared> shared_;

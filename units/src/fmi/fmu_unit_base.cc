@@ -489,40 +489,54 @@ absl::Status FmuUnitBase::LinearizeDirectional(Linearization* lin) {
   const int n = static_cast<int>(state_indices_.size());
   const int m = static_cast<int>(input_indices_.size());
   const int p = static_cast<int>(output_indices_.size());
-  std::vector<int> unknown_vars = derivative_indices_, unknown_rows, known_cols;
-  for (int i = 0; i < n; ++i) unknown_rows.push_back(i);
-  for (int i = 0; i < p; ++i) {
-    if (md_.variables[output_indices_[i]].type != fmi::VarType::kFloat64) continue;
-    unknown_vars.push_back(output_indices_[i]);
-    unknown_rows.push_back(n + i);
+  if (!directional_) {
+    DirectionalPlan plan;
+    plan.unknown_vars = derivative_indices_;
+    for (int i = 0; i < n; ++i) plan.unknown_rows.push_back(i);
+    for (int i = 0; i < p; ++i) {
+      if (md_.variables[output_indices_[i]].type != fmi::VarType::kFloat64) continue;
+      plan.unknown_vars.push_back(output_indices_[i]);
+      plan.unknown_rows.push_back(n + i);
+    }
+    std::vector<int> known_vars = state_indices_;
+    for (int j = 0; j < n; ++j) plan.known_cols.push_back(j);
+    for (int j = 0; j < m; ++j) {
+      if (md_.variables[input_indices_[j]].type != fmi::VarType::kFloat64) continue;
+      known_vars.push_back(input_indices_[j]);
+      plan.known_cols.push_back(n + j);
+    }
+    plan.unknowns = LayoutOf(md_, plan.unknown_vars);
+    size_t seeds = 0;
+    for (int k : known_vars) {
+      plan.knowns.push_back(LayoutOf(md_, {k}));
+      seeds = std::max(seeds, plan.knowns.back().n_values);
+    }
+    plan.seed.assign(seeds, 0.0);
+    plan.sensitivity.assign(plan.unknowns.n_values, 0.0);
+    plan.jacobian = Eigen::MatrixXd::Zero(n + p, n + m);
+    directional_ = std::move(plan);
   }
-  std::vector<int> known_vars = state_indices_;
-  for (int j = 0; j < n; ++j) known_cols.push_back(j);
-  for (int j = 0; j < m; ++j) {
-    if (md_.variables[input_indices_[j]].type != fmi::VarType::kFloat64) continue;
-    known_vars.push_back(input_indices_[j]);
-    known_cols.push_back(n + j);
-  }
-  const ValueLayout unknowns = LayoutOf(md_, unknown_vars);
-  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n + p, n + m);
-  std::vector<double> sensitivity(unknowns.n_values);
-  for (size_t k = 0; k < known_vars.size() && !unknown_vars.empty(); ++k) {
-    const ValueLayout known = LayoutOf(md_, {known_vars[k]});
-    std::vector<double> seed(known.n_values, 0.0);
-    seed[known.slots[0]] = 1.0;
-    if (absl::Status s =
-            instance_->DirectionalDerivative(unknowns.vrs, known.vrs, seed.data(), seed.size(),
-                                             sensitivity.data(), sensitivity.size());
+  DirectionalPlan& plan = *directional_;
+  for (size_t k = 0; k < plan.knowns.size() && !plan.unknown_vars.empty(); ++k) {
+    const ValueLayout& known = plan.knowns[k];
+    std::fill(plan.seed.begin(), plan.seed.begin() + static_cast<std::ptrdiff_t>(known.n_values),
+              0.0);
+    plan.seed[known.slots[0]] = 1.0;
+    if (absl::Status s = instance_->DirectionalDerivative(
+            plan.unknowns.vrs, known.vrs, plan.seed.data(), known.n_values, plan.sensitivity.data(),
+            plan.sensitivity.size());
         !s.ok()) {
       return s;
     }
-    for (size_t r = 0; r < unknown_vars.size(); ++r)
-      J(unknown_rows[r], known_cols[k]) = sensitivity[unknowns.slots[r]];
+    for (size_t r = 0; r < plan.unknown_vars.size(); ++r) {
+      plan.jacobian(plan.unknown_rows[r], plan.known_cols[k]) =
+          plan.sensitivity[plan.unknowns.slots[r]];
+    }
   }
-  lin->A = J.topLeftCorner(n, n);
-  lin->B = J.topRightCorner(n, m);
-  lin->C = J.bottomLeftCorner(p, n);
-  lin->D = J.bottomRightCorner(p, m);
+  lin->A = plan.jacobian.topLeftCorner(n, n);
+  lin->B = plan.jacobian.topRightCorner(n, m);
+  lin->C = plan.jacobian.bottomLeftCorner(p, n);
+  lin->D = plan.jacobian.bottomRightCorner(p, m);
   return absl::OkStatus();
 }
 

@@ -132,10 +132,20 @@ class FmuUnitBase : public Unit {
   // inputs_: the connected inputs (all_inputs_ less the unconnected ones), positions those of
   // description().inputs.
   VariableGroup all_inputs_, inputs_, outputs_, states_, derivatives_, recorded_;
-  std::vector<bool> connected_;                   // per input
-  Eigen::VectorXd start_inputs_;                  // per input: its start value (0 when it has none)
-  std::vector<uint32_t> recorded_string_vrs_;     // recorded String and Binary variables, in order
-  std::vector<bool> recorded_string_binary_;      // which of them are Binary
+  std::vector<bool> connected_;                // per input
+  Eigen::VectorXd start_inputs_;               // per input: its start value (0 when it has none)
+  std::vector<uint32_t> recorded_string_vrs_;  // recorded String and Binary variables, in order
+  std::vector<bool> recorded_string_binary_;   // which of them are Binary
+  // LinearizeDirectional's unknowns and knowns, their layouts and buffers, made at its first
+  // call (a Newton master or a unit with sensitivities calls it at every point).
+  struct DirectionalPlan {
+    std::vector<int> unknown_vars, unknown_rows, known_cols;
+    ValueLayout unknowns;
+    std::vector<ValueLayout> knowns;  // one per known variable
+    std::vector<double> seed, sensitivity;
+    Eigen::MatrixXd jacobian;
+  };
+  std::optional<DirectionalPlan> directional_;
   ValueLayout real_output_layout_;                // Float64 outputs, for output derivatives
   std::vector<int> real_output_positions_;        // and their positions among the outputs
   std::vector<double> output_derivative_values_;  // ReadOutputs' buffer, one per value
