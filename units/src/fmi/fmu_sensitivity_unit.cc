@@ -29,7 +29,8 @@ struct Shared {
 };
 
 // A Model Exchange unit's equations as a Model the SensitivityModel owns (the unit owns them);
-// their Jacobians from JacobiansAt.
+// their Jacobians from JacobiansAt. Not thread safe (a scratch Linearization), as the
+// SensitivityModel and the FMU are not.
 class EquationsModel final : public Model {
  public:
   EquationsModel(ModelExchangeEquations* equations, std::shared_ptr<Shared> shared)
