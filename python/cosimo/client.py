@@ -386,6 +386,7 @@ class Client:
 
         Returns, with `wait`, a dict: ``estimates``, ``standard_errors``, ``undetermined`` (by
         parameter name), ``objective``, ``correlation`` (a list of rows), ``stop_reason``,
+        ``jacobian`` (where the Jacobians came from, and why: docs/calibration.md#the-jacobian),
         ``iterations``, ``evaluations``, ``history`` (one row per iteration: iteration,
         evaluations, objective, then each parameter: a pandas DataFrame when pandas is
         installed, else a list of dicts), ``best`` (the best run's results, a DataFrame or
@@ -717,5 +718,5 @@ def _fit_result(job: Job) -> dict[str, Any]:
             "undetermined": dict(zip(names, r.undetermined)),
             "objective": r.objective,
             "correlation": [list(r.correlation[i * n:(i + 1) * n]) for i in range(n)],
-            "stop_reason": r.stop_reason, "iterations": r.iterations,
+            "stop_reason": r.stop_reason, "jacobian": r.jacobian, "iterations": r.iterations,
             "evaluations": r.evaluations, "history": history_table, "best": best, "job": job}

@@ -382,6 +382,8 @@ def test_a_fit_is_one_job_and_gives_the_estimates_of_cosimo_fit(client: cosimo.C
     fit = client.fit(tmp_path / "fit.json", timeout=300)
     assert fit["estimates"]["vehicle.m"] == pytest.approx(1000.0, rel=1e-4)
     assert fit["undetermined"] == {"vehicle.m": False}
+    # The car's built-in units under Jacobi: auto takes their forward sensitivities.
+    assert fit["jacobian"] == "forward sensitivities"
     assert len(fit["history"]) == fit["iterations"] >= 1
     assert list(fit["history"].columns) == ["iteration", "evaluations", "objective", "vehicle.m"]
     assert "vehicle.v" in fit["best"].columns
