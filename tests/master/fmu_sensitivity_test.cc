@@ -1,9 +1,10 @@
 // Forward sensitivities of Model Exchange FMU units (units/src/fmi/fmu_sensitivity_unit.h): a
-// test FMU (mass-spring-damper, FMI 2 with and without directional derivatives, FMI 3) coupled to
-// a built-in controller under Jacobi; the derivatives the augmented run carries, to a parameter
-// of the FMU and to one of the built-in unit, equal central differences of whole co-simulations
-// with the parameter moved (as tests/master/sensitivity_test.cc for built-in units), and the
-// augmented run's values are the plain run's. Then what is refused, naming the unit and why.
+// test FMU (mass-spring-damper; FMI 1.0, FMI 2 with and without directional derivatives, FMI 3)
+// coupled to a built-in controller under Jacobi; the derivatives the augmented run carries, to a
+// parameter of the FMU and to one of the built-in unit, equal central differences of whole
+// co-simulations with the parameter moved (as tests/master/sensitivity_test.cc for built-in
+// units), and the augmented run's values are the plain run's. Then what is refused, naming the
+// unit and why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,10 +53,10 @@ TEST_P(FmuSensitivityTest, EqualCentralDifferencesOfWholeRuns) {
                                  {"msd.x", "msd.v", "ctrl.F"}, GetParam());
 }
 
-// fmi2_msd and fmi3_msd give directional derivatives, fmi2_msd_nodd does not (central
-// differences of the FMU then).
+// fmi2_msd and fmi3_msd give directional derivatives; fmi2_msd_nodd and the FMI 1.0 fmi1_msd_me
+// do not (central differences of the FMU then).
 INSTANTIATE_TEST_SUITE_P(TestFmus, FmuSensitivityTest,
-                         ::testing::Values("fmi2_msd", "fmi2_msd_nodd", "fmi3_msd"));
+                         ::testing::Values("fmi1_msd_me", "fmi2_msd", "fmi2_msd_nodd", "fmi3_msd"));
 
 // The error of a run of `scenario` with sensitivities to `parameter`.
 std::string Refusal(const v1::Scenario& scenario, const std::string& parameter) {
