@@ -122,11 +122,7 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
     const bool unrecordable = (v.type == fmi::VarType::kClock && !recordable_clock) ||
                               (v.is_array && v.first_element < 0);
     if (v.type == fmi::VarType::kClock) e.has_clocks = true;
-    const bool real = v.type == fmi::VarType::kFloat64 || v.type == fmi::VarType::kFloat32;
-    if (v.causality == fmi::FmiCausality::kInput &&
-        (!real || v.variability != fmi::Variability::kContinuous)) {
-      e.event_inputs.push_back(v.name);
-    }
+    if (fmi::IsEventInput(v)) e.event_inputs.push_back(v.name);
     for (size_t a = 0; a <= v.aliases.size(); ++a) {  // the name, then the FMI 3 aliases
       const std::string& name = a == 0 ? v.name : v.aliases[a - 1];
       e.variables.emplace_back(name, CausalityName(v.causality));
@@ -141,8 +137,7 @@ absl::StatusOr<FmuExperiment> ReadFmuExperiment(const std::string& fmu_path,
   for (int i : md->Scalars()) {
     const fmi::ScalarVariable& v = md->variables[static_cast<size_t>(i)];
     if (v.causality == fmi::FmiCausality::kOutput) e.outputs.push_back(v.name);
-    if ((v.type == fmi::VarType::kFloat64 || v.type == fmi::VarType::kFloat32) &&
-        v.causality == fmi::FmiCausality::kLocal &&
+    if (fmi::IsReal(v.type) && v.causality == fmi::FmiCausality::kLocal &&
         v.variability == fmi::Variability::kContinuous) {
       e.continuous_locals.push_back(v.name);
     }

@@ -20,8 +20,7 @@ absl::StatusOr<FmiCausality> ParseCausality(const std::string& text) {
 
 absl::StatusOr<Variability> ParseVariability(const std::string& text, VarType type) {
   if (text.empty()) {
-    return type == VarType::kFloat64 || type == VarType::kFloat32 ? Variability::kContinuous
-                                                                  : Variability::kDiscrete;
+    return IsReal(type) ? Variability::kContinuous : Variability::kDiscrete;
   }
   if (text == "constant") return Variability::kConstant;
   if (text == "fixed") return Variability::kFixed;

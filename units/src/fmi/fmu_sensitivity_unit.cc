@@ -100,9 +100,7 @@ absl::Status CheckFmu(const v1::Unit& spec, const fmi::ModelDescription& md) {
           why + "the FMU has clocks (first: '" + v.name +
           "'), which tick in events; the sensitivities are not carried across events");
     }
-    const bool real = v.type == fmi::VarType::kFloat64 || v.type == fmi::VarType::kFloat32;
-    if (v.causality == fmi::FmiCausality::kInput &&
-        (!real || v.variability != fmi::Variability::kContinuous)) {
+    if (fmi::IsEventInput(v)) {
       return absl::FailedPreconditionError(
           why + "the FMU's input '" + v.name +
           "' is discrete (set only in events); the sensitivities are not carried across events");
@@ -129,8 +127,7 @@ absl::StatusOr<double> ParameterValue(const v1::Unit& spec, const fmi::ModelDesc
         " is not a parameter of the FMU (causality parameter): the sensitivities are to "
         "parameters");
   }
-  if ((found->type != fmi::VarType::kFloat64 && found->type != fmi::VarType::kFloat32) ||
-      found->is_array) {
+  if (!fmi::IsReal(found->type) || found->is_array) {
     return absl::InvalidArgumentError(what + " is not a Real scalar: it has no derivative");
   }
   if (auto it = spec.parameters().find(key); it != spec.parameters().end()) {

@@ -2,7 +2,10 @@
 // binary and build the Co-Simulation, Model Exchange or Scheduled Execution unit.
 #include "units/src/fmi/fmu_unit.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
+#include "cosimo/common/status.h"
 #include "cosimo/fmi/fmu_archive.h"
 #include "cosimo/fmi/model_description.h"
 #include "units/src/fmi/fmu_cache.h"
@@ -70,11 +73,11 @@ absl::StatusOr<std::unique_ptr<Unit>> CreateFmuUnit(const v1::Unit& spec,
     std::shared_ptr<fmu::FmuInstance> first = *std::move(instance);
     return fmu::CreateSensitivityUnit(
         spec, md, [&](const v1::Unit& s) -> absl::StatusOr<std::unique_ptr<Unit>> {
-          absl::StatusOr<std::shared_ptr<fmu::FmuInstance>> next = std::move(first);
-          if (*next == nullptr) next = load(s.name());
-          first = nullptr;
-          if (!next.ok()) return next.status();
-          return fmu::CreateModelExchangeUnit(s, md, *std::move(next));
+          std::shared_ptr<fmu::FmuInstance> next = std::exchange(first, nullptr);
+          if (next == nullptr) {
+            COSIMO_ASSIGN_OR_RETURN(next, load(s.name()));
+          }
+          return fmu::CreateModelExchangeUnit(s, md, std::move(next));
         });
   }
   if (model_exchange) {

@@ -38,7 +38,7 @@ absl::Status FmuUnitBase::SetInputValues(const double* u) {
 
 absl::Status FmuUnitBase::CheckInputValues(const double* u) const {
   for (const VariableGroup::Batch& b : inputs_.batches()) {
-    if (b.type == fmi::VarType::kFloat64 || b.type == fmi::VarType::kFloat32) continue;
+    if (fmi::IsReal(b.type)) continue;
     for (int position : b.positions) {
       const double v = u[position];
       const bool boolean = b.type == fmi::VarType::kBoolean;

@@ -151,6 +151,14 @@ struct ScalarVariable {
   uint64_t element = 0;
 };
 
+inline bool IsReal(VarType t) { return t == VarType::kFloat64 || t == VarType::kFloat32; }
+// An input the importer may set only in events: one that is not Real (a Clock too) or not of
+// continuous variability.
+inline bool IsEventInput(const ScalarVariable& v) {
+  return v.causality == FmiCausality::kInput &&
+         (!IsReal(v.type) || v.variability != Variability::kContinuous);
+}
+
 // Capabilities of one interface kind (<CoSimulation> or <ModelExchange>).
 struct KindInfo {
   bool offered = false;
