@@ -16,10 +16,13 @@
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
 
+#include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cosimo/common/csv.h"
 #include "cosimo/common/scenario.h"
@@ -86,6 +89,32 @@ void ExpectWithinThreeStandardErrors(const std::string& dir, const std::string& 
   EXPECT_GT(e.standard_error, 0.0) << name;
   EXPECT_LE(std::fabs(e.value - truth), 3.0 * e.standard_error)
       << name << " = " << e.value << " +- " << e.standard_error << ", truth " << truth;
+}
+
+// `cosimo fit` (with `extra` arguments) of the calibration `calibration(jacobian)` for each of
+// the two `jacobians` in `dir` (DIR/<jacobian>.json, its results in DIR/<jacobian>, its log in
+// `logs`); then the same estimates and standard errors of `parameters` both ways, within 1 % of
+// a standard error.
+void FitBothWays(const std::string& dir,
+                 const std::function<std::string(const std::string&)>& calibration,
+                 const std::array<std::string, 2>& jacobians, const std::vector<std::string>& extra,
+                 const std::vector<std::string>& parameters,
+                 std::map<std::string, std::string>* logs) {
+  for (const std::string& jacobian : jacobians) {
+    WriteFile(dir + "/" + jacobian + ".json", calibration(jacobian));
+    std::vector<std::string> argv = {BinDir() + "/cosimo", "fit", dir + "/" + jacobian + ".json",
+                                     "--out-dir", dir + "/" + jacobian};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Process fit(argv, dir + "/" + jacobian + ".log");
+    ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
+    (*logs)[jacobian] = fit.log();
+  }
+  for (const std::string& name : parameters) {
+    const Estimate a = ReadEstimate(dir + "/" + jacobians[0], name);
+    const Estimate b = ReadEstimate(dir + "/" + jacobians[1], name);
+    EXPECT_NEAR(a.value, b.value, 0.01 * b.standard_error) << name;
+    EXPECT_NEAR(a.standard_error, b.standard_error, 0.01 * b.standard_error) << name;
+  }
 }
 
 // measured.csv of a fit with a linear loss and one measured column of `samples` samples: the
@@ -177,8 +206,10 @@ TEST(FitCommandTest, SensitivitiesAndFiniteDifferencesGiveTheSameEstimates) {
   WriteFile(dir + "/bench.csv",
             MeasuredCsv(Car(1200, 60), "vehicle.v", Times(0.25, 0.3, 33), 0.05, 5));
   std::map<std::string, std::string> logs;
-  for (const std::string jacobian : {"auto", "finite_differences"}) {
-    WriteFile(dir + "/" + jacobian + ".json", R"({"scenario_file": "car.json",
+  ASSERT_NO_FATAL_FAILURE(FitBothWays(
+      dir,
+      [](const std::string& jacobian) {
+        return R"({"scenario_file": "car.json",
       "parameters": [ {"name": "vehicle.m", "start": 1800, "lower": 500, "upper": 3000},
                       {"name": "vehicle.c_f", "start": 20, "lower": 1, "upper": 500,
                        "scale": "log"} ],
@@ -186,23 +217,13 @@ TEST(FitCommandTest, SensitivitiesAndFiniteDifferencesGiveTheSameEstimates) {
                "columns": [ {"column": "measured", "variable": "vehicle.v",
                              "standard_deviation": 0.05} ]},
       "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30, "jacobian": ")" +
-                                                  jacobian + R"("}})");
-    Process fit({BinDir() + "/cosimo", "fit", dir + "/" + jacobian + ".json", "--out-dir",
-                 dir + "/" + jacobian},
-                dir + "/" + jacobian + ".log");
-    ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
-    logs[jacobian] = fit.log();
-  }
+               jacobian + R"("}})";
+      },
+      {"auto", "finite_differences"}, {}, {"vehicle.m", "vehicle.c_f"}, &logs));
   EXPECT_THAT(logs["auto"], ::testing::HasSubstr("Jacobian: forward sensitivities\n"));
   EXPECT_THAT(logs["finite_differences"],
               ::testing::HasSubstr("Jacobian: finite differences of variants (no forward "
                                    "sensitivities: optimizer.jacobian finite_differences)"));
-  for (const char* name : {"vehicle.m", "vehicle.c_f"}) {
-    const Estimate a = ReadEstimate(dir + "/auto", name);
-    const Estimate b = ReadEstimate(dir + "/finite_differences", name);
-    EXPECT_NEAR(a.value, b.value, 0.01 * b.standard_error) << name;
-    EXPECT_NEAR(a.standard_error, b.standard_error, 0.01 * b.standard_error) << name;
-  }
   ExpectWithinThreeStandardErrors(dir + "/auto", "vehicle.m", 1200);
   ExpectWithinThreeStandardErrors(dir + "/auto", "vehicle.c_f", 60);
   std::filesystem::remove_all(dir);
@@ -224,31 +245,23 @@ TEST(FitCommandTest, AnFmusStiffnessAndDampingWithinThreeStandardErrors) {
   WriteFile(dir + "/msd.json", msd(2, 1));
   WriteFile(dir + "/x.csv", MeasuredCsv(msd(4, 0.4), "msd.x", Times(0.03, 0.1, 49), 0.01, 9));
   std::map<std::string, std::string> logs;
-  for (const std::string jacobian : {"sensitivities", "auto"}) {
-    WriteFile(dir + "/" + jacobian + ".json", R"({"scenario_file": "msd.json",
+  ASSERT_NO_FATAL_FAILURE(FitBothWays(
+      dir,
+      [](const std::string& jacobian) {
+        return R"({"scenario_file": "msd.json",
       "parameters": [ {"name": "msd.c", "start": 3, "lower": 0.5, "upper": 20},
                       {"name": "msd.cf", "start": 0.8, "lower": 0.01, "upper": 5,
                        "scale": "log"} ],
       "data": {"csv": "x.csv", "columns": [ {"column": "measured", "variable": "msd.x",
                                             "standard_deviation": 0.01} ]},
       "optimizer": {"kind": "levenberg_marquardt", "max_iterations": 30, "jacobian": ")" +
-                                                  jacobian + R"("}})");
-    Process fit({BinDir() + "/cosimo", "fit", dir + "/" + jacobian + ".json", "--out-dir",
-                 dir + "/" + jacobian, "--parallel", "2"},
-                dir + "/" + jacobian + ".log");
-    ASSERT_EQ(fit.Wait(std::chrono::seconds(300)), 0) << fit.log();
-    logs[jacobian] = fit.log();
-  }
+               jacobian + R"("}})";
+      },
+      {"sensitivities", "auto"}, {"--parallel", "2"}, {"msd.c", "msd.cf"}, &logs));
   // Forced, the FMU's sensitivities; under auto finite differences, which cost several times
   // less for an FMU (fig12.fmu.jacobians).
   EXPECT_THAT(logs["sensitivities"], ::testing::HasSubstr("Jacobian: forward sensitivities\n"));
   EXPECT_THAT(logs["auto"], ::testing::HasSubstr("unit 'msd' is an FMU: its sensitivities take"));
-  for (const char* name : {"msd.c", "msd.cf"}) {
-    const Estimate a = ReadEstimate(dir + "/sensitivities", name);
-    const Estimate b = ReadEstimate(dir + "/auto", name);
-    EXPECT_NEAR(a.value, b.value, 0.01 * b.standard_error) << name;
-    EXPECT_NEAR(a.standard_error, b.standard_error, 0.01 * b.standard_error) << name;
-  }
   ExpectWithinThreeStandardErrors(dir + "/sensitivities", "msd.c", 4);
   ExpectWithinThreeStandardErrors(dir + "/sensitivities", "msd.cf", 0.4);
   std::filesystem::remove_all(dir);
