@@ -46,12 +46,19 @@ TEST(ScenarioCheckSensitivitiesTest, AnFmusSensitivitiesAreVariablesOfItsUnit) {
   EXPECT_THAT(problems, ::testing::HasSubstr("'damping' is not a Real parameter"));
 }
 
+// The test FMU `fmu` alone as unit `unit`, run as Model Exchange by RK4, recording its
+// `recorded`.
+v1::Scenario ModelExchangeAlone(const std::string& fmu, const std::string& unit,
+                                const std::string& recorded) {
+  return Parsed(R"({"name": "s", "stop_time": 1, "units": [ {"name": ")" + unit +
+                R"(", "fmu": {"path": ")" + Fmu(fmu) +
+                R"("}, "solver": {"method": "RK4", "step": 0.01}} ],
+    "algorithm": {"step_size": 0.1}, "record": [")" +
+                unit + "." + recorded + R"("]})");
+}
+
 TEST(ScenarioCheckSensitivitiesTest, AnFmuWithEventIndicatorsIsAProblem) {
-  const v1::Scenario base = Parsed(R"({"name": "s", "stop_time": 1,
-    "units": [ {"name": "ball", "fmu": {"path": ")" +
-                                   Fmu("fmi2_bouncing_ball") +
-                                   R"("}, "solver": {"method": "RK4", "step": 0.01}} ],
-    "algorithm": {"step_size": 0.1}, "record": ["ball.h"]})");
+  const v1::Scenario base = ModelExchangeAlone("fmi2_bouncing_ball", "ball", "h");
   absl::StatusOr<v1::Scenario> augmented = SensitivityScenario(base, {"ball.e"}, {"ball.h"});
   ASSERT_TRUE(augmented.ok()) << augmented.status();
   EXPECT_THAT(std::string(CheckScenario(*augmented).message()),
@@ -62,11 +69,7 @@ TEST(ScenarioCheckSensitivitiesTest, AnFmuWithEventIndicatorsIsAProblem) {
 // Inputs set only in events (fmi2_inputs: a discrete Real, an Integer, an Enumeration, a Boolean)
 // are a problem up front, as the unit would refuse them when it is made.
 TEST(ScenarioCheckSensitivitiesTest, AnFmuWithDiscreteInputsIsAProblem) {
-  const v1::Scenario base = Parsed(R"({"name": "s", "stop_time": 1,
-    "units": [ {"name": "in", "fmu": {"path": ")" +
-                                   Fmu("fmi2_inputs") +
-                                   R"("}, "solver": {"method": "RK4", "step": 0.01}} ],
-    "algorithm": {"step_size": 0.1}, "record": ["in.y"]})");
+  const v1::Scenario base = ModelExchangeAlone("fmi2_inputs", "in", "y");
   ASSERT_TRUE(CheckScenario(base).ok()) << CheckScenario(base);
   absl::StatusOr<v1::Scenario> augmented = SensitivityScenario(base, {"in.k"}, {"in.y"});
   ASSERT_TRUE(augmented.ok()) << augmented.status();
