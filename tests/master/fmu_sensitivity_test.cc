@@ -7,23 +7,17 @@
 // unit and why.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <string>
-#include <vector>
 
 #include "cosimo/common/sensitivities.h"
-#include "cosimo/common/sweep.h"
 #include "tests/master/master_test_util.h"
 #include "tests/master/sensitivity_test_util.h"
 
 namespace cosimo::master {
 namespace {
 
-using testing::At;
 using testing::ExpectSensitivitiesOfWholeRuns;
 using testing::Parse;
-using testing::Rows;
 using testing::RunScenario;
 
 std::string FmuPath(const std::string& name) {

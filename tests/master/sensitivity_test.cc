@@ -4,14 +4,9 @@
 // of the plain run.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <string>
-#include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "cosimo/common/sensitivities.h"
-#include "cosimo/common/sweep.h"
 #include "tests/master/master_test_util.h"
 #include "tests/master/sensitivity_test_util.h"
 
@@ -21,7 +16,6 @@ namespace {
 using testing::At;
 using testing::ExpectSensitivitiesOfWholeRuns;
 using testing::Parse;
-using testing::Rows;
 using testing::RunScenario;
 
 // Busch's dual-mass oscillator split in two units (examples/dual_mass.json) under `algorithm`.
